@@ -1,0 +1,22 @@
+import type { Contract, ParsedRequestOf, ReplyInputOf, ReplyOf, RequestOf } from '@lode/contracts';
+
+export interface CallOptions {
+  /** Milliseconds before the caller gives up with a `timeout` error. */
+  timeoutMs?: number;
+}
+
+export type Handler<C extends Contract> = (request: ParsedRequestOf<C>) => Promise<ReplyInputOf<C>>;
+
+/**
+ * Request-reply between services. Both implementations validate the request with the contract on
+ * the serving side and the reply on the calling side, carry AppErrors across intact, and propagate
+ * trace context, so a service behaves the same in one process and over NATS.
+ */
+export interface Bus {
+  serve<C extends Contract>(contract: C, handler: Handler<C>): void;
+  call<C extends Contract>(contract: C, request: RequestOf<C>, options?: CallOptions): Promise<ReplyOf<C>>;
+  /** Stops taking requests, lets in-flight handlers finish, then disconnects. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -1,0 +1,59 @@
+import { errors } from '@lode/errors';
+import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
+import { inSpan, SpanKind, type Logger } from '@lode/telemetry';
+import type { Bus, CallOptions, Handler } from './bus.ts';
+import { DEFAULT_TIMEOUT_MS } from './bus.ts';
+import { dispatch, parseReply } from './dispatch.ts';
+
+type AnyHandler = (payload: unknown) => Promise<unknown>;
+
+/** The embedded-mode bus: the same contract checks as NATS, without a network hop. */
+export class LocalBus implements Bus {
+  readonly #handlers = new Map<string, AnyHandler>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  #closed = false;
+
+  constructor(logger: Logger, options: { timeoutMs?: number } = {}) {
+    this.#logger = logger;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  serve<C extends Contract>(contract: C, handler: Handler<C>): void {
+    if (this.#handlers.has(contract.subject)) throw new Error(`${contract.subject} is already served`);
+    this.#handlers.set(contract.subject, (payload) => dispatch(contract, handler, payload, this.#logger));
+  }
+
+  async call<C extends Contract>(contract: C, request: RequestOf<C>, options: CallOptions = {}): Promise<ReplyOf<C>> {
+    const handler = this.#handlers.get(contract.subject);
+    if (!handler || this.#closed) throw errors.serviceUnavailable(contract.service);
+    return inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
+      const work = inSpan(contract.subject, { kind: SpanKind.SERVER }, () => handler(request));
+      this.#inFlight.add(work);
+      try {
+        const reply = await withTimeout(work, options.timeoutMs ?? this.#timeoutMs, contract.service);
+        return parseReply(contract, reply, this.#logger) as ReplyOf<C>;
+      } finally {
+        this.#inFlight.delete(work);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, service: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(errors.timeout(service)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

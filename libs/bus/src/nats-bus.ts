@@ -1,0 +1,218 @@
+import { createInbox, headers as natsHeaders, nuid, type MsgHdrs, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { AppError, errors, isErrorCode } from '@lode/errors';
+import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
+import { extractTraceContext, injectTraceContext, inSpan, SpanKind, type Logger } from '@lode/telemetry';
+import type { Bus, CallOptions, Handler } from './bus.ts';
+import { DEFAULT_TIMEOUT_MS } from './bus.ts';
+import { asAppError, dispatch, parseReply } from './dispatch.ts';
+import { decode, encode, splitChunks } from './wire.ts';
+import { H } from './headers.ts';
+
+interface PendingCall {
+  service: string;
+  chunks: Buffer[];
+  received: number;
+  resolve: (msg: { data: Buffer; headers: MsgHdrs | undefined }) => void;
+  reject: (error: AppError) => void;
+  /** Set when the responder asks for the request body in chunks (large-request handshake). */
+  onSendTo?: (subject: string) => void;
+}
+
+export interface NatsBusOptions {
+  /** Prepended to every subject; isolates concurrent test runs on one NATS server. */
+  namespace?: string;
+  /** Largest frame we publish; defaults to the server's max_payload less room for headers. */
+  maxFrameBytes?: number;
+  /** Default time a call waits for its reply. */
+  timeoutMs?: number;
+}
+
+/**
+ * Request-reply over core NATS with queue groups. Replies come back through one wildcard inbox
+ * owned by this connection, routed by token, so a reply larger than the server's max_payload can
+ * arrive as ordered chunks; a large request first asks the chosen responder for a private inbox and
+ * then streams its chunks there. No server limit is raised and no JetStream is needed.
+ */
+export class NatsBus implements Bus {
+  readonly #nc: NatsConnection;
+  readonly #logger: Logger;
+  readonly #namespace: string;
+  readonly #frameBytes: number;
+  readonly #timeoutMs: number;
+  readonly #inbox = createInbox();
+  readonly #pending = new Map<string, PendingCall>();
+  readonly #subscriptions: Subscription[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #replySubscription: Subscription;
+
+  constructor(nc: NatsConnection, logger: Logger, options: NatsBusOptions = {}) {
+    this.#nc = nc;
+    this.#logger = logger;
+    this.#namespace = options.namespace ? `${options.namespace}.` : '';
+    const serverMax = nc.info?.max_payload ?? 1024 * 1024;
+    this.#frameBytes = options.maxFrameBytes ?? Math.max(1024, serverMax - 16 * 1024);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#replySubscription = nc.subscribe(`${this.#inbox}.*`, {
+      callback: (error, msg) => {
+        if (!error) this.#onReply(msg);
+      },
+    });
+  }
+
+  serve<C extends Contract>(contract: C, handler: Handler<C>): void {
+    const subscription = this.#nc.subscribe(this.#namespace + contract.subject, {
+      queue: `lode.${contract.service}`,
+      callback: (error, msg) => {
+        if (error) {
+          this.#logger.error({ err: error, subject: contract.subject }, 'subscription failed');
+          return;
+        }
+        const work = this.#serveOne(contract, handler, msg);
+        this.#inFlight.add(work);
+        void work.finally(() => this.#inFlight.delete(work));
+      },
+    });
+    this.#subscriptions.push(subscription);
+  }
+
+  async call<C extends Contract>(contract: C, request: RequestOf<C>, options: CallOptions = {}): Promise<ReplyOf<C>> {
+    const subject = this.#namespace + contract.subject;
+    return inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
+      const body = encode(request);
+      const token = nuid.next();
+      const reply = `${this.#inbox}.${token}`;
+      const hdrs = natsHeaders();
+      injectTraceContext((k, v) => hdrs.set(k, v));
+
+      const answer = new Promise<{ data: Buffer; headers: MsgHdrs | undefined }>((resolve, reject) => {
+        const pending: PendingCall = { service: contract.service, chunks: [], received: 0, resolve, reject };
+        if (body.length > this.#frameBytes) {
+          pending.onSendTo = (target) => {
+            const chunks = splitChunks(body, this.#frameBytes);
+            chunks.forEach((chunk, i) => {
+              const h = natsHeaders();
+              h.set(H.chunk, `${i + 1}/${chunks.length}`);
+              this.#nc.publish(target, chunk, { headers: h });
+            });
+          };
+        }
+        this.#pending.set(token, pending);
+      });
+
+      const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(errors.timeout(contract.service)), timeoutMs);
+      });
+      try {
+        if (body.length > this.#frameBytes) {
+          hdrs.set(H.requestBytes, String(body.length));
+          this.#nc.publish(subject, new Uint8Array(0), { reply, headers: hdrs });
+        } else {
+          this.#nc.publish(subject, body, { reply, headers: hdrs });
+        }
+        const msg = await Promise.race([answer, timeout]);
+        const errorCode = msg.headers?.get(H.error);
+        const payload = decode(msg.data);
+        if (errorCode) throw toAppError(errorCode, payload);
+        return parseReply(contract, payload, this.#logger) as ReplyOf<C>;
+      } finally {
+        clearTimeout(timer);
+        this.#pending.delete(token);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.#subscriptions.map((s) => s.drain()));
+    await Promise.allSettled([...this.#inFlight]);
+    this.#replySubscription.unsubscribe();
+    for (const pending of this.#pending.values()) pending.reject(errors.serviceUnavailable(pending.service));
+  }
+
+  #onReply(msg: Msg): void {
+    const token = msg.subject.slice(this.#inbox.length + 1);
+    const pending = this.#pending.get(token);
+    if (!pending) return;
+    if (msg.headers?.code === 503) {
+      pending.reject(errors.serviceUnavailable(pending.service));
+      return;
+    }
+    const sendTo = msg.headers?.get(H.sendTo);
+    if (sendTo && pending.onSendTo) {
+      pending.onSendTo(sendTo);
+      return;
+    }
+    const chunk = msg.headers?.get(H.chunk);
+    if (!chunk) {
+      pending.resolve({ data: Buffer.from(msg.data), headers: msg.headers });
+      return;
+    }
+    const total = Number(chunk.split('/')[1]);
+    pending.chunks.push(Buffer.from(msg.data));
+    pending.received += 1;
+    if (pending.received === total) pending.resolve({ data: Buffer.concat(pending.chunks), headers: msg.headers });
+  }
+
+  async #serveOne<C extends Contract>(contract: C, handler: Handler<C>, msg: Msg): Promise<void> {
+    const parent = extractTraceContext((k) => msg.headers?.get(k) || undefined);
+    await inSpan(contract.subject, { kind: SpanKind.SERVER, parent, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
+      if (!msg.reply) return;
+      let reply: Buffer;
+      const hdrs = natsHeaders();
+      try {
+        const body = msg.headers?.get(H.requestBytes) ? await this.#receiveChunks(msg) : Buffer.from(msg.data);
+        reply = encode(await dispatch(contract, handler, decode(body), this.#logger));
+      } catch (error) {
+        const appError = asAppError(error, contract, this.#logger);
+        hdrs.set(H.error, appError.code);
+        reply = encode(appError.toJSON());
+      }
+      this.#publishReply(msg.reply, reply, hdrs);
+    });
+  }
+
+  /** Large request: hand the caller a private inbox, then collect its ordered chunks there. */
+  async #receiveChunks(offer: Msg): Promise<Buffer> {
+    const target = createInbox();
+    const chunks: Buffer[] = [];
+    const subscription = this.#nc.subscribe(target);
+    const h = natsHeaders();
+    h.set(H.sendTo, target);
+    this.#nc.publish(offer.reply!, new Uint8Array(0), { headers: h });
+    const abandon = setTimeout(() => subscription.unsubscribe(), DEFAULT_TIMEOUT_MS);
+    try {
+      for await (const chunk of subscription) {
+        chunks.push(Buffer.from(chunk.data));
+        const [index, total] = (chunk.headers?.get(H.chunk) ?? '1/1').split('/').map(Number);
+        if (index === total) break;
+      }
+    } finally {
+      clearTimeout(abandon);
+      subscription.unsubscribe();
+    }
+    const body = Buffer.concat(chunks);
+    if (body.length !== Number(offer.headers?.get(H.requestBytes))) {
+      throw errors.validation('Chunked request arrived incomplete');
+    }
+    return body;
+  }
+
+  #publishReply(subject: string, reply: Buffer, hdrs: MsgHdrs): void {
+    if (reply.length <= this.#frameBytes) {
+      this.#nc.publish(subject, reply, { headers: hdrs });
+      return;
+    }
+    const chunks = splitChunks(reply, this.#frameBytes);
+    chunks.forEach((chunk, i) => {
+      const h = i === chunks.length - 1 ? hdrs : natsHeaders();
+      h.set(H.chunk, `${i + 1}/${chunks.length}`);
+      this.#nc.publish(subject, chunk, { headers: h });
+    });
+  }
+}
+
+function toAppError(code: string, payload: unknown): AppError {
+  const { message, code: _code, ...details } = (payload ?? {}) as { message?: string; code?: string };
+  return new AppError(isErrorCode(code) ? code : 'internal', message ?? 'Remote error', details);
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+export const uuid = z.uuid();
+export const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
+  .transform((s) => s.toLowerCase());
+export const positiveVersion = z.number().int().min(1);
+export const byteSize = z.number().int().min(0);
+export const isoTimestamp = z.string();
+
+export const roles = ['owner', 'admin', 'member'] as const;
+export const roleSchema = z.enum(roles);
+export type Role = z.infer<typeof roleSchema>;
+
+/**
+ * Who is calling, as the gateway established it from the API key. Every project-scoped RPC carries it,
+ * so services re-scope every child resource to `projectId` and never trust a project id from a body.
+ */
+export const actorSchema = z.object({
+  projectId: uuid,
+  orgId: uuid,
+  userId: uuid,
+  userName: z.string(),
+  userAvatarUrl: z.string().nullable(),
+  keyId: uuid,
+  role: roleSchema,
+});
+export type Actor = z.infer<typeof actorSchema>;

@@ -1,0 +1,4 @@
+export * from './contract.ts';
+export * from './common.ts';
+export * from './health.ts';
+export * as upload from './upload.ts';

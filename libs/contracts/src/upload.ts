@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { defineContract } from './contract.ts';
+import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './common.ts';
+
+/** S3's limit for a single PUT (5 GiB); above it, initiate answers file_too_large (413). */
+export const MAX_FILE_SIZE = 5 * 1024 * 1024 * 1024;
+export const MAX_INITIATE_BATCH = 1000;
+
+const base64Md5 = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{22}==$/, 'must be the base64 encoding of a 16-byte MD5 digest');
+
+/** One file to upload, as a client describes it (spec 4.3). Size is checked by the domain, for 413. */
+export const initiateFileSchema = z.object({
+  path: z.string(),
+  sha256: sha256Hex,
+  size: byteSize,
+  contentMd5: base64Md5,
+});
+export type InitiateFile = z.infer<typeof initiateFileSchema>;
+
+export const requiredHeadersSchema = z.object({ 'Content-Length': z.string(), 'Content-MD5': z.string() });
+
+export const uploadFormSchema = z.object({
+  path: z.string(),
+  fileId: uuid,
+  version: positiveVersion,
+  storageKey: z.string(),
+  uploadUrl: z.string(),
+  requiredHeaders: requiredHeadersSchema,
+});
+export const dedupFormSchema = z.object({
+  path: z.string(),
+  fileId: uuid,
+  version: positiveVersion,
+  dedup: z.literal(true),
+});
+export type UploadForm = z.infer<typeof uploadFormSchema>;
+export type DedupForm = z.infer<typeof dedupFormSchema>;
+export const errorFormSchema = z.object({ path: z.string(), error: z.string(), code: z.string() });
+export const initiateResultSchema = z.union([uploadFormSchema, dedupFormSchema, errorFormSchema]);
+export type InitiateResult = z.infer<typeof initiateResultSchema>;
+
+export const initiate = defineContract(
+  'upload',
+  'initiate',
+  z.object({ actor: actorSchema, file: initiateFileSchema }),
+  z.union([uploadFormSchema, dedupFormSchema]),
+);
+
+/**
+ * Entries travel unvalidated so that one bad entry becomes an error form instead of failing the batch
+ * (spec 4.4); the upload domain validates each entry on its own.
+ */
+export const initiateBatch = defineContract(
+  'upload',
+  'initiate_batch',
+  z.object({ actor: actorSchema, files: z.array(z.unknown()).min(1).max(MAX_INITIATE_BATCH) }),
+  z.object({ results: z.array(initiateResultSchema) }),
+);
+
+export const confirmBodySchema = z
+  .object({
+    fileId: uuid,
+    version: positiveVersion,
+    storageKey: z.string().min(1).optional(),
+    dedup: z.boolean().optional(),
+    sha256: sha256Hex,
+    size: byteSize,
+  })
+  .refine((b) => (b.dedup === true) !== (b.storageKey !== undefined), {
+    message: 'send either storageKey (uploaded file) or dedup: true (deduplicated file), not both',
+    path: ['storageKey'],
+  });
+
+export const confirm = defineContract(
+  'upload',
+  'confirm',
+  z.object({ actor: actorSchema, upload: confirmBodySchema }),
+  z.object({ confirmed: z.literal(true), version: positiveVersion }),
+);
+

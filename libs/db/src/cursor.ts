@@ -1,0 +1,34 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { errors } from '@lode/errors';
+
+/**
+ * Opaque keyset cursors: the last row's sort key, base64url JSON, with an HMAC so a client can
+ * neither forge nor edit one. A bad cursor is the client's error (400), never a 500.
+ */
+export class CursorCodec {
+  readonly #secret: string;
+
+  constructor(secret: string) {
+    this.#secret = secret;
+  }
+
+  encode(position: readonly (string | number)[]): string {
+    const body = Buffer.from(JSON.stringify(position)).toString('base64url');
+    return `${body}.${this.#mac(body)}`;
+  }
+
+  decode(cursor: string): (string | number)[] {
+    const [body, mac] = cursor.split('.');
+    if (!body || !mac) throw errors.validation('Invalid cursor');
+    const expected = Buffer.from(this.#mac(body));
+    const given = Buffer.from(mac);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw errors.validation('Invalid cursor');
+    const position = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown;
+    if (!Array.isArray(position)) throw errors.validation('Invalid cursor');
+    return position as (string | number)[];
+  }
+
+  #mac(body: string): string {
+    return createHmac('sha256', this.#secret).update(body).digest('base64url').slice(0, 22);
+  }
+}

@@ -1,0 +1,42 @@
+import { AppError, errors } from '@lode/errors';
+
+interface PgError {
+  code?: string;
+  constraint?: string;
+  detail?: string;
+}
+
+/**
+ * The one place that turns Postgres SQLSTATEs into domain errors. Repositories let driver errors
+ * bubble here; anything unmapped is a bug and surfaces as `internal`.
+ */
+export function mapPgError(error: unknown): unknown {
+  if (error instanceof AppError || typeof error !== 'object' || error === null) return error;
+  const { code, constraint } = error as PgError;
+  switch (code) {
+    case '23505': // unique_violation
+      return errors.conflict('A record with the same identity already exists', { constraint });
+    case '23503': // foreign_key_violation
+      return errors.notFound('Referenced record');
+    case '22P02': // invalid_text_representation (a malformed uuid, say)
+    case '22003': // numeric_value_out_of_range
+      return errors.validation('A value is malformed or out of range');
+    case '40001': // serialization_failure
+    case '40P01': // deadlock_detected
+    case '55P03': // lock_not_available
+      return errors.conflict('Concurrent update; retry the request', { retryable: true });
+    case '57014': // query_canceled (statement_timeout)
+      return errors.timeout('database');
+    case '57P01': // admin_shutdown
+    case '08006': // connection_failure
+    case '08001':
+      return errors.serviceUnavailable('database');
+    default:
+      return error;
+  }
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const e = error as PgError;
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

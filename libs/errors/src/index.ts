@@ -1,0 +1,101 @@
+/**
+ * The one catalogue of domain errors. An error knows its code and its details, never an HTTP status:
+ * the gateway maps codes to statuses in one table (services/gateway/src/http/error-status.ts).
+ */
+export const errorCodes = [
+  'validation_failed',
+  'invalid_json',
+  'payload_too_large',
+  'file_too_large',
+  'batch_too_large',
+  'not_found',
+  'route_not_found',
+  'missing_key',
+  'invalid_key',
+  'key_revoked',
+  'device_mismatch',
+  'unauthorized',
+  'forbidden',
+  'conflict',
+  'slug_taken',
+  'path_case_conflict',
+  'version_conflict',
+  'upload_incomplete',
+  'content_mismatch',
+  'file_locked',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'rate_limited',
+  'service_unavailable',
+  'timeout',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (errorCodes as readonly string[]).includes(value);
+}
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+
+  toJSON(): { code: ErrorCode; message: string } & ErrorDetails {
+    return { ...this.details, code: this.code, message: this.message };
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+/** Factories fix each error's code and wording so the same condition reads the same everywhere. */
+export const errors = {
+  validation: (message: string, details?: ErrorDetails) => new AppError('validation_failed', message, details),
+  invalidJson: () => new AppError('invalid_json', 'Request body is not valid JSON'),
+  payloadTooLarge: (limit: string) =>
+    new AppError('payload_too_large', `Request body exceeds the ${limit} limit`),
+  fileTooLarge: (size: number, max: number) =>
+    new AppError('file_too_large', `File size ${size} exceeds the maximum of ${max} bytes`, { maxSize: max }),
+  batchTooLarge: (what: string, max: number, hint?: string) =>
+    new AppError('batch_too_large', `At most ${max} ${what} per request${hint ? `; ${hint}` : ''}`, { max }),
+  notFound: (what: string) => new AppError('not_found', `${what} not found`),
+  routeNotFound: (method: string, path: string) =>
+    new AppError('route_not_found', `No route for ${method} ${path}`),
+  missingKey: () =>
+    new AppError('missing_key', 'Missing API key: send Authorization: Bearer <key>'),
+  invalidKey: () => new AppError('invalid_key', 'API key is not valid'),
+  keyRevoked: () => new AppError('key_revoked', 'API key has been revoked'),
+  deviceMismatch: () =>
+    new AppError('device_mismatch', 'API key is bound to another device'),
+  unauthorized: (message = 'Not authorized') => new AppError('unauthorized', message),
+  forbidden: (message: string) => new AppError('forbidden', message),
+  conflict: (message: string, details?: ErrorDetails) => new AppError('conflict', message, details),
+  slugTaken: (slug: string) => new AppError('slug_taken', `Slug "${slug}" is already taken`),
+  pathCaseConflict: (path: string, existing: string) =>
+    new AppError('path_case_conflict', `Path "${path}" differs only in case from existing "${existing}"`, {
+      existingPath: existing,
+    }),
+  versionConflict: (fileId: string, version: number) =>
+    new AppError('version_conflict', `Version ${version} of file ${fileId} was taken by another upload; initiate again`, {
+      versionConflict: true,
+    }),
+  uploadIncomplete: (message: string) => new AppError('upload_incomplete', message),
+  contentMismatch: (message: string) => new AppError('content_mismatch', message),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
+  serviceUnavailable: (service: string) =>
+    new AppError('service_unavailable', `Service ${service} is not available`),
+  timeout: (service: string) => new AppError('timeout', `Service ${service} did not answer in time`),
+  internal: () => new AppError('internal', 'Internal error'),
+} as const;

@@ -1,0 +1,3 @@
+export * from './shutdown.ts';
+export * from './http-server.ts';
+export * from './secrets.ts';

@@ -1,0 +1,43 @@
+import type { Logger } from '@lode/telemetry';
+
+export type ShutdownStep = readonly [name: string, run: () => Promise<unknown>];
+
+/**
+ * On SIGTERM or SIGINT, runs the steps in order (stop taking requests, drain the bus, finish
+ * in-flight work, close pools), then exits. A second signal, or the grace period running out,
+ * exits at once so an orchestrator never waits on a stuck process.
+ */
+export function onShutdown(logger: Logger, steps: readonly ShutdownStep[], graceMs = 25_000): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error('shutdown grace period exceeded');
+      process.exit(1);
+    }, graceMs);
+    deadline.unref();
+    let failed = false;
+    for (const [name, run] of steps) {
+      try {
+        await run();
+      } catch (error) {
+        failed = true;
+        logger.error({ err: error, step: name }, 'shutdown step failed');
+      }
+    }
+    logger.info('stopped');
+    process.exit(failed ? 1 : 0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Logs a fatal start-up error (a ConfigError lists every bad variable) and exits non-zero. */
+export function exitOnStartupFailure(logger: Logger) {
+  return (error: unknown): never => {
+    logger.fatal({ err: error }, (error as Error).message);
+    process.exit(1);
+  };
+}

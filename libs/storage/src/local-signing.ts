@@ -1,0 +1,25 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * What a local presigned URL binds: method, key, expiry and, for PUT, the exact length, MD5 and
+ * SHA-256 of the body. Changing any of them (or the URL) invalidates the signature.
+ */
+export interface SignedFields {
+  method: 'PUT' | 'GET';
+  key: string;
+  expires: number;
+  contentLength?: string;
+  contentMd5?: string;
+  sha256?: string;
+}
+
+export function sign(secret: string, f: SignedFields): string {
+  const canonical = [f.method, f.key, f.expires, f.contentLength ?? '', f.contentMd5 ?? '', f.sha256 ?? ''].join('\n');
+  return createHmac('sha256', secret).update(canonical).digest('base64url');
+}
+
+export function verify(secret: string, f: SignedFields, signature: string): boolean {
+  const expected = Buffer.from(sign(secret, f));
+  const given = Buffer.from(signature);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

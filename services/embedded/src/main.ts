@@ -1,0 +1,76 @@
+/**
+ * Everything in one process on embedded defaults: embedded Postgres, the in-process bus, the
+ * in-memory rate limiter and blobs on local disk. `npm start` runs this; nothing else is needed.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { env, loadConfig } from '@lode/config';
+import { createLogger } from '@lode/telemetry';
+import { Database, migrate } from '@lode/db';
+import { LocalBus } from '@lode/bus';
+import { createLocalObjectHandler, createLocalStorage, storageSettings } from '@lode/storage';
+import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret } from '@lode/runtime';
+import { createGatewayApp, gatewayMigrations, gatewaySettings, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
+import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
+
+const logger = createLogger('lode');
+
+const schema = z.object({
+  ...gatewaySettings,
+  ...storageSettings,
+  LODE_PG_PORT: env.port(54329),
+  LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
+});
+
+async function main(): Promise<void> {
+  const config = loadConfig(schema);
+  const dataDir = path.resolve(config.LODE_DATA_DIR);
+  const postgres = await startEmbeddedPostgres(dataDir, config.LODE_PG_PORT);
+  const adminToken = config.LODE_ADMIN_TOKEN ?? (await embeddedAdminToken(dataDir));
+  const storageSecret = config.LODE_STORAGE_SECRET ?? (await persistentSecret(dataDir, 'storage-secret')).value;
+
+  const identityDb = new Database({ connectionString: postgres.url, schema: IDENTITY_SCHEMA, max: 5 });
+  const filesDb = new Database({ connectionString: postgres.url, schema: UPLOAD_SCHEMA, max: 5 });
+  await migrate(identityDb, gatewayMigrations);
+  const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const storage = createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
+  await startUploadService({ db: filesDb, bus, storage });
+
+  const limiter = new MemoryWriteLimiter();
+  const { app } = createGatewayApp({
+    db: identityDb,
+    bus,
+    limiter,
+    logger,
+    adminToken,
+    defaultWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
+    authCacheMs: config.LODE_AUTH_CACHE_MS,
+    bodyLimit: config.LODE_BODY_LIMIT,
+    services: PROJECT_SERVICES,
+    localObjects: createLocalObjectHandler(storage),
+  });
+  const server = await listen(app, config.PORT);
+  logger.info({ port: config.PORT, dataDir }, `Lode listening on http://localhost:${config.PORT}`);
+
+  onShutdown(logger, [
+    ['http', () => closeServer(server)],
+    ['bus', () => bus.close()],
+    ['limiter', () => limiter.close()],
+    ['databases', () => Promise.all([identityDb.close(), filesDb.close()])],
+    ['postgres', () => postgres.stop()],
+  ]);
+}
+
+/** Made once and kept in the data directory; printed the first time so the operator can copy it. */
+async function embeddedAdminToken(dataDir: string): Promise<string> {
+  const { value, created } = await persistentSecret(dataDir, 'admin-token');
+  if (created) {
+    process.stdout.write(`\nAdmin token (shown once; also kept in ${path.join(dataDir, 'admin-token')}):\n  ${value}\n\n`);
+  } else {
+    logger.info({ file: path.join(dataDir, 'admin-token') }, 'admin token loaded from the data directory');
+  }
+  return value;
+}
+
+main().catch(exitOnStartupFailure(logger));

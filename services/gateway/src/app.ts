@@ -1,0 +1,69 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Bus } from '@lode/bus';
+import type { Database } from '@lode/db';
+import type { Logger } from '@lode/telemetry';
+import { LOCAL_OBJECTS_ROUTE } from '@lode/storage';
+import { Authenticator } from './auth/authenticator.ts';
+import { limitWrites, requireKey, requireOwnProject } from './auth/middleware.ts';
+import { errorHandler, routeNotFound } from './http/error-handler.ts';
+import { requestId } from './http/request-id.ts';
+import { KeysRepository } from './identity/keys-repo.ts';
+import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
+import { authRoutes } from './routes/auth.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { healthRoutes } from './routes/health.ts';
+import { uploadRoutes } from './routes/uploads.ts';
+
+export interface GatewayDeps {
+  db: Database;
+  bus: Bus;
+  limiter: WriteLimiter;
+  logger: Logger;
+  adminToken: string;
+  defaultWriteLimit: RateLimit;
+  authCacheMs: number;
+  bodyLimit: string;
+  /** Services /readyz pings over the bus. */
+  services: readonly string[];
+  /** The local storage driver's presigned-URL handler, when blobs live on this machine's disk. */
+  localObjects?: (req: express.Request, res: express.Response) => Promise<void>;
+  readinessExtra?: Record<string, () => Promise<void>>;
+}
+
+export interface Gateway {
+  app: Express;
+  authenticator: Authenticator;
+}
+
+export function createGatewayApp(deps: GatewayDeps): Gateway {
+  const authenticator = new Authenticator(new KeysRepository(deps.db), { ttlMs: deps.authCacheMs });
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  app.use(healthRoutes({ db: deps.db, bus: deps.bus, services: deps.services, extra: deps.readinessExtra }));
+
+  // Blob bytes stream through this route untouched by the JSON parser (local driver only).
+  const localObjects = deps.localObjects;
+  if (localObjects) {
+    app.use(LOCAL_OBJECTS_ROUTE, (req, res) => {
+      req.url = req.originalUrl; // the handler reads the object key from the full path
+      return localObjects(req, res);
+    });
+  }
+
+  app.use(express.json({ limit: deps.bodyLimit }));
+  app.use(authRoutes(authenticator));
+  app.use(adminRoutes({ db: deps.db, adminToken: deps.adminToken, authenticator }));
+
+  const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);
+  const project = express.Router({ mergeParams: true });
+  project.use(requireKey(authenticator), requireOwnProject);
+  project.use(uploadRoutes(deps.bus, writes));
+  app.use('/api/v1/projects/:projectId', project);
+
+  app.use(routeNotFound);
+  app.use(errorHandler(deps.logger));
+  return { app, authenticator };
+}

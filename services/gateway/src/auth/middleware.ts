@@ -1,0 +1,42 @@
+import type { RequestHandler, Response } from 'express';
+import { errors } from '@lode/errors';
+import type { Actor } from '@lode/contracts';
+import type { Authenticator } from './authenticator.ts';
+import type { KeyIdentityRow } from '../identity/keys-repo.ts';
+import { toActor } from './identity.ts';
+import type { RateLimit, WriteLimiter } from '../ratelimit/limiter.ts';
+
+export function requireKey(authenticator: Authenticator): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.identity = await authenticator.authenticate(req.get('authorization'), req.get('x-device-id'));
+    next();
+  };
+}
+
+export function identityOf(res: Response): KeyIdentityRow {
+  return res.locals.identity as KeyIdentityRow;
+}
+
+export function actorOf(res: Response): Actor {
+  return toActor(identityOf(res));
+}
+
+/** A key authenticates one project (spec 5.3): any other project id answers 404 with no data. */
+export const requireOwnProject: RequestHandler = (req, res, next) => {
+  if (req.params.projectId !== identityOf(res).project_id) throw errors.notFound('Project');
+  next();
+};
+
+/** Counts one write against the project's token bucket; batch calls count once. */
+export function limitWrites(limiter: WriteLimiter, defaults: RateLimit): RequestHandler {
+  return async (_req, res, next) => {
+    const identity = identityOf(res);
+    const limit = {
+      perSecond: identity.write_rate_per_second ?? defaults.perSecond,
+      burst: identity.write_rate_burst ?? defaults.burst,
+    };
+    const { allowed, retryAfterSeconds } = await limiter.take(identity.project_id, limit);
+    if (!allowed) throw errors.rateLimited(retryAfterSeconds);
+    next();
+  };
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { env } from '@lode/config';
+import { busSettings } from '@lode/bus';
+
+/** The gateway's settings, shared by its own process and the embedded all-in-one process. */
+export const gatewaySettings = {
+  PORT: env.port(8080),
+  LODE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Default per-project write budget: a steady rate and a burst (token bucket). */
+  LODE_WRITE_RATE_PER_SECOND: z.coerce.number().positive().default(50),
+  LODE_WRITE_RATE_BURST: env.int(100, 1),
+  /** How long an API key's identity is cached; bounds how late a revocation takes effect. */
+  LODE_AUTH_CACHE_MS: env.int(5000),
+  LODE_BODY_LIMIT: z.string().default('16mb'),
+  LOG_LEVEL: env.logLevel(),
+};
+
+export const gatewayEnvSchema = z.object({
+  ...gatewaySettings,
+  DATABASE_URL: env.url(),
+  ...busSettings,
+  REDIS_URL: env.url(),
+  LODE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+});
+export type GatewayEnv = z.infer<typeof gatewayEnvSchema>;

@@ -1,0 +1,32 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, errors, isAppError } from '@lode/errors';
+import type { Logger } from '@lode/telemetry';
+import { statusByCode } from './error-status.ts';
+
+/** body-parser signals its failures with a `type`; they are the client's fault, never a 500. */
+function fromBodyParser(error: unknown): AppError | undefined {
+  const type = (error as { type?: string })?.type;
+  if (type === 'entity.parse.failed') return errors.invalidJson();
+  if (type === 'entity.too.large') return errors.payloadTooLarge(String((error as { limit?: number }).limit ?? ''));
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted') {
+    return errors.validation('Request body could not be read');
+  }
+  return undefined;
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const appError = isAppError(error) ? error : fromBodyParser(error);
+    if (!appError) logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
+    const failure = appError ?? errors.internal();
+    const status = statusByCode[failure.code];
+    if (failure.code === 'rate_limited') res.setHeader('Retry-After', String(failure.details?.retryAfterSeconds ?? 1));
+    // validate-key failures carry `valid: false` (spec 4.1, 5.5).
+    const body = res.locals.validateKey ? { valid: false, ...failure.toJSON() } : failure.toJSON();
+    res.status(status).json(body);
+  };
+}
+
+export const routeNotFound: RequestHandler = (req, _res, next) => {
+  next(errors.routeNotFound(req.method, req.path));
+};

@@ -1,0 +1,34 @@
+import type { ErrorCode } from '@lode/errors';
+
+/**
+ * The one table from domain error codes to HTTP statuses. Services never choose a status; a new
+ * code fails the typecheck here until it is given one.
+ */
+export const statusByCode: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  invalid_json: 400,
+  payload_too_large: 413,
+  file_too_large: 413,
+  batch_too_large: 413,
+  not_found: 404,
+  route_not_found: 404,
+  missing_key: 401,
+  invalid_key: 401,
+  key_revoked: 401,
+  unauthorized: 401,
+  device_mismatch: 403,
+  forbidden: 403,
+  conflict: 409,
+  slug_taken: 409,
+  path_case_conflict: 409,
+  version_conflict: 409,
+  upload_incomplete: 409,
+  file_locked: 409,
+  idempotency_in_progress: 409,
+  content_mismatch: 422,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal: 500,
+  service_unavailable: 503,
+  timeout: 504,
+};

@@ -1,0 +1,27 @@
+import type { ApiKeyRow, MembershipRow, OrgRow, ProjectRow, UserRow } from './rows.ts';
+
+/** Wire shapes of the admin API (camelCase, ISO timestamps); rows never leave the gateway raw. */
+export const view = {
+  org: (r: OrgRow) => ({ id: r.id, name: r.name, slug: r.slug, createdAt: r.created_at.toISOString() }),
+  user: (r: UserRow) => ({ id: r.id, name: r.name, avatarUrl: r.avatar_url, createdAt: r.created_at.toISOString() }),
+  member: (r: MembershipRow) => ({ orgId: r.org_id, userId: r.user_id, role: r.role, createdAt: r.created_at.toISOString() }),
+  project: (r: ProjectRow) => ({
+    id: r.id,
+    orgId: r.org_id,
+    name: r.name,
+    slug: r.slug,
+    iconUrl: r.icon_url,
+    writeRateLimit:
+      r.write_rate_per_second === null ? null : { perSecond: r.write_rate_per_second, burst: r.write_rate_burst },
+    createdAt: r.created_at.toISOString(),
+  }),
+  key: (r: ApiKeyRow) => ({
+    id: r.id,
+    projectId: r.project_id,
+    userId: r.user_id,
+    hint: `lode_…${r.key_hint}`,
+    deviceBound: r.device_id !== null,
+    createdAt: r.created_at.toISOString(),
+    revokedAt: r.revoked_at?.toISOString() ?? null,
+  }),
+};

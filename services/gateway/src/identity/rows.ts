@@ -1,0 +1,24 @@
+import type { Role } from '@lode/contracts';
+
+export interface OrgRow { id: string; name: string; slug: string; created_at: Date }
+export interface UserRow { id: string; name: string; avatar_url: string | null; created_at: Date }
+export interface MembershipRow { org_id: string; user_id: string; role: Role; created_at: Date }
+export interface ProjectRow {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  icon_url: string | null;
+  write_rate_per_second: number | null;
+  write_rate_burst: number | null;
+  created_at: Date;
+}
+export interface ApiKeyRow {
+  id: string;
+  project_id: string;
+  user_id: string;
+  key_hint: string;
+  device_id: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}

@@ -1,0 +1,53 @@
+/**
+ * The gateway as its own process (multi-process mode): HTTP in, NATS out. Start with
+ * `node --import @lode/telemetry/register services/gateway/src/main.ts`.
+ */
+import { z } from 'zod';
+import { loadConfig } from '@lode/config';
+import { createLogger } from '@lode/telemetry';
+import { Database, migrate } from '@lode/db';
+import { connectNats, NatsBus } from '@lode/bus';
+import { createLocalObjectHandler, createLocalStorage, storageSettings } from '@lode/storage';
+import { closeServer, exitOnStartupFailure, listen, onShutdown } from '@lode/runtime';
+import { createGatewayApp } from './app.ts';
+import { gatewayEnvSchema } from './config.ts';
+import { RedisWriteLimiter } from './ratelimit/redis-limiter.ts';
+import { gatewayMigrations, IDENTITY_SCHEMA, PROJECT_SERVICES } from './wiring.ts';
+
+const logger = createLogger('gateway');
+
+async function main(): Promise<void> {
+  const config = loadConfig(z.object({ ...gatewayEnvSchema.shape, ...storageSettings }));
+  const db = new Database({ connectionString: config.DATABASE_URL, schema: IDENTITY_SCHEMA });
+  await migrate(db, gatewayMigrations);
+  const nc = await connectNats(config.NATS_URL, 'lode-gateway');
+  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const limiter = new RedisWriteLimiter(config.REDIS_URL);
+  const storage = createLocalStorage(config, { publicUrl: `http://localhost:${config.PORT}` });
+
+  const { app } = createGatewayApp({
+    db,
+    bus,
+    limiter,
+    logger,
+    adminToken: config.LODE_ADMIN_TOKEN,
+    defaultWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
+    authCacheMs: config.LODE_AUTH_CACHE_MS,
+    bodyLimit: config.LODE_BODY_LIMIT,
+    services: PROJECT_SERVICES,
+    localObjects: createLocalObjectHandler(storage),
+    readinessExtra: { redis: () => limiter.ping() },
+  });
+  const server = await listen(app, config.PORT);
+  logger.info({ port: config.PORT }, 'gateway listening');
+
+  onShutdown(logger, [
+    ['http', () => closeServer(server)],
+    ['bus', () => bus.close()],
+    ['nats', () => nc.drain()],
+    ['redis', () => limiter.close()],
+    ['database', () => db.close()],
+  ]);
+}
+
+main().catch(exitOnStartupFailure(logger));

@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import { pingContract } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import type { Database } from '@lode/db';
+
+export interface ReadinessChecks {
+  db: Database;
+  bus: Bus;
+  /** Services whose ping must answer for the gateway to take traffic. */
+  services: readonly string[];
+  extra?: Record<string, () => Promise<void>>;
+}
+
+/** /healthz: the process is alive. /readyz: its database, the bus and every service answer. */
+export function healthRoutes(checks: ReadinessChecks): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const probes: Record<string, () => Promise<unknown>> = {
+      database: () => checks.db.ping(),
+      ...Object.fromEntries(checks.services.map((s) => [s, () => checks.bus.call(pingContract(s), {}, { timeoutMs: 2000 })])),
+      ...checks.extra,
+    };
+    const results = await Promise.all(
+      Object.entries(probes).map(async ([name, probe]) => {
+        try {
+          await probe();
+          return [name, 'ok'] as const;
+        } catch (error) {
+          return [name, (error as Error).message] as const;
+        }
+      }),
+    );
+    const ready = results.every(([, status]) => status === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
+  });
+  return router;
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, errors } from '@lode/errors';
+import type { Actor, upload } from '@lode/contracts';
+import type { BlobStorage } from '@lode/storage';
+import type { FilesRepository, ReservationInput } from '../repo/files-repo.ts';
+import { uploadUrlTtlSeconds, validateEntries } from './initiate-entries.ts';
+
+/** What initiating one file came to: an upload form, a dedup form, or a failure of that entry alone. */
+export type InitiateOutcome = upload.UploadForm | upload.DedupForm | { path: string; failure: AppError };
+type ConfirmBody = { fileId: string; version: number; storageKey?: string | undefined; dedup?: boolean | undefined; sha256: string; size: number };
+
+export function storageKeyFor(projectId: string, uploadId: string): string {
+  return `p/${projectId}/u/${uploadId}`;
+}
+
+/** The upload flow of spec 3 and 4.3–4.5: reserve a version, let the client PUT, confirm. */
+export class UploadService {
+  readonly #repo: FilesRepository;
+  readonly #storage: BlobStorage;
+
+  constructor(repo: FilesRepository, storage: BlobStorage) {
+    this.#repo = repo;
+    this.#storage = storage;
+  }
+
+  /** One database round trip for the whole batch; each entry succeeds or fails on its own. */
+  async initiateBatch(actor: Actor, files: readonly unknown[]): Promise<InitiateOutcome[]> {
+    const { valid, invalid } = validateEntries(files);
+    const results = new Array<InitiateOutcome>(files.length);
+    for (const entry of invalid) results[entry.index] = { path: entry.path, failure: entry.error };
+    if (valid.length === 0) return results;
+
+    const now = Date.now();
+    const reservations: ReservationInput[] = valid.map((entry) => {
+      const uploadId = randomUUID();
+      return {
+        ...entry,
+        uploadId,
+        storageKey: storageKeyFor(actor.projectId, uploadId),
+        expiresAt: new Date(now + uploadUrlTtlSeconds(entry.size) * 1000).toISOString(),
+      };
+    });
+    const rows = await this.#repo.reserveBatch(actor.projectId, actor.userId, reservations);
+    const byKey = new Map(rows.map((row) => [row.path_key, row]));
+
+    await Promise.all(
+      valid.map(async (entry, i) => {
+        const row = byKey.get(entry.pathKey);
+        const reservation = reservations[i]!;
+        if (!row) throw new Error(`reservation for ${entry.path} missing`);
+        if (!row.reserved) {
+          results[entry.index] = { path: entry.path, failure: errors.pathCaseConflict(entry.path, row.existing_path) };
+        } else if (row.dedup) {
+          results[entry.index] = { path: entry.path, fileId: row.file_id, version: row.version, dedup: true };
+        } else {
+          const signed = await this.#storage.presignPut({
+            key: reservation.storageKey,
+            size: entry.size,
+            contentMd5: entry.contentMd5,
+            sha256: entry.sha256,
+            expiresInSeconds: uploadUrlTtlSeconds(entry.size),
+          });
+          results[entry.index] = {
+            path: entry.path,
+            fileId: row.file_id,
+            version: row.version,
+            storageKey: reservation.storageKey,
+            uploadUrl: signed.url,
+            requiredHeaders: signed.headers as { 'Content-Length': string; 'Content-MD5': string },
+          };
+        }
+      }),
+    );
+    return results;
+  }
+
+  /**
+   * Confirms a reservation: the object must exist with the declared size, then the tip advances from
+   * version-1 to version. A repeated confirm of the same reservation answers as the first did.
+   */
+  async confirm(actor: Actor, body: ConfirmBody): Promise<{ confirmed: true; version: number }> {
+    const reservation = body.dedup
+      ? await this.#repo.findDedupUpload(actor.projectId, body.fileId, body.version, body.sha256, body.size)
+      : await this.#repo.findUploadByKey(actor.projectId, body.storageKey ?? '');
+    if (!reservation) throw errors.notFound('Upload reservation');
+    if (reservation.file_id !== body.fileId || reservation.version !== body.version) {
+      throw errors.validation('fileId and version do not match the reservation for this storageKey');
+    }
+    if (reservation.sha256 !== body.sha256 || reservation.size !== body.size) {
+      throw errors.contentMismatch('sha256 and size must match the values given at initiate');
+    }
+    if (reservation.state === 'confirmed') return { confirmed: true, version: reservation.version };
+
+    const stored = await this.#storage.head(reservation.storage_key);
+    if (!stored) throw errors.uploadIncomplete('The object has not been uploaded to storage yet');
+    if (stored.size !== reservation.size) {
+      throw errors.contentMismatch(`Stored object has ${stored.size} bytes, expected ${reservation.size}`);
+    }
+    if (stored.verifiedSha256 !== undefined && stored.verifiedSha256 !== reservation.sha256) {
+      throw errors.contentMismatch('Stored object does not match the declared SHA-256');
+    }
+
+    const confirmed = await this.#repo.confirmVersion({
+      projectId: actor.projectId,
+      fileId: reservation.file_id,
+      version: reservation.version,
+      sha256: reservation.sha256,
+      size: reservation.size,
+      storageKey: reservation.storage_key,
+      uploaderId: actor.userId,
+      uploaderName: actor.userName,
+      uploadId: reservation.id,
+      origin: reservation.dedup ? 'dedup' : 'upload',
+    });
+    if (confirmed || (await this.#repo.versionCameFrom(reservation.file_id, reservation.version, reservation.id))) {
+      return { confirmed: true, version: reservation.version };
+    }
+    throw errors.versionConflict(reservation.file_id, reservation.version);
+  }
+}

@@ -1,0 +1,1 @@
+export { startUploadService, UPLOAD_SCHEMA, type UploadDeps } from './start.ts';

@@ -1,0 +1,35 @@
+/** The upload service as its own process: NATS in, its `files` schema and blob storage behind. */
+import { z } from 'zod';
+import { env, loadConfig } from '@lode/config';
+import { createLogger } from '@lode/telemetry';
+import { Database } from '@lode/db';
+import { busSettings, connectNats, NatsBus } from '@lode/bus';
+import { createStorage, storageSettings } from '@lode/storage';
+import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
+import { startUploadService, UPLOAD_SCHEMA } from './start.ts';
+
+const logger = createLogger('upload');
+
+const schema = z.object({
+  DATABASE_URL: env.url(),
+  ...busSettings,
+  LOG_LEVEL: env.logLevel(),
+  ...storageSettings,
+});
+
+async function main(): Promise<void> {
+  const config = loadConfig(schema);
+  const db = new Database({ connectionString: config.DATABASE_URL, schema: UPLOAD_SCHEMA });
+  const nc = await connectNats(config.NATS_URL, 'lode-upload');
+  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const storage = createStorage(config, { publicUrl: 'http://localhost:8080' });
+  await startUploadService({ db, bus, storage });
+  logger.info('upload service ready');
+  onShutdown(logger, [
+    ['bus', () => bus.close()],
+    ['nats', () => nc.drain()],
+    ['database', () => db.close()],
+  ]);
+}
+
+main().catch(exitOnStartupFailure(logger));

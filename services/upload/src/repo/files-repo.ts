@@ -1,0 +1,160 @@
+import type { Queryable } from '@lode/db';
+
+export interface ReservationInput {
+  path: string;
+  pathKey: string;
+  sha256: string;
+  size: number;
+  contentMd5: string;
+  uploadId: string;
+  /** Key the bytes would be uploaded to; replaced by the blob's key when the content dedups. */
+  storageKey: string;
+  expiresAt: string;
+}
+
+export interface ReservationRow {
+  path_key: string;
+  file_id: string;
+  existing_path: string;
+  version: number;
+  dedup: boolean;
+  reserved: boolean;
+}
+
+export interface UploadRow {
+  id: string;
+  file_id: string;
+  version: number;
+  storage_key: string;
+  sha256: string;
+  size: number;
+  dedup: boolean;
+  state: 'reserved' | 'confirmed';
+}
+
+export interface NewVersion {
+  projectId: string;
+  fileId: string;
+  version: number;
+  sha256: string;
+  size: number;
+  storageKey: string;
+  uploaderId: string;
+  uploaderName: string;
+  uploadId: string;
+  origin: 'upload' | 'dedup';
+}
+
+/** SQL for the `files` schema: files, upload reservations, versions and the content index. */
+export class FilesRepository {
+  readonly #db: Queryable;
+
+  constructor(db: Queryable) {
+    this.#db = db;
+  }
+
+  /**
+   * Reserves the next version of every file in one statement. New paths are inserted; an existing
+   * row is returned through a no-op update, which also sees rows committed by a concurrent batch.
+   * A path that collides with another case of an existing path gets no reservation.
+   */
+  async reserveBatch(projectId: string, uploaderId: string, entries: readonly ReservationInput[]): Promise<ReservationRow[]> {
+    const { rows } = await this.#db.query<ReservationRow>(
+      `WITH input AS (
+         SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::uuid[], $8::text[], $9::timestamptz[])
+           AS t(path, path_key, sha256, size, content_md5, upload_id, storage_key, expires_at)
+       ),
+       f AS (
+         INSERT INTO files (id, project_id, path, path_key)
+         SELECT gen_random_uuid(), $1, path, path_key FROM input
+         ON CONFLICT (project_id, path_key) DO UPDATE SET tip_version = files.tip_version
+         RETURNING id, path, path_key, tip_version
+       ),
+       matched AS (
+         SELECT i.*, f.id AS file_id, f.path AS existing_path, f.tip_version + 1 AS version, b.storage_key AS blob_key
+         FROM input i
+         JOIN f ON f.path_key = i.path_key
+         LEFT JOIN blobs b ON b.project_id = $1 AND b.sha256 = i.sha256 AND b.size = i.size
+       ),
+       reserved AS (
+         INSERT INTO uploads (id, project_id, file_id, version, storage_key, sha256, size, content_md5, dedup, uploader_id, expires_at)
+         SELECT upload_id, $1, file_id, version, coalesce(blob_key, storage_key), sha256, size, content_md5,
+                blob_key IS NOT NULL, $10, expires_at
+         FROM matched WHERE existing_path = path
+         RETURNING id
+       )
+       SELECT path_key, file_id, existing_path, version, blob_key IS NOT NULL AS dedup, existing_path = path AS reserved
+       FROM matched`,
+      [
+        projectId,
+        entries.map((e) => e.path),
+        entries.map((e) => e.pathKey),
+        entries.map((e) => e.sha256),
+        entries.map((e) => e.size),
+        entries.map((e) => e.contentMd5),
+        entries.map((e) => e.uploadId),
+        entries.map((e) => e.storageKey),
+        entries.map((e) => e.expiresAt),
+        uploaderId,
+      ],
+    );
+    return rows;
+  }
+
+  async findUploadByKey(projectId: string, storageKey: string): Promise<UploadRow | undefined> {
+    const { rows } = await this.#db.query<UploadRow>(
+      `SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
+       WHERE project_id = $1 AND storage_key = $2 AND NOT dedup`,
+      [projectId, storageKey],
+    );
+    return rows[0];
+  }
+
+  async findDedupUpload(projectId: string, fileId: string, version: number, sha256: string, size: number): Promise<UploadRow | undefined> {
+    const { rows } = await this.#db.query<UploadRow>(
+      `SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
+       WHERE project_id = $1 AND file_id = $2 AND version = $3 AND dedup AND sha256 = $4 AND size = $5
+       ORDER BY state = 'confirmed' DESC LIMIT 1`,
+      [projectId, fileId, version, sha256, size],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Advances the tip from version-1 to version and records the version, atomically. Returns false
+   * when the tip has moved (another upload confirmed that version first). Ten racing confirms
+   * serialize on the row lock; after the first commits, the others no longer match `version - 1`.
+   */
+  async confirmVersion(v: NewVersion): Promise<boolean> {
+    const { rows } = await this.#db.query<{ confirmed: number }>(
+      `WITH tip AS (
+         UPDATE files SET tip_version = $3 WHERE id = $2 AND project_id = $1 AND tip_version = $3 - 1 RETURNING id
+       ),
+       version_row AS (
+         INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin)
+         SELECT gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM tip
+         RETURNING id
+       ),
+       reservation AS (
+         UPDATE uploads SET state = 'confirmed' WHERE id = $9 AND EXISTS (SELECT 1 FROM tip) RETURNING id
+       ),
+       blob AS (
+         INSERT INTO blobs (project_id, sha256, size, storage_key)
+         SELECT $1, $4, $5, $6 FROM tip
+         ON CONFLICT DO NOTHING
+       )
+       SELECT count(*)::int AS confirmed FROM version_row`,
+      [v.projectId, v.fileId, v.version, v.sha256, v.size, v.storageKey, v.uploaderId, v.uploaderName, v.uploadId, v.origin],
+    );
+    return rows[0]?.confirmed === 1;
+  }
+
+  /** True when this very reservation already produced the version: a repeated confirm. */
+  async versionCameFrom(fileId: string, version: number, uploadId: string): Promise<boolean> {
+    const { rowCount } = await this.#db.query(
+      'SELECT 1 FROM versions WHERE file_id = $1 AND version = $2 AND upload_id = $3',
+      [fileId, version, uploadId],
+    );
+    return rowCount === 1;
+  }
+}

@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests live beside the code (src/**/*.test.ts); integration tests under <package>/test talk to
+// the machine's real Postgres, Redis, NATS and S3, each run in its own database and subject namespace.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['{libs,services}/*/src/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'integration',
+          include: ['{libs,services}/*/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
