@@ -35,7 +35,7 @@ export class Authenticator {
   async authenticate(authorization: string | undefined, deviceId: string | undefined): Promise<KeyIdentityRow> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw errors.missingKey();
-    const key = match[1]!;
+    const key = match[1];
     if (!looksLikeApiKey(key)) throw errors.invalidKey();
     if (deviceId !== undefined && !DEVICE_ID.test(deviceId)) {
       throw errors.validation('X-Device-Id must be 1 to 200 printable ASCII characters');

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, errors, isAppError } from '@lode/errors';
+import type { AppError} from '@lode/errors';
+import { errors, isAppError } from '@lode/errors';
 import type { Logger } from '@lode/telemetry';
 import { statusByCode } from './error-status.ts';
 
@@ -20,7 +21,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (!appError) logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
     const failure = appError ?? errors.internal();
     const status = statusByCode[failure.code];
-    if (failure.code === 'rate_limited') res.setHeader('Retry-After', String(failure.details?.retryAfterSeconds ?? 1));
+    if (failure.code === 'rate_limited') res.setHeader('Retry-After', String(Number(failure.details?.retryAfterSeconds ?? 1)));
     // validate-key failures carry `valid: false` (spec 4.1, 5.5).
     const body = res.locals.validateKey ? { valid: false, ...failure.toJSON() } : failure.toJSON();
     res.status(status).json(body);

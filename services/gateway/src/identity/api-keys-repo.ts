@@ -16,7 +16,7 @@ export class ApiKeysRepository {
       `INSERT INTO api_keys (id, project_id, user_id, key_hash, key_hint) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
       [k.id, k.projectId, k.userId, k.keyHash, k.hint],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   /** Revoking twice keeps the first revocation time. */

@@ -15,7 +15,7 @@ export class MembershipsRepository {
        ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role RETURNING *`,
       [orgId, userId, role],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   async find(orgId: string, userId: string): Promise<MembershipRow | undefined> {

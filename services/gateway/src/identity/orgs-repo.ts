@@ -13,7 +13,7 @@ export class OrgsRepository {
       'INSERT INTO orgs (id, name, slug) VALUES ($1, $2, $3) RETURNING *',
       [org.id, org.name, org.slug],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   async find(id: string): Promise<OrgRow | undefined> {

@@ -23,7 +23,7 @@ export class ProjectsRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
       [p.id, p.orgId, p.name, p.slug, p.iconUrl, p.writeRateLimit?.perSecond ?? null, p.writeRateLimit?.burst ?? null],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   async find(id: string): Promise<ProjectRow | undefined> {

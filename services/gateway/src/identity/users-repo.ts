@@ -13,7 +13,7 @@ export class UsersRepository {
       'INSERT INTO users (id, name, avatar_url) VALUES ($1, $2, $3) RETURNING *',
       [user.id, user.name, user.avatarUrl],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   async find(id: string): Promise<UserRow | undefined> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, errors } from '@lode/errors';
+import type { AppError} from '@lode/errors';
+import { errors } from '@lode/errors';
 import type { Actor, upload } from '@lode/contracts';
 import type { BlobStorage } from '@lode/storage';
 import type { FilesRepository, ReservationInput } from '../repo/files-repo.ts';
@@ -46,7 +47,7 @@ export class UploadService {
     await Promise.all(
       valid.map(async (entry, i) => {
         const row = byKey.get(entry.pathKey);
-        const reservation = reservations[i]!;
+        const reservation = reservations[i];
         if (!row) throw new Error(`reservation for ${entry.path} missing`);
         if (!row.reserved) {
           results[entry.index] = { path: entry.path, failure: errors.pathCaseConflict(entry.path, row.existing_path) };

@@ -1,0 +1,115 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalObjectHandler, LocalBlobStorage } from '../src/index.ts';
+
+describe('local storage driver: presigned URLs served over HTTP', () => {
+  let dir: string;
+  let server: Server;
+  let storage: LocalBlobStorage;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'lode-local-'));
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    storage = new LocalBlobStorage({ dir, secret: 's'.repeat(40), publicUrl: `http://127.0.0.1:${port}` });
+    await storage.ensureReady();
+    const handle = createLocalObjectHandler(storage);
+    server.on('request', (req, res) => void handle(req, res));
+  });
+  afterAll(async () => {
+    server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const content = (bytes: Buffer) => ({
+    size: bytes.length,
+    contentMd5: createHash('md5').update(bytes).digest('base64'),
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  });
+  let counter = 0;
+  const presign = async (bytes: Buffer, expiresInSeconds = 60) => {
+    const key = `p/test/u/object${++counter}`;
+    return { key, ...(await storage.presignPut({ key, ...content(bytes), expiresInSeconds })) };
+  };
+
+  it('stores an exact body and reports its size and verified SHA-256', async () => {
+    const bytes = randomBytes(100_000);
+    const put = await presign(bytes);
+    expect((await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(200);
+    expect(await storage.head(put.key)).toEqual({ size: bytes.length, verifiedSha256: content(bytes).sha256 });
+    const url = await storage.presignGet({ key: put.key, expiresInSeconds: 60 });
+    const download = Buffer.from(await (await fetch(url)).arrayBuffer());
+    expect(download.equals(bytes)).toBe(true);
+    const ranged = await fetch(url, { headers: { range: 'bytes=10-19' } });
+    expect(ranged.status).toBe(206);
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
+  });
+
+  it('refuses a tampered body of the same length (MD5 mismatch) and stores nothing', async () => {
+    const bytes = randomBytes(1000);
+    const put = await presign(bytes);
+    const tampered = Buffer.from(bytes);
+    tampered[0] = tampered[0] ^ 0xff;
+    const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: tampered });
+    expect(res.status).toBe(400);
+    expect(await storage.head(put.key)).toBeNull();
+    expect(await readdir(path.join(dir, 'incoming'))).toEqual([]);
+  });
+
+  it('refuses a body whose MD5 matches a forged Content-MD5 header (signature covers it)', async () => {
+    const bytes = randomBytes(1000);
+    const other = randomBytes(1000);
+    const put = await presign(bytes);
+    const res = await fetch(put.url, { method: 'PUT', headers: { ...put.headers, 'Content-MD5': content(other).contentMd5 }, body: other });
+    expect(res.status).toBe(403);
+  });
+
+  it('refuses a body of another length', async () => {
+    const bytes = randomBytes(1000);
+    const put = await presign(bytes);
+    const longer = randomBytes(1001);
+    const res = await fetch(put.url, {
+      method: 'PUT',
+      headers: { 'Content-MD5': content(longer).contentMd5, 'Content-Length': '1001' },
+      body: longer,
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('refuses content whose SHA-256 differs from the one signed, even with matching MD5 and length', async () => {
+    const declared = randomBytes(64);
+    const actual = randomBytes(64);
+    const key = `p/test/u/liar${++counter}`;
+    // A client lying about the SHA-256 at initiate: MD5 and length describe the real body.
+    const put = await storage.presignPut({ key, ...content(actual), sha256: content(declared).sha256, expiresInSeconds: 60 });
+    const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: actual });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'sha256_mismatch' });
+    expect(await storage.head(key)).toBeNull();
+  });
+
+  it('refuses a tampered signature and an expired URL', async () => {
+    const bytes = randomBytes(10);
+    const put = await presign(bytes);
+    const forged = put.url.replace(/signature=[^&]+/, 'signature=AAAA');
+    expect((await fetch(forged, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(403);
+    const stale = await presign(bytes, -1);
+    const res = await fetch(stale.url, { method: 'PUT', headers: stale.headers, body: bytes });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: 'url_expired' });
+  });
+
+  it('does not serve a download URL as an upload URL or the reverse', async () => {
+    const bytes = randomBytes(10);
+    const put = await presign(bytes);
+    expect((await fetch(put.url)).status).toBe(403);
+    await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes });
+    const get = await storage.presignGet({ key: put.key, expiresInSeconds: 60 });
+    expect((await fetch(get, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(403);
+  });
+});

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A thin fetch wrapper that speaks the API as a client would (JSON in, JSON out). */
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly headers: Record<string, string>;
+
+  constructor(baseUrl: string, headers: Record<string, string> = {}) {
+    this.baseUrl = baseUrl;
+    this.headers = headers;
+  }
+
+  withHeaders(headers: Record<string, string>): ApiClient {
+    return new ApiClient(this.baseUrl, { ...this.headers, ...headers });
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const response = await fetch(this.baseUrl + path, {
+      method,
+      headers: { ...this.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text so the assertion shows it
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request<T>('POST', path, body ?? {}, headers);
+  }
+
+  get<T = any>(path: string) {
+    return this.request<T>('GET', path);
+  }
+
+  delete<T = any>(path: string, body?: unknown) {
+    return this.request<T>('DELETE', path, body);
+  }
+}
+
+/** What a client sends to initiate an upload of these bytes. */
+export function describeContent(bytes: Buffer) {
+  return {
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    size: bytes.length,
+    contentMd5: createHash('md5').update(bytes).digest('base64'),
+  };
+}

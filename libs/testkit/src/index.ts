@@ -1,0 +1,6 @@
+export * from './database.ts';
+export * from './client.ts';
+export * from './seed.ts';
+export * from './stack.ts';
+export * from './upload.ts';
+export * from './processes.ts';

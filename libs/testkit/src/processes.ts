@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+/** Node 24 from the node@24 devDependency, whatever `node` is on PATH. */
+export const NODE_24 = path.join(REPO_ROOT, 'node_modules/.bin/node');
+
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Runs a service's main.ts as its own OS process, as a deployment would. */
+export function spawnService(name: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(NODE_24, [path.join(REPO_ROOT, `services/${name}/src/main.ts`)], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    name,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+export async function waitForReady(baseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${baseUrl}/readyz`);
+      if (res.status === 200) return;
+      last = await res.text();
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+}

@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats, LocalBus, NatsBus, type Bus } from '@lode/bus';
+import { Database, migrate } from '@lode/db';
+import { createLocalObjectHandler, LocalBlobStorage } from '@lode/storage';
+import { createLogger } from '@lode/telemetry';
+import { closeServer, listen } from '@lode/runtime';
+import {
+  createGatewayApp,
+  gatewayMigrations,
+  IDENTITY_SCHEMA,
+  MemoryWriteLimiter,
+  PROJECT_SERVICES,
+  RedisWriteLimiter,
+  type Gateway,
+} from '@lode/gateway';
+import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
+import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
+import { Seeder } from './seed.ts';
+
+export interface StackOptions {
+  /** `local`: the embedded in-process bus. `nats`: gateway and services on separate NATS connections. */
+  bus: 'local' | 'nats';
+  limiter?: 'memory' | 'redis';
+  defaultWriteLimit?: { perSecond: number; burst: number };
+  authCacheMs?: number;
+}
+
+export interface TestStack {
+  baseUrl: string;
+  adminToken: string;
+  seed: Seeder;
+  gateway: Gateway;
+  storage: LocalBlobStorage;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe: Server = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * The whole system in this process against the machine's real Postgres (a fresh database), and
+ * real NATS and Redis when asked, isolated by subject namespace and key prefix.
+ */
+export async function startTestStack(options: StackOptions): Promise<TestStack> {
+  const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  const database = await createTestDatabase();
+  const identityDb = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 5 });
+  const filesDb = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA, max: 5 });
+  await migrate(identityDb, gatewayMigrations);
+
+  const connections: NatsConnection[] = [];
+  let gatewayBus: Bus;
+  let serviceBus: Bus;
+  if (options.bus === 'nats') {
+    const namespace = uniqueName('t');
+    connections.push(await connectNats(TEST_NATS_URL, 'test-gateway'), await connectNats(TEST_NATS_URL, 'test-services'));
+    gatewayBus = new NatsBus(connections[0], logger, { namespace });
+    serviceBus = new NatsBus(connections[1], logger, { namespace });
+  } else {
+    gatewayBus = serviceBus = new LocalBus(logger);
+  }
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-test-'));
+  const storage = new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
+  await startUploadService({ db: filesDb, bus: serviceBus, storage });
+
+  const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
+  const adminToken = uniqueName('admin-token');
+  const gateway = createGatewayApp({
+    db: identityDb,
+    bus: gatewayBus,
+    limiter,
+    logger,
+    adminToken,
+    defaultWriteLimit: options.defaultWriteLimit ?? { perSecond: 10_000, burst: 10_000 },
+    authCacheMs: options.authCacheMs ?? 5000,
+    bodyLimit: '16mb',
+    services: PROJECT_SERVICES,
+    localObjects: createLocalObjectHandler(storage),
+  });
+  const server = await listen(gateway.app, port, '127.0.0.1');
+
+  return {
+    baseUrl,
+    adminToken,
+    seed: new Seeder(baseUrl, adminToken),
+    gateway,
+    storage,
+    databaseUrl: database.url,
+    async stop() {
+      await closeServer(server);
+      await gatewayBus.close();
+      if (serviceBus !== gatewayBus) await serviceBus.close();
+      await Promise.all(connections.map((c) => c.close()));
+      await limiter.close();
+      await Promise.all([identityDb.close(), filesDb.close()]);
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
