@@ -4,6 +4,9 @@ import { defineConfig } from 'vitest/config';
 // the machine's real Postgres, Redis, NATS and S3, each run in its own database and subject namespace.
 export default defineConfig({
   test: {
+    // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: { json: '.ci/test-results.json' },
     projects: [
       { test: { name: 'unit', include: ['{libs,services}/*/src/**/*.test.ts'] } },
       {
