@@ -1,4 +1,4 @@
-import { AppError, errors, isAppError } from '@lode/errors';
+import { errors, isAppError, type AppError } from '@lode/errors';
 import type { Contract, ParsedRequestOf } from '@lode/contracts';
 import type { Logger } from '@lode/telemetry';
 import type { Handler } from './bus.ts';

@@ -30,13 +30,13 @@ export class LocalBus implements Bus {
     if (!handler || this.#closed) throw errors.serviceUnavailable(contract.service);
     return inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
       const work = inSpan(contract.subject, { kind: SpanKind.SERVER }, () => handler(request));
+      // Tracked until the handler settles, not until the caller stops waiting: a handler whose caller
+      // timed out is still running, and close() must not let shutdown pull its database away.
       this.#inFlight.add(work);
-      try {
-        const reply = await withTimeout(work, options.timeoutMs ?? this.#timeoutMs, contract.service);
-        return parseReply(contract, reply, this.#logger) as ReplyOf<C>;
-      } finally {
-        this.#inFlight.delete(work);
-      }
+      const forget = () => this.#inFlight.delete(work);
+      void work.then(forget, forget);
+      const reply = await withTimeout(work, options.timeoutMs ?? this.#timeoutMs, contract.service);
+      return parseReply(contract, reply, this.#logger) as ReplyOf<C>;
     });
   }
 

@@ -214,5 +214,8 @@ export class NatsBus implements Bus {
 
 function toAppError(code: string, payload: unknown): AppError {
   const { message, code: _code, ...details } = (payload ?? {}) as { message?: string; code?: string };
-  return new AppError(isErrorCode(code) ? code : 'internal', message ?? 'Remote error', details);
+  // toJSON() flattens details into the body; an error that had none must not come back with `{}`,
+  // or it would differ from the same error thrown through LocalBus.
+  const hasDetails = Object.keys(details).length > 0;
+  return new AppError(isErrorCode(code) ? code : 'internal', message ?? 'Remote error', hasDetails ? details : undefined);
 }
