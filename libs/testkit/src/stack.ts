@@ -35,6 +35,8 @@ export interface TestStack {
   seed: Seeder;
   gateway: Gateway;
   storage: LocalBlobStorage;
+  /** The upload service's reservation collector, to run on demand. */
+  collectReservations(now?: number): Promise<number>;
   databaseUrl: string;
   stop(): Promise<void>;
 }
@@ -77,7 +79,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-test-'));
   const storage = new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
-  await startUploadService({ db: filesDb, bus: serviceBus, storage });
+  const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage, logger });
 
   const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
@@ -101,9 +103,11 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     seed: new Seeder(baseUrl, adminToken),
     gateway,
     storage,
+    collectReservations: (now) => upload.collector.runOnce(now),
     databaseUrl: database.url,
     async stop() {
       await closeServer(server);
+      await upload.stop();
       await gatewayBus.close();
       if (serviceBus !== gatewayBus) await serviceBus.close();
       await Promise.all(connections.map((c) => c.close()));

@@ -11,7 +11,7 @@ import { LocalBus } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, storageSettings } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret } from '@lode/runtime';
 import { createGatewayApp, gatewayMigrations, gatewaySettings, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
-import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
+import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const logger = createLogger('lode');
@@ -19,6 +19,7 @@ const logger = createLogger('lode');
 const schema = z.object({
   ...gatewaySettings,
   ...storageSettings,
+  ...uploadSettings,
   LODE_PG_PORT: env.port(54329),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
 });
@@ -35,7 +36,13 @@ async function main(): Promise<void> {
   await migrate(identityDb, gatewayMigrations);
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const storage = createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
-  await startUploadService({ db: filesDb, bus, storage });
+  const upload = await startUploadService({
+    db: filesDb,
+    bus,
+    storage,
+    logger,
+    gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
+  });
 
   const limiter = new MemoryWriteLimiter();
   const { app } = createGatewayApp({
@@ -55,6 +62,7 @@ async function main(): Promise<void> {
 
   onShutdown(logger, [
     ['http', () => closeServer(server)],
+    ['collector', () => upload.stop()],
     ['bus', () => bus.close()],
     ['limiter', () => limiter.close()],
     ['databases', () => Promise.all([identityDb.close(), filesDb.close()])],

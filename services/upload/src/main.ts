@@ -7,6 +7,7 @@ import { busSettings, connectNats, NatsBus } from '@lode/bus';
 import { createStorage, storageSettings } from '@lode/storage';
 import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
 import { startUploadService, UPLOAD_SCHEMA } from './start.ts';
+import { uploadSettings } from './config.ts';
 
 const logger = createLogger('upload');
 
@@ -15,6 +16,7 @@ const schema = z.object({
   ...busSettings,
   LOG_LEVEL: env.logLevel(),
   ...storageSettings,
+  ...uploadSettings,
 });
 
 async function main(): Promise<void> {
@@ -23,9 +25,16 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'lode-upload');
   const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const storage = createStorage(config, { publicUrl: 'http://localhost:8080' });
-  await startUploadService({ db, bus, storage });
+  const upload = await startUploadService({
+    db,
+    bus,
+    storage,
+    logger,
+    gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
+  });
   logger.info('upload service ready');
   onShutdown(logger, [
+    ['collector', () => upload.stop()],
     ['bus', () => bus.close()],
     ['nats', () => nc.drain()],
     ['database', () => db.close()],

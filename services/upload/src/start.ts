@@ -2,8 +2,10 @@ import path from 'node:path';
 import type { Bus } from '@lode/bus';
 import { migrate, type Database } from '@lode/db';
 import type { BlobStorage } from '@lode/storage';
+import type { Logger } from '@lode/telemetry';
 import { FilesRepository } from './repo/files-repo.ts';
 import { UploadService } from './domain/upload-service.ts';
+import { ReservationCollector } from './domain/reservation-gc.ts';
 import { serveInitiate } from './handlers/initiate.ts';
 import { serveInitiateBatch } from './handlers/initiate-batch.ts';
 import { serveConfirm } from './handlers/confirm.ts';
@@ -16,15 +18,28 @@ export interface UploadDeps {
   db: Database;
   bus: Bus;
   storage: BlobStorage;
+  logger: Logger;
+  /** Garbage collection of never-confirmed uploads; omit to run no collector in this process. */
+  gc?: { intervalMs: number; graceMs: number };
 }
 
-/** Migrates the `files` schema and serves every upload RPC on the bus. */
-export async function startUploadService({ db, bus, storage }: UploadDeps): Promise<void> {
+export interface RunningUploadService {
+  collector: ReservationCollector;
+  /** Stops the periodic collector, letting a run in progress finish. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the `files` schema, serves every upload RPC on the bus and starts the collector. */
+export async function startUploadService({ db, bus, storage, logger, gc }: UploadDeps): Promise<RunningUploadService> {
   await migrate(db, uploadMigrations);
   await storage.ensureReady();
-  const service = new UploadService(new FilesRepository(db), storage);
+  const repo = new FilesRepository(db);
+  const service = new UploadService(repo, storage);
+  const collector = new ReservationCollector(repo, storage, logger, { graceMs: gc?.graceMs ?? 0 });
   serveInitiate(bus, service);
   serveInitiateBatch(bus, service);
   serveConfirm(bus, service);
   servePing(bus, db);
+  const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
+  return { collector, stop: stopCollector };
 }

@@ -101,7 +101,7 @@ export class UploadService {
       throw errors.contentMismatch('Stored object does not match the declared SHA-256');
     }
 
-    const confirmed = await this.#repo.confirmVersion({
+    const outcome = await this.#repo.confirmVersion({
       projectId: actor.projectId,
       fileId: reservation.file_id,
       version: reservation.version,
@@ -113,9 +113,8 @@ export class UploadService {
       uploadId: reservation.id,
       origin: reservation.dedup ? 'dedup' : 'upload',
     });
-    if (confirmed || (await this.#repo.versionCameFrom(reservation.file_id, reservation.version, reservation.id))) {
-      return { confirmed: true, version: reservation.version };
-    }
-    throw errors.versionConflict(reservation.file_id, reservation.version);
+    if (outcome === 'gone') throw errors.notFound('Upload reservation (expired and collected; initiate again)');
+    if (outcome === 'conflict') throw errors.versionConflict(reservation.file_id, reservation.version);
+    return { confirmed: true, version: reservation.version };
   }
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import type { Database } from '@lode/db';
 
 export interface ReservationInput {
   path: string;
@@ -47,9 +47,9 @@ export interface NewVersion {
 
 /** SQL for the `files` schema: files, upload reservations, versions and the content index. */
 export class FilesRepository {
-  readonly #db: Queryable;
+  readonly #db: Database;
 
-  constructor(db: Queryable) {
+  constructor(db: Database) {
     this.#db = db;
   }
 
@@ -121,40 +121,61 @@ export class FilesRepository {
   }
 
   /**
-   * Advances the tip from version-1 to version and records the version, atomically. Returns false
-   * when the tip has moved (another upload confirmed that version first). Ten racing confirms
-   * serialize on the row lock; after the first commits, the others no longer match `version - 1`.
+   * Advances the tip from version-1 to version and records the version, atomically. The reservation
+   * row is locked first, so the garbage collector (which skips locked rows) cannot remove it while
+   * it is being confirmed. Ten racing confirms serialize on the file's row lock; after the first
+   * commits, the others no longer match `version - 1` and get 'conflict'. A reservation already
+   * confirmed answers 'confirmed' again: a repeated confirm is idempotent.
    */
-  async confirmVersion(v: NewVersion): Promise<boolean> {
-    const { rows } = await this.#db.query<{ confirmed: number }>(
-      `WITH tip AS (
-         UPDATE files SET tip_version = $3 WHERE id = $2 AND project_id = $1 AND tip_version = $3 - 1 RETURNING id
-       ),
-       version_row AS (
-         INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin)
-         SELECT gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM tip
-         RETURNING id
-       ),
-       reservation AS (
-         UPDATE uploads SET state = 'confirmed' WHERE id = $9 AND EXISTS (SELECT 1 FROM tip) RETURNING id
-       ),
-       blob AS (
-         INSERT INTO blobs (project_id, sha256, size, storage_key)
-         SELECT $1, $4, $5, $6 FROM tip
-         ON CONFLICT DO NOTHING
-       )
-       SELECT count(*)::int AS confirmed FROM version_row`,
-      [v.projectId, v.fileId, v.version, v.sha256, v.size, v.storageKey, v.uploaderId, v.uploaderName, v.uploadId, v.origin],
-    );
-    return rows[0]?.confirmed === 1;
+  async confirmVersion(v: NewVersion): Promise<'confirmed' | 'conflict' | 'gone'> {
+    return this.#db.transaction(async (tx) => {
+      const { rows: held } = await tx.query<{ state: string }>('SELECT state FROM uploads WHERE id = $1 FOR UPDATE', [v.uploadId]);
+      if (!held[0]) return 'gone';
+      if (held[0].state === 'confirmed') return 'confirmed';
+      const { rows } = await tx.query<{ confirmed: number }>(
+        `WITH tip AS (
+           UPDATE files SET tip_version = $3 WHERE id = $2 AND project_id = $1 AND tip_version = $3 - 1 RETURNING id
+         ),
+         version_row AS (
+           INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin)
+           SELECT gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM tip
+           RETURNING id
+         ),
+         reservation AS (
+           UPDATE uploads SET state = 'confirmed' WHERE id = $9 AND EXISTS (SELECT 1 FROM tip) RETURNING id
+         ),
+         blob AS (
+           INSERT INTO blobs (project_id, sha256, size, storage_key)
+           SELECT $1, $4, $5, $6 FROM tip
+           ON CONFLICT DO NOTHING
+         )
+         SELECT count(*)::int AS confirmed FROM version_row`,
+        [v.projectId, v.fileId, v.version, v.sha256, v.size, v.storageKey, v.uploaderId, v.uploaderName, v.uploadId, v.origin],
+      );
+      return rows[0]?.confirmed === 1 ? 'confirmed' : 'conflict';
+    });
   }
 
-  /** True when this very reservation already produced the version: a repeated confirm. */
-  async versionCameFrom(fileId: string, version: number, uploadId: string): Promise<boolean> {
-    const { rowCount } = await this.#db.query(
-      'SELECT 1 FROM versions WHERE file_id = $1 AND version = $2 AND upload_id = $3',
-      [fileId, version, uploadId],
-    );
-    return rowCount === 1;
+
+  /**
+   * Removes up to `limit` reservations that expired before `before` and were never confirmed, with
+   * their objects. SKIP LOCKED lets several replicas collect at once without taking the same rows
+   * and without waiting on a confirm that holds one. Objects go first: if deleting the rows then
+   * fails, the next run deletes the (already missing) objects again, which is harmless.
+   */
+  async collectExpired(before: Date, limit: number, deleteObjects: (keys: string[]) => Promise<void>): Promise<number> {
+    return this.#db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; storage_key: string; dedup: boolean }>(
+        `SELECT id, storage_key, dedup FROM uploads
+         WHERE state = 'reserved' AND expires_at < $1
+         ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [before, limit],
+      );
+      if (rows.length === 0) return 0;
+      // A dedup reservation points at a confirmed blob that others use: only its row goes.
+      await deleteObjects(rows.filter((r) => !r.dedup).map((r) => r.storage_key));
+      await tx.query('DELETE FROM uploads WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
+      return rows.length;
+    });
   }
 }

@@ -1,0 +1,9 @@
+import { env } from '@lode/config';
+
+/** Settings of the upload service, in its own process or embedded. */
+export const uploadSettings = {
+  /** How often the reservation collector runs. */
+  LODE_GC_INTERVAL_MS: env.int(60_000, 1000),
+  /** How long after its URL expired a never-confirmed upload is kept before it is collected. */
+  LODE_GC_GRACE_MS: env.int(3_600_000),
+};
