@@ -18,12 +18,18 @@ export class CursorCodec {
   }
 
   decode(cursor: string): (string | number)[] {
-    const [body, mac] = cursor.split('.');
-    if (!body || !mac) throw errors.validation('Invalid cursor');
+    const parts = cursor.split('.');
+    const [body, mac] = parts;
+    if (parts.length !== 2 || !body || !mac) throw errors.validation('Invalid cursor');
     const expected = Buffer.from(this.#mac(body));
     const given = Buffer.from(mac);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw errors.validation('Invalid cursor');
-    const position = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown;
+    let position: unknown;
+    try {
+      position = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      throw errors.validation('Invalid cursor');
+    }
     if (!Array.isArray(position)) throw errors.validation('Invalid cursor');
     return position as (string | number)[];
   }

@@ -5,7 +5,8 @@ const slug = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens, at most 64 characters');
 const name = z.string().trim().min(1).max(200);
-const imageUrl = z.url().max(2048).nullable().optional();
+// http(s) only: these URLs end up in tools' UIs, where a javascript: URL would be stored XSS.
+const imageUrl = z.url({ protocol: /^https?$/ }).max(2048).nullable().optional();
 
 export const createOrgBody = z.object({ name, slug });
 export const createUserBody = z.object({ name, avatarUrl: imageUrl });

@@ -51,13 +51,13 @@ export class AdminService {
   }
 
   async addMember(orgId: string, userId: string, role: Role) {
-    await this.#requireOrg(orgId);
+    await this.requireOrg(orgId);
     if (!(await this.users.find(userId))) throw errors.notFound('User');
     return this.members.upsert(orgId, userId, role);
   }
 
   async createProject(orgId: string, body: CreateProjectBody) {
-    await this.#requireOrg(orgId);
+    await this.requireOrg(orgId);
     return this.projects
       .insert({ id: randomUUID(), orgId, name: body.name, slug: body.slug, iconUrl: body.iconUrl ?? null, writeRateLimit: body.writeRateLimit ?? null })
       .catch(slugConflict(body.slug));
@@ -93,7 +93,7 @@ export class AdminService {
     return project;
   }
 
-  async #requireOrg(orgId: string) {
+  async requireOrg(orgId: string) {
     const org = await this.orgs.find(orgId);
     if (!org) throw errors.notFound('Organization');
     return org;
@@ -101,18 +101,22 @@ export class AdminService {
 
   /** Runs a keyset list: fetch one row more than asked to know whether another page exists. */
   async page<R, V>(
+    list: string,
     query: { cursor?: string | undefined; limit: number },
     fetch: (after: string[] | undefined, limit: number) => Promise<R[]>,
     positionOf: (row: R) => string[],
     toView: (row: R) => V,
   ): Promise<Page<V>> {
-    const after = query.cursor ? this.#cursors.decode(query.cursor).map(String) : undefined;
+    // A cursor names its list, so one list's cursor can never be replayed against another's keys.
+    const decoded = query.cursor ? this.#cursors.decode(query.cursor).map(String) : undefined;
+    if (decoded && decoded[0] !== list) throw errors.validation('Invalid cursor');
+    const after = decoded?.slice(1);
     const rows = await fetch(after, query.limit + 1);
     const data = rows.slice(0, query.limit);
     const last = data.at(-1);
     return {
       data: data.map(toView),
-      nextCursor: rows.length > query.limit && last ? this.#cursors.encode(positionOf(last)) : null,
+      nextCursor: rows.length > query.limit && last ? this.#cursors.encode([list, ...positionOf(last)]) : null,
     };
   }
 }

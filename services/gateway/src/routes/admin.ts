@@ -40,7 +40,7 @@ export function adminRoutes(deps: { db: Database; adminToken: string; authentica
   });
   router.get('/admin/v1/orgs', async (req, res) => {
     const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page(q, (after, limit) => admin.orgs.list(after, limit), createdAtPosition, view.org));
+    res.json(await admin.page('orgs', q, (after, limit) => admin.orgs.list(after, limit), createdAtPosition, view.org));
   });
 
   router.post('/admin/v1/users', async (req, res) => {
@@ -49,7 +49,7 @@ export function adminRoutes(deps: { db: Database; adminToken: string; authentica
   });
   router.get('/admin/v1/users', async (req, res) => {
     const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page(q, (after, limit) => admin.users.list(after, limit), createdAtPosition, view.user));
+    res.json(await admin.page('users', q, (after, limit) => admin.users.list(after, limit), createdAtPosition, view.user));
   });
 
   router.post('/admin/v1/orgs/:orgId/members', async (req, res) => {
@@ -59,8 +59,9 @@ export function adminRoutes(deps: { db: Database; adminToken: string; authentica
   });
   router.get('/admin/v1/orgs/:orgId/members', async (req, res) => {
     const orgId = idParam(req.params.orgId, 'Organization');
+    await admin.requireOrg(orgId);
     const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page(q, (after, limit) => admin.members.list(orgId, after, limit), (m) => [m.user_id], view.member));
+    res.json(await admin.page('members', q, (after, limit) => admin.members.list(orgId, after, limit), (m) => [m.user_id], view.member));
   });
 
   router.post('/admin/v1/orgs/:orgId/projects', async (req, res) => {
@@ -70,8 +71,9 @@ export function adminRoutes(deps: { db: Database; adminToken: string; authentica
   });
   router.get('/admin/v1/orgs/:orgId/projects', async (req, res) => {
     const orgId = idParam(req.params.orgId, 'Organization');
+    await admin.requireOrg(orgId);
     const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page(q, (after, limit) => admin.projects.listByOrg(orgId, after, limit), createdAtPosition, view.project));
+    res.json(await admin.page('projects', q, (after, limit) => admin.projects.listByOrg(orgId, after, limit), createdAtPosition, view.project));
   });
 
   router.post('/admin/v1/projects/:projectId/keys', async (req, res) => {
@@ -84,7 +86,7 @@ export function adminRoutes(deps: { db: Database; adminToken: string; authentica
     const projectId = idParam(req.params.projectId, 'Project');
     await admin.requireProject(projectId);
     const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page(q, (after, limit) => admin.keys.listByProject(projectId, after, limit), createdAtPosition, view.key));
+    res.json(await admin.page('keys', q, (after, limit) => admin.keys.listByProject(projectId, after, limit), createdAtPosition, view.key));
   });
 
   router.delete('/admin/v1/keys/:keyId', async (req, res) => {

@@ -1,0 +1,205 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * Argument parsing for the operator CLI (admin-cli.ts): argv in, one HTTP call (or quickstart)
+ * out. Pure, so a usage mistake is caught before anything reaches the server.
+ */
+
+/** A mistake in the command line: the CLI prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface HttpCall {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+export interface QuickstartArgs {
+  orgSlug: string;
+  orgName: string;
+  projectSlug: string;
+  projectName: string;
+  userName: string;
+}
+
+export type Invocation =
+  | { kind: 'help' }
+  | { kind: 'call'; call: HttpCall }
+  | { kind: 'list'; call: HttpCall; all: boolean }
+  | { kind: 'quickstart'; args: QuickstartArgs };
+
+export interface ParsedCommandLine {
+  invocation: Invocation;
+  url: string | undefined;
+  token: string | undefined;
+}
+
+type Flags = (name: string) => string;
+
+interface CommandSpec {
+  usage: string;
+  required: string[];
+  optional?: string[];
+  /** Lists take --limit, --cursor and --all and answer `{data, nextCursor}`. */
+  list?: boolean;
+  build: (flag: Flags, optional: (name: string) => string | undefined) => HttpCall | QuickstartArgs;
+}
+
+const ROLES = ['owner', 'admin', 'member'];
+const seg = encodeURIComponent;
+
+function positiveNumber(name: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
+  return n;
+}
+
+const commands: Record<string, CommandSpec> = {
+  'orgs create': {
+    usage: 'orgs create --name <name> --slug <slug>',
+    required: ['name', 'slug'],
+    build: (f) => ({ method: 'POST', path: '/admin/v1/orgs', body: { name: f('name'), slug: f('slug') } }),
+  },
+  'orgs list': { usage: 'orgs list', required: [], list: true, build: () => ({ method: 'GET', path: '/admin/v1/orgs' }) },
+  'users create': {
+    usage: 'users create --name <name> [--avatar-url <url>]',
+    required: ['name'],
+    optional: ['avatar-url'],
+    build: (f, o) => ({ method: 'POST', path: '/admin/v1/users', body: { name: f('name'), avatarUrl: o('avatar-url') } }),
+  },
+  'users list': { usage: 'users list', required: [], list: true, build: () => ({ method: 'GET', path: '/admin/v1/users' }) },
+  'members add': {
+    usage: 'members add --org <orgId> --user <userId> --role owner|admin|member',
+    required: ['org', 'user', 'role'],
+    build: (f) => {
+      if (!ROLES.includes(f('role'))) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      return { method: 'POST', path: `/admin/v1/orgs/${seg(f('org'))}/members`, body: { userId: f('user'), role: f('role') } };
+    },
+  },
+  'members list': {
+    usage: 'members list --org <orgId>',
+    required: ['org'],
+    list: true,
+    build: (f) => ({ method: 'GET', path: `/admin/v1/orgs/${seg(f('org'))}/members` }),
+  },
+  'projects create': {
+    usage: 'projects create --org <orgId> --name <name> --slug <slug> [--icon-url <url>] [--rate-per-second <n> --rate-burst <n>]',
+    required: ['org', 'name', 'slug'],
+    optional: ['icon-url', 'rate-per-second', 'rate-burst'],
+    build: (f, o) => {
+      const perSecond = o('rate-per-second');
+      const burst = o('rate-burst');
+      if ((perSecond === undefined) !== (burst === undefined)) throw new UsageError('--rate-per-second and --rate-burst go together');
+      const writeRateLimit =
+        perSecond === undefined || burst === undefined
+          ? undefined
+          : { perSecond: positiveNumber('rate-per-second', perSecond), burst: positiveNumber('rate-burst', burst) };
+      return {
+        method: 'POST',
+        path: `/admin/v1/orgs/${seg(f('org'))}/projects`,
+        body: { name: f('name'), slug: f('slug'), iconUrl: o('icon-url'), writeRateLimit },
+      };
+    },
+  },
+  'projects list': {
+    usage: 'projects list --org <orgId>',
+    required: ['org'],
+    list: true,
+    build: (f) => ({ method: 'GET', path: `/admin/v1/orgs/${seg(f('org'))}/projects` }),
+  },
+  'keys create': {
+    usage: 'keys create --project <projectId> --user <userId>',
+    required: ['project', 'user'],
+    build: (f) => ({ method: 'POST', path: `/admin/v1/projects/${seg(f('project'))}/keys`, body: { userId: f('user') } }),
+  },
+  'keys list': {
+    usage: 'keys list --project <projectId>',
+    required: ['project'],
+    list: true,
+    build: (f) => ({ method: 'GET', path: `/admin/v1/projects/${seg(f('project'))}/keys` }),
+  },
+  'keys revoke': {
+    usage: 'keys revoke --key <keyId>',
+    required: ['key'],
+    build: (f) => ({ method: 'DELETE', path: `/admin/v1/keys/${seg(f('key'))}` }),
+  },
+  'keys reset-device': {
+    usage: 'keys reset-device --key <keyId>',
+    required: ['key'],
+    build: (f) => ({ method: 'POST', path: `/admin/v1/keys/${seg(f('key'))}/reset-device` }),
+  },
+  quickstart: {
+    usage: 'quickstart --org-slug <slug> --project-slug <slug> --user-name <name> [--org-name <name>] [--project-name <name>]',
+    required: ['org-slug', 'project-slug', 'user-name'],
+    optional: ['org-name', 'project-name'],
+    build: (f, o) => ({
+      orgSlug: f('org-slug'),
+      orgName: o('org-name') ?? f('org-slug'),
+      projectSlug: f('project-slug'),
+      projectName: o('project-name') ?? f('project-slug'),
+      userName: f('user-name'),
+    }),
+  },
+};
+
+const LIST_FLAGS = ['limit', 'cursor', 'all'];
+const GLOBAL_FLAGS = ['url', 'token', 'help'];
+const BOOLEAN_FLAGS = new Set(['all', 'help']);
+const ALL_FLAGS = new Set([...GLOBAL_FLAGS, ...LIST_FLAGS, ...Object.values(commands).flatMap((c) => [...c.required, ...(c.optional ?? [])])]);
+
+export const usage = `Usage: npm run admin -- <command> [flags]
+
+Commands:
+${Object.values(commands)
+  .map((c) => `  ${c.usage}${c.list ? ' [--limit <n>] [--cursor <c>] [--all]' : ''}`)
+  .join('\n')}
+  help
+
+Flags for every command:
+  --url <url>       gateway base URL (default: $LODE_URL, else http://localhost:8080)
+  --token <token>   admin token (default: $LODE_ADMIN_TOKEN, else <$LODE_DATA_DIR or ./.lode>/admin-token)
+
+List commands print one page {data, nextCursor}; --all follows nextCursor and prints every row.
+Output is the JSON response; an HTTP error prints "error <status> <code>: <message>" and exits 1.`;
+
+export function parseCommandLine(argv: string[]): ParsedCommandLine {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    const options = Object.fromEntries([...ALL_FLAGS].map((f) => [f, { type: BOOLEAN_FLAGS.has(f) ? 'boolean' : 'string' } as const]));
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const url = typeof values.url === 'string' ? values.url : undefined;
+  const token = typeof values.token === 'string' ? values.token : undefined;
+  const name = parsed.positionals.join(' ');
+  if (name === 'help' || (values.help === true && name === '')) return { invocation: { kind: 'help' }, url, token };
+  if (name === '') throw new UsageError('No command given');
+
+  const spec = commands[name];
+  if (!spec) throw new UsageError(`Unknown command "${name}"`);
+  const allowed = new Set([...GLOBAL_FLAGS, ...spec.required, ...(spec.optional ?? []), ...(spec.list ? LIST_FLAGS : [])]);
+  const stray = Object.keys(values).filter((f) => values[f] !== undefined && !allowed.has(f));
+  if (stray.length > 0) throw new UsageError(`"${name}" does not take ${stray.map((f) => `--${f}`).join(', ')}`);
+  const missing = spec.required.filter((f) => typeof values[f] !== 'string' || values[f] === '');
+  if (missing.length > 0) throw new UsageError(`"${name}" needs ${missing.map((f) => `--${f}`).join(', ')}`);
+
+  const optional = (f: string) => (typeof values[f] === 'string' ? values[f] : undefined);
+  const built = spec.build((f) => String(values[f]), optional);
+  if (!('method' in built)) return { invocation: { kind: 'quickstart', args: built }, url, token };
+  if (!spec.list) return { invocation: { kind: 'call', call: built }, url, token };
+
+  const query = new URLSearchParams();
+  const limit = optional('limit');
+  if (limit !== undefined) {
+    if (!/^\d+$/.test(limit)) throw new UsageError('--limit must be a whole number');
+    query.set('limit', limit);
+  }
+  const cursor = optional('cursor');
+  if (cursor !== undefined) query.set('cursor', cursor);
+  const path = query.size > 0 ? `${built.path}?${query.toString()}` : built.path;
+  return { invocation: { kind: 'list', call: { ...built, path }, all: values.all === true }, url, token };
+}

@@ -1,0 +1,183 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, startTestStack, type TestStack } from '@lode/testkit';
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+// The repo's own Node 24 (type stripping), whatever node runs vitest.
+const NODE = path.join(repoRoot, 'node_modules/.bin/node');
+const CLI = path.join(repoRoot, 'services/gateway/src/admin-cli.ts');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+interface Created {
+  orgId: string;
+  projectId: string;
+  userId: string;
+  keyId: string;
+  key: string;
+}
+
+const tag = () => randomBytes(4).toString('hex');
+
+describe('admin CLI (npm run admin)', () => {
+  let stack: TestStack;
+  let workDir: string;
+  beforeAll(async () => {
+    stack = await startTestStack({ bus: 'local' });
+    workDir = await mkdtemp(path.join(tmpdir(), 'lode-cli-'));
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
+
+  /** Runs the CLI in an empty directory with only the environment given, so nothing of this machine's leaks in. */
+  function cli(args: string[], env: Record<string, string> = { LODE_URL: stack.baseUrl, LODE_ADMIN_TOKEN: stack.adminToken }) {
+    const { LODE_URL: _u, LODE_ADMIN_TOKEN: _t, LODE_DATA_DIR: _d, ...inherited } = process.env;
+    return new Promise<CliResult>((resolve, reject) => {
+      execFile(NODE, [CLI, ...args], { cwd: workDir, env: { ...inherited, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') reject(new Error(`could not run the CLI: ${error.message}`, { cause: error }));
+        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+      });
+    });
+  }
+  /** A successful run's stdout, parsed: the CLI prints exactly the JSON answer there. */
+  async function json<T>(args: string[]): Promise<T> {
+    const run = await cli(args);
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    return JSON.parse(run.stdout) as T;
+  }
+
+  it('quickstart creates org, project, owner and key, and the key works', async () => {
+    const run = await cli(['quickstart', '--org-slug', `studio-${tag()}`, '--project-slug', 'forest', '--user-name', 'Ada']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('shown only once');
+    const created = JSON.parse(run.stdout) as Created;
+    expect(created).toEqual({
+      orgId: expect.any(String),
+      projectId: expect.any(String),
+      userId: expect.any(String),
+      keyId: expect.any(String),
+      key: expect.stringMatching(/^lode_[0-9A-Za-z]{40}$/),
+    });
+    const api = new ApiClient(stack.baseUrl, { authorization: `Bearer ${created.key}` });
+    const identity = await api.post('/api/v1/auth/validate-key');
+    expect(identity).toMatchObject({ status: 200, body: { userName: 'Ada', projectSlug: 'forest', orgId: created.orgId } });
+
+    const keys = await json<Page<{ id: string; userId: string }>>(['keys', 'list', '--project', created.projectId]);
+    expect(keys).toMatchObject({ data: [{ id: created.keyId, userId: created.userId }], nextCursor: null });
+    expect(JSON.stringify(keys)).not.toContain(created.key);
+    const members = await json<Page<{ userId: string; role: string }>>(['members', 'list', '--org', created.orgId]);
+    expect(members.data).toEqual([expect.objectContaining({ userId: created.userId, role: 'owner' })]);
+  });
+
+  it('orgs list --all follows nextCursor through every page', async () => {
+    for (let i = 0; i < 3; i++) await json(['orgs', 'create', '--name', 'Paged', '--slug', `paged-${tag()}`]);
+    const whole = await new ApiClient(stack.baseUrl, { authorization: `Bearer ${stack.adminToken}` }).get<Page<{ id: string }>>(
+      '/admin/v1/orgs?limit=200',
+    );
+    const onePage = await json<Page<{ id: string }>>(['orgs', 'list', '--limit', '1']);
+    expect(onePage.data).toHaveLength(1);
+    expect(onePage.nextCursor).toEqual(expect.any(String));
+    for (const args of [['--all'], ['--all', '--limit', '1']]) {
+      const all = await json<Page<{ id: string }>>(['orgs', 'list', ...args]);
+      expect(all.nextCursor).toBeNull();
+      expect(all.data.map((o) => o.id)).toEqual(whole.body.data.map((o) => o.id));
+    }
+  });
+
+  it('runs every resource command against the admin API', async () => {
+    const org = await json<{ id: string; slug: string }>(['orgs', 'create', '--name', 'Acme', '--slug', `acme-${tag()}`]);
+    const user = await json<{ id: string; avatarUrl: string }>(['users', 'create', '--name', 'Bo', '--avatar-url', 'https://example.com/bo.png']);
+    expect(user.avatarUrl).toBe('https://example.com/bo.png');
+    expect(await json(['members', 'add', '--org', org.id, '--user', user.id, '--role', 'admin'])).toMatchObject({ role: 'admin' });
+    const project = await json<{ id: string }>(
+      ['projects', 'create', '--org', org.id, '--name', 'Swamp', '--slug', 'swamp', '--icon-url', 'https://example.com/s.png', '--rate-per-second', '2.5', '--rate-burst', '20'],
+    );
+    expect(project).toMatchObject({ iconUrl: 'https://example.com/s.png', writeRateLimit: { perSecond: 2.5, burst: 20 } });
+    expect((await json<Page<{ id: string }>>(['projects', 'list', '--org', org.id])).data.map((p) => p.id)).toEqual([project.id]);
+    expect((await json<Page<{ id: string }>>(['users', 'list', '--all'])).data.map((u) => u.id)).toContain(user.id);
+
+    const key = await json<{ id: string; key: string }>(['keys', 'create', '--project', project.id, '--user', user.id]);
+    const api = (device: string) => new ApiClient(stack.baseUrl, { authorization: `Bearer ${key.key}`, 'x-device-id': device });
+    expect((await api('laptop').post('/api/v1/auth/validate-key')).status).toBe(200);
+    expect((await api('desktop').post('/api/v1/auth/validate-key')).status).toBe(403);
+    expect(await json(['keys', 'reset-device', '--key', key.id])).toMatchObject({ id: key.id, deviceBound: false });
+    expect((await api('desktop').post('/api/v1/auth/validate-key')).status).toBe(200);
+    expect(await json(['keys', 'revoke', '--key', key.id])).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
+    expect((await api('desktop').post('/api/v1/auth/validate-key')).body).toMatchObject({ code: 'key_revoked' });
+  });
+
+  it('exits 1 with "error <status> <code>: <message>" on stderr when the API refuses', async () => {
+    const slug = `taken-${tag()}`;
+    await json(['orgs', 'create', '--name', 'First', '--slug', slug]);
+    const taken = await cli(['orgs', 'create', '--name', 'Second', '--slug', slug]);
+    expect(taken).toEqual({ code: 1, stdout: '', stderr: `error 409 slug_taken: Slug "${slug}" is already taken\n` });
+
+    const wrongToken = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_ADMIN_TOKEN: 'not-the-token' });
+    expect(wrongToken).toMatchObject({ code: 1, stdout: '' });
+    expect(wrongToken.stderr).toMatch(/^error 401 unauthorized: .+\n$/);
+
+    const unknown = await cli(['keys', 'revoke', '--key', '00000000-0000-4000-8000-000000000000']);
+    expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'error 404 not_found: API key not found\n' });
+  });
+
+  it('reports what quickstart had created when a later step fails', async () => {
+    const run = await cli(['quickstart', '--org-slug', `half-${tag()}`, '--project-slug', 'Not A Slug', '--user-name', 'Cy']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error 400 validation_failed: .*slug/m);
+    expect(run.stderr).toMatch(/quickstart stopped after creating \{"orgId":"[0-9a-f-]{36}"\}/);
+    expect(run.stdout).toBe('');
+  });
+
+  it('takes --url and --token over the environment, and falls back to <LODE_DATA_DIR>/admin-token', async () => {
+    const flags = await cli(['orgs', 'list', '--url', stack.baseUrl, '--token', stack.adminToken], {
+      LODE_URL: 'http://127.0.0.1:1',
+      LODE_ADMIN_TOKEN: 'wrong',
+    });
+    expect(flags.code, flags.stderr).toBe(0);
+
+    const dataDir = path.join(workDir, 'data');
+    await rm(dataDir, { recursive: true, force: true });
+    await mkdir(dataDir);
+    await writeFile(path.join(dataDir, 'admin-token'), `${stack.adminToken}\n`);
+    const fromFile = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_DATA_DIR: dataDir });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+
+    const none = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_DATA_DIR: path.join(workDir, 'nowhere') });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('No admin token');
+  });
+
+  it.each([
+    ['no command', []],
+    ['an unknown command', ['orgs', 'delete']],
+    ['a missing flag', ['orgs', 'create', '--name', 'Acme']],
+    ['an unknown flag', ['orgs', 'list', '--bogus']],
+    ['a flag of another command', ['orgs', 'create', '--name', 'Acme', '--slug', 'acme', '--org', 'x']],
+    ['an unknown role', ['members', 'add', '--org', 'o', '--user', 'u', '--role', 'boss']],
+    ['half a rate limit', ['projects', 'create', '--org', 'o', '--name', 'n', '--slug', 's', '--rate-burst', '3']],
+  ])('exits 2 with the usage on stderr for %s', async (_, args) => {
+    const run = await cli(args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('Usage: npm run admin -- <command> [flags]');
+  });
+
+  it('prints the usage on stdout for help', async () => {
+    const run = await cli(['help'], {});
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('quickstart --org-slug');
+  });
+});
