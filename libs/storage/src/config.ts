@@ -2,20 +2,48 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { BlobStorage } from './storage.ts';
 import { LocalBlobStorage } from './local-storage.ts';
+import { S3BlobStorage } from './s3-storage.ts';
 
-/** Storage settings, shared by the upload service (signs) and the gateway (serves local URLs). */
+const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/**
+ * Storage settings, shared by the upload service (signs, checks, deletes) and the gateway (serves
+ * local-driver URLs). Setting S3_BUCKET selects the S3 driver; otherwise blobs live on local disk.
+ */
 export const storageSettings = {
   LODE_DATA_DIR: z.string().default('./.lode'),
   /** HMAC key for local-driver URLs; the gateway and the upload service must share it. */
   LODE_STORAGE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Where clients reach the gateway; local-driver URLs point there. */
   LODE_PUBLIC_URL: z.url().optional(),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').optional(),
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: flag.default(false),
+  S3_CREATE_BUCKET: flag.default(false),
 };
 
-export type StorageSettings = { LODE_DATA_DIR: string; LODE_STORAGE_SECRET?: string | undefined; LODE_PUBLIC_URL?: string | undefined };
+export interface StorageSettings {
+  LODE_DATA_DIR: string;
+  LODE_STORAGE_SECRET?: string | undefined;
+  LODE_PUBLIC_URL?: string | undefined;
+  S3_BUCKET?: string | undefined;
+  S3_ENDPOINT?: string | undefined;
+  S3_REGION: string;
+  S3_ACCESS_KEY_ID?: string | undefined;
+  S3_SECRET_ACCESS_KEY?: string | undefined;
+  S3_FORCE_PATH_STYLE: boolean;
+  S3_CREATE_BUCKET: boolean;
+}
 
 export function localStorageDir(dataDir: string): string {
   return path.resolve(dataDir, 'blobs');
+}
+
+export function usesS3(settings: StorageSettings): boolean {
+  return settings.S3_BUCKET !== undefined;
 }
 
 export function createLocalStorage(settings: StorageSettings, fallback: { secret?: string; publicUrl: string }): LocalBlobStorage {
@@ -28,6 +56,21 @@ export function createLocalStorage(settings: StorageSettings, fallback: { secret
   });
 }
 
+export function createS3Storage(settings: StorageSettings): S3BlobStorage {
+  if (!settings.S3_BUCKET || !settings.S3_ACCESS_KEY_ID || !settings.S3_SECRET_ACCESS_KEY) {
+    throw new Error('S3 storage needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
+  }
+  return new S3BlobStorage({
+    endpoint: settings.S3_ENDPOINT,
+    region: settings.S3_REGION,
+    bucket: settings.S3_BUCKET,
+    accessKeyId: settings.S3_ACCESS_KEY_ID,
+    secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: settings.S3_FORCE_PATH_STYLE,
+    createBucket: settings.S3_CREATE_BUCKET,
+  });
+}
+
 export function createStorage(settings: StorageSettings, fallback: { secret?: string; publicUrl: string }): BlobStorage {
-  return createLocalStorage(settings, fallback);
+  return usesS3(settings) ? createS3Storage(settings) : createLocalStorage(settings, fallback);
 }

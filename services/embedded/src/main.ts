@@ -8,7 +8,7 @@ import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { Database, migrate } from '@lode/db';
 import { LocalBus } from '@lode/bus';
-import { createLocalObjectHandler, createLocalStorage, storageSettings } from '@lode/storage';
+import { createLocalObjectHandler, createLocalStorage, createS3Storage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret } from '@lode/runtime';
 import { createGatewayApp, gatewayMigrations, gatewaySettings, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   const filesDb = new Database({ connectionString: postgres.url, schema: UPLOAD_SCHEMA, max: 5 });
   await migrate(identityDb, gatewayMigrations);
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
-  const storage = createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
+  const local = usesS3(config) ? undefined : createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
+  const storage = local ?? createS3Storage(config);
   const upload = await startUploadService({
     db: filesDb,
     bus,
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
     authCacheMs: config.LODE_AUTH_CACHE_MS,
     bodyLimit: config.LODE_BODY_LIMIT,
     services: PROJECT_SERVICES,
-    localObjects: createLocalObjectHandler(storage),
+    localObjects: local && createLocalObjectHandler(local),
   });
   const server = await listen(app, config.PORT);
   logger.info({ port: config.PORT, dataDir }, `Lode listening on http://localhost:${config.PORT}`);

@@ -7,7 +7,7 @@ import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { Database, migrate } from '@lode/db';
 import { connectNats, NatsBus } from '@lode/bus';
-import { createLocalObjectHandler, createLocalStorage, storageSettings } from '@lode/storage';
+import { createLocalObjectHandler, createLocalStorage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, listen, onShutdown } from '@lode/runtime';
 import { createGatewayApp } from './app.ts';
 import { gatewayEnvSchema } from './config.ts';
@@ -23,7 +23,6 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'lode-gateway');
   const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const limiter = new RedisWriteLimiter(config.REDIS_URL);
-  const storage = createLocalStorage(config, { publicUrl: `http://localhost:${config.PORT}` });
 
   const { app } = createGatewayApp({
     db,
@@ -35,7 +34,8 @@ async function main(): Promise<void> {
     authCacheMs: config.LODE_AUTH_CACHE_MS,
     bodyLimit: config.LODE_BODY_LIMIT,
     services: PROJECT_SERVICES,
-    localObjects: createLocalObjectHandler(storage),
+    // With S3, clients talk to the bucket; with local blobs, this gateway answers their URLs.
+    localObjects: usesS3(config) ? undefined : createLocalObjectHandler(createLocalStorage(config, { publicUrl: `http://localhost:${config.PORT}` })),
     readinessExtra: { redis: () => limiter.ping() },
   });
   const server = await listen(app, config.PORT);

@@ -1,0 +1,146 @@
+import {
+  CreateBucketCommand,
+  DeleteObjectsCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { HttpRequest } from '@smithy/protocol-http';
+import { createHash } from 'node:crypto';
+import { QueryPresigner } from './sigv4.ts';
+import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
+
+export interface S3StorageOptions {
+  /** Custom endpoint (MinIO, R2, Ceph, Swift); omit for AWS. */
+  endpoint?: string | undefined;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+  /** Create the bucket at start when it is missing (development, CI); production buckets are provisioned. */
+  createBucket: boolean;
+}
+
+const MAX_DELETE_BATCH = 1000;
+
+/**
+ * S3-compatible storage: the SDK client for HEAD, delete and bucket checks; URLs signed by our
+ * QueryPresigner (SigV4, pinned to the SDK's output by a test) at microseconds per URL, where the
+ * SDK's presigners cost about 0.3 ms each: 300 ms of a 1,000-entry initiate-batch.
+ */
+export class S3BlobStorage implements BlobStorage {
+  readonly driver = 's3' as const;
+  readonly client: S3Client;
+  readonly #presigner: QueryPresigner;
+  readonly #options: S3StorageOptions;
+  readonly #base: URL;
+
+  constructor(options: S3StorageOptions) {
+    this.#options = options;
+    const credentials = { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey };
+    this.client = new S3Client({
+      endpoint: options.endpoint,
+      region: options.region,
+      credentials,
+      forcePathStyle: options.forcePathStyle,
+      // The SDK's default CRC32 checksums break presigned PUTs and stream aws-chunked bodies.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    this.#presigner = new QueryPresigner(credentials, options.region);
+    const endpoint = options.endpoint ?? `https://s3.${options.region}.amazonaws.com`;
+    this.#base = new URL(endpoint);
+    if (!options.forcePathStyle) this.#base.hostname = `${options.bucket}.${this.#base.hostname}`;
+  }
+
+  async presignPut(input: PresignPutInput): Promise<PresignedPut> {
+    const headers = { 'Content-Length': String(input.size), 'Content-MD5': input.contentMd5 };
+    // Signed as headers, not query parameters: storage then refuses a body of any other length or MD5.
+    const url = await this.#presign('PUT', input.key, input.expiresInSeconds, {
+      'content-length': headers['Content-Length'],
+      'content-md5': headers['Content-MD5'],
+    });
+    return { url, headers };
+  }
+
+  async presignGet(input: PresignGetInput): Promise<string> {
+    return this.#presign('GET', input.key, input.expiresInSeconds, {});
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.#options.bucket, Key: key }));
+      return { size: head.ContentLength ?? 0, verifiedSha256: undefined };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += MAX_DELETE_BATCH) {
+      const batch = keys.slice(i, i + MAX_DELETE_BATCH);
+      const command = new DeleteObjectsCommand({ Bucket: this.#options.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } });
+      withContentMd5(command);
+      const result = await this.client.send(command);
+      const failed = (result.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+      if (failed.length > 0) throw new Error(`S3 refused to delete ${failed.length} objects: ${failed[0]?.Code} ${failed[0]?.Message}`);
+    }
+  }
+
+  async ensureReady(): Promise<void> {
+    const Bucket = this.#options.bucket;
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket }));
+      return;
+    } catch (error) {
+      if (!isNotFound(error)) throw unreachable(this.#base, Bucket, error);
+      if (!this.#options.createBucket) throw new Error(`S3 bucket "${Bucket}" does not exist at ${this.#base.origin} (set S3_CREATE_BUCKET=true to create it)`);
+    }
+    try {
+      await this.client.send(new CreateBucketCommand({ Bucket }));
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw unreachable(this.#base, Bucket, error);
+    }
+  }
+
+  async #presign(method: 'PUT' | 'GET', key: string, expiresIn: number, headers: Record<string, string>): Promise<string> {
+    const path = this.#options.forcePathStyle ? `/${this.#options.bucket}/${key}` : `/${key}`;
+    return this.#presigner.presign({
+      method,
+      protocol: this.#base.protocol,
+      host: this.#base.host,
+      path: this.#base.pathname.replace(/\/$/, '') + path,
+      headers,
+      expiresIn,
+    });
+  }
+
+}
+
+/**
+ * Multi-object delete must carry Content-MD5 on S3 implementations that predate flexible checksums
+ * (Swift, older Ceph and MinIO); with checksums set to WHEN_REQUIRED the SDK no longer adds it.
+ */
+function withContentMd5(command: DeleteObjectsCommand): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      if (HttpRequest.isInstance(args.request) && typeof args.request.body === 'string') {
+        args.request.headers['content-md5'] = createHash('md5').update(args.request.body).digest('base64');
+      }
+      return next(args);
+    },
+    { step: 'build', name: 'lodeContentMd5' },
+  );
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey' || error.name === 'NoSuchBucket');
+}
+
+function unreachable(base: URL, bucket: string, error: unknown): Error {
+  return new Error(`S3 storage at ${base.origin} (bucket "${bucket}") is not usable: ${(error as Error).message}`, { cause: error });
+}
