@@ -119,6 +119,7 @@ stop_servers() {
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   for s in "$@"; do rm -f "$RUN/$s.pid"; done
   ((${#names[@]} == 0)) || say "stopped ${names[*]}"
+  return 0
 }
 
 stop_all() { stop_servers proxy object container account; }
@@ -228,7 +229,7 @@ use = egg:swift#account
 [filter:healthcheck]
 use = egg:swift#healthcheck" && changed+=(account)
   # No memcached runs here: the cache middleware still provides a client (tempauth requires
-  # one); its connection errors are swallowed and only logged, and the server is error-limited.
+  # one); its connection errors are swallowed, so requests work without memcached.
   write_if_changed "$ETC/proxy-server.conf" "[DEFAULT]
 bind_ip = 127.0.0.1
 bind_port = $PORT
@@ -253,6 +254,8 @@ use = egg:swift#proxy_logging
 [filter:cache]
 use = egg:swift#memcache
 memcache_servers = 127.0.0.1:11211
+# silences the per-request memcached connection errors (no memcached runs here)
+log_level = CRITICAL
 
 # slo: s3api needs it for multipart uploads (CreateMultipartUpload/UploadPart/Complete).
 [filter:slo]
@@ -331,10 +334,15 @@ start_all() {
   # Restart servers whose config changed (or all, after a ring rebuild); start dead ones.
   local restart=("${CHANGED_SERVERS[@]}")
   ((RINGS_REBUILT)) && restart=("${SERVERS[@]}")
-  if ((${#restart[@]})); then
-    say "config changed: restarting ${restart[*]}"
-    stop_servers "${restart[@]}"
-  fi
+  ((${#restart[@]} == 0)) || stop_servers "${restart[@]}"
+  local port
+  for s in "${SERVERS[@]}"; do
+    [[ -z $(server_pid "$s") ]] || continue
+    port=$(port_of "$s")
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      die "127.0.0.1:$port ($s-server) is already taken by another process; set LODE_SWIFT_PORT (see: ss -ltnp)"
+    fi
+  done
   for s in "${SERVERS[@]}"; do
     [[ -n $(server_pid "$s") ]] || start_server "$s"
   done

@@ -54,9 +54,9 @@ export class QueryPresigner {
     if (this.#credentials.sessionToken) query['X-Amz-Security-Token'] = this.#credentials.sessionToken;
     const canonicalQuery = Object.keys(query)
       .sort()
-      .map((k) => `${rfc3986(k)}=${rfc3986(query[k]!)}`)
+      .map((k) => `${rfc3986(k)}=${rfc3986(query[k])}`)
       .join('&');
-    const canonicalHeaders = names.map((n) => `${n}:${headers[n]!.trim()}\n`).join('');
+    const canonicalHeaders = names.map((n) => `${n}:${headers[n].trim()}\n`).join('');
     const canonicalRequest = [request.method, request.path, canonicalQuery, canonicalHeaders, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
     const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
     const signature = createHmac('sha256', this.#keyFor(day)).update(stringToSign).digest('hex');

@@ -43,7 +43,7 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
     const bytes = randomBytes(1000);
     const put = await presign(bytes);
     const tampered = Buffer.from(bytes);
-    tampered[500] = tampered[500]! ^ 1;
+    tampered[500] = tampered[500] ^ 1;
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: tampered });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('BadDigest');
