@@ -97,7 +97,9 @@ export class S3BlobStorage implements BlobStorage {
       return;
     } catch (error) {
       if (!isNotFound(error)) throw unreachable(this.#base, Bucket, error);
-      if (!this.#options.createBucket) throw new Error(`S3 bucket "${Bucket}" does not exist at ${this.#base.origin} (set S3_CREATE_BUCKET=true to create it)`);
+      if (!this.#options.createBucket) {
+        throw new Error(`S3 bucket "${Bucket}" does not exist at ${this.#base.origin} (set S3_CREATE_BUCKET=true to create it)`, { cause: error });
+      }
     }
     try {
       await this.client.send(new CreateBucketCommand({ Bucket }));
