@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat, readFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
@@ -55,6 +58,12 @@ export class LocalBlobStorage implements BlobStorage {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+  }
+
+  async computeSha256(key: string): Promise<string> {
+    const hash = createHash('sha256');
+    await pipeline(createReadStream(this.objectPath(key)), hash);
+    return hash.digest('hex');
   }
 
   async delete(keys: readonly string[]): Promise<void> {

@@ -1,6 +1,7 @@
 import {
   CreateBucketCommand,
   DeleteObjectsCommand,
+  GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   S3Client,
@@ -8,6 +9,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { HttpRequest } from '@smithy/protocol-http';
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { QueryPresigner } from './sigv4.ts';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 
@@ -77,6 +80,17 @@ export class S3BlobStorage implements BlobStorage {
       if (isNotFound(error)) return null;
       throw error;
     }
+  }
+
+  /**
+   * S3-compatible stores differ in whether they enforce a signed x-amz-checksum-sha256 (Swift 2.30
+   * accepts a wrong one), so the SHA-256 is checked by reading the object once, streaming.
+   */
+  async computeSha256(key: string): Promise<string> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.#options.bucket, Key: key }));
+    const hash = createHash('sha256');
+    await pipeline(object.Body as Readable, hash);
+    return hash.digest('hex');
   }
 
   async delete(keys: readonly string[]): Promise<void> {

@@ -34,6 +34,11 @@ export interface BlobStorage {
   presignPut(input: PresignPutInput): Promise<PresignedPut>;
   presignGet(input: PresignGetInput): Promise<string>;
   head(key: string): Promise<ObjectInfo | null>;
+  /**
+   * Reads the object once, streaming, and returns its hex SHA-256. Used when the driver could not
+   * verify the SHA-256 as the bytes were written, before a version or a dedup entry may exist.
+   */
+  computeSha256(key: string): Promise<string>;
   delete(keys: readonly string[]): Promise<void>;
   /** Checks (and where allowed creates) the bucket or directory; throws a clear error otherwise. */
   ensureReady(): Promise<void>;

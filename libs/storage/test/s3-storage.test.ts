@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStorage } from '../src/index.ts';
-import { testS3Options } from './s3-env.ts';
+import { testS3Options } from '@lode/testkit';
 
 describe('S3 driver against a real S3 (Swift s3api): storage refuses every body that was not signed', () => {
   let storage: S3BlobStorage;

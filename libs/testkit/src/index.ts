@@ -4,3 +4,4 @@ export * from './seed.ts';
 export * from './stack.ts';
 export * from './upload.ts';
 export * from './processes.ts';
+export * from './s3.ts';

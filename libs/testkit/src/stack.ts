@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, LocalBus, NatsBus, type Bus } from '@lode/bus';
 import { Database, migrate } from '@lode/db';
-import { createLocalObjectHandler, LocalBlobStorage } from '@lode/storage';
+import { createLocalObjectHandler, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
 import { closeServer, listen } from '@lode/runtime';
 import {
@@ -19,12 +19,15 @@ import {
 } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
 import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
+import { testS3Options } from './s3.ts';
 import { Seeder } from './seed.ts';
 
 export interface StackOptions {
   /** `local`: the embedded in-process bus. `nats`: gateway and services on separate NATS connections. */
   bus: 'local' | 'nats';
   limiter?: 'memory' | 'redis';
+  /** `local`: blobs on disk behind the gateway. `s3`: a fresh bucket on the machine's Swift s3api. */
+  storage?: 'local' | 's3';
   defaultWriteLimit?: { perSecond: number; burst: number };
   authCacheMs?: number;
 }
@@ -34,7 +37,7 @@ export interface TestStack {
   adminToken: string;
   seed: Seeder;
   gateway: Gateway;
-  storage: LocalBlobStorage;
+  storage: BlobStorage;
   /** The upload service's reservation collector, to run on demand. */
   collectReservations(now?: number): Promise<number>;
   databaseUrl: string;
@@ -78,7 +81,9 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-test-'));
-  const storage = new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
+  const local =
+    options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
+  const storage: BlobStorage = local ?? new S3BlobStorage(testS3Options());
   const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage, logger });
 
   const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
@@ -93,7 +98,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     authCacheMs: options.authCacheMs ?? 5000,
     bodyLimit: '16mb',
     services: PROJECT_SERVICES,
-    localObjects: createLocalObjectHandler(storage),
+    localObjects: local && createLocalObjectHandler(local),
   });
   const server = await listen(gateway.app, port, '127.0.0.1');
 

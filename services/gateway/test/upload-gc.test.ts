@@ -4,13 +4,13 @@ import { describeContent, pushFile, startTestStack, type SeededProject, type Tes
 
 const DAY = 24 * 3600 * 1000;
 
-describe('garbage collection of never-confirmed uploads (local driver)', () => {
+describe.each(['local', 's3'] as const)('garbage collection of never-confirmed uploads (%s storage)', (storageDriver) => {
   let stack: TestStack;
   let p: SeededProject;
   const url = (op: string) => `/api/v1/projects/${p.projectId}/files/upload/${op}`;
 
   beforeAll(async () => {
-    stack = await startTestStack({ bus: 'local' });
+    stack = await startTestStack({ bus: 'local', storage: storageDriver });
     p = await stack.seed.project();
   });
   afterAll(async () => stack?.stop());

@@ -4,13 +4,17 @@ import { describeContent, pushFile, startTestStack, type SeededProject, type Tes
 
 const GiB = 1024 ** 3;
 
-describe.each(['local', 'nats'] as const)('upload flow through the gateway (%s bus)', (bus) => {
+describe.each([
+  ['local', 'local'],
+  ['nats', 'local'],
+  ['nats', 's3'],
+] as const)('upload flow through the gateway (%s bus, %s storage)', (bus, storageDriver) => {
   let stack: TestStack;
   let p: SeededProject;
   const url = (op: string) => `/api/v1/projects/${p.projectId}/files/upload/${op}`;
 
   beforeAll(async () => {
-    stack = await startTestStack({ bus });
+    stack = await startTestStack({ bus, storage: storageDriver });
     p = await stack.seed.project();
   });
   afterAll(async () => stack?.stop());
@@ -138,6 +142,25 @@ describe.each(['local', 'nats'] as const)('upload flow through the gateway (%s b
     const lie = await p.api.post(url('confirm'), { fileId: res.body.fileId, version: 1, storageKey: res.body.storageKey, ...content, sha256: 'b'.repeat(64) });
     expect(lie.status).toBe(422);
     expect(lie.body.code).toBe('content_mismatch');
+  });
+
+  it('never records a version whose stored bytes differ from the declared SHA-256', async () => {
+    // A lying client: MD5 and length describe the bytes it sends; the SHA-256 it declares does not.
+    const actual = randomBytes(64);
+    const declared = describeContent(randomBytes(64)).sha256;
+    const res = await p.api.post(url('initiate'), { path: 'lie.bin', ...describeContent(actual), sha256: declared });
+    const put = await fetch(res.body.uploadUrl, { method: 'PUT', headers: res.body.requiredHeaders, body: actual });
+    const confirm = await p.api.post(url('confirm'), {
+      fileId: res.body.fileId, version: 1, storageKey: res.body.storageKey, ...describeContent(actual), sha256: declared,
+    });
+    // The local driver refuses the PUT itself; S3 stores it, and confirm refuses and removes it.
+    if (put.status === 200) expect(confirm).toMatchObject({ status: 422, body: { code: 'content_mismatch' } });
+    else expect(confirm).toMatchObject({ status: 409, body: { code: 'upload_incomplete' } });
+    // Nothing was recorded: the honest upload of the same path still gets version 1, and the lie
+    // never became dedup-eligible content.
+    const honest = await p.api.post(url('initiate'), { path: 'other.bin', ...describeContent(actual), sha256: declared });
+    expect(honest.body.dedup).toBeUndefined();
+    expect((await pushFile(p.api, p.projectId, 'lie.bin', actual)).version).toBe(1);
   });
 
   it('does not let one project confirm into another', async () => {

@@ -8,6 +8,14 @@ import { parse } from '../http/parse.ts';
 
 const batchBody = z.object({ files: z.array(z.unknown()).min(1, 'files must list 1 to 1,000 entries') });
 
+/**
+ * Confirm may read the object once to check its SHA-256 (S3 drivers): allow 30 s plus a second per
+ * 50 MB, so a 5 GiB file is not cut off while a small one still fails fast.
+ */
+function confirmTimeoutMs(size: number): number {
+  return 30_000 + Math.ceil(size / 50_000_000) * 1000;
+}
+
 /** Spec 4.3–4.5, mounted under /api/v1/projects/:projectId after auth and the project check. */
 export function uploadRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   const router = Router({ mergeParams: true });
@@ -25,7 +33,7 @@ export function uploadRoutes(bus: Bus, limitWrites: RequestHandler): Router {
 
   router.post('/files/upload/confirm', limitWrites, async (req, res) => {
     const body = parse(upload.confirmBodySchema, req.body);
-    res.json(await bus.call(upload.confirm, { actor: actorOf(res), upload: body }));
+    res.json(await bus.call(upload.confirm, { actor: actorOf(res), upload: body }, { timeoutMs: confirmTimeoutMs(body.size) }));
   });
 
   return router;

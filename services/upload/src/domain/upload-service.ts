@@ -97,8 +97,12 @@ export class UploadService {
     if (stored.size !== reservation.size) {
       throw errors.contentMismatch(`Stored object has ${stored.size} bytes, expected ${reservation.size}`);
     }
-    if (stored.verifiedSha256 !== undefined && stored.verifiedSha256 !== reservation.sha256) {
-      throw errors.contentMismatch('Stored object does not match the declared SHA-256');
+    // Integrity (docs/api.md): a version, and dedup of its content, exist only for bytes whose
+    // SHA-256 is the recorded one. Drivers that verified on write say so; the others are read once.
+    const actualSha256 = stored.verifiedSha256 ?? (await this.#storage.computeSha256(reservation.storage_key));
+    if (actualSha256 !== reservation.sha256) {
+      await this.#storage.delete([reservation.storage_key]);
+      throw errors.contentMismatch('The uploaded bytes do not match the declared SHA-256; initiate and upload again');
     }
 
     const outcome = await this.#repo.confirmVersion({

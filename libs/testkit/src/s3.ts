@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { S3StorageOptions } from '../src/index.ts';
+import type { S3StorageOptions } from '@lode/storage';
 
 /** The S3 that scripts/swift-s3.sh runs for tests; a fresh bucket per run keeps runs apart. */
 export function testS3Options(bucket = `lode-test-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`): S3StorageOptions {
