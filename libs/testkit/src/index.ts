@@ -5,3 +5,4 @@ export * from './stack.ts';
 export * from './upload.ts';
 export * from './processes.ts';
 export * from './s3.ts';
+export * from './process-stack.ts';

@@ -49,3 +49,12 @@ export async function waitForReady(baseUrl: string, timeoutMs = 30_000): Promise
   }
   throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
 }
+
+/** Peak resident memory of a process so far (VmHWM), in bytes. */
+export async function peakRssBytes(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1];
+  if (!kb) throw new Error(`no VmHWM for ${pid}`);
+  return Number(kb) * 1024;
+}
