@@ -29,6 +29,9 @@ export class QueryPresigner {
   readonly #region: string;
   readonly #service: string;
   #signingKey: { day: string; key: Buffer } | undefined;
+  // Within one second, every URL of a batch shares its date, expiry and signed header names: the
+  // canonical query is built once for them all.
+  #queryCache: { id: string; query: string } | undefined;
 
   constructor(credentials: SigV4Credentials, region: string, service = 's3') {
     this.#credentials = credentials;
@@ -43,24 +46,32 @@ export class QueryPresigner {
     const headers: Record<string, string> = { ...request.headers, host: request.host };
     const names = Object.keys(headers).sort();
     const signedHeaders = names.join(';');
-    const query: Record<string, string> = {
-      'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
-      'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD',
-      'X-Amz-Credential': `${this.#credentials.accessKeyId}/${scope}`,
-      'X-Amz-Date': amzDate,
-      'X-Amz-Expires': String(request.expiresIn),
-      'X-Amz-SignedHeaders': signedHeaders,
-    };
-    if (this.#credentials.sessionToken) query['X-Amz-Security-Token'] = this.#credentials.sessionToken;
-    const canonicalQuery = Object.keys(query)
-      .sort()
-      .map((k) => `${rfc3986(k)}=${rfc3986(query[k])}`)
-      .join('&');
+    const canonicalQuery = this.#canonicalQuery(amzDate, scope, request.expiresIn, signedHeaders);
     const canonicalHeaders = names.map((n) => `${n}:${headers[n].trim()}\n`).join('');
     const canonicalRequest = [request.method, request.path, canonicalQuery, canonicalHeaders, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
     const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
     const signature = createHmac('sha256', this.#keyFor(day)).update(stringToSign).digest('hex');
     return `${request.protocol}//${request.host}${request.path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
+  }
+
+  #canonicalQuery(amzDate: string, scope: string, expiresIn: number, signedHeaders: string): string {
+    const id = `${amzDate}|${expiresIn}|${signedHeaders}`;
+    if (this.#queryCache?.id === id) return this.#queryCache.query;
+    const query: Record<string, string> = {
+      'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+      'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD',
+      'X-Amz-Credential': `${this.#credentials.accessKeyId}/${scope}`,
+      'X-Amz-Date': amzDate,
+      'X-Amz-Expires': String(expiresIn),
+      'X-Amz-SignedHeaders': signedHeaders,
+    };
+    if (this.#credentials.sessionToken) query['X-Amz-Security-Token'] = this.#credentials.sessionToken;
+    const canonical = Object.keys(query)
+      .sort()
+      .map((k) => `${rfc3986(k)}=${rfc3986(query[k]!)}`)
+      .join('&');
+    this.#queryCache = { id, query: canonical };
+    return canonical;
   }
 
   #keyFor(day: string): Buffer {
