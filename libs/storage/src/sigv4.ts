@@ -68,7 +68,7 @@ export class QueryPresigner {
     if (this.#credentials.sessionToken) query['X-Amz-Security-Token'] = this.#credentials.sessionToken;
     const canonical = Object.keys(query)
       .sort()
-      .map((k) => `${rfc3986(k)}=${rfc3986(query[k]!)}`)
+      .map((k) => `${rfc3986(k)}=${rfc3986(query[k])}`)
       .join('&');
     this.#queryCache = { id, query: canonical };
     return canonical;

@@ -55,7 +55,7 @@ describe.each(['local', 's3'] as const)('large files through the %s driver: memo
       headers: initiated.body.requiredHeaders,
       body: streamContent(size),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(put.status).toBe(200);
     const confirmed = await p.api.post(`${base}/confirm`, { fileId: initiated.body.fileId, version: 1, storageKey: initiated.body.storageKey, ...content });
     expect(confirmed).toMatchObject({ status: 200, body: { confirmed: true, version: 1 } });
