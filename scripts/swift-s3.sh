@@ -143,12 +143,13 @@ install_packages() {
   local policy_added=0
   if [[ ! -e /usr/sbin/policy-rc.d ]]; then
     printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy_added=1
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
   fi
   local rc=0
   { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq swift-proxy swift-object swift-container swift-account; } \
     >>"$HOME_DIR/apt.log" 2>&1 || rc=$?
-  ((policy_added)) && rm -f /usr/sbin/policy-rc.d
+  if ((policy_added)); then rm -f /usr/sbin/policy-rc.d; trap - EXIT; fi
   ((rc == 0)) || { tail -n 30 "$HOME_DIR/apt.log" >&2; die "apt-get install failed (log: $HOME_DIR/apt.log)"; }
 }
 
@@ -272,12 +273,13 @@ user_test_tester = $SECRET_KEY .admin" && changed+=(proxy)
   CHANGED_SERVERS=("${changed[@]}")
 }
 
+rings_current() {
+  [[ -f $ETC/rings.stamp && "$(<"$ETC/rings.stamp")" == "ports $OBJ_PORT $CONT_PORT $ACC_PORT" ]] &&
+    [[ -f $ETC/object.ring.gz && -f $ETC/container.ring.gz && -f $ETC/account.ring.gz ]]
+}
+
 build_rings() {
-  local stamp="ports $OBJ_PORT $CONT_PORT $ACC_PORT"
-  if [[ -f $ETC/rings.stamp && "$(<"$ETC/rings.stamp")" == "$stamp" ]] &&
-    [[ -f $ETC/object.ring.gz && -f $ETC/container.ring.gz && -f $ETC/account.ring.gz ]]; then
-    return 0
-  fi
+  rings_current && return 0
   say "building single-replica rings"
   # Same as, per ring: swift-ring-builder X.builder create 10 1 1;
   #   swift-ring-builder X.builder add r1z1-127.0.0.1:PORT/d1 1; swift-ring-builder X.builder rebalance
@@ -296,7 +298,7 @@ for kind, port in zip(("object", "container", "account"), sys.argv[2:5]):
     print("ring %s: 127.0.0.1:%s/d1, %d partitions" % (kind, port, b.parts))
 PYEOF
     { tail -n 20 "$LOG" >&2; die "ring build failed"; }
-  echo "$stamp" >"$ETC/rings.stamp"
+  echo "ports $OBJ_PORT $CONT_PORT $ACC_PORT" >"$ETC/rings.stamp"
   RINGS_REBUILT=1
 }
 
@@ -319,14 +321,22 @@ tail_log_and_die() {
   die "$*"
 }
 
-start_all() {
+# Serialises concurrent invocations (parallel CI jobs); servers get fd 9 closed.
+take_lock() {
   mkdir -p "$HOME_DIR" "$ETC" "$RUN" "$DEVICES/d1"
   exec 9>"$HOME_DIR/lock"
   flock -w "$TIMEOUT" 9 || die "another swift-s3.sh holds $HOME_DIR/lock"
+}
 
+start_all() {
+  take_lock
+
+  CHANGED_SERVERS=()
+  RINGS_REBUILT=0
+  write_configs
   local s all_up=1
   for s in "${SERVERS[@]}"; do [[ -n $(server_pid "$s") ]] || all_up=0; done
-  if ((all_up)) && probe >/dev/null 2>&1; then
+  if ((all_up && ${#CHANGED_SERVERS[@]} == 0)) && rings_current && probe >/dev/null 2>&1; then
     say "already running on http://127.0.0.1:$PORT"
     return 0
   fi
@@ -338,9 +348,6 @@ start_all() {
     printf '[swift-hash]\nswift_hash_path_suffix = lode-test\nswift_hash_path_prefix = lode-test\n\n[storage-policy:0]\nname = Policy-0\ndefault = yes\n' >/etc/swift/swift.conf
     say "wrote /etc/swift/swift.conf"
   fi
-  CHANGED_SERVERS=()
-  RINGS_REBUILT=0
-  write_configs
   build_rings
 
   # Restart servers whose config changed (or all, after a ring rebuild); start dead ones.
@@ -393,11 +400,11 @@ case $CMD in
     if why=$(probe 2>&1); then echo "S3 answering on http://127.0.0.1:$PORT"; else echo "S3 not answering: $why"; exit 1; fi
     ;;
   stop)
-    mkdir -p "$RUN"
+    take_lock
     stop_all
     ;;
   purge)
-    mkdir -p "$RUN"
+    take_lock
     stop_all
     rm -rf "$HOME_DIR"
     say "removed $HOME_DIR"
