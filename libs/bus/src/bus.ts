@@ -1,3 +1,4 @@
+import { errors } from '@lode/errors';
 import type { Contract, ParsedRequestOf, ReplyInputOf, ReplyOf, RequestOf } from '@lode/contracts';
 
 export interface CallOptions {
@@ -20,3 +21,16 @@ export interface Bus {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Settles like work, or rejects with `timeout` naming the service once ms have passed. */
+export async function withTimeout<T>(work: Promise<T>, ms: number, service: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(errors.timeout(service)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

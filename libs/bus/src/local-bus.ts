@@ -2,7 +2,7 @@ import { errors } from '@lode/errors';
 import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
 import { inSpan, SpanKind, type Logger } from '@lode/telemetry';
 import type { Bus, CallOptions, Handler } from './bus.ts';
-import { DEFAULT_TIMEOUT_MS } from './bus.ts';
+import { DEFAULT_TIMEOUT_MS, withTimeout } from './bus.ts';
 import { dispatch, parseReply } from './dispatch.ts';
 
 type AnyHandler = (payload: unknown) => Promise<unknown>;
@@ -43,17 +43,5 @@ export class LocalBus implements Bus {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
-  }
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number, service: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(errors.timeout(service)), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

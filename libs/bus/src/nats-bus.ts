@@ -3,7 +3,7 @@ import { AppError, errors, isErrorCode } from '@lode/errors';
 import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
 import { extractTraceContext, injectTraceContext, inSpan, SpanKind, type Logger } from '@lode/telemetry';
 import type { Bus, CallOptions, Handler } from './bus.ts';
-import { DEFAULT_TIMEOUT_MS } from './bus.ts';
+import { DEFAULT_TIMEOUT_MS, withTimeout } from './bus.ts';
 import { asAppError, dispatch, parseReply } from './dispatch.ts';
 import { decode, encode, splitChunks } from './wire.ts';
 import { H } from './headers.ts';
@@ -86,24 +86,10 @@ export class NatsBus implements Bus {
 
       const answer = new Promise<{ data: Buffer; headers: MsgHdrs | undefined }>((resolve, reject) => {
         const pending: PendingCall = { service: contract.service, chunks: [], received: 0, resolve, reject };
-        if (body.length > this.#frameBytes) {
-          pending.onSendTo = (target) => {
-            const chunks = splitChunks(body, this.#frameBytes);
-            chunks.forEach((chunk, i) => {
-              const h = natsHeaders();
-              h.set(H.chunk, `${i + 1}/${chunks.length}`);
-              this.#nc.publish(target, chunk, { headers: h });
-            });
-          };
-        }
+        if (body.length > this.#frameBytes) pending.onSendTo = (target) => this.#publishFrames(target, body, natsHeaders());
         this.#pending.set(token, pending);
       });
 
-      const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(errors.timeout(contract.service)), timeoutMs);
-      });
       try {
         if (body.length > this.#frameBytes) {
           hdrs.set(H.requestBytes, String(body.length));
@@ -111,13 +97,12 @@ export class NatsBus implements Bus {
         } else {
           this.#nc.publish(subject, body, { reply, headers: hdrs });
         }
-        const msg = await Promise.race([answer, timeout]);
+        const msg = await withTimeout(answer, options.timeoutMs ?? this.#timeoutMs, contract.service);
         const errorCode = msg.headers?.get(H.error);
         const payload = decode(msg.data);
         if (errorCode) throw toAppError(errorCode, payload);
         return parseReply(contract, payload, this.#logger) as ReplyOf<C>;
       } finally {
-        clearTimeout(timer);
         this.#pending.delete(token);
       }
     });
@@ -168,7 +153,7 @@ export class NatsBus implements Bus {
         hdrs.set(H.error, appError.code);
         reply = encode(appError.toJSON());
       }
-      this.#publishReply(msg.reply, reply, hdrs);
+      this.#publishFrames(msg.reply, reply, hdrs);
     });
   }
 
@@ -198,12 +183,16 @@ export class NatsBus implements Bus {
     return body;
   }
 
-  #publishReply(subject: string, reply: Buffer, hdrs: MsgHdrs): void {
-    if (reply.length <= this.#frameBytes) {
-      this.#nc.publish(subject, reply, { headers: hdrs });
+  /**
+   * Publishes a payload as one message, or as ordered `Lode-Chunk: i/n` frames when it exceeds the
+   * frame size; `hdrs` ride on the last frame, where the receiver reads them once it has all parts.
+   */
+  #publishFrames(subject: string, body: Buffer, hdrs: MsgHdrs): void {
+    if (body.length <= this.#frameBytes) {
+      this.#nc.publish(subject, body, { headers: hdrs });
       return;
     }
-    const chunks = splitChunks(reply, this.#frameBytes);
+    const chunks = splitChunks(body, this.#frameBytes);
     chunks.forEach((chunk, i) => {
       const h = i === chunks.length - 1 ? hdrs : natsHeaders();
       h.set(H.chunk, `${i + 1}/${chunks.length}`);
