@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeContent } from '@lode/testkit';
 import { createLocalObjectHandler, LocalBlobStorage } from '../src/index.ts';
 
 describe('local storage driver: presigned URLs served over HTTP', () => {
@@ -26,22 +27,17 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const content = (bytes: Buffer) => ({
-    size: bytes.length,
-    contentMd5: createHash('md5').update(bytes).digest('base64'),
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-  });
   let counter = 0;
   const presign = async (bytes: Buffer, expiresInSeconds = 60) => {
     const key = `p/test/u/object${++counter}`;
-    return { key, ...(await storage.presignPut({ key, ...content(bytes), expiresInSeconds })) };
+    return { key, ...(await storage.presignPut({ key, ...describeContent(bytes), expiresInSeconds })) };
   };
 
   it('stores an exact body and reports its size and verified SHA-256', async () => {
     const bytes = randomBytes(100_000);
     const put = await presign(bytes);
     expect((await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(200);
-    expect(await storage.head(put.key)).toEqual({ size: bytes.length, verifiedSha256: content(bytes).sha256 });
+    expect(await storage.head(put.key)).toEqual({ size: bytes.length, verifiedSha256: describeContent(bytes).sha256 });
     const url = await storage.presignGet({ key: put.key, expiresInSeconds: 60 });
     const download = Buffer.from(await (await fetch(url)).arrayBuffer());
     expect(download.equals(bytes)).toBe(true);
@@ -65,7 +61,7 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     const bytes = randomBytes(1000);
     const other = randomBytes(1000);
     const put = await presign(bytes);
-    const res = await fetch(put.url, { method: 'PUT', headers: { ...put.headers, 'Content-MD5': content(other).contentMd5 }, body: other });
+    const res = await fetch(put.url, { method: 'PUT', headers: { ...put.headers, 'Content-MD5': describeContent(other).contentMd5 }, body: other });
     expect(res.status).toBe(403);
   });
 
@@ -75,7 +71,7 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     const longer = randomBytes(1001);
     const res = await fetch(put.url, {
       method: 'PUT',
-      headers: { 'Content-MD5': content(longer).contentMd5, 'Content-Length': '1001' },
+      headers: { 'Content-MD5': describeContent(longer).contentMd5, 'Content-Length': '1001' },
       body: longer,
     });
     expect(res.status).toBe(403);
@@ -86,7 +82,7 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     const actual = randomBytes(64);
     const key = `p/test/u/liar${++counter}`;
     // A client lying about the SHA-256 at initiate: MD5 and length describe the real body.
-    const put = await storage.presignPut({ key, ...content(actual), sha256: content(declared).sha256, expiresInSeconds: 60 });
+    const put = await storage.presignPut({ key, ...describeContent(actual), sha256: describeContent(declared).sha256, expiresInSeconds: 60 });
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: actual });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: 'sha256_mismatch' });

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStorage } from '../src/index.ts';
-import { testS3Options } from '@lode/testkit';
+import { describeContent, testS3Options } from '@lode/testkit';
 
 describe('S3 driver against a real S3 (Swift s3api): storage refuses every body that was not signed', () => {
   let storage: S3BlobStorage;
@@ -13,20 +13,15 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
   });
   afterAll(() => storage?.client.destroy());
 
-  const content = (bytes: Buffer) => ({
-    size: bytes.length,
-    contentMd5: createHash('md5').update(bytes).digest('base64'),
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-  });
   const presign = async (bytes: Buffer, expiresInSeconds = 300) => {
     const key = `p/test/u/object-${Date.now()}-${++counter}`;
-    return { key, ...(await storage.presignPut({ key, ...content(bytes), expiresInSeconds })) };
+    return { key, ...(await storage.presignPut({ key, ...describeContent(bytes), expiresInSeconds })) };
   };
 
   it('accepts the exact body, then HEAD, ranged GET and delete work', async () => {
     const bytes = randomBytes(64 * 1024);
     const put = await presign(bytes);
-    expect(put.headers).toEqual({ 'Content-Length': String(bytes.length), 'Content-MD5': content(bytes).contentMd5 });
+    expect(put.headers).toEqual({ 'Content-Length': String(bytes.length), 'Content-MD5': describeContent(bytes).contentMd5 });
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes });
     expect(res.status).toBe(200);
     expect((await storage.head(put.key))?.size).toBe(bytes.length);
@@ -53,7 +48,7 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
   it('refuses a different body with its own correct MD5 (403: Content-MD5 is signed)', async () => {
     const put = await presign(randomBytes(1000));
     const other = randomBytes(1000);
-    const res = await fetch(put.url, { method: 'PUT', headers: { ...put.headers, 'Content-MD5': content(other).contentMd5 }, body: other });
+    const res = await fetch(put.url, { method: 'PUT', headers: { ...put.headers, 'Content-MD5': describeContent(other).contentMd5 }, body: other });
     expect(res.status).toBe(403);
     expect(await res.text()).toContain('SignatureDoesNotMatch');
   });
@@ -61,7 +56,7 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
   it('refuses a body of another length (403: Content-Length is signed)', async () => {
     const put = await presign(randomBytes(1000));
     const longer = randomBytes(1001);
-    const res = await fetch(put.url, { method: 'PUT', headers: { 'Content-MD5': content(longer).contentMd5 }, body: longer });
+    const res = await fetch(put.url, { method: 'PUT', headers: { 'Content-MD5': describeContent(longer).contentMd5 }, body: longer });
     expect(res.status).toBe(403);
   });
 
@@ -91,7 +86,7 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
 
   it('signs 1,000 upload URLs quickly (no SDK middleware per URL)', async () => {
     const bytes = randomBytes(10);
-    const urls = await Promise.all(Array.from({ length: 1000 }, (_, i) => storage.presignPut({ key: `p/test/u/bulk-${i}`, ...content(bytes), expiresInSeconds: 60 })));
+    const urls = await Promise.all(Array.from({ length: 1000 }, (_, i) => storage.presignPut({ key: `p/test/u/bulk-${i}`, ...describeContent(bytes), expiresInSeconds: 60 })));
     expect(new Set(urls.map((u) => u.url)).size).toBe(1000);
   });
 });

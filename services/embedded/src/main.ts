@@ -10,7 +10,7 @@ import { Database, migrate } from '@lode/db';
 import { LocalBus } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, createS3Storage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret } from '@lode/runtime';
-import { createGatewayApp, gatewayMigrations, gatewaySettings, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
+import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
@@ -52,9 +52,7 @@ async function main(): Promise<void> {
     limiter,
     logger,
     adminToken,
-    defaultWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
-    authCacheMs: config.LODE_AUTH_CACHE_MS,
-    bodyLimit: config.LODE_BODY_LIMIT,
+    ...gatewayTuning(config),
     services: PROJECT_SERVICES,
     localObjects: local && createLocalObjectHandler(local),
   });

@@ -23,3 +23,14 @@ export const gatewayEnvSchema = z.object({
   LODE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
 });
 export type GatewayEnv = z.infer<typeof gatewayEnvSchema>;
+
+type GatewaySettings = { LODE_WRITE_RATE_PER_SECOND: number; LODE_WRITE_RATE_BURST: number; LODE_AUTH_CACHE_MS: number; LODE_BODY_LIMIT: string };
+
+/** The tuning part of the gateway's dependencies, read from its settings in either mode. */
+export function gatewayTuning(config: GatewaySettings) {
+  return {
+    defaultWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
+    authCacheMs: config.LODE_AUTH_CACHE_MS,
+    bodyLimit: config.LODE_BODY_LIMIT,
+  };
+}

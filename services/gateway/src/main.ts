@@ -10,7 +10,7 @@ import { connectNats, NatsBus } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, listen, onShutdown } from '@lode/runtime';
 import { createGatewayApp } from './app.ts';
-import { gatewayEnvSchema } from './config.ts';
+import { gatewayEnvSchema, gatewayTuning } from './config.ts';
 import { RedisWriteLimiter } from './ratelimit/redis-limiter.ts';
 import { gatewayMigrations, IDENTITY_SCHEMA, PROJECT_SERVICES } from './wiring.ts';
 
@@ -30,9 +30,7 @@ async function main(): Promise<void> {
     limiter,
     logger,
     adminToken: config.LODE_ADMIN_TOKEN,
-    defaultWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
-    authCacheMs: config.LODE_AUTH_CACHE_MS,
-    bodyLimit: config.LODE_BODY_LIMIT,
+    ...gatewayTuning(config),
     services: PROJECT_SERVICES,
     // With S3, clients talk to the bucket; with local blobs, this gateway answers their URLs.
     localObjects: usesS3(config) ? undefined : createLocalObjectHandler(createLocalStorage(config, { publicUrl: `http://localhost:${config.PORT}` })),

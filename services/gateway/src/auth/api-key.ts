@@ -20,3 +20,8 @@ export function hashApiKey(key: string): Buffer {
 export function looksLikeApiKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined for anything else. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+}

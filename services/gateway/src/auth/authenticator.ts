@@ -1,5 +1,5 @@
 import { errors } from '@lode/errors';
-import { hashApiKey, looksLikeApiKey } from './api-key.ts';
+import { bearerToken, hashApiKey, looksLikeApiKey } from './api-key.ts';
 import type { KeyIdentityRow, KeysRepository } from '../identity/keys-repo.ts';
 
 interface CacheEntry {
@@ -33,9 +33,8 @@ export class Authenticator {
   }
 
   async authenticate(authorization: string | undefined, deviceId: string | undefined): Promise<KeyIdentityRow> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) throw errors.missingKey();
-    const key = match[1];
+    const key = bearerToken(authorization);
+    if (!key) throw errors.missingKey();
     if (!looksLikeApiKey(key)) throw errors.invalidKey();
     if (deviceId !== undefined && !DEVICE_ID.test(deviceId)) {
       throw errors.validation('X-Device-Id must be 1 to 200 printable ASCII characters');

@@ -3,6 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import { errors } from '@lode/errors';
 import type { Database } from '@lode/db';
 import { uuid } from '@lode/contracts';
+import { bearerToken } from '../auth/api-key.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { parse } from '../http/parse.ts';
 import { AdminService } from '../identity/admin-service.ts';
@@ -14,7 +15,7 @@ import { createdAtPosition } from '../identity/keyset.ts';
 function requireAdminToken(token: string): RequestHandler {
   const expected = createHash('sha256').update(token).digest();
   return (req, _res, next) => {
-    const given = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+    const given = bearerToken(req.get('authorization')) ?? '';
     if (!timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
       throw errors.unauthorized('Admin token required: Authorization: Bearer $LODE_ADMIN_TOKEN');
     }

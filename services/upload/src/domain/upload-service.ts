@@ -32,13 +32,14 @@ export class UploadService {
     if (valid.length === 0) return results;
 
     const now = Date.now();
-    const reservations: ReservationInput[] = valid.map((entry) => {
+    const ttls = valid.map((entry) => uploadUrlTtlSeconds(entry.size));
+    const reservations: ReservationInput[] = valid.map((entry, i) => {
       const uploadId = randomUUID();
       return {
         ...entry,
         uploadId,
         storageKey: storageKeyFor(actor.projectId, uploadId),
-        expiresAt: new Date(now + uploadUrlTtlSeconds(entry.size) * 1000).toISOString(),
+        expiresAt: new Date(now + ttls[i] * 1000).toISOString(),
       };
     });
     const rows = await this.#repo.reserveBatch(actor.projectId, actor.userId, reservations);
@@ -59,7 +60,7 @@ export class UploadService {
             size: entry.size,
             contentMd5: entry.contentMd5,
             sha256: entry.sha256,
-            expiresInSeconds: uploadUrlTtlSeconds(entry.size),
+            expiresInSeconds: ttls[i],
           });
           results[entry.index] = {
             path: entry.path,
