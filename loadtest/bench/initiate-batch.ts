@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { describeContent, startTestStack } from '@lode/testkit';
+import { summarize } from './stats.ts';
 
 const { values } = parseArgs({ options: { batches: { type: 'string', default: '30' }, storage: { type: 'string', default: 's3' } } });
 const batches = Number(values.batches);
@@ -27,10 +28,8 @@ try {
     if (res.status !== 200 || res.body.results.length !== 1000) throw new Error(`batch failed: ${res.status}`);
     if (b >= 3) timings.push(elapsed); // the first batches warm the JIT and connection pools
   }
-  timings.sort((a, b) => a - b);
-  const at = (q: number) => timings[Math.min(timings.length - 1, Math.floor(q * timings.length))];
-  const mean = timings.reduce((a, b) => a + b, 0) / timings.length;
-  console.log(`initiate-batch x1000 (${storage}, NATS): ${batches} batches  p50 ${at(0.5).toFixed(1)} ms  p99 ${at(0.99).toFixed(1)} ms  mean ${mean.toFixed(1)} ms  (${(1000 / (at(0.5) / 1000)).toFixed(0)} entries/s at p50)`);
+  const { p50, line } = summarize(timings);
+  console.log(`initiate-batch x1000 (${storage}, NATS): ${batches} batches  ${line}  (${(1000 / (p50 / 1000)).toFixed(0)} entries/s at p50)`);
 } finally {
   await stack.stop();
 }

@@ -2,3 +2,16 @@ export * from './bus.ts';
 export { LocalBus } from './local-bus.ts';
 export { NatsBus, type NatsBusOptions } from './nats-bus.ts';
 export { connectNats, busSettings } from './connect.ts';
+export { servePing } from './ping.ts';
+export {
+  EventTooLargeError,
+  type ConsumerOptions,
+  type EventConsumer,
+  type EventHandler,
+  type EventMeta,
+  type EventStream,
+  type OutgoingEvent,
+  type RetryBackoff,
+} from './events.ts';
+export { LocalEvents, type LocalEventsOptions } from './local-events.ts';
+export { JetStreamEvents, type JetStreamEventsOptions } from './jetstream-events.ts';

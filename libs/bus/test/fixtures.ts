@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { defineContract } from '@lode/contracts';
+import { defineContract, defineEvent, type EventContract } from '@lode/contracts';
 import { AppError } from '@lode/errors';
 import { createLogger } from '@lode/telemetry';
-import { connectNats, LocalBus, NatsBus, type Bus } from '@lode/bus';
+import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type EventStream, type OutgoingEvent } from '@lode/bus';
 
 export const NATS_URL = 'nats://127.0.0.1:4222';
 export const logger = createLogger('test', 'silent');
@@ -113,6 +113,56 @@ export async function natsHarness(namespace: string): Promise<BusHarness> {
 export function localHarness(): BusHarness {
   const bus = new LocalBus(logger);
   return { server: bus, client: bus, ready: async () => {}, close: () => bus.close() };
+}
+
+// ---- events --------------------------------------------------------------------------------
+
+const tickSchema = z.object({ n: z.number().int().min(0), note: z.string().default('') });
+export type TickEvent = EventContract<typeof tickSchema>;
+
+/** A contract of its own for each test, so tests sharing a namespace's stream never see each other's events. */
+export function tickEvent(): TickEvent {
+  return defineEvent(`evtest.tick_${randomUUID().slice(0, 8)}`, tickSchema);
+}
+
+export function tick(contract: TickEvent, n: number, data: unknown = { n }): OutgoingEvent {
+  return { subject: contract.subject, id: `${contract.name}-${n}`, data };
+}
+
+/** Short, so retry tests take milliseconds; still long enough to tell a backoff from none. */
+export const TEST_RETRY_BACKOFF = { initialMs: 50, maxMs: 200 };
+
+export interface EventsHarness {
+  readonly events: EventStream;
+  /** Another process's view of the same events: a new connection over NATS, the same log embedded. */
+  open(): Promise<EventStream>;
+  close(): Promise<void>;
+}
+
+export async function openJetStreamEvents(namespace: string, name: string, maxAgeMs?: number): Promise<{ events: JetStreamEvents; nc: NatsConnection }> {
+  const nc = await connectNats(NATS_URL, name);
+  return { events: await JetStreamEvents.connect(nc, logger, { namespace, maxAgeMs, retryBackoff: TEST_RETRY_BACKOFF }), nc };
+}
+
+export async function jetStreamHarness(namespace: string): Promise<EventsHarness> {
+  const opened = [await openJetStreamEvents(namespace, 'events-test')];
+  return {
+    events: opened[0].events,
+    async open() {
+      const instance = await openJetStreamEvents(namespace, `events-test-${opened.length}`);
+      opened.push(instance);
+      return instance.events;
+    },
+    async close() {
+      await Promise.all(opened.map(({ events }) => events.close()));
+      await Promise.all(opened.map(({ nc }) => nc.drain()));
+    },
+  };
+}
+
+export function localEventsHarness(): EventsHarness {
+  const events = new LocalEvents(logger, { retryBackoff: TEST_RETRY_BACKOFF });
+  return { events, open: async () => events, close: () => events.close() };
 }
 
 // ---- helpers --------------------------------------------------------------------------------

@@ -2,3 +2,5 @@ export * from './contract.ts';
 export * from './common.ts';
 export * from './health.ts';
 export * as upload from './upload.ts';
+export * from './event.ts';
+export * as commit from './commit.ts';

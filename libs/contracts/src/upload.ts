@@ -80,3 +80,34 @@ export const confirm = defineContract(
   z.object({ confirmed: z.literal(true), version: positiveVersion }),
 );
 
+
+/**
+ * What other services need to know about files and confirmed versions, for many at once: the commit
+ * service resolves a whole commit in one call. Files not in the project and versions not confirmed
+ * are simply absent from the reply; the caller decides what that means.
+ */
+export const resolveVersions = defineContract(
+  'upload',
+  'resolve_versions',
+  z.object({
+    projectId: uuid,
+    refs: z.array(z.object({ fileId: uuid, version: positiveVersion.optional() })).max(25_000),
+  }),
+  z.object({
+    files: z.array(z.object({ fileId: uuid, path: z.string() })),
+    versions: z.array(
+      z.object({
+        id: uuid,
+        fileId: uuid,
+        version: positiveVersion,
+        sha256: z.string(),
+        size: byteSize,
+        storageKey: z.string(),
+        uploaderId: uuid,
+        uploaderName: z.string(),
+        createdAt: z.string(),
+      }),
+    ),
+  }),
+);
+export type ResolvedVersion = z.infer<typeof resolveVersions.reply>['versions'][number];

@@ -23,6 +23,9 @@ export const errorCodes = [
   'upload_incomplete',
   'content_mismatch',
   'file_locked',
+  'version_not_confirmed',
+  'stale_version',
+  'file_not_in_branch',
   'idempotency_key_reused',
   'idempotency_in_progress',
   'rate_limited',
@@ -97,5 +100,24 @@ export const errors = {
   serviceUnavailable: (service: string) =>
     new AppError('service_unavailable', `Service ${service} is not available`),
   timeout: (service: string) => new AppError('timeout', `Service ${service} did not answer in time`),
+  idempotencyKeyReused: () =>
+    new AppError('idempotency_key_reused', 'This X-Idempotency-Key was already used with a different request body'),
+  idempotencyInProgress: () =>
+    new AppError('idempotency_in_progress', 'A request with this X-Idempotency-Key is still being processed; retry shortly'),
+  /** Entry-level failures of a batch: all offending entries are named (the first 100) so one retry can fix them all. */
+  filesNotFound: (fileIds: readonly string[]) =>
+    new AppError('not_found', `${fileIds.length} file(s) not found in this project`, listed('fileIds', fileIds)),
+  versionNotConfirmed: (entries: readonly { fileId: string; version: number }[]) =>
+    new AppError('version_not_confirmed', `${entries.length} version(s) are not confirmed uploads of their file; confirm them first`, listed('entries', entries)),
+  staleVersion: (entries: readonly { fileId: string; version: number; currentVersion: number }[]) =>
+    new AppError('stale_version', `${entries.length} version(s) are not newer than the branch's current version; sync and commit a newer version`, listed('entries', entries)),
+  fileNotInBranch: (fileIds: readonly string[]) =>
+    new AppError('file_not_in_branch', `${fileIds.length} file(s) to delete are not in the branch`, listed('fileIds', fileIds)),
   internal: () => new AppError('internal', 'Internal error'),
 } as const;
+
+const LISTED_MAX = 100;
+
+function listed<T>(name: string, items: readonly T[]): ErrorDetails {
+  return { [name]: items.slice(0, LISTED_MAX), count: items.length };
+}

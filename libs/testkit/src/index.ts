@@ -6,3 +6,4 @@ export * from './upload.ts';
 export * from './processes.ts';
 export * from './s3.ts';
 export * from './process-stack.ts';
+export * from './bulk-versions.ts';

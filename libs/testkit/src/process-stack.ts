@@ -6,19 +6,26 @@ import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from '.
 import { spawnService, waitForReady, type ServiceProcess } from './processes.ts';
 import { testS3Options } from './s3.ts';
 import { Seeder } from './seed.ts';
+import { connectNats, JetStreamEvents } from '@lode/bus';
+import { createLogger } from '@lode/telemetry';
 import { freePort } from './stack.ts';
 
 export interface ProcessStack {
   baseUrl: string;
   seed: Seeder;
   processes: Record<'gateway' | 'upload', ServiceProcess>;
+  /** Commit service replicas, all serving the same queue group. */
+  commitReplicas: ServiceProcess[];
+  databaseUrl: string;
+  /** Environment every process got: a test can start more replicas with it. */
+  env: Record<string, string>;
   /** SIGTERM to every process; resolves with their exit codes. */
   stopProcesses(): Promise<(number | null)[]>;
   stop(): Promise<void>;
 }
 
-/** The gateway and the upload service as separate OS processes on NATS, as deployed. */
-export async function startProcessStack(options: { storage: 'local' | 's3' }): Promise<ProcessStack> {
+/** The gateway, the upload service and commit replicas as separate OS processes on NATS, as deployed. */
+export async function startProcessStack(options: { storage: 'local' | 's3'; commitReplicas?: number }): Promise<ProcessStack> {
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-procs-'));
   const port = await freePort();
@@ -34,6 +41,7 @@ export async function startProcessStack(options: { storage: 'local' | 's3' }): P
     LODE_STORAGE_SECRET: randomBytes(32).toString('hex'),
     LODE_PUBLIC_URL: baseUrl,
     LODE_ADMIN_TOKEN: adminToken,
+    LODE_CURSOR_SECRET: randomBytes(32).toString('hex'),
     PORT: String(port),
     ...(options.storage === 's3'
       ? {
@@ -48,7 +56,8 @@ export async function startProcessStack(options: { storage: 'local' | 's3' }): P
       : {}),
   };
   const processes = { upload: spawnService('upload', env), gateway: spawnService('gateway', env) };
-  const all = Object.values(processes);
+  const commitReplicas = Array.from({ length: options.commitReplicas ?? 1 }, () => spawnService('commit', env));
+  const all = [...Object.values(processes), ...commitReplicas];
   await waitForReady(baseUrl).catch((error: Error) => {
     throw new Error(`${error.message}\n${all.map((p) => `[${p.name}] ${p.output()}`).join('\n')}`);
   });
@@ -57,11 +66,26 @@ export async function startProcessStack(options: { storage: 'local' | 's3' }): P
     baseUrl,
     seed: new Seeder(baseUrl, adminToken),
     processes,
+    commitReplicas,
+    databaseUrl: database.url,
+    env,
     stopProcesses,
     async stop() {
       await stopProcesses();
+      await deleteEventStream(env.LODE_BUS_NAMESPACE);
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The namespaced JetStream stream the commit replicas created, so runs leave nothing on the server. */
+async function deleteEventStream(namespace: string): Promise<void> {
+  const nc = await connectNats(TEST_NATS_URL, 'test-cleanup');
+  try {
+    const events = await JetStreamEvents.connect(nc, createLogger('test', 'silent'), { namespace });
+    await events.deleteStream();
+  } finally {
+    await nc.close();
+  }
 }

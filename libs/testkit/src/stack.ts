@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, LocalBus, NatsBus, type Bus } from '@lode/bus';
+import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type EventStream } from '@lode/bus';
 import { Database, migrate } from '@lode/db';
 import { createLocalObjectHandler, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
@@ -18,6 +18,7 @@ import {
   type Gateway,
 } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
+import { COMMIT_SCHEMA, startCommitService, type RunningCommitService } from '@lode/commit';
 import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
 import { testS3Options } from './s3.ts';
 import { Seeder } from './seed.ts';
@@ -38,6 +39,9 @@ export interface TestStack {
   seed: Seeder;
   gateway: Gateway;
   storage: BlobStorage;
+  /** Where the commit service's outbox publishes: JetStream (namespaced) on NATS, in-process otherwise. */
+  events: EventStream;
+  commit: RunningCommitService;
   /** The upload service's reservation collector, to run on demand. */
   collectReservations(now?: number): Promise<number>;
   databaseUrl: string;
@@ -64,18 +68,23 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const database = await createTestDatabase();
   const identityDb = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 5 });
   const filesDb = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA, max: 5 });
+  const commitsDb = new Database({ connectionString: database.url, schema: COMMIT_SCHEMA, max: 5 });
   await migrate(identityDb, gatewayMigrations);
 
   const connections: NatsConnection[] = [];
   let gatewayBus: Bus;
   let serviceBus: Bus;
+  let events: EventStream;
+  let jetstream: JetStreamEvents | undefined;
   if (options.bus === 'nats') {
     const namespace = uniqueName('t');
     connections.push(await connectNats(TEST_NATS_URL, 'test-gateway'), await connectNats(TEST_NATS_URL, 'test-services'));
     gatewayBus = new NatsBus(connections[0], logger, { namespace });
     serviceBus = new NatsBus(connections[1], logger, { namespace });
+    events = jetstream = await JetStreamEvents.connect(connections[1], logger, { namespace });
   } else {
     gatewayBus = serviceBus = new LocalBus(logger);
+    events = new LocalEvents(logger);
   }
 
   const port = await freePort();
@@ -85,6 +94,16 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
   const storage: BlobStorage = local ?? new S3BlobStorage(testS3Options());
   const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage, logger });
+  const commit = await startCommitService({
+    db: commitsDb,
+    bus: serviceBus,
+    events,
+    storage,
+    logger,
+    cursorSecret: uniqueName('cursor-secret').padEnd(40, 'x'),
+    outbox: { relay: true, pollMs: 200, retentionMs: 60_000 },
+    idempotencyTtlMs: 86_400_000,
+  });
 
   const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
@@ -108,16 +127,21 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     seed: new Seeder(baseUrl, adminToken),
     gateway,
     storage,
+    events,
+    commit,
     collectReservations: (now) => upload.collector.runOnce(now),
     databaseUrl: database.url,
     async stop() {
       await closeServer(server);
       await upload.stop();
+      await commit.stop();
       await gatewayBus.close();
       if (serviceBus !== gatewayBus) await serviceBus.close();
+      await events.close();
+      await jetstream?.deleteStream();
       await Promise.all(connections.map((c) => c.close()));
       await limiter.close();
-      await Promise.all([identityDb.close(), filesDb.close()]);
+      await Promise.all([identityDb.close(), filesDb.close(), commitsDb.close()]);
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

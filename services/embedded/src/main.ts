@@ -7,11 +7,12 @@ import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { Database, migrate } from '@lode/db';
-import { LocalBus } from '@lode/bus';
+import { LocalBus, LocalEvents } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, createS3Storage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret } from '@lode/runtime';
 import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
+import { COMMIT_SCHEMA, commitSettings, startCommitService } from '@lode/commit';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const logger = createLogger('lode');
@@ -20,6 +21,8 @@ const schema = z.object({
   ...gatewaySettings,
   ...storageSettings,
   ...uploadSettings,
+  ...commitSettings,
+  LODE_CURSOR_SECRET: z.string().min(32).optional(),
   LODE_PG_PORT: env.port(54329),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
 });
@@ -33,8 +36,10 @@ async function main(): Promise<void> {
 
   const identityDb = new Database({ connectionString: postgres.url, schema: IDENTITY_SCHEMA, max: 5 });
   const filesDb = new Database({ connectionString: postgres.url, schema: UPLOAD_SCHEMA, max: 5 });
+  const commitsDb = new Database({ connectionString: postgres.url, schema: COMMIT_SCHEMA, max: 5 });
   await migrate(identityDb, gatewayMigrations);
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const events = new LocalEvents(logger);
   const local = usesS3(config) ? undefined : createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
   const storage = local ?? createS3Storage(config);
   const upload = await startUploadService({
@@ -43,6 +48,16 @@ async function main(): Promise<void> {
     storage,
     logger,
     gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
+  });
+  const commit = await startCommitService({
+    db: commitsDb,
+    bus,
+    events,
+    storage,
+    logger,
+    cursorSecret: config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value,
+    outbox: { relay: config.LODE_OUTBOX_RELAY, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
+    idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
   });
 
   const limiter = new MemoryWriteLimiter();
@@ -62,9 +77,11 @@ async function main(): Promise<void> {
   onShutdown(logger, [
     ['http', () => closeServer(server)],
     ['collector', () => upload.stop()],
+    ['relay', () => commit.stop()],
     ['bus', () => bus.close()],
+    ['events', () => events.close()],
     ['limiter', () => limiter.close()],
-    ['databases', () => Promise.all([identityDb.close(), filesDb.close()])],
+    ['databases', () => Promise.all([identityDb.close(), filesDb.close(), commitsDb.close()])],
     ['postgres', () => postgres.stop()],
   ]);
 }

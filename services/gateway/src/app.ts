@@ -13,6 +13,7 @@ import { authRoutes } from './routes/auth.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { healthRoutes } from './routes/health.ts';
 import { uploadRoutes } from './routes/uploads.ts';
+import { commitRoutes } from './routes/commits.ts';
 
 export interface GatewayDeps {
   db: Database;
@@ -61,6 +62,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   const project = express.Router({ mergeParams: true });
   project.use(requireKey(authenticator), requireOwnProject);
   project.use(uploadRoutes(deps.bus, writes));
+  project.use(commitRoutes(deps.bus, writes));
   app.use('/api/v1/projects/:projectId', project);
 
   app.use(routeNotFound);

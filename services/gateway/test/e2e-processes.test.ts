@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushFile, startProcessStack, type ProcessStack } from '@lode/testkit';
 
-describe('gateway and upload service as separate OS processes on NATS', () => {
+describe('gateway, upload and commit services as separate OS processes on NATS', () => {
   let stack: ProcessStack;
   beforeAll(async () => {
     stack = await startProcessStack({ storage: 'local' });
@@ -18,7 +18,7 @@ describe('gateway and upload service as separate OS processes on NATS', () => {
     expect((await pushFile(p.api, p.projectId, 'Maps/level01.umap', randomBytes(100))).version).toBe(2);
   });
 
-  it('shuts both processes down cleanly on SIGTERM', async () => {
-    expect(await stack.stopProcesses()).toEqual([0, 0]);
+  it('shuts every process down cleanly on SIGTERM', async () => {
+    expect(await stack.stopProcesses()).toEqual([0, 0, 0]);
   });
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Bus } from '@lode/bus';
+import { servePing, type Bus } from '@lode/bus';
 import { migrate, type Database } from '@lode/db';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
@@ -9,7 +9,7 @@ import { ReservationCollector } from './domain/reservation-gc.ts';
 import { serveInitiate } from './handlers/initiate.ts';
 import { serveInitiateBatch } from './handlers/initiate-batch.ts';
 import { serveConfirm } from './handlers/confirm.ts';
-import { servePing } from './handlers/ping.ts';
+import { serveResolveVersions } from './handlers/resolve-versions.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -39,7 +39,8 @@ export async function startUploadService({ db, bus, storage, logger, gc }: Uploa
   serveInitiate(bus, service);
   serveInitiateBatch(bus, service);
   serveConfirm(bus, service);
-  servePing(bus, db);
+  serveResolveVersions(bus, service);
+  servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
   return { collector, stop: stopCollector };
 }

@@ -1,3 +1,4 @@
+import { runPeriodically } from '@lode/runtime';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
 import type { FilesRepository } from '../repo/files-repo.ts';
@@ -42,14 +43,7 @@ export class ReservationCollector {
 
   /** Runs periodically until the returned stop function is called; a failed run is logged and retried. */
   start(intervalMs: number): () => Promise<void> {
-    let running: Promise<unknown> = Promise.resolve();
-    const timer = setInterval(() => {
-      running = this.runOnce().catch((error: unknown) => this.#logger.error({ err: error }, 'reservation collection failed'));
-    }, intervalMs);
-    timer.unref();
-    return async () => {
-      clearInterval(timer);
-      await running;
-    };
+    const task = runPeriodically('reservation collection', intervalMs, this.#logger, () => this.runOnce());
+    return () => task.stop();
   }
 }

@@ -122,4 +122,11 @@ export class UploadService {
     if (outcome === 'conflict') throw errors.versionConflict(reservation.file_id, reservation.version);
     return { confirmed: true, version: reservation.version };
   }
+
+  /** Spec 4.6's lookup for the commit service: which files and confirmed versions exist. */
+  async resolve(projectId: string, refs: readonly { fileId: string; version?: number | undefined }[]) {
+    const versionRefs = refs.flatMap((r) => (r.version === undefined ? [] : [{ fileId: r.fileId, version: r.version }]));
+    const { files, versions } = await this.#repo.resolve(projectId, [...new Set(refs.map((r) => r.fileId))], versionRefs);
+    return { files, versions: versions.map((v) => ({ ...v, createdAt: v.createdAt.toISOString() })) };
+  }
 }

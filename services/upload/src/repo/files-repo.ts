@@ -32,6 +32,18 @@ export interface UploadRow {
   state: 'reserved' | 'confirmed';
 }
 
+export interface ResolvedVersionRow {
+  id: string;
+  fileId: string;
+  version: number;
+  sha256: string;
+  size: number;
+  storageKey: string;
+  uploaderId: string;
+  uploaderName: string;
+  createdAt: Date;
+}
+
 export interface NewVersion {
   projectId: string;
   fileId: string;
@@ -156,6 +168,26 @@ export class FilesRepository {
     });
   }
 
+
+  /**
+   * Files and confirmed versions for many references at once, re-scoped to the project: a file id
+   * of another project matches nothing. Two set-based queries, whatever the number of references.
+   */
+  async resolve(projectId: string, fileIds: readonly string[], versionRefs: readonly { fileId: string; version: number }[]) {
+    const files = this.#db.query<{ fileId: string; path: string }>(
+      'SELECT id AS "fileId", path FROM files WHERE project_id = $1 AND id = ANY($2::uuid[])',
+      [projectId, fileIds],
+    );
+    const versions = this.#db.query<ResolvedVersionRow>(
+      `SELECT v.id, v.file_id AS "fileId", v.version, v.sha256, v.size, v.storage_key AS "storageKey",
+              v.uploader_id AS "uploaderId", v.uploader_name AS "uploaderName", v.created_at AS "createdAt"
+       FROM unnest($2::uuid[], $3::int[]) AS r(file_id, version)
+       JOIN versions v ON v.file_id = r.file_id AND v.version = r.version
+       WHERE v.project_id = $1`,
+      [projectId, versionRefs.map((r) => r.fileId), versionRefs.map((r) => r.version)],
+    );
+    return { files: (await files).rows, versions: (await versions).rows };
+  }
 
   /**
    * Removes up to `limit` reservations that expired before `before` and were never confirmed, with

@@ -1,0 +1,62 @@
+import type { EventContract, EventOf } from '@lode/contracts';
+import { extractTraceContext, inSpan, SpanKind, type Logger } from '@lode/telemetry';
+import type { EventHandler, EventMeta } from './events.ts';
+import { decode } from './wire.ts';
+
+/** What the transport does next: ack and move on, hand the same event over again, or drop it for good. */
+export type DeliveryOutcome = 'handled' | 'failed' | 'rejected';
+
+export interface Delivery<E extends EventContract> {
+  consumer: string;
+  contract: E;
+  handler: EventHandler<E>;
+  body: Uint8Array;
+  meta: EventMeta;
+  /** Reads the event's trace headers. */
+  header: (key: string) => string | undefined;
+  logger: Logger;
+}
+
+/**
+ * What both event streams do with one delivery: parse the payload with the contract and run the
+ * handler inside a CONSUMER span joined to the producer's trace. Never throws: a handler's error is
+ * logged and becomes 'failed', so the transport's retry, not an unhandled rejection, deals with it.
+ */
+export async function deliverEvent<E extends EventContract>(delivery: Delivery<E>): Promise<DeliveryOutcome> {
+  const { consumer, contract, meta, logger } = delivery;
+  const context = { subject: contract.subject, consumer, id: meta.id, streamSeq: meta.streamSeq };
+  const attributes = {
+    'messaging.destination.name': contract.subject,
+    'messaging.consumer.group.name': consumer,
+    'messaging.message.id': meta.id,
+  };
+  const parent = extractTraceContext(delivery.header);
+  try {
+    return await inSpan(`${contract.subject} process`, { kind: SpanKind.CONSUMER, parent, attributes }, async () => {
+      const parsed = parseEvent(contract, delivery.body);
+      if (!parsed.ok) {
+        logger.error({ ...context, problem: parsed.problem }, 'event breaks its contract; dropped');
+        return 'rejected';
+      }
+      await delivery.handler(parsed.event, meta);
+      return 'handled';
+    });
+  } catch (error) {
+    logger.error({ ...context, err: error, redelivered: meta.redelivered }, 'event handler failed; the event will be retried');
+    return 'failed';
+  }
+}
+
+type ParsedEvent<E extends EventContract> = { ok: true; event: EventOf<E> } | { ok: false; problem: unknown };
+
+function parseEvent<E extends EventContract>(contract: E, body: Uint8Array): ParsedEvent<E> {
+  let payload: unknown;
+  try {
+    payload = decode(body);
+  } catch (error) {
+    return { ok: false, problem: String(error) };
+  }
+  const parsed = contract.schema.safeParse(payload);
+  if (parsed.success) return { ok: true, event: parsed.data as EventOf<E> };
+  return { ok: false, problem: parsed.error.issues.slice(0, 5) };
+}

@@ -1,0 +1,165 @@
+import type { EventContract } from '@lode/contracts';
+import { injectTraceContext, type Logger } from '@lode/telemetry';
+import {
+  assertConsumerName,
+  consumerSubjectMismatch,
+  DEFAULT_RETRY_BACKOFF,
+  EventTooLargeError,
+  retryDelayMs,
+  type ConsumerOptions,
+  type EventConsumer,
+  type EventHandler,
+  type EventStream,
+  type OutgoingEvent,
+  type RetryBackoff,
+} from './events.ts';
+import { deliverEvent, type DeliveryOutcome } from './event-delivery.ts';
+import { encode } from './wire.ts';
+
+export interface LocalEventsOptions {
+  /** Largest event accepted; NATS's default max_payload, so an event too large for production fails here too. */
+  maxPayloadBytes?: number;
+  retryBackoff?: RetryBackoff;
+}
+
+interface StoredEvent {
+  seq: number;
+  id: string;
+  subject: string;
+  /** Stored encoded, as on the wire: each delivery parses its own copy, never the producer's object. */
+  body: Buffer;
+  traceContext: Record<string, string>;
+}
+
+type Deliver = (event: StoredEvent, redelivered: boolean) => Promise<DeliveryOutcome>;
+
+/** A named consumer's place in the log. It outlives the consume() calls using it, as a durable does. */
+interface Cursor {
+  subject: string;
+  /** Index in the log of the next event to look at. */
+  position: number;
+  /** How often the event at `position` has failed so far. */
+  failures: number;
+  /** The consume() calls under this name; the first one takes the events while it runs. */
+  takers: Deliver[];
+  running: boolean;
+  /** The delivery in progress, which stop() waits for. */
+  delivering?: Promise<DeliveryOutcome>;
+  retryTimer?: NodeJS.Timeout;
+}
+
+/**
+ * The embedded-mode event stream: an append-only log in memory, one sequential loop per consumer
+ * name. It keeps the promises of JetStreamEvents except durability across process restarts. Nothing
+ * is trimmed: the log and its ids grow with every event for the life of the process.
+ */
+export class LocalEvents implements EventStream {
+  readonly #log: StoredEvent[] = [];
+  /** Every id ever stored: the log lives only as long as the process, so no window ages them out. */
+  readonly #ids = new Set<string>();
+  readonly #cursors = new Map<string, Cursor>();
+  readonly #consumers = new Set<EventConsumer>();
+  readonly #logger: Logger;
+  readonly #maxPayloadBytes: number;
+  readonly #retry: RetryBackoff;
+  #closed = false;
+
+  constructor(logger: Logger, options: LocalEventsOptions = {}) {
+    this.#logger = logger;
+    this.#maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
+    this.#retry = options.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+  }
+
+  async publish(event: OutgoingEvent): Promise<void> {
+    const body = encode(event.data);
+    if (body.length > this.#maxPayloadBytes) throw new EventTooLargeError(event.subject, body.length, this.#maxPayloadBytes);
+    if (this.#ids.has(event.id)) return;
+    this.#ids.add(event.id);
+    const traceContext = event.traceContext ?? activeTraceContext();
+    this.#log.push({ seq: this.#log.length + 1, id: event.id, subject: event.subject, body, traceContext });
+    for (const cursor of this.#cursors.values()) void this.#drain(cursor);
+  }
+
+  async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions = {}): Promise<EventConsumer> {
+    assertConsumerName(name);
+    const cursor = this.#cursorFor(name, contract.subject, options.deliverFrom ?? 'all');
+    const deliver: Deliver = (event, redelivered) =>
+      deliverEvent({
+        consumer: name,
+        contract,
+        handler,
+        body: event.body,
+        meta: { id: event.id, streamSeq: event.seq, redelivered },
+        header: (key) => event.traceContext[key],
+        logger: this.#logger,
+      });
+    cursor.takers.push(deliver);
+    const consumer: EventConsumer = {
+      stop: async () => {
+        this.#consumers.delete(consumer);
+        cursor.takers = cursor.takers.filter((taker) => taker !== deliver);
+        await cursor.delivering;
+      },
+    };
+    this.#consumers.add(consumer);
+    void this.#drain(cursor);
+    return consumer;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const cursor of this.#cursors.values()) clearTimeout(cursor.retryTimer);
+    await Promise.all([...this.#consumers].map((consumer) => consumer.stop()));
+  }
+
+  #cursorFor(name: string, subject: string, deliverFrom: 'all' | 'new'): Cursor {
+    const existing = this.#cursors.get(name);
+    if (existing) {
+      if (existing.subject !== subject) throw consumerSubjectMismatch(name, existing.subject, subject);
+      return existing;
+    }
+    const cursor: Cursor = { subject, position: deliverFrom === 'new' ? this.#log.length : 0, failures: 0, takers: [], running: false };
+    this.#cursors.set(name, cursor);
+    return cursor;
+  }
+
+  /** Hands a cursor's events over one at a time. Publish and consume both nudge it; one loop runs per cursor. */
+  async #drain(cursor: Cursor): Promise<void> {
+    if (cursor.running || cursor.retryTimer) return;
+    cursor.running = true;
+    try {
+      while (!this.#closed) {
+        const deliver = cursor.takers[0];
+        const event = this.#nextEvent(cursor);
+        if (!deliver || !event) return;
+        cursor.delivering = deliver(event, cursor.failures > 0);
+        if ((await cursor.delivering) === 'failed') {
+          cursor.failures += 1;
+          cursor.retryTimer = setTimeout(() => {
+            cursor.retryTimer = undefined;
+            void this.#drain(cursor);
+          }, retryDelayMs(this.#retry, cursor.failures));
+          return;
+        }
+        cursor.position += 1;
+        cursor.failures = 0;
+      }
+    } finally {
+      cursor.running = false;
+      cursor.delivering = undefined;
+    }
+  }
+
+  #nextEvent(cursor: Cursor): StoredEvent | undefined {
+    while (cursor.position < this.#log.length && this.#log[cursor.position].subject !== cursor.subject) cursor.position += 1;
+    return this.#log[cursor.position];
+  }
+}
+
+function activeTraceContext(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  injectTraceContext((key, value) => {
+    carrier[key] = value;
+  });
+  return carrier;
+}

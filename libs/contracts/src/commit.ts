@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { defineContract } from './contract.ts';
+import { defineEvent } from './event.ts';
+import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './common.ts';
+
+export const MAX_COMMIT_ENTRIES = 25_000;
+export const MAIN_BRANCH = 'main';
+export const MAX_PAGE_SIZE = 200;
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** Git-like names: segments of letters, digits, `.`, `_` and `-` joined by `/`; no `..`. */
+export const branchName = z
+  .string()
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/, 'must be segments of letters, digits, ".", "_" and "-" separated by "/"')
+  .refine((name) => !name.includes('..'), 'must not contain ".."');
+
+export const commitEntrySchema = z.discriminatedUnion('action', [
+  z.object({ fileId: uuid, action: z.enum(['add', 'modify']), version: positiveVersion }),
+  // A delete removes whatever version the branch holds; a version sent with it is not needed.
+  z.object({ fileId: uuid, action: z.literal('delete'), version: positiveVersion.optional() }),
+]);
+export type CommitEntryInput = z.infer<typeof commitEntrySchema>;
+
+export const commitBodySchema = z.object({
+  message: z.string().trim().min(1, 'must not be empty').max(10_000),
+  fileVersions: z.array(commitEntrySchema).min(1, 'must list 1 to 25,000 entries').max(MAX_COMMIT_ENTRIES),
+  branch: branchName.optional(),
+});
+export type CommitBody = z.infer<typeof commitBodySchema>;
+
+export const commitSchema = z.object({
+  id: uuid,
+  sequenceNum: z.number().int().min(1),
+  message: z.string(),
+  fileCount: z.number().int().min(0),
+  branch: z.string(),
+});
+export type Commit = z.infer<typeof commitSchema>;
+
+export const create = defineContract(
+  'commit',
+  'create',
+  z.object({ actor: actorSchema, commit: commitBodySchema, idempotencyKey: z.string().optional() }),
+  commitSchema,
+);
+
+export const fileVersionSchema = z.object({
+  id: uuid,
+  version: positiveVersion,
+  size: byteSize,
+  sha256: z.string(),
+  uploaderId: uuid,
+  uploaderName: z.string(),
+  commitId: uuid,
+  downloadUrl: z.string(),
+  createdAt: z.string(),
+});
+export type FileVersion = z.infer<typeof fileVersionSchema>;
+
+export const listVersions = defineContract(
+  'commit',
+  'list_versions',
+  z.object({
+    actor: actorSchema,
+    fileId: uuid,
+    cursor: z.string().optional(),
+    limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  }),
+  z.object({ data: z.array(fileVersionSchema), nextCursor: z.string().nullable() }),
+);
+
+export const committedEntrySchema = z.object({
+  fileId: uuid,
+  path: z.string(),
+  action: z.enum(['add', 'modify', 'delete']),
+  /** Null for a delete. */
+  version: positiveVersion.nullable(),
+  sha256: sha256Hex.nullable(),
+  size: byteSize.nullable(),
+});
+export type CommittedEntry = z.infer<typeof committedEntrySchema>;
+
+/**
+ * A commit became visible. A large commit is published as several parts (`part` of `parts`, in
+ * order, each under NATS's max_payload); every part repeats the commit's header fields.
+ */
+export const commitCreated = defineEvent(
+  'commit.created',
+  z.object({
+    commitId: uuid,
+    projectId: uuid,
+    branch: z.string(),
+    sequenceNum: z.number().int().min(1),
+    message: z.string(),
+    author: z.object({ userId: uuid, userName: z.string() }),
+    createdAt: z.string(),
+    fileCount: z.number().int().min(0),
+    part: z.number().int().min(1),
+    parts: z.number().int().min(1),
+    entries: z.array(committedEntrySchema),
+  }),
+);
+export type CommitCreated = z.infer<typeof commitCreated.schema>;

@@ -1,0 +1,100 @@
+import type { EventStream } from '@lode/bus';
+import type { Database } from '@lode/db';
+import { runPeriodically, type PeriodicTask } from '@lode/runtime';
+import type { Logger } from '@lode/telemetry';
+
+export interface RelayOptions {
+  /** How often the relay looks for unpublished events when nothing kicked it. */
+  pollMs: number;
+  /** How long published events are kept (for inspection) before they are deleted. */
+  retentionMs: number;
+  batchSize?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  event_id: string;
+  payload: string;
+  trace_context: Record<string, string> | null;
+}
+
+/**
+ * Publishes the outbox in id order, at least once. One relay per schema publishes at a time (a
+ * transaction-scoped advisory lock), so replicas cannot reorder a project's events; a relay that dies
+ * after publishing but before marking leaves rows that the next run publishes again, which the
+ * stream's duplicate window (same event id) and idempotent consumers absorb.
+ */
+export class OutboxRelay {
+  readonly #db: Database;
+  readonly #stream: EventStream;
+  readonly #logger: Logger;
+  readonly #options: Required<RelayOptions>;
+  #task: PeriodicTask | undefined;
+
+  constructor(db: Database, stream: EventStream, logger: Logger, options: RelayOptions) {
+    this.#db = db;
+    this.#stream = stream;
+    this.#logger = logger;
+    this.#options = { batchSize: 200, ...options };
+  }
+
+  /** Publishes everything unpublished now; returns how many events went out (0 if another relay holds the lock). */
+  async runOnce(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const published = await this.#publishBatch();
+      total += published;
+      if (published < this.#options.batchSize) break;
+    }
+    await this.#db.query(`DELETE FROM outbox WHERE published_at < now() - make_interval(secs => $1)`, [this.#options.retentionMs / 1000]);
+    return total;
+  }
+
+  start(): void {
+    this.#task ??= runPeriodically('outbox relay', this.#options.pollMs, this.#logger, () => this.runOnce());
+  }
+
+  /** Publishes soon, without waiting for the next poll: called after a local commit. */
+  kick(): void {
+    this.#task?.kick();
+  }
+
+  async stop(): Promise<void> {
+    await this.#task?.stop();
+  }
+
+  async #publishBatch(): Promise<number> {
+    return this.#db.transaction(async (tx) => {
+      const { rows: lock } = await tx.query<{ ok: boolean }>(
+        `SELECT pg_try_advisory_xact_lock(hashtext('lode.outbox.' || current_schema())) AS ok`,
+      );
+      if (!lock[0]?.ok) return 0;
+      const { rows } = await tx.query<OutboxRow>(
+        'SELECT id, subject, event_id, payload, trace_context FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
+        [this.#options.batchSize],
+      );
+      const published: string[] = [];
+      // One at a time: an event is stored before the next is sent, so a failure cannot leave a
+      // later event stored ahead of an earlier one. What went out is marked even if a later one failed.
+      for (const row of rows) {
+        try {
+          await this.#stream.publish({
+            subject: row.subject,
+            id: row.event_id,
+            data: JSON.parse(row.payload) as unknown,
+            traceContext: row.trace_context ?? undefined,
+          });
+        } catch (error) {
+          this.#logger.warn({ err: error, eventId: row.event_id }, 'publishing an outbox event failed; the relay retries');
+          break;
+        }
+        published.push(row.id);
+      }
+      if (published.length > 0) {
+        await tx.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [published]);
+      }
+      return published.length;
+    });
+  }
+}

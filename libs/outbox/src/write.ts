@@ -1,0 +1,35 @@
+import type { Queryable } from '@lode/db';
+import { injectTraceContext } from '@lode/telemetry';
+
+export interface OutboxEvent {
+  subject: string;
+  /** Unique per event; the stream drops a second publish with the same id. */
+  id: string;
+  data: unknown;
+}
+
+/**
+ * Writes events into the service's `outbox` table inside the caller's transaction, so they exist if
+ * and only if the change they describe committed. The active trace context is kept with them, so
+ * consumers' spans join the request that caused the event even though the relay publishes later.
+ */
+export async function writeOutbox(tx: Queryable, events: readonly OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const traceContext: Record<string, string> = {};
+  injectTraceContext((key, value) => {
+    traceContext[key] = value;
+  });
+  // WITH ORDINALITY keeps the ids (and so the publishing order) in the order the events were given.
+  await tx.query(
+    `INSERT INTO outbox (subject, event_id, payload, trace_context)
+     SELECT subject, event_id, payload, $4::jsonb
+     FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e(subject, event_id, payload, n)
+     ORDER BY n`,
+    [
+      events.map((e) => e.subject),
+      events.map((e) => e.id),
+      events.map((e) => JSON.stringify(e.data)),
+      Object.keys(traceContext).length > 0 ? JSON.stringify(traceContext) : null,
+    ],
+  );
+}

@@ -1,0 +1,61 @@
+import { errors } from '@lode/errors';
+import { upload, type Actor, type commit } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import type { CursorCodec, Database } from '@lode/db';
+import type { BlobStorage } from '@lode/storage';
+import type { HistoryRepository } from '../repo/history-repo.ts';
+
+/** How long a listed version's download URL stays valid. */
+export const DOWNLOAD_URL_TTL_SECONDS = 3600;
+
+/** Spec 4.7: a file's committed versions on main, newest first, keyset-paginated, with download URLs. */
+export class HistoryService {
+  readonly #db: Database;
+  readonly #bus: Bus;
+  readonly #history: HistoryRepository;
+  readonly #storage: BlobStorage;
+  readonly #cursors: CursorCodec;
+
+  constructor(deps: { db: Database; bus: Bus; history: HistoryRepository; storage: BlobStorage; cursors: CursorCodec }) {
+    this.#db = deps.db;
+    this.#bus = deps.bus;
+    this.#history = deps.history;
+    this.#storage = deps.storage;
+    this.#cursors = deps.cursors;
+  }
+
+  async list(actor: Actor, fileId: string, cursor: string | undefined, limit: number): Promise<{ data: commit.FileVersion[]; nextCursor: string | null }> {
+    const before = cursor === undefined ? undefined : this.#decode(cursor, fileId);
+    const rows = await this.#history.mainVersions(this.#db, actor.projectId, fileId, before, limit + 1);
+    // No committed version yet: the file may still exist (uploaded, not committed) or belong elsewhere.
+    if (rows.length === 0 && before === undefined) await this.#requireFile(actor.projectId, fileId);
+    const page = rows.slice(0, limit);
+    const data = await Promise.all(
+      page.map(async (row) => ({
+        id: row.id,
+        version: row.version,
+        size: row.size,
+        sha256: row.sha256,
+        uploaderId: row.uploaderId,
+        uploaderName: row.uploaderName,
+        commitId: row.commitId,
+        downloadUrl: await this.#storage.presignGet({ key: row.storageKey, expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS }),
+        createdAt: row.createdAt.toISOString(),
+      })),
+    );
+    const last = page.at(-1);
+    return { data, nextCursor: rows.length > limit && last ? this.#cursors.encode([fileId, last.version]) : null };
+  }
+
+  /** A cursor names its file, so one file's cursor cannot page through another's history. */
+  #decode(cursor: string, fileId: string): number {
+    const [cursorFile, version] = this.#cursors.decode(cursor);
+    if (cursorFile !== fileId || typeof version !== 'number') throw errors.validation('Invalid cursor');
+    return version;
+  }
+
+  async #requireFile(projectId: string, fileId: string): Promise<void> {
+    const { files } = await this.#bus.call(upload.resolveVersions, { projectId, refs: [{ fileId }] });
+    if (files.length === 0) throw errors.notFound('File');
+  }
+}

@@ -1,0 +1,2 @@
+export { startCommitService, COMMIT_SCHEMA, type CommitDeps, type RunningCommitService } from './start.ts';
+export { commitSettings, cursorSecretSetting } from './config.ts';

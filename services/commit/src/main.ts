@@ -1,0 +1,49 @@
+/** The commit service as its own process: NATS in, its `commits` schema behind, events to JetStream. */
+import { z } from 'zod';
+import { env, loadConfig } from '@lode/config';
+import { createLogger } from '@lode/telemetry';
+import { Database } from '@lode/db';
+import { busSettings, connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
+import { createStorage, storageSettings } from '@lode/storage';
+import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
+import { COMMIT_SCHEMA, startCommitService } from './start.ts';
+import { commitSettings, cursorSecretSetting } from './config.ts';
+
+const logger = createLogger('commit');
+
+const schema = z.object({
+  DATABASE_URL: env.url(),
+  ...busSettings,
+  LOG_LEVEL: env.logLevel(),
+  ...storageSettings,
+  ...commitSettings,
+  ...cursorSecretSetting,
+});
+
+async function main(): Promise<void> {
+  const config = loadConfig(schema);
+  const db = new Database({ connectionString: config.DATABASE_URL, schema: COMMIT_SCHEMA });
+  const nc = await connectNats(config.NATS_URL, 'lode-commit');
+  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const events = await JetStreamEvents.connect(nc, logger, { namespace: config.LODE_BUS_NAMESPACE });
+  const commit = await startCommitService({
+    db,
+    bus,
+    events,
+    storage: createStorage(config, { publicUrl: 'http://localhost:8080' }),
+    logger,
+    cursorSecret: config.LODE_CURSOR_SECRET,
+    outbox: { relay: config.LODE_OUTBOX_RELAY, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
+    idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
+  });
+  logger.info('commit service ready');
+  onShutdown(logger, [
+    ['relay', () => commit.stop()],
+    ['bus', () => bus.close()],
+    ['events', () => events.close()],
+    ['nats', () => nc.drain()],
+    ['database', () => db.close()],
+  ]);
+}
+
+main().catch(exitOnStartupFailure(logger));

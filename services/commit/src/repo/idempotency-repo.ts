@@ -1,0 +1,49 @@
+import type { Queryable } from '@lode/db';
+import type { commit } from '@lode/contracts';
+
+export interface IdempotencyScope {
+  projectId: string;
+  keyId: string;
+  key: string;
+}
+
+export interface StoredOutcome {
+  requestHash: string;
+  response: commit.Commit;
+}
+
+/** Outcomes of commits made under an X-Idempotency-Key, kept for the retention period. */
+export class IdempotencyRepository {
+  async find(q: Queryable, scope: IdempotencyScope): Promise<StoredOutcome | undefined> {
+    const { rows } = await q.query<StoredOutcome>(
+      `SELECT request_hash AS "requestHash", response FROM idempotency_keys
+       WHERE project_id = $1 AND key_id = $2 AND idem_key = $3`,
+      [scope.projectId, scope.keyId, scope.key],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Claims the key for this transaction without waiting: false while another request with the same
+   * key is running. The claim ends with the transaction, so a crashed request leaves nothing behind.
+   */
+  async tryClaim(tx: Queryable, scope: IdempotencyScope): Promise<boolean> {
+    const { rows } = await tx.query<{ ok: boolean }>(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended('lode.idem.' || $1 || '.' || $2 || '.' || $3, 0)) AS ok`,
+      [scope.projectId, scope.keyId, scope.key],
+    );
+    return rows[0]?.ok === true;
+  }
+
+  async save(tx: Queryable, scope: IdempotencyScope, outcome: StoredOutcome): Promise<void> {
+    await tx.query(
+      `INSERT INTO idempotency_keys (project_id, key_id, idem_key, request_hash, response) VALUES ($1, $2, $3, $4, $5)`,
+      [scope.projectId, scope.keyId, scope.key, outcome.requestHash, JSON.stringify(outcome.response)],
+    );
+  }
+
+  async purgeOlderThan(q: Queryable, ageMs: number): Promise<number> {
+    const { rowCount } = await q.query(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1)`, [ageMs / 1000]);
+    return rowCount ?? 0;
+  }
+}

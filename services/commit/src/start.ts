@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { CursorCodec, migrate, type Database } from '@lode/db';
+import { OutboxRelay } from '@lode/outbox';
+import { runPeriodically } from '@lode/runtime';
+import type { BlobStorage } from '@lode/storage';
+import type { Logger } from '@lode/telemetry';
+import { CommitsRepository } from './repo/commits-repo.ts';
+import { HistoryRepository } from './repo/history-repo.ts';
+import { IdempotencyRepository } from './repo/idempotency-repo.ts';
+import { CommitService } from './domain/commit-service.ts';
+import { HistoryService } from './domain/history-service.ts';
+import { serveCreateCommit } from './handlers/create-commit.ts';
+import { serveListVersions } from './handlers/list-versions.ts';
+
+export const COMMIT_SCHEMA = 'commits';
+export const commitMigrations = path.join(import.meta.dirname, '..', 'migrations');
+
+const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
+
+export interface CommitDeps {
+  db: Database;
+  bus: Bus;
+  events: EventStream;
+  /** Signs the download URLs of listed versions. */
+  storage: BlobStorage;
+  logger: Logger;
+  cursorSecret: string;
+  /** `relay: false` leaves publishing to other replicas. */
+  outbox: { relay: boolean; pollMs: number; retentionMs: number };
+  idempotencyTtlMs: number;
+}
+
+export interface RunningCommitService {
+  relay: OutboxRelay;
+  /** Stops the relay and housekeeping, letting runs in progress finish. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the `commits` schema, serves the commit RPCs and starts the outbox relay. */
+export async function startCommitService(deps: CommitDeps): Promise<RunningCommitService> {
+  const { db, bus, logger } = deps;
+  await migrate(db, commitMigrations);
+  const relay = new OutboxRelay(db, deps.events, logger, deps.outbox);
+  const idempotency = new IdempotencyRepository();
+  const commits = new CommitService({ db, bus, commits: new CommitsRepository(), idempotency, onCommitted: () => relay.kick() });
+  const history = new HistoryService({ db, bus, history: new HistoryRepository(), storage: deps.storage, cursors: new CursorCodec(deps.cursorSecret) });
+  serveCreateCommit(bus, commits);
+  serveListVersions(bus, history);
+  servePing(bus, 'commit', () => db.ping());
+  if (deps.outbox.relay) relay.start();
+  const housekeeping = runPeriodically('idempotency purge', HOUSEKEEPING_INTERVAL_MS, logger, () => idempotency.purgeOlderThan(db, deps.idempotencyTtlMs));
+  return {
+    relay,
+    async stop() {
+      await Promise.all([relay.stop(), housekeeping.stop()]);
+    },
+  };
+}

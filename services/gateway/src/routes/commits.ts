@@ -1,0 +1,47 @@
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { errors } from '@lode/errors';
+import { commit, uuid } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import { actorOf } from '../auth/middleware.ts';
+import { parse } from '../http/parse.ts';
+
+const entriesShell = z.object({ fileVersions: z.array(z.unknown(), 'fileVersions must be an array') });
+
+/** Printable ASCII, as Stripe and the IETF Idempotency-Key draft use; long enough for a UUID or a hash. */
+const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces');
+
+const versionsQuery = z.object({
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(commit.MAX_PAGE_SIZE, `must be at most ${commit.MAX_PAGE_SIZE}`)
+    .default(commit.DEFAULT_PAGE_SIZE),
+});
+
+const DRAFT_HINT = 'larger pushes are staged with draft commits and finalized as one commit (docs/api.md)';
+
+/** Spec 4.6 and 4.7, mounted under /api/v1/projects/:projectId after auth and the project check. */
+export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
+  const router = Router({ mergeParams: true });
+
+  router.post('/commits', limitWrites, async (req, res) => {
+    // Counted before the entries are validated one by one, so an oversized push fails fast with 413.
+    const { fileVersions } = parse(entriesShell, req.body);
+    if (fileVersions.length > commit.MAX_COMMIT_ENTRIES) throw errors.batchTooLarge('file versions', commit.MAX_COMMIT_ENTRIES, DRAFT_HINT);
+    const body = parse(commit.commitBodySchema, req.body);
+    const header = req.get('X-Idempotency-Key');
+    const key = header === undefined ? undefined : parse(idempotencyKey, header, 'X-Idempotency-Key header');
+    res.status(201).json(await bus.call(commit.create, { actor: actorOf(res), commit: body, idempotencyKey: key }));
+  });
+
+  router.get('/files/:fileId/versions', async (req, res) => {
+    const fileId = parse(uuid, req.params.fileId, 'fileId');
+    const { cursor, limit } = parse(versionsQuery, req.query, 'query');
+    res.json(await bus.call(commit.listVersions, { actor: actorOf(res), fileId, cursor, limit }));
+  });
+
+  return router;
+}

@@ -1,0 +1,7 @@
+import { upload } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import type { UploadService } from '../domain/upload-service.ts';
+
+export function serveResolveVersions(bus: Bus, service: UploadService): void {
+  bus.serve(upload.resolveVersions, ({ projectId, refs }) => service.resolve(projectId, refs));
+}
