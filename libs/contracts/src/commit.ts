@@ -70,6 +70,17 @@ export const listVersions = defineContract(
   z.object({ data: z.array(fileVersionSchema), nextCursor: z.string().nullable() }),
 );
 
+/**
+ * The project's latest commit sequence number (0 before the first commit), for read models that must
+ * catch up with it before answering (read your writes).
+ */
+export const latestSequence = defineContract(
+  'commit',
+  'latest_sequence',
+  z.object({ projectId: uuid }),
+  z.object({ sequenceNum: z.number().int().min(0) }),
+);
+
 export const committedEntrySchema = z.object({
   fileId: uuid,
   path: z.string(),

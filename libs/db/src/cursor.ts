@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 import { errors } from '@lode/errors';
 
 /**
@@ -38,3 +39,8 @@ export class CursorCodec {
     return createHmac('sha256', this.#secret).update(body).digest('base64url').slice(0, 22);
   }
 }
+
+/** Signs pagination cursors; every replica of a service must share it. The embedded mode keeps one in its data directory. */
+export const cursorSecretSetting = {
+  LODE_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
+};

@@ -113,6 +113,8 @@ export const errors = {
     new AppError('stale_version', `${entries.length} version(s) are not newer than the branch's current version; sync and commit a newer version`, listed('entries', entries)),
   fileNotInBranch: (fileIds: readonly string[]) =>
     new AppError('file_not_in_branch', `${fileIds.length} file(s) to delete are not in the branch`, listed('fileIds', fileIds)),
+  fileLocked: (lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; lockedAt: string }[]) =>
+    new AppError('file_locked', `${lockedFiles.length} file(s) in this commit are locked by another user`, { lockedFiles }),
   internal: () => new AppError('internal', 'Internal error'),
 } as const;
 

@@ -19,6 +19,8 @@ import {
 } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
 import { COMMIT_SCHEMA, startCommitService, type RunningCommitService } from '@lode/commit';
+import { LOCK_SCHEMA, startLockService } from '@lode/lock';
+import { startSyncService, SYNC_SCHEMA } from '@lode/sync';
 import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
 import { testS3Options } from './s3.ts';
 import { Seeder } from './seed.ts';
@@ -31,6 +33,10 @@ export interface StackOptions {
   storage?: 'local' | 's3';
   defaultWriteLimit?: { perSecond: number; burst: number };
   authCacheMs?: number;
+  /** The commit service's lock fence lifetime. */
+  fenceTtlMs?: number;
+  /** How long a sync waits for its read model to catch up with the latest commit. */
+  syncCatchUpMs?: number;
 }
 
 export interface TestStack {
@@ -69,6 +75,9 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const identityDb = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 5 });
   const filesDb = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA, max: 5 });
   const commitsDb = new Database({ connectionString: database.url, schema: COMMIT_SCHEMA, max: 5 });
+  const locksDb = new Database({ connectionString: database.url, schema: LOCK_SCHEMA, max: 5 });
+  const syncDb = new Database({ connectionString: database.url, schema: SYNC_SCHEMA, max: 5 });
+  const databases = [identityDb, filesDb, commitsDb, locksDb, syncDb];
   await migrate(identityDb, gatewayMigrations);
 
   const connections: NatsConnection[] = [];
@@ -94,16 +103,20 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
   const storage: BlobStorage = local ?? new S3BlobStorage(testS3Options());
   const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage, logger });
+  const cursorSecret = uniqueName('cursor-secret').padEnd(40, 'x');
   const commit = await startCommitService({
     db: commitsDb,
     bus: serviceBus,
     events,
     storage,
     logger,
-    cursorSecret: uniqueName('cursor-secret').padEnd(40, 'x'),
+    cursorSecret,
     outbox: { relay: true, pollMs: 200, retentionMs: 60_000 },
     idempotencyTtlMs: 86_400_000,
+    fenceTtlMs: options.fenceTtlMs ?? 60_000,
   });
+  const lock = await startLockService({ db: locksDb, bus: serviceBus, events, logger, cursorSecret });
+  const sync = await startSyncService({ db: syncDb, bus: serviceBus, events, logger, catchUpMs: options.syncCatchUpMs ?? 5000 });
 
   const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
@@ -135,13 +148,14 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
       await closeServer(server);
       await upload.stop();
       await commit.stop();
+      await Promise.all([lock.stop(), sync.stop()]);
       await gatewayBus.close();
       if (serviceBus !== gatewayBus) await serviceBus.close();
       await events.close();
       await jetstream?.deleteStream();
       await Promise.all(connections.map((c) => c.close()));
       await limiter.close();
-      await Promise.all([identityDb.close(), filesDb.close(), commitsDb.close()]);
+      await Promise.all(databases.map((db) => db.close()));
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { env } from '@lode/config';
 
 /** Settings of the commit service, in its own process or embedded. */
@@ -12,11 +11,11 @@ export const commitSettings = {
   LODE_OUTBOX_POLL_MS: env.int(1000, 10),
   /** How long published outbox rows are kept before they are deleted. */
   LODE_OUTBOX_RETENTION_MS: env.int(86_400_000),
+  /**
+   * Longest a commit may hold its lock fence (docs/architecture.md). A commit still running when it
+   * would lapse is abandoned rather than committed, and a fence left by a crash lapses after it.
+   */
+  LODE_LOCK_FENCE_TTL_MS: env.int(60_000, 5000),
   /** How long an X-Idempotency-Key's outcome is replayed (docs/api.md). */
   LODE_IDEMPOTENCY_TTL_MS: env.int(86_400_000, 60_000),
-};
-
-/** Signs pagination cursors; every replica must share it. The embedded mode keeps one in its data directory. */
-export const cursorSecretSetting = {
-  LODE_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
 };

@@ -2,12 +2,12 @@
 import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
-import { Database } from '@lode/db';
+import { cursorSecretSetting, Database } from '@lode/db';
 import { busSettings, connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
 import { createStorage, storageSettings } from '@lode/storage';
 import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
 import { COMMIT_SCHEMA, startCommitService } from './start.ts';
-import { commitSettings, cursorSecretSetting } from './config.ts';
+import { commitSettings } from './config.ts';
 
 const logger = createLogger('commit');
 
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     cursorSecret: config.LODE_CURSOR_SECRET,
     outbox: { relay: config.LODE_OUTBOX_RELAY, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
     idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
+    fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
   });
   logger.info('commit service ready');
   onShutdown(logger, [

@@ -12,6 +12,7 @@ import { CommitService } from './domain/commit-service.ts';
 import { HistoryService } from './domain/history-service.ts';
 import { serveCreateCommit } from './handlers/create-commit.ts';
 import { serveListVersions } from './handlers/list-versions.ts';
+import { serveLatestSequence } from './handlers/latest-sequence.ts';
 
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -29,6 +30,7 @@ export interface CommitDeps {
   /** `relay: false` leaves publishing to other replicas. */
   outbox: { relay: boolean; pollMs: number; retentionMs: number };
   idempotencyTtlMs: number;
+  fenceTtlMs: number;
 }
 
 export interface RunningCommitService {
@@ -43,10 +45,20 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   await migrate(db, commitMigrations);
   const relay = new OutboxRelay(db, deps.events, logger, deps.outbox);
   const idempotency = new IdempotencyRepository();
-  const commits = new CommitService({ db, bus, commits: new CommitsRepository(), idempotency, onCommitted: () => relay.kick() });
+  const repo = new CommitsRepository();
+  const commits = new CommitService({
+    db,
+    bus,
+    logger,
+    commits: repo,
+    idempotency,
+    fenceTtlMs: deps.fenceTtlMs,
+    onCommitted: () => relay.kick(),
+  });
   const history = new HistoryService({ db, bus, history: new HistoryRepository(), storage: deps.storage, cursors: new CursorCodec(deps.cursorSecret) });
   serveCreateCommit(bus, commits);
   serveListVersions(bus, history);
+  serveLatestSequence(bus, db, repo);
   servePing(bus, 'commit', () => db.ping());
   if (deps.outbox.relay) relay.start();
   const housekeeping = runPeriodically('idempotency purge', HOUSEKEEPING_INTERVAL_MS, logger, () => idempotency.purgeOlderThan(db, deps.idempotencyTtlMs));

@@ -13,6 +13,8 @@ import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret
 import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
 import { COMMIT_SCHEMA, commitSettings, startCommitService } from '@lode/commit';
+import { LOCK_SCHEMA, startLockService } from '@lode/lock';
+import { startSyncService, SYNC_SCHEMA, syncSettings } from '@lode/sync';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const logger = createLogger('lode');
@@ -22,6 +24,7 @@ const schema = z.object({
   ...storageSettings,
   ...uploadSettings,
   ...commitSettings,
+  ...syncSettings,
   LODE_CURSOR_SECRET: z.string().min(32).optional(),
   LODE_PG_PORT: env.port(54329),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
@@ -37,6 +40,8 @@ async function main(): Promise<void> {
   const identityDb = new Database({ connectionString: postgres.url, schema: IDENTITY_SCHEMA, max: 5 });
   const filesDb = new Database({ connectionString: postgres.url, schema: UPLOAD_SCHEMA, max: 5 });
   const commitsDb = new Database({ connectionString: postgres.url, schema: COMMIT_SCHEMA, max: 5 });
+  const locksDb = new Database({ connectionString: postgres.url, schema: LOCK_SCHEMA, max: 5 });
+  const syncDb = new Database({ connectionString: postgres.url, schema: SYNC_SCHEMA, max: 5 });
   await migrate(identityDb, gatewayMigrations);
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const events = new LocalEvents(logger);
@@ -49,16 +54,20 @@ async function main(): Promise<void> {
     logger,
     gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
   });
+  const cursorSecret = config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value;
   const commit = await startCommitService({
     db: commitsDb,
     bus,
     events,
     storage,
     logger,
-    cursorSecret: config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value,
+    cursorSecret,
     outbox: { relay: config.LODE_OUTBOX_RELAY, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
     idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
+    fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
   });
+  const lock = await startLockService({ db: locksDb, bus, events, logger, cursorSecret });
+  const sync = await startSyncService({ db: syncDb, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
 
   const limiter = new MemoryWriteLimiter();
   const { app } = createGatewayApp({
@@ -78,10 +87,12 @@ async function main(): Promise<void> {
     ['http', () => closeServer(server)],
     ['collector', () => upload.stop()],
     ['relay', () => commit.stop()],
+    ['lock', () => lock.stop()],
+    ['sync', () => sync.stop()],
     ['bus', () => bus.close()],
     ['events', () => events.close()],
     ['limiter', () => limiter.close()],
-    ['databases', () => Promise.all([identityDb.close(), filesDb.close(), commitsDb.close()])],
+    ['databases', () => Promise.all([identityDb, filesDb, commitsDb, locksDb, syncDb].map((db) => db.close()))],
     ['postgres', () => postgres.stop()],
   ]);
 }

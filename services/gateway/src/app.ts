@@ -14,6 +14,8 @@ import { adminRoutes } from './routes/admin.ts';
 import { healthRoutes } from './routes/health.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { commitRoutes } from './routes/commits.ts';
+import { lockRoutes } from './routes/locks.ts';
+import { syncRoutes } from './routes/sync.ts';
 
 export interface GatewayDeps {
   db: Database;
@@ -63,6 +65,8 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   project.use(requireKey(authenticator), requireOwnProject);
   project.use(uploadRoutes(deps.bus, writes));
   project.use(commitRoutes(deps.bus, writes));
+  project.use(lockRoutes(deps.bus, writes));
+  project.use(syncRoutes(deps.bus));
   app.use('/api/v1/projects/:projectId', project);
 
   app.use(routeNotFound);

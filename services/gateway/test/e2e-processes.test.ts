@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushFile, startProcessStack, type ProcessStack } from '@lode/testkit';
 
-describe('gateway, upload and commit services as separate OS processes on NATS', () => {
+describe('every service as a separate OS process on NATS', () => {
   let stack: ProcessStack;
   beforeAll(async () => {
     stack = await startProcessStack({ storage: 'local' });
@@ -19,6 +19,6 @@ describe('gateway, upload and commit services as separate OS processes on NATS',
   });
 
   it('shuts every process down cleanly on SIGTERM', async () => {
-    expect(await stack.stopProcesses()).toEqual([0, 0, 0]);
+    expect(await stack.stopProcesses()).toEqual([0, 0, 0, 0, 0]);
   });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@lode/errors';
-import { upload, type Actor, type commit } from '@lode/contracts';
+import { lock, upload, type Actor, type commit } from '@lode/contracts';
 import { MAIN_BRANCH } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
-import type { Database } from '@lode/db';
+import type { Database, Queryable } from '@lode/db';
+import type { Logger } from '@lode/telemetry';
 import { writeOutbox } from '@lode/outbox';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
 import type { IdempotencyRepository, IdempotencyScope } from '../repo/idempotency-repo.ts';
@@ -16,6 +17,9 @@ export interface CommitServiceDeps {
   bus: Bus;
   commits: CommitsRepository;
   idempotency: IdempotencyRepository;
+  logger: Logger;
+  /** Lifetime of the lock fence; the transaction must commit well within it. */
+  fenceTtlMs: number;
   /** Called after a commit's transaction committed, so the outbox relay publishes without waiting for its poll. */
   onCommitted: () => void;
 }
@@ -49,46 +53,87 @@ export class CommitService {
       refs: body.fileVersions.map((e) => (e.action === 'delete' ? { fileId: e.fileId } : { fileId: e.fileId, version: e.version })),
     });
     const known = checkResolved(body.fileVersions, resolved);
-    const branch = body.branch ?? MAIN_BRANCH;
+    const fileIds = body.fileVersions.map((e) => e.fileId);
+    const fenced = await this.#fence(actor, fileIds);
+    let outcome: { reply: commit.Commit; replayed: boolean } | undefined;
+    try {
+      outcome = await db.transaction((tx) => this.#commit(tx, actor, body, known, { scope, requestHash, deadline: fenced.deadline }));
+    } finally {
+      await this.#settle(actor, fenced.fenceId, outcome !== undefined && !outcome.replayed);
+    }
+    if (!outcome.replayed) this.#deps.onCommitted();
+    return outcome.reply;
+  }
 
-    const result = await db.transaction(async (tx) => {
-      if (scope) {
-        if (!(await idempotency.tryClaim(tx, scope))) throw errors.idempotencyInProgress();
-        const finished = await idempotency.find(tx, scope);
-        if (finished) return replay(finished, requestHash);
-      }
-      const { commits } = this.#deps;
-      const sequenceNum = await commits.nextSequence(tx, actor.projectId);
-      await commits.ensureBranch(tx, actor.projectId, branch, MAIN_BRANCH);
-      const tree = await commits.treeStates(tx, actor.projectId, branch, body.fileVersions.map((e) => e.fileId));
-      const entries = planEntries(body.fileVersions, known, tree);
-      const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: body.message, fileCount: entries.length, branch };
-      const createdAt = await commits.record(
-        tx,
-        { ...reply, projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName },
-        entries,
-      );
-      await writeOutbox(
-        tx,
-        commitCreatedEvents(
-          {
-            commitId: reply.id,
-            projectId: actor.projectId,
-            branch,
-            sequenceNum,
-            message: body.message,
-            author: { userId: actor.userId, userName: actor.userName },
-            createdAt: createdAt.toISOString(),
-            fileCount: entries.length,
-          },
-          entries.map(({ fileId, path, action, version, sha256, size }) => ({ fileId, path, action, version, sha256, size })),
-        ),
-      );
-      if (scope) await idempotency.save(tx, scope, { requestHash, response: reply });
-      return reply;
-    });
-    this.#deps.onCommitted();
-    return result;
+  async #commit(
+    tx: Queryable,
+    actor: Actor,
+    body: commit.CommitBody,
+    known: ReturnType<typeof checkResolved>,
+    guard: { scope: IdempotencyScope | undefined; requestHash: string; deadline: number },
+  ): Promise<{ reply: commit.Commit; replayed: boolean }> {
+    const { scope, requestHash } = guard;
+    const { commits, idempotency } = this.#deps;
+    const branch = body.branch ?? MAIN_BRANCH;
+    if (scope) {
+      if (!(await idempotency.tryClaim(tx, scope))) throw errors.idempotencyInProgress();
+      const finished = await idempotency.find(tx, scope);
+      if (finished) return { reply: replay(finished, requestHash), replayed: true };
+    }
+    const sequenceNum = await commits.nextSequence(tx, actor.projectId);
+    await commits.ensureBranch(tx, actor.projectId, branch, MAIN_BRANCH);
+    const tree = await commits.treeStates(tx, actor.projectId, branch, body.fileVersions.map((e) => e.fileId));
+    const entries = planEntries(body.fileVersions, known, tree);
+    const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: body.message, fileCount: entries.length, branch };
+    const createdAt = await commits.record(
+      tx,
+      { ...reply, projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName },
+      entries,
+    );
+    await writeOutbox(
+      tx,
+      commitCreatedEvents(
+        {
+          commitId: reply.id,
+          projectId: actor.projectId,
+          branch,
+          sequenceNum,
+          message: body.message,
+          author: { userId: actor.userId, userName: actor.userName },
+          createdAt: createdAt.toISOString(),
+          fileCount: entries.length,
+        },
+        entries.map(({ fileId, path, action, version, sha256, size }) => ({ fileId, path, action, version, sha256, size })),
+      ),
+    );
+    if (scope) await idempotency.save(tx, scope, { requestHash, response: reply });
+    // Past the deadline the fence may have lapsed and a lock been taken since: give up, commit nothing.
+    if (performance.now() > guard.deadline) throw errors.timeout('commit');
+    return { reply, replayed: false };
+  }
+
+  /**
+   * Fences the files at the lock service before the transaction (file_locked if another user holds
+   * a lock). The deadline leaves a margin inside the fence's lifetime, measured from before the call.
+   */
+  async #fence(actor: Actor, fileIds: string[]): Promise<{ fenceId: string; deadline: number }> {
+    const fenceId = randomUUID();
+    const ttlMs = this.#deps.fenceTtlMs;
+    const deadline = performance.now() + ttlMs - Math.min(5000, ttlMs / 4);
+    await this.#deps.bus.call(lock.fence, { projectId: actor.projectId, userId: actor.userId, fenceId, fileIds, ttlMs });
+    return { fenceId, deadline };
+  }
+
+  /**
+   * Releases the committer's locks (after a commit) and the fence. If this fails the commit stands:
+   * the fence lapses on its own, and the lock service also releases the locks from commit.created.
+   */
+  async #settle(actor: Actor, fenceId: string, committed: boolean): Promise<void> {
+    try {
+      await this.#deps.bus.call(lock.settleFence, { projectId: actor.projectId, fenceId, committed });
+    } catch (error) {
+      this.#deps.logger.warn({ err: error, fenceId }, 'settling the lock fence failed; it lapses on its own');
+    }
   }
 }
 

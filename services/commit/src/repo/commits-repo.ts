@@ -31,6 +31,11 @@ export class CommitsRepository {
     return rows[0].last_seq;
   }
 
+  async latestSequence(q: Queryable, projectId: string): Promise<number> {
+    const { rows } = await q.query<{ last_seq: number }>('SELECT last_seq FROM project_sequences WHERE project_id = $1', [projectId]);
+    return rows[0]?.last_seq ?? 0;
+  }
+
   /** Creates the branch on its first commit; a branch other than main starts as a copy of main's tree. */
   async ensureBranch(tx: Queryable, projectId: string, branch: string, main: string): Promise<void> {
     const { rowCount } = await tx.query(

@@ -1,6 +1,5 @@
 import { errors, type AppError } from '@lode/errors';
-import { upload } from '@lode/contracts';
-import { normalizePath } from './paths.ts';
+import { normalizePath, upload } from '@lode/contracts';
 
 export interface ValidEntry {
   index: number;
