@@ -19,6 +19,11 @@ import { encode } from './wire.ts';
 export interface LocalEventsOptions {
   /** Largest event accepted; NATS's default max_payload, so an event too large for production fails here too. */
   maxPayloadBytes?: number;
+  /**
+   * Bytes of events kept once every consumer has passed them, so a consumer created later can still
+   * read history; beyond it the oldest consumed events are dropped (64 MiB by default).
+   */
+  retainedBytes?: number;
   retryBackoff?: RetryBackoff;
 }
 
@@ -50,23 +55,28 @@ interface Cursor {
 
 /**
  * The embedded-mode event stream: an append-only log in memory, one sequential loop per consumer
- * name. It keeps the promises of JetStreamEvents except durability across process restarts. Nothing
- * is trimmed: the log and its ids grow with every event for the life of the process.
+ * name. It keeps the promises of JetStreamEvents except durability across process restarts (the
+ * embedded process replays its outbox at start instead). Events every consumer has passed are
+ * dropped oldest first once they exceed `retainedBytes`, with their ids, so memory stays bounded.
  */
 export class LocalEvents implements EventStream {
+  /** The retained suffix of the log; positions are absolute, `#dropped` events precede it. */
   readonly #log: StoredEvent[] = [];
-  /** Every id ever stored: the log lives only as long as the process, so no window ages them out. */
+  #dropped = 0;
+  #bytes = 0;
   readonly #ids = new Set<string>();
   readonly #cursors = new Map<string, Cursor>();
   readonly #consumers = new Set<EventConsumer>();
   readonly #logger: Logger;
   readonly #maxPayloadBytes: number;
+  readonly #retainedBytes: number;
   readonly #retry: RetryBackoff;
   #closed = false;
 
   constructor(logger: Logger, options: LocalEventsOptions = {}) {
     this.#logger = logger;
     this.#maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
+    this.#retainedBytes = options.retainedBytes ?? 64 * 1024 * 1024;
     this.#retry = options.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
   }
 
@@ -76,7 +86,8 @@ export class LocalEvents implements EventStream {
     if (this.#ids.has(event.id)) return;
     this.#ids.add(event.id);
     const traceContext = event.traceContext ?? activeTraceContext();
-    this.#log.push({ seq: this.#log.length + 1, id: event.id, subject: event.subject, body, traceContext });
+    this.#log.push({ seq: this.#length + 1, id: event.id, subject: event.subject, body, traceContext });
+    this.#bytes += body.length;
     for (const cursor of this.#cursors.values()) void this.#drain(cursor);
   }
 
@@ -118,7 +129,7 @@ export class LocalEvents implements EventStream {
       if (existing.subject !== subject) throw consumerSubjectMismatch(name, existing.subject, subject);
       return existing;
     }
-    const cursor: Cursor = { subject, position: deliverFrom === 'new' ? this.#log.length : 0, failures: 0, takers: [], running: false };
+    const cursor: Cursor = { subject, position: deliverFrom === 'new' ? this.#length : this.#dropped, failures: 0, takers: [], running: false };
     this.#cursors.set(name, cursor);
     return cursor;
   }
@@ -143,6 +154,7 @@ export class LocalEvents implements EventStream {
         }
         cursor.position += 1;
         cursor.failures = 0;
+        this.#trim();
       }
     } finally {
       cursor.running = false;
@@ -150,9 +162,26 @@ export class LocalEvents implements EventStream {
     }
   }
 
+  get #length(): number {
+    return this.#dropped + this.#log.length;
+  }
+
   #nextEvent(cursor: Cursor): StoredEvent | undefined {
-    while (cursor.position < this.#log.length && this.#log[cursor.position].subject !== cursor.subject) cursor.position += 1;
-    return this.#log[cursor.position];
+    while (cursor.position < this.#length && this.#log[cursor.position - this.#dropped].subject !== cursor.subject) cursor.position += 1;
+    return this.#log[cursor.position - this.#dropped];
+  }
+
+  /** Drops the oldest events beyond the retained bytes, but only those every consumer has passed. */
+  #trim(): void {
+    if (this.#bytes <= this.#retainedBytes || this.#cursors.size === 0) return;
+    const floor = Math.min(...[...this.#cursors.values()].map((c) => c.position));
+    while (this.#dropped < floor && this.#bytes > this.#retainedBytes) {
+      const oldest = this.#log.shift();
+      if (!oldest) return;
+      this.#dropped += 1;
+      this.#bytes -= oldest.body.length;
+      this.#ids.delete(oldest.id);
+    }
   }
 }
 

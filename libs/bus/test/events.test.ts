@@ -5,10 +5,11 @@ import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { startTracing, stopTracing } from '@lode/telemetry/sdk';
 import { inSpan, SpanKind } from '@lode/telemetry';
-import { connectNats, EventTooLargeError, type EventMeta } from '@lode/bus';
+import { connectNats, EventTooLargeError, LocalEvents, type EventMeta } from '@lode/bus';
 import {
   jetStreamHarness,
   localEventsHarness,
+  logger,
   NATS_URL,
   openJetStreamEvents,
   randomNamespace,
@@ -374,5 +375,38 @@ describe('JetStreamEvents stream', () => {
     } finally {
       await nc.drain();
     }
+  });
+});
+
+describe('LocalEvents retention', () => {
+  it('drops the oldest events every consumer has passed once they exceed the retained bytes, and only those', async () => {
+    const events = new LocalEvents(logger, { retryBackoff: TEST_RETRY_BACKOFF, retainedBytes: 500 });
+    const contract = tickEvent();
+    const fast: number[] = [];
+    const slow: number[] = [];
+    await events.consume('fast', contract, async ({ n }) => {
+      fast.push(n);
+    });
+    // Registered, then stopped before reading anything: its place holds every event back.
+    const holder = await events.consume('holder', contract, async ({ n }) => {
+      slow.push(n);
+    });
+    await holder.stop();
+    for (const n of range(200)) await events.publish(tick(contract, n));
+    await vi.waitFor(() => expect(fast).toHaveLength(200));
+    const resumed = await events.consume('holder', contract, async ({ n }) => {
+      slow.push(n);
+    });
+    await vi.waitFor(() => expect(slow).toHaveLength(200));
+    await resumed.stop();
+    // Now both have passed everything: a newcomer reading from the start finds only the retained tail.
+    const late: number[] = [];
+    await events.consume('late', contract, async ({ n }) => {
+      late.push(n);
+    });
+    await vi.waitFor(() => expect(late.at(-1)).toBe(199));
+    expect(late.length).toBeLessThan(100);
+    expect(late).toEqual(range(late.length, 200 - late.length));
+    await events.close();
   });
 });

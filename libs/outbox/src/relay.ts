@@ -1,4 +1,4 @@
-import type { EventStream } from '@lode/bus';
+import type { EventStream, OutgoingEvent } from '@lode/bus';
 import type { Database } from '@lode/db';
 import { runPeriodically, type PeriodicTask } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
@@ -17,6 +17,10 @@ interface OutboxRow {
   event_id: string;
   payload: string;
   trace_context: Record<string, string> | null;
+}
+
+function toEvent(row: OutboxRow): OutgoingEvent {
+  return { subject: row.subject, id: row.event_id, data: JSON.parse(row.payload) as unknown, traceContext: row.trace_context ?? undefined };
 }
 
 /**
@@ -51,6 +55,19 @@ export class OutboxRelay {
     return total;
   }
 
+  /**
+   * Publishes again, in order, every event still retained as published. For an in-memory stream that
+   * started empty (the embedded mode after a restart): consumers that had not handled an event before
+   * the process stopped get it now, and idempotent consumers skip the rest. Call before start().
+   */
+  async replayRetained(): Promise<number> {
+    const { rows } = await this.#db.query<OutboxRow>(
+      'SELECT id, subject, event_id, payload, trace_context FROM outbox WHERE published_at IS NOT NULL ORDER BY id',
+    );
+    for (const row of rows) await this.#stream.publish(toEvent(row));
+    return rows.length;
+  }
+
   start(): void {
     this.#task ??= runPeriodically('outbox relay', this.#options.pollMs, this.#logger, () => this.runOnce());
   }
@@ -79,12 +96,7 @@ export class OutboxRelay {
       // later event stored ahead of an earlier one. What went out is marked even if a later one failed.
       for (const row of rows) {
         try {
-          await this.#stream.publish({
-            subject: row.subject,
-            id: row.event_id,
-            data: JSON.parse(row.payload) as unknown,
-            traceContext: row.trace_context ?? undefined,
-          });
+          await this.#stream.publish(toEvent(row));
         } catch (error) {
           this.#logger.warn({ err: error, eventId: row.event_id }, 'publishing an outbox event failed; the relay retries');
           break;

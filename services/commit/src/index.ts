@@ -1,2 +1,2 @@
-export { startCommitService, COMMIT_SCHEMA, type CommitDeps, type RunningCommitService } from './start.ts';
+export { startCommitService, COMMIT_SCHEMA, commitMigrations, type CommitDeps, type RunningCommitService } from './start.ts';
 export { commitSettings } from './config.ts';

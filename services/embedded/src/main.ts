@@ -62,12 +62,18 @@ async function main(): Promise<void> {
     storage,
     logger,
     cursorSecret,
-    outbox: { relay: config.LODE_OUTBOX_RELAY, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
+    // Started below, once every consumer is listening and the retained events were replayed.
+    outbox: { relay: false, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
     idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
     fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
   });
   const lock = await startLockService({ db: locksDb, bus, events, logger, cursorSecret });
   const sync = await startSyncService({ db: syncDb, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
+  // The in-process stream starts empty: events published before a restart but not yet handled by a
+  // consumer would be lost, so the retained outbox goes through again (consumers are idempotent).
+  const replayed = await commit.relay.replayRetained();
+  commit.relay.start();
+  logger.info({ replayed }, 'outbox replayed into the in-process event stream');
 
   const limiter = new MemoryWriteLimiter();
   const { app } = createGatewayApp({

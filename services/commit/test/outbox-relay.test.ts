@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { z } from 'zod';
+import { defineEvent } from '@lode/contracts';
+import { connectNats, JetStreamEvents, LocalEvents } from '@lode/bus';
+import { Database, migrate } from '@lode/db';
+import { OutboxRelay, writeOutbox } from '@lode/outbox';
+import { createLogger } from '@lode/telemetry';
+import { createTestDatabase, TEST_NATS_URL, uniqueName, type TestDatabase } from '@lode/testkit';
+import { COMMIT_SCHEMA, commitMigrations } from '@lode/commit';
+
+const logger = createLogger('test', 'silent');
+const numbered = defineEvent(`outboxtest.n_${randomUUID().slice(0, 8)}`, z.object({ n: z.number() }));
+const relayOptions = { pollMs: 60_000, retentionMs: 3_600_000, batchSize: 7 };
+
+describe('the outbox relay (commit schema, JetStream)', () => {
+  let database: TestDatabase;
+  let db: Database;
+  let nc: NatsConnection;
+  let events: JetStreamEvents;
+  const received: number[] = [];
+
+  const write = (from: number, count: number) =>
+    db.transaction((tx) => writeOutbox(tx, Array.from({ length: count }, (_, i) => ({ subject: numbered.subject, id: `n-${from + i}`, data: { n: from + i } }))));
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = new Database({ connectionString: database.url, schema: COMMIT_SCHEMA });
+    await migrate(db, commitMigrations);
+    nc = await connectNats(TEST_NATS_URL, 'outbox-test');
+    events = await JetStreamEvents.connect(nc, logger, { namespace: uniqueName('outbox') });
+    await events.consume('outbox-test', numbered, async ({ n }) => {
+      received.push(n);
+    });
+  });
+  afterAll(async () => {
+    await events?.close();
+    await events?.deleteStream();
+    await nc?.close();
+    await db?.close();
+    await database?.drop();
+  });
+
+  const until = async (count: number) => {
+    const deadline = Date.now() + 15_000;
+    while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it('publishes everything in order across batches, once, even with several relays at once', async () => {
+    await write(0, 50);
+    const relays = [1, 2, 3].map(() => new OutboxRelay(db, events, logger, relayOptions));
+    const published = await Promise.all(relays.map((r) => r.runOnce()));
+    // Relays that found the lock taken publish nothing; together they publish each event once.
+    await Promise.all(relays.map((r) => r.runOnce()));
+    expect(published.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(50);
+    await until(50);
+    expect(received).toEqual(Array.from({ length: 50 }, (_, i) => i));
+  });
+
+  it('stores a republished event once when a relay died after publishing but before marking it', async () => {
+    await write(50, 5);
+    await new OutboxRelay(db, events, logger, relayOptions).runOnce();
+    await db.query("UPDATE outbox SET published_at = NULL WHERE event_id LIKE 'n-5_'");
+    expect(await new OutboxRelay(db, events, logger, relayOptions).runOnce()).toBe(5);
+    await write(55, 1);
+    await new OutboxRelay(db, events, logger, relayOptions).runOnce();
+    await until(56);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received).toEqual(Array.from({ length: 56 }, (_, i) => i));
+  });
+
+  it('replays the retained events into a fresh in-process stream, in order', async () => {
+    const local = new LocalEvents(logger);
+    const replayed: number[] = [];
+    await local.consume('replay', numbered, async ({ n }) => {
+      replayed.push(n);
+    });
+    expect(await new OutboxRelay(db, local, logger, relayOptions).replayRetained()).toBe(56);
+    const deadline = Date.now() + 5000;
+    while (replayed.length < 56 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(replayed).toEqual(Array.from({ length: 56 }, (_, i) => i));
+    await local.close();
+  });
+});
