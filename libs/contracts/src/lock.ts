@@ -34,3 +34,89 @@ export const settleFence = defineContract(
   z.object({ projectId: uuid, fenceId: uuid, committed: z.boolean() }),
   z.object({ releasedLocks: z.number().int().min(0) }),
 );
+
+// ---- Locks (spec 2 Lock, 3 lock lifecycle, 4.9) --------------------------------------------------
+
+/** Files per POST or DELETE /locks, as for initiate-batch (docs/api.md); more answers 413. */
+export const MAX_LOCK_FILES = 1000;
+export const MAX_NOTE_LENGTH = 280;
+
+/**
+ * Counted in Unicode code points, as a person counts characters (an emoji is one, not two UTF-16
+ * units). Control characters other than newline and tab are refused: Postgres cannot store NUL.
+ */
+export const lockNote = z
+  .string()
+  .refine((note) => [...note].length <= MAX_NOTE_LENGTH, `must be at most ${MAX_NOTE_LENGTH} characters`)
+  // eslint-disable-next-line no-control-regex
+  .refine((note) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(note), 'must not contain control characters other than newline and tab');
+
+const fileIdList = z.array(uuid).min(1, `must list 1 to ${MAX_LOCK_FILES} file ids`).max(MAX_LOCK_FILES);
+
+/** Spec 2's Lock, exactly. */
+export const lockSchema = z.object({
+  fileId: uuid,
+  path: z.string(),
+  userId: uuid,
+  userName: z.string(),
+  userAvatarUrl: z.string().nullable(),
+  isMine: z.boolean(),
+  note: z.string(),
+  lockedAt: isoTimestamp,
+});
+export type Lock = z.infer<typeof lockSchema>;
+
+/**
+ * Why POST /locks could not take a file: another user's lock (the entry is that lock), or another
+ * user's commit of the file in progress (its fence), which ends within seconds.
+ */
+export const lockConflictSchema = z.discriminatedUnion('reason', [
+  lockSchema.extend({ reason: z.literal('locked') }),
+  z.object({ reason: z.literal('committing'), fileId: uuid, path: z.string(), userId: uuid, userName: z.string().nullable() }),
+]);
+export type LockConflict = z.infer<typeof lockConflictSchema>;
+
+export const acquireBodySchema = z.object({ fileIds: fileIdList, note: lockNote.optional() });
+
+export const acquire = defineContract(
+  'lock',
+  'acquire',
+  z.object({ actor: actorSchema, ...acquireBodySchema.shape }),
+  z.object({ acquired: z.array(lockSchema), conflicts: z.array(lockConflictSchema), notFound: z.array(uuid) }),
+);
+
+export const listQuerySchema = z.object({
+  pathPrefix: z
+    .string()
+    .min(1)
+    .max(MAX_PATH_LENGTH)
+    // eslint-disable-next-line no-control-regex
+    .refine((prefix) => !/[\u0000-\u001f\u007f]/.test(prefix), 'must not contain control characters')
+    .optional(),
+  userId: uuid.optional(),
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
+});
+
+export const list = defineContract(
+  'lock',
+  'list',
+  z.object({ actor: actorSchema, ...listQuerySchema.shape }),
+  z.object({ data: z.array(lockSchema), nextCursor: z.string().nullable() }),
+);
+
+export const releaseBodySchema = z.object({ fileIds: fileIdList, force: z.boolean().default(false) });
+
+/** Why DELETE /locks left a file locked, or found nothing to release. */
+export const notReleasedSchema = z.discriminatedUnion('reason', [
+  z.object({ reason: z.literal('not_locked'), fileId: uuid, path: z.string() }),
+  lockSchema.extend({ reason: z.literal('held_by_other') }),
+]);
+export type NotReleased = z.infer<typeof notReleasedSchema>;
+
+export const release = defineContract(
+  'lock',
+  'release',
+  z.object({ actor: actorSchema, ...releaseBodySchema.shape }),
+  z.object({ released: z.array(lockSchema), notReleased: z.array(notReleasedSchema), notFound: z.array(uuid) }),
+);

@@ -13,7 +13,7 @@ import { freePort } from './stack.ts';
 export interface ProcessStack {
   baseUrl: string;
   seed: Seeder;
-  processes: Record<'gateway' | 'upload' | 'lock' | 'sync', ServiceProcess>;
+  processes: Record<'gateway' | 'upload' | 'lock' | 'sync' | 'restore', ServiceProcess>;
   /** Commit service replicas, all serving the same queue group. */
   commitReplicas: ServiceProcess[];
   databaseUrl: string;
@@ -55,7 +55,7 @@ export async function startProcessStack(options: { storage: 'local' | 's3'; comm
         }
       : {}),
   };
-  const processes = { upload: spawnService('upload', env), gateway: spawnService('gateway', env), lock: spawnService('lock', env), sync: spawnService('sync', env) };
+  const processes = { upload: spawnService('upload', env), gateway: spawnService('gateway', env), lock: spawnService('lock', env), sync: spawnService('sync', env), restore: spawnService('restore', env) };
   const commitReplicas = Array.from({ length: options.commitReplicas ?? 1 }, () => spawnService('commit', env));
   const all = [...Object.values(processes), ...commitReplicas];
   await waitForReady(baseUrl).catch((error: Error) => {

@@ -21,6 +21,7 @@ import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
 import { COMMIT_SCHEMA, startCommitService, type RunningCommitService } from '@lode/commit';
 import { LOCK_SCHEMA, startLockService } from '@lode/lock';
 import { startSyncService, SYNC_SCHEMA } from '@lode/sync';
+import { RESTORE_SCHEMA, startRestoreService } from '@lode/restore';
 import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
 import { testS3Options } from './s3.ts';
 import { Seeder } from './seed.ts';
@@ -77,7 +78,8 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const commitsDb = new Database({ connectionString: database.url, schema: COMMIT_SCHEMA, max: 5 });
   const locksDb = new Database({ connectionString: database.url, schema: LOCK_SCHEMA, max: 5 });
   const syncDb = new Database({ connectionString: database.url, schema: SYNC_SCHEMA, max: 5 });
-  const databases = [identityDb, filesDb, commitsDb, locksDb, syncDb];
+  const restoreDb = new Database({ connectionString: database.url, schema: RESTORE_SCHEMA, max: 5 });
+  const databases = [identityDb, filesDb, commitsDb, locksDb, syncDb, restoreDb];
   await migrate(identityDb, gatewayMigrations);
 
   const connections: NatsConnection[] = [];
@@ -116,6 +118,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     fenceTtlMs: options.fenceTtlMs ?? 60_000,
   });
   const lock = await startLockService({ db: locksDb, bus: serviceBus, events, logger, cursorSecret });
+  const restore = await startRestoreService({ db: restoreDb, bus: serviceBus, logger });
   const sync = await startSyncService({ db: syncDb, bus: serviceBus, events, logger, catchUpMs: options.syncCatchUpMs ?? 5000 });
 
   const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
@@ -148,7 +151,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
       await closeServer(server);
       await upload.stop();
       await commit.stop();
-      await Promise.all([lock.stop(), sync.stop()]);
+      await Promise.all([lock.stop(), sync.stop(), restore.stop()]);
       await gatewayBus.close();
       if (serviceBus !== gatewayBus) await serviceBus.close();
       await events.close();

@@ -15,6 +15,7 @@ import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload'
 import { COMMIT_SCHEMA, commitSettings, startCommitService } from '@lode/commit';
 import { LOCK_SCHEMA, startLockService } from '@lode/lock';
 import { startSyncService, SYNC_SCHEMA, syncSettings } from '@lode/sync';
+import { RESTORE_SCHEMA, startRestoreService } from '@lode/restore';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const logger = createLogger('lode');
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
   const commitsDb = new Database({ connectionString: postgres.url, schema: COMMIT_SCHEMA, max: 5 });
   const locksDb = new Database({ connectionString: postgres.url, schema: LOCK_SCHEMA, max: 5 });
   const syncDb = new Database({ connectionString: postgres.url, schema: SYNC_SCHEMA, max: 5 });
+  const restoreDb = new Database({ connectionString: postgres.url, schema: RESTORE_SCHEMA, max: 5 });
   await migrate(identityDb, gatewayMigrations);
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const events = new LocalEvents(logger);
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
   });
   const lock = await startLockService({ db: locksDb, bus, events, logger, cursorSecret });
   const sync = await startSyncService({ db: syncDb, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
+  const restore = await startRestoreService({ db: restoreDb, bus, logger });
   // The in-process stream starts empty: events published before a restart but not yet handled by a
   // consumer would be lost, so the retained outbox goes through again (consumers are idempotent).
   const replayed = await commit.relay.replayRetained();
@@ -95,10 +98,11 @@ async function main(): Promise<void> {
     ['relay', () => commit.stop()],
     ['lock', () => lock.stop()],
     ['sync', () => sync.stop()],
+    ['restore', () => restore.stop()],
     ['bus', () => bus.close()],
     ['events', () => events.close()],
     ['limiter', () => limiter.close()],
-    ['databases', () => Promise.all([identityDb, filesDb, commitsDb, locksDb, syncDb].map((db) => db.close()))],
+    ['databases', () => Promise.all([identityDb, filesDb, commitsDb, locksDb, syncDb, restoreDb].map((db) => db.close()))],
     ['postgres', () => postgres.stop()],
   ]);
 }

@@ -16,6 +16,7 @@ import { uploadRoutes } from './routes/uploads.ts';
 import { commitRoutes } from './routes/commits.ts';
 import { lockRoutes } from './routes/locks.ts';
 import { syncRoutes } from './routes/sync.ts';
+import { restoreRoutes } from './routes/restore.ts';
 
 export interface GatewayDeps {
   db: Database;
@@ -67,6 +68,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   project.use(commitRoutes(deps.bus, writes));
   project.use(lockRoutes(deps.bus, writes));
   project.use(syncRoutes(deps.bus));
+  project.use(restoreRoutes(deps.bus, writes));
   app.use('/api/v1/projects/:projectId', project);
 
   app.use(routeNotFound);
