@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
-import { uuid } from './common.ts';
-import { MAX_COMMIT_ENTRIES } from './commit.ts';
+import { actorSchema, isoTimestamp, uuid } from './common.ts';
+import { DEFAULT_PAGE_SIZE, MAX_COMMIT_ENTRIES, MAX_PAGE_SIZE } from './commit.ts';
+import { MAX_PATH_LENGTH } from './paths.ts';
 
 // ---- Commit fence: the commit service's side of lock enforcement (docs/architecture.md) ----------
 
@@ -17,6 +18,8 @@ export const fence = defineContract(
   z.object({
     projectId: uuid,
     userId: uuid,
+    /** The committer's name, shown in the conflicts of lock requests that meet the fence. */
+    userName: z.string().optional(),
     fenceId: uuid,
     fileIds: z.array(uuid).min(1).max(MAX_COMMIT_ENTRIES),
     ttlMs: z.number().int().min(1000),
@@ -112,7 +115,6 @@ export const notReleasedSchema = z.discriminatedUnion('reason', [
   z.object({ reason: z.literal('not_locked'), fileId: uuid, path: z.string() }),
   lockSchema.extend({ reason: z.literal('held_by_other') }),
 ]);
-export type NotReleased = z.infer<typeof notReleasedSchema>;
 
 export const release = defineContract(
   'lock',

@@ -13,6 +13,7 @@ import { HistoryService } from './domain/history-service.ts';
 import { serveCreateCommit } from './handlers/create-commit.ts';
 import { serveListVersions } from './handlers/list-versions.ts';
 import { serveLatestSequence } from './handlers/latest-sequence.ts';
+import { serveTreeStates } from './handlers/tree-states.ts';
 
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -59,6 +60,7 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   serveCreateCommit(bus, commits);
   serveListVersions(bus, history);
   serveLatestSequence(bus, db, repo);
+  serveTreeStates(bus, db, repo);
   servePing(bus, 'commit', () => db.ping());
   if (deps.outbox.relay) relay.start();
   const housekeeping = runPeriodically('idempotency purge', HOUSEKEEPING_INTERVAL_MS, logger, () => idempotency.purgeOlderThan(db, deps.idempotencyTtlMs));

@@ -13,7 +13,7 @@ import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret
 import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
 import { COMMIT_SCHEMA, commitSettings, startCommitService } from '@lode/commit';
-import { LOCK_SCHEMA, startLockService } from '@lode/lock';
+import { LOCK_SCHEMA, lockSettings, startLockService } from '@lode/lock';
 import { startSyncService, SYNC_SCHEMA, syncSettings } from '@lode/sync';
 import { RESTORE_SCHEMA, startRestoreService } from '@lode/restore';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
@@ -26,6 +26,7 @@ const schema = z.object({
   ...uploadSettings,
   ...commitSettings,
   ...syncSettings,
+  ...lockSettings,
   LODE_CURSOR_SECRET: z.string().min(32).optional(),
   LODE_PG_PORT: env.port(54329),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
     idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
     fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
   });
-  const lock = await startLockService({ db: locksDb, bus, events, logger, cursorSecret });
+  const lock = await startLockService({ db: locksDb, bus, events, logger, cursorSecret, fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS });
   const sync = await startSyncService({ db: syncDb, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
   const restore = await startRestoreService({ db: restoreDb, bus, logger });
   // The in-process stream starts empty: events published before a restart but not yet handled by a

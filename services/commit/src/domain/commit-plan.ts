@@ -1,16 +1,10 @@
 import { errors } from '@lode/errors';
-import type { commit, upload } from '@lode/contracts';
+import { findDuplicates, type commit, type upload } from '@lode/contracts';
 
 type Resolved = upload.ResolvedVersion;
 
 /** The branch's current state of a file, as the tree holds it. */
-export interface TreeState {
-  fileId: string;
-  version: number;
-  sha256: string;
-  size: number;
-  deleted: boolean;
-}
+export type TreeState = commit.TreeState;
 
 /** One entry as it will be recorded: what changed, with the version's metadata when it is set. */
 export interface PlannedEntry extends commit.CommittedEntry {
@@ -22,13 +16,7 @@ export interface PlannedEntry extends commit.CommittedEntry {
 }
 
 export function duplicateFileIds(entries: readonly commit.CommitEntryInput[]): string[] {
-  const seen = new Set<string>();
-  const duplicates = new Set<string>();
-  for (const { fileId } of entries) {
-    if (seen.has(fileId)) duplicates.add(fileId);
-    seen.add(fileId);
-  }
-  return [...duplicates];
+  return findDuplicates(entries.map((e) => e.fileId));
 }
 
 /**

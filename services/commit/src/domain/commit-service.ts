@@ -3,11 +3,11 @@ import { errors } from '@lode/errors';
 import { lock, upload, type Actor, type commit } from '@lode/contracts';
 import { MAIN_BRANCH } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
-import type { Database, Queryable } from '@lode/db';
+import { replayIdempotent, type Database, type IdempotencyScope, type Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import { writeOutbox } from '@lode/outbox';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
-import type { IdempotencyRepository, IdempotencyScope } from '../repo/idempotency-repo.ts';
+import type { IdempotencyRepository } from '../repo/idempotency-repo.ts';
 import { checkResolved, duplicateFileIds, planEntries } from './commit-plan.ts';
 import { commitCreatedEvents } from './event-parts.ts';
 import { commitRequestHash } from './request-hash.ts';
@@ -45,7 +45,7 @@ export class CommitService {
     const scope: IdempotencyScope | undefined = idempotencyKey === undefined ? undefined : { projectId: actor.projectId, keyId: actor.keyId, key: idempotencyKey };
     // A replay answers from the record alone, before any work.
     const earlier = scope && (await idempotency.find(db, scope));
-    if (earlier) return replay(earlier, requestHash);
+    if (earlier) return replayIdempotent(earlier, requestHash);
 
     // Versions are immutable once confirmed, so this can be read before the transaction, in one call.
     const resolved = await this.#deps.bus.call(upload.resolveVersions, {
@@ -78,7 +78,7 @@ export class CommitService {
     if (scope) {
       if (!(await idempotency.tryClaim(tx, scope))) throw errors.idempotencyInProgress();
       const finished = await idempotency.find(tx, scope);
-      if (finished) return { reply: replay(finished, requestHash), replayed: true };
+      if (finished) return { reply: replayIdempotent(finished, requestHash), replayed: true };
     }
     const sequenceNum = await commits.nextSequence(tx, actor.projectId);
     await commits.ensureBranch(tx, actor.projectId, branch, MAIN_BRANCH);
@@ -120,7 +120,7 @@ export class CommitService {
     const fenceId = randomUUID();
     const ttlMs = this.#deps.fenceTtlMs;
     const deadline = performance.now() + ttlMs - Math.min(5000, ttlMs / 4);
-    await this.#deps.bus.call(lock.fence, { projectId: actor.projectId, userId: actor.userId, fenceId, fileIds, ttlMs });
+    await this.#deps.bus.call(lock.fence, { projectId: actor.projectId, userId: actor.userId, userName: actor.userName, fenceId, fileIds, ttlMs });
     return { fenceId, deadline };
   }
 
@@ -135,9 +135,4 @@ export class CommitService {
       this.#deps.logger.warn({ err: error, fenceId }, 'settling the lock fence failed; it lapses on its own');
     }
   }
-}
-
-function replay(stored: { requestHash: string; response: commit.Commit }, requestHash: string): commit.Commit {
-  if (stored.requestHash !== requestHash) throw errors.idempotencyKeyReused();
-  return stored.response;
 }

@@ -13,8 +13,9 @@ export interface NewCommit {
 }
 
 /**
- * SQL for commits, their entries, branches and the tree. Every method runs inside the commit's
- * transaction: the caller holds the project's sequence row lock, so nothing here races.
+ * SQL for commits, their entries, branches and the tree. The writes run inside the commit's
+ * transaction: the caller holds the project's sequence row lock, so nothing here races. The reads
+ * (latestSequence, treeStates) also answer other services, outside any commit, as of that moment.
  */
 export class CommitsRepository {
   /**

@@ -1,11 +1,5 @@
-import type { Queryable } from '@lode/db';
+import { tryClaimIdempotencyKey, type IdempotencyScope, type Queryable } from '@lode/db';
 import type { commit } from '@lode/contracts';
-
-export interface IdempotencyScope {
-  projectId: string;
-  keyId: string;
-  key: string;
-}
 
 export interface StoredOutcome {
   requestHash: string;
@@ -23,16 +17,9 @@ export class IdempotencyRepository {
     return rows[0];
   }
 
-  /**
-   * Claims the key for this transaction without waiting: false while another request with the same
-   * key is running. The claim ends with the transaction, so a crashed request leaves nothing behind.
-   */
+  /** The claim is held by the commit's own transaction (libs/db idempotency). */
   async tryClaim(tx: Queryable, scope: IdempotencyScope): Promise<boolean> {
-    const { rows } = await tx.query<{ ok: boolean }>(
-      `SELECT pg_try_advisory_xact_lock(hashtextextended('lode.idem.' || $1 || '.' || $2 || '.' || $3, 0)) AS ok`,
-      [scope.projectId, scope.keyId, scope.key],
-    );
-    return rows[0]?.ok === true;
+    return tryClaimIdempotencyKey(tx, 'lode.idem', scope);
   }
 
   async save(tx: Queryable, scope: IdempotencyScope, outcome: StoredOutcome): Promise<void> {

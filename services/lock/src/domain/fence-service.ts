@@ -1,0 +1,64 @@
+import { errors } from '@lode/errors';
+import type { commit, lock, ParsedRequestOf, ReplyOf } from '@lode/contracts';
+import type { Database } from '@lode/db';
+import type { LocksRepository } from '../repo/locks-repo.ts';
+import type { FencesRepository } from '../repo/fences-repo.ts';
+import { serializeProject } from '../repo/project-mutex.ts';
+import { lockedFile } from './lock-plan.ts';
+
+/**
+ * The lock service's side of the commit fence (docs/architecture.md): spec 3's "commit including the
+ * file" transitions, enforced with no window between the lock check and the commit.
+ */
+export class FenceService {
+  readonly #db: Database;
+  readonly #locks: LocksRepository;
+  readonly #fences: FencesRepository;
+
+  constructor(deps: { db: Database; locks: LocksRepository; fences: FencesRepository }) {
+    this.#db = deps.db;
+    this.#locks = deps.locks;
+    this.#fences = deps.fences;
+  }
+
+  /** 409 file_locked if another user holds any of the files; otherwise other users cannot lock them until settled or expired. */
+  async fence(request: ParsedRequestOf<typeof lock.fence>): Promise<ReplyOf<typeof lock.fence>> {
+    const { projectId, userId, fileIds } = request;
+    await this.#db.transaction(async (tx) => {
+      await serializeProject(tx, projectId);
+      const heldByOthers = (await this.#locks.heldOn(tx, projectId, fileIds)).filter((row) => row.userId !== userId);
+      if (heldByOthers.length > 0) throw errors.fileLocked(heldByOthers.map(lockedFile));
+      await this.#fences.insert(tx, request);
+    });
+    return { fenced: true };
+  }
+
+  /**
+   * Drops the fence and, after a commit, the committer's locks on the fenced files. A fence already
+   * gone (expired and purged) releases nothing here: commit.created does it (releaseCommitted).
+   */
+  async settle({ projectId, fenceId, committed }: ParsedRequestOf<typeof lock.settleFence>): Promise<ReplyOf<typeof lock.settleFence>> {
+    return this.#db.transaction(async (tx) => {
+      await serializeProject(tx, projectId);
+      const fence = await this.#fences.remove(tx, projectId, fenceId);
+      if (!committed || !fence) return { releasedLocks: 0 };
+      return { releasedLocks: await this.#locks.removeHolders(tx, projectId, fence.userId, fence.fileIds) };
+    });
+  }
+
+  /**
+   * The fallback for a settle that never happened (a commit service crash, a lost reply): releases
+   * the author's locks on the committed files taken before the commit. Idempotent, so redelivery
+   * and a settle that did happen are harmless; a lock taken again after the commit survives.
+   */
+  async releaseCommitted(event: commit.CommitCreated): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      await serializeProject(tx, event.projectId);
+      await this.#locks.removeHolders(tx, event.projectId, event.author.userId, event.entries.map((e) => e.fileId), event.createdAt);
+    });
+  }
+
+  async purgeExpired(): Promise<number> {
+    return this.#fences.purgeExpired(this.#db);
+  }
+}

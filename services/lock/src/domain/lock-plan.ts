@@ -1,0 +1,92 @@
+import type { Role, lock } from '@lode/contracts';
+import type { LockRow } from '../repo/locks-repo.ts';
+import type { FenceHolder } from '../repo/fences-repo.ts';
+
+/** Spec 2's Lock as the caller sees it. */
+export function toLock(row: LockRow, callerId: string): lock.Lock {
+  return {
+    fileId: row.fileId,
+    path: row.path,
+    userId: row.userId,
+    userName: row.userName,
+    userAvatarUrl: row.userAvatarUrl,
+    isMine: row.userId === callerId,
+    note: row.note,
+    lockedAt: row.lockedAt.toISOString(),
+  };
+}
+
+/** The holder and time a commit's 409 file_locked names (spec 4.6). */
+export function lockedFile(row: LockRow) {
+  return { fileId: row.fileId, path: row.path, userId: row.userId, userName: row.userName, lockedAt: row.lockedAt.toISOString() };
+}
+
+/** Spec 4.9 rule 3 and 5.6: forcing is for org owners and admins. */
+export function mayForce(role: Role): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+/** A file listed twice in one request counts once; the first occurrence keeps its place. */
+export function distinct(fileIds: readonly string[]): string[] {
+  return [...new Set(fileIds)];
+}
+
+export interface AcquirePlan {
+  /** Free files and the caller's own locks, to take or refresh. */
+  take: { fileId: string; path: string }[];
+  conflicts: lock.LockConflict[];
+  notFound: string[];
+}
+
+/**
+ * Spec 3's lock lifecycle for one request, in request order: another user's lock, then another
+ * user's commit in progress, makes a conflict; a file the upload service does not know in this
+ * project is not found (with no more said, so nothing about other projects leaks).
+ */
+export function planAcquire(
+  fileIds: readonly string[],
+  paths: ReadonlyMap<string, string>,
+  held: readonly LockRow[],
+  fenced: readonly FenceHolder[],
+  callerId: string,
+): AcquirePlan {
+  const heldBy = new Map(held.map((row) => [row.fileId, row]));
+  const fencedBy = new Map(fenced.map((fence) => [fence.fileId, fence]));
+  const plan: AcquirePlan = { take: [], conflicts: [], notFound: [] };
+  for (const fileId of fileIds) {
+    const path = paths.get(fileId);
+    const lockRow = heldBy.get(fileId);
+    const fence = fencedBy.get(fileId);
+    if (path === undefined) plan.notFound.push(fileId);
+    else if (lockRow && lockRow.userId !== callerId) plan.conflicts.push({ reason: 'locked', ...toLock(lockRow, callerId) });
+    else if (fence) plan.conflicts.push({ reason: 'committing', fileId, path, userId: fence.userId, userName: fence.userName });
+    else plan.take.push({ fileId, path });
+  }
+  return plan;
+}
+
+export interface ReleasePlan {
+  release: LockRow[];
+  heldByOther: LockRow[];
+  /** Files with no lock in this project: either unlocked or unknown here, which only the upload service can tell. */
+  unlocked: string[];
+}
+
+/** DELETE /locks: the caller's own locks go; another user's only with `force` (checked before, by role). */
+export function planRelease(fileIds: readonly string[], held: readonly LockRow[], callerId: string, force: boolean): ReleasePlan {
+  const heldBy = new Map(held.map((row) => [row.fileId, row]));
+  const plan: ReleasePlan = { release: [], heldByOther: [], unlocked: [] };
+  for (const fileId of fileIds) {
+    const row = heldBy.get(fileId);
+    if (!row) plan.unlocked.push(fileId);
+    else if (row.userId === callerId || force) plan.release.push(row);
+    else plan.heldByOther.push(row);
+  }
+  return plan;
+}
+
+/** Rows in the order their files were asked for (SQL returns them in its own order). */
+export function inRequestOrder(rows: readonly LockRow[], fileIds: readonly string[]): LockRow[] {
+  const position = new Map(fileIds.map((id, i) => [id, i]));
+  return [...rows].sort((a, b) => (position.get(a.fileId) ?? 0) - (position.get(b.fileId) ?? 0));
+}

@@ -1,0 +1,98 @@
+import { errors } from '@lode/errors';
+import { pathKey, upload, type Actor, type lock, type ParsedRequestOf, type ReplyOf } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import type { CursorCodec, Database } from '@lode/db';
+import type { LockFilter, LocksRepository } from '../repo/locks-repo.ts';
+import type { FencesRepository } from '../repo/fences-repo.ts';
+import { serializeProject } from '../repo/project-mutex.ts';
+import { distinct, inRequestOrder, mayForce, planAcquire, planRelease, toLock } from './lock-plan.ts';
+
+type ListQuery = Omit<ParsedRequestOf<typeof lock.list>, 'actor'>;
+
+/** Spec 4.9: take, list and release exclusive file locks. */
+export class LockService {
+  readonly #db: Database;
+  readonly #bus: Bus;
+  readonly #locks: LocksRepository;
+  readonly #fences: FencesRepository;
+  readonly #cursors: CursorCodec;
+
+  constructor(deps: { db: Database; bus: Bus; locks: LocksRepository; fences: FencesRepository; cursors: CursorCodec }) {
+    this.#db = deps.db;
+    this.#bus = deps.bus;
+    this.#locks = deps.locks;
+    this.#fences = deps.fences;
+    this.#cursors = deps.cursors;
+  }
+
+  async acquire(actor: Actor, fileIds: readonly string[], note = ''): Promise<ReplyOf<typeof lock.acquire>> {
+    const requested = distinct(fileIds);
+    const paths = await this.#paths(actor.projectId, requested);
+    const known = requested.filter((id) => paths.has(id));
+    return this.#db.transaction(async (tx) => {
+      await serializeProject(tx, actor.projectId);
+      const held = await this.#locks.heldOn(tx, actor.projectId, known);
+      const fenced = await this.#fences.activeOfOthers(tx, actor.projectId, known, actor.userId);
+      const plan = planAcquire(requested, paths, held, fenced, actor.userId);
+      const files = plan.take.map((f) => ({ ...f, pathKey: pathKey(f.path) }));
+      const taken = files.length === 0 ? [] : await this.#locks.take(tx, actor.projectId, actor, note, files);
+      return {
+        acquired: inRequestOrder(taken, requested).map((row) => toLock(row, actor.userId)),
+        conflicts: plan.conflicts,
+        notFound: plan.notFound,
+      };
+    });
+  }
+
+  async list(actor: Actor, query: ListQuery): Promise<ReplyOf<typeof lock.list>> {
+    const filter: LockFilter = { pathKeyPrefix: query.pathPrefix && pathKey(query.pathPrefix.normalize('NFC')), userId: query.userId };
+    const scope = [actor.projectId, filter.pathKeyPrefix ?? '', filter.userId ?? ''];
+    const after = query.cursor === undefined ? undefined : this.#decode(query.cursor, scope);
+    const rows = await this.#locks.page(this.#db, actor.projectId, filter, after, query.limit + 1);
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      data: page.map((row) => toLock(row, actor.userId)),
+      nextCursor: rows.length > query.limit && last ? this.#cursors.encode([...scope, last.path, last.fileId]) : null,
+    };
+  }
+
+  async release(actor: Actor, fileIds: readonly string[], force: boolean): Promise<ReplyOf<typeof lock.release>> {
+    if (force && !mayForce(actor.role)) throw errors.forbidden('Only org owners and admins may release locks held by others (force: true)');
+    const requested = distinct(fileIds);
+    const plan = await this.#db.transaction(async (tx) => {
+      await serializeProject(tx, actor.projectId);
+      const planned = planRelease(requested, await this.#locks.heldOn(tx, actor.projectId, requested), actor.userId, force);
+      if (planned.release.length > 0) await this.#locks.remove(tx, actor.projectId, planned.release.map((row) => row.fileId));
+      return planned;
+    });
+    // Only files without a lock need the upload service, to tell a file that exists here from one that does not.
+    const paths = plan.unlocked.length === 0 ? new Map<string, string>() : await this.#paths(actor.projectId, plan.unlocked);
+    return {
+      released: plan.release.map((row) => toLock(row, actor.userId)),
+      notReleased: [
+        ...plan.heldByOther.map((row) => ({ reason: 'held_by_other' as const, ...toLock(row, actor.userId) })),
+        ...plan.unlocked.flatMap((fileId) => {
+          const path = paths.get(fileId);
+          return path === undefined ? [] : [{ reason: 'not_locked' as const, fileId, path }];
+        }),
+      ],
+      notFound: plan.unlocked.filter((fileId) => !paths.has(fileId)),
+    };
+  }
+
+  /** Paths of the files the upload service knows in this project; another project's file is simply absent. */
+  async #paths(projectId: string, fileIds: readonly string[]): Promise<Map<string, string>> {
+    const { files } = await this.#bus.call(upload.resolveVersions, { projectId, refs: fileIds.map((fileId) => ({ fileId })) });
+    return new Map(files.map((f) => [f.fileId, f.path]));
+  }
+
+  /** A cursor is bound to its project and filters, so it cannot page through another listing. */
+  #decode(cursor: string, scope: readonly string[]): [string, string] {
+    const position = this.#cursors.decode(cursor);
+    const [path, fileId] = position.slice(scope.length);
+    const sameScope = position.length === scope.length + 2 && scope.every((value, i) => position[i] === value);
+    if (!sameScope || typeof path !== 'string' || typeof fileId !== 'string') throw errors.validation('Invalid cursor');
+    return [path, fileId];
+  }
+}

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { CursorCodec, migrate, type Database } from '@lode/db';
+import { runPeriodically } from '@lode/runtime';
+import type { Logger } from '@lode/telemetry';
+import { LocksRepository } from './repo/locks-repo.ts';
+import { FencesRepository } from './repo/fences-repo.ts';
+import { LockService } from './domain/lock-service.ts';
+import { FenceService } from './domain/fence-service.ts';
+import { serveAcquireLocks } from './handlers/acquire-locks.ts';
+import { serveListLocks } from './handlers/list-locks.ts';
+import { serveReleaseLocks } from './handlers/release-locks.ts';
+import { serveFence } from './handlers/fence.ts';
+import { serveSettleFence } from './handlers/settle-fence.ts';
+import { consumeCommitCreated } from './handlers/commit-created.ts';
+
+export const LOCK_SCHEMA = 'locks';
+export const lockMigrations = path.join(import.meta.dirname, '..', 'migrations');
+
+const DEFAULT_FENCE_PURGE_INTERVAL_MS = 60_000;
+
+export interface LockDeps {
+  db: Database;
+  bus: Bus;
+  /** commit.created arrives here: the fallback that releases a commit's locks if settling failed. */
+  events: EventStream;
+  logger: Logger;
+  cursorSecret: string;
+  fencePurgeIntervalMs?: number;
+}
+
+export interface RunningLockService {
+  /** Deletes expired fences now, as the periodic purge does; answers how many. */
+  purgeExpiredFences(): Promise<number>;
+  /** Stops the commit.created consumer and the purge, letting work in progress finish. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the `locks` schema, serves the lock and fence RPCs and releases committed files' locks from events. */
+export async function startLockService(deps: LockDeps): Promise<RunningLockService> {
+  const { db, bus, logger } = deps;
+  await migrate(db, lockMigrations);
+  const locks = new LocksRepository();
+  const fencesRepo = new FencesRepository();
+  const service = new LockService({ db, bus, locks, fences: fencesRepo, cursors: new CursorCodec(deps.cursorSecret) });
+  const fences = new FenceService({ db, locks, fences: fencesRepo });
+  serveAcquireLocks(bus, service);
+  serveListLocks(bus, service);
+  serveReleaseLocks(bus, service);
+  serveFence(bus, fences);
+  serveSettleFence(bus, fences);
+  servePing(bus, 'lock', () => db.ping());
+  const releaser = await consumeCommitCreated(deps.events, fences);
+  const purge = runPeriodically('fence purge', deps.fencePurgeIntervalMs ?? DEFAULT_FENCE_PURGE_INTERVAL_MS, logger, () => fences.purgeExpired());
+  return {
+    purgeExpiredFences: () => fences.purgeExpired(),
+    async stop() {
+      await Promise.all([releaser.stop(), purge.stop()]);
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commit } from '@lode/contracts';
+import type { EventConsumer } from '@lode/bus';
+import { pushFile, startTestStack, type PushedFile, type SeededProject, type TestStack } from '@lode/testkit';
+import { publishCommit, until } from './helpers.ts';
+
+describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (bus) => {
+  let stack: TestStack;
+  let alice: SeededProject;
+  let bob: SeededProject;
+  const locks = () => `/api/v1/projects/${alice.projectId}/locks`;
+  const commits = () => `/api/v1/projects/${alice.projectId}/commits`;
+  const push = (path: string) => pushFile(alice.api, alice.projectId, path, randomBytes(16));
+  const lockAs = (who: SeededProject, files: PushedFile[]) => who.api.post(locks(), { fileIds: files.map((f) => f.fileId) });
+  const commitAs = (who: SeededProject, files: PushedFile[]) =>
+    who.api.post(commits(), { message: 'work', fileVersions: files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' })) });
+  const lockedIds = async () => new Set(((await alice.api.get(`${locks()}?limit=200`)).body.data as { fileId: string }[]).map((l) => l.fileId));
+
+  beforeAll(async () => {
+    stack = await startTestStack({ bus });
+    alice = await stack.seed.project();
+    bob = await stack.seed.member(alice.orgId, alice.projectId, 'member', 'Bob Builder');
+  });
+  afterAll(async () => stack?.stop());
+
+  it('rejects a commit touching a file another user locked: 409 file_locked naming each locked file', async () => {
+    const [locked, free] = [await push('Levels/castle.umap'), await push('Levels/moat.umap')];
+    const lock = (await lockAs(bob, [locked])).body.acquired[0];
+    const res = await commitAs(alice, [locked, free]);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      code: 'file_locked',
+      message: expect.any(String),
+      lockedFiles: [{ fileId: locked.fileId, path: 'Levels/castle.umap', userId: bob.userId, userName: 'Bob Builder', lockedAt: lock.lockedAt }],
+    });
+    expect(await lockedIds()).toContain(locked.fileId);
+    // Nothing was committed: the file has no history yet.
+    expect((await alice.api.get(`/api/v1/projects/${alice.projectId}/files/${free.fileId}/versions`)).body.data).toEqual([]);
+  });
+
+  it('releases the committer’s own locks on the committed files, visible to the very next GET', async () => {
+    const [committed, untouched] = [await push('Art/hero.png'), await push('Art/villain.png')];
+    await lockAs(alice, [committed, untouched]);
+    expect((await commitAs(alice, [committed])).status).toBe(201);
+    const after = await lockedIds();
+    expect(after.has(committed.fileId)).toBe(false);
+    expect(after.has(untouched.fileId)).toBe(true);
+    // Bob can lock the committed file at once.
+    expect((await lockAs(bob, [committed])).body.acquired).toHaveLength(1);
+  });
+
+  it('keeps every lock when the commit fails (stale version, or another user’s lock)', async () => {
+    const v1 = await push('Audio/theme.wav');
+    const v2 = await push('Audio/theme.wav');
+    expect((await commitAs(alice, [v2])).status).toBe(201);
+    await lockAs(alice, [v1]);
+    const stale = await alice.api.post(commits(), { message: 'older', fileVersions: [{ fileId: v1.fileId, version: 1, action: 'modify' }] });
+    expect(stale.body.code).toBe('stale_version');
+    expect(await lockedIds()).toContain(v1.fileId);
+
+    const [mine, bobs] = [await push('Audio/mine.wav'), await push('Audio/bobs.wav')];
+    await lockAs(alice, [mine]);
+    await lockAs(bob, [bobs]);
+    expect((await commitAs(alice, [mine, bobs])).body.code).toBe('file_locked');
+    const after = await lockedIds();
+    expect(after.has(mine.fileId) && after.has(bobs.fileId)).toBe(true);
+  });
+
+  it('lets a commit through files the committer locked and files nobody locked', async () => {
+    const [mine, nobodys] = [await push('Mixed/mine.bin'), await push('Mixed/free.bin')];
+    await lockAs(alice, [mine]);
+    expect((await commitAs(alice, [mine, nobodys])).status).toBe(201);
+  });
+
+  it('releases the author’s locks from commit.created when the commit’s settle never happened', async () => {
+    const [a, b] = [await push('Fallback/a.bin'), await push('Fallback/b.bin')];
+    await lockAs(alice, [a, b]);
+    await lockAs(bob, [await push('Fallback/bobs.bin')]);
+    const author = { userId: alice.userId, userName: 'Alice' };
+    await publishCommit(stack.events, { commitId: randomUUID(), projectId: alice.projectId, author, createdAt: new Date().toISOString(), part: 1, parts: 1, fileIds: [a.fileId] });
+    await until(async () => !(await lockedIds()).has(a.fileId));
+    expect((await lockedIds()).has(b.fileId)).toBe(true);
+  });
+
+  it('never lets a commit and another user’s lock on the same file both win (30 races)', async () => {
+    const createdAt = new Map<string, string>();
+    const consumer: EventConsumer = await stack.events.consume(`race-${randomUUID().slice(0, 8)}`, commit.commitCreated, async (event) => {
+      createdAt.set(event.commitId, event.createdAt);
+    });
+    const outcomes = { commitWon: 0, lockWon: 0, lockAfterCommit: 0 };
+    try {
+      for (let round = 0; round < 30; round++) {
+        const f = await push(`race/${round}.umap`);
+        const [committed, locked] = await Promise.all([commitAs(alice, [f]), lockAs(bob, [f])]);
+        const lockTaken = locked.body.acquired.length === 1;
+        const stillLocked = (await lockedIds()).has(f.fileId);
+        if (committed.status === 409) {
+          // The lock came first and stands; the commit changed nothing.
+          expect(committed.body.code).toBe('file_locked');
+          expect(lockTaken && stillLocked).toBe(true);
+          outcomes.lockWon += 1;
+        } else if (!lockTaken) {
+          expect(committed.status).toBe(201);
+          expect(locked.body.conflicts).toMatchObject([{ fileId: f.fileId }]);
+          expect(stillLocked).toBe(false);
+          outcomes.commitWon += 1;
+        } else {
+          // Both succeeded: only legitimate if the lock was taken after the commit was made.
+          expect(committed.status).toBe(201);
+          await until(() => createdAt.has(committed.body.id));
+          expect(Date.parse(locked.body.acquired[0].lockedAt)).toBeGreaterThanOrEqual(Date.parse(createdAt.get(committed.body.id)!));
+          expect(stillLocked).toBe(true);
+          outcomes.lockAfterCommit += 1;
+        }
+      }
+    } finally {
+      await consumer.stop();
+    }
+    expect(outcomes.commitWon + outcomes.lockWon + outcomes.lockAfterCommit).toBe(30);
+  });
+});
