@@ -81,6 +81,21 @@ export const latestSequence = defineContract(
   z.object({ sequenceNum: z.number().int().min(0) }),
 );
 
+/** A file's committed state on a branch's tree. A deleted file keeps its last version, sha256 and size. */
+export const treeStateSchema = z.object({ fileId: uuid, version: positiveVersion, sha256: z.string(), size: byteSize, deleted: z.boolean() });
+export type TreeState = z.infer<typeof treeStateSchema>;
+
+/**
+ * Main's committed state of these files, for services that decide from it (restore). Files never
+ * committed on main, and files of other projects, are absent from the reply.
+ */
+export const treeStates = defineContract(
+  'commit',
+  'tree_states',
+  z.object({ projectId: uuid, fileIds: z.array(uuid).max(MAX_COMMIT_ENTRIES) }),
+  z.object({ files: z.array(treeStateSchema) }),
+);
+
 export const committedEntrySchema = z.object({
   fileId: uuid,
   path: z.string(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-export const uuid = z.uuid();
+/** Lower-cased, as Postgres prints them, so ids compare equal however a client spelled them. */
+export const uuid = z.uuid().transform((s) => s.toLowerCase());
 export const sha256Hex = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
@@ -27,3 +28,14 @@ export const actorSchema = z.object({
   role: roleSchema,
 });
 export type Actor = z.infer<typeof actorSchema>;
+
+/** Values listed more than once, each named once: batches name every file they repeat. */
+export function findDuplicates(values: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const value of values) {
+    if (seen.has(value)) duplicates.add(value);
+    seen.add(value);
+  }
+  return [...duplicates];
+}

@@ -6,3 +6,5 @@ export * from './event.ts';
 export * as commit from './commit.ts';
 export * from './paths.ts';
 export * as lock from './lock.ts';
+export * as sync from './sync.ts';
+export * as restore from './restore.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './common.ts';
+import { MAX_COMMIT_ENTRIES } from './commit.ts';
 
 /** S3's limit for a single PUT (5 GiB); above it, initiate answers file_too_large (413). */
 export const MAX_FILE_SIZE = 5 * 1024 * 1024 * 1024;
@@ -91,7 +92,7 @@ export const resolveVersions = defineContract(
   'resolve_versions',
   z.object({
     projectId: uuid,
-    refs: z.array(z.object({ fileId: uuid, version: positiveVersion.optional() })).max(25_000),
+    refs: z.array(z.object({ fileId: uuid, version: positiveVersion.optional() })).max(MAX_COMMIT_ENTRIES),
   }),
   z.object({
     files: z.array(z.object({ fileId: uuid, path: z.string() })),
@@ -111,3 +112,28 @@ export const resolveVersions = defineContract(
   }),
 );
 export type ResolvedVersion = z.infer<typeof resolveVersions.reply>['versions'][number];
+
+/** Why the upload service cannot make a restore version of a file (spec 4.8's `skipped`). */
+export const unrestorableSchema = z.enum(['not_found', 'version_not_found', 'blob_missing']);
+export type UnrestorableReason = z.infer<typeof unrestorableSchema>;
+
+/**
+ * Makes, for each target, a NEW version of the file (its tip + 1, origin `restore`) that points at the
+ * target version's stored object: no bytes are copied. The versions stay invisible until a commit
+ * references them. Idempotent per (restoreId, file): a retry answers with the versions the first
+ * attempt made instead of making more. A file of another project is `not_found`, exactly like a file
+ * that does not exist.
+ */
+export const prepareRestore = defineContract(
+  'upload',
+  'prepare_restore',
+  z.object({
+    actor: actorSchema,
+    restoreId: uuid,
+    targets: z.array(z.object({ fileId: uuid, toVersion: positiveVersion })).min(1).max(MAX_COMMIT_ENTRIES),
+  }),
+  z.object({
+    created: z.array(z.object({ fileId: uuid, toVersion: positiveVersion, version: positiveVersion })),
+    skipped: z.array(z.object({ fileId: uuid, toVersion: positiveVersion, reason: unrestorableSchema })),
+  }),
+);

@@ -28,6 +28,9 @@ export const errorCodes = [
   'file_not_in_branch',
   'idempotency_key_reused',
   'idempotency_in_progress',
+  'nothing_to_restore',
+  'sync_session_incomplete',
+  'sync_catching_up',
   'rate_limited',
   'service_unavailable',
   'timeout',
@@ -113,8 +116,24 @@ export const errors = {
     new AppError('stale_version', `${entries.length} version(s) are not newer than the branch's current version; sync and commit a newer version`, listed('entries', entries)),
   fileNotInBranch: (fileIds: readonly string[]) =>
     new AppError('file_not_in_branch', `${fileIds.length} file(s) to delete are not in the branch`, listed('fileIds', fileIds)),
+  /** Spec 4.8: no restore commit is made without a file in it; `skipped` says why, per file. */
+  nothingToRestore: (skipped: readonly { fileId: string; toVersion: number; code: string; message: string }[]) =>
+    new AppError('nothing_to_restore', `None of the ${skipped.length} file(s) can be restored; see skipped`, { skipped }),
   fileLocked: (lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; lockedAt: string }[]) =>
     new AppError('file_locked', `${lockedFiles.length} file(s) in this commit are locked by another user`, { lockedFiles }),
+  /** Read your writes (docs/api.md, Sync): the read model has not applied the project's latest commit yet. */
+  syncCatchingUp: (latestCommitSeq: number, appliedSeq: number) =>
+    new AppError('sync_catching_up', `Sync has applied commits up to ${appliedSeq} of ${latestCommitSeq}; retry shortly`, {
+      latestCommitSeq,
+      appliedSeq,
+      retryAfterSeconds: 1,
+    }),
+  syncSessionIncomplete: (missingBatches: readonly number[]) =>
+    new AppError(
+      'sync_session_incomplete',
+      'Earlier batches of this sync session are unknown (not sent, not finished, or expired); send them first, or sync again with a new session',
+      listed('missingBatches', missingBatches),
+    ),
   internal: () => new AppError('internal', 'Internal error'),
 } as const;
 

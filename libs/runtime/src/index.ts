@@ -2,3 +2,4 @@ export * from './shutdown.ts';
 export * from './http-server.ts';
 export * from './secrets.ts';
 export { runPeriodically, type PeriodicTask } from './periodic.ts';
+export { mapConcurrently } from './concurrency.ts';

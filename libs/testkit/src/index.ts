@@ -7,3 +7,4 @@ export * from './processes.ts';
 export * from './s3.ts';
 export * from './process-stack.ts';
 export * from './bulk-versions.ts';
+export * from './bulk-blobs.ts';

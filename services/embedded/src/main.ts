@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   });
   const lock = await startLockService({ db: locksDb, bus, events, logger, cursorSecret, fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS });
   const sync = await startSyncService({ db: syncDb, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
-  const restore = await startRestoreService({ db: restoreDb, bus, logger });
+  const restore = await startRestoreService({ db: restoreDb, bus, logger, idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS });
   // The in-process stream starts empty: events published before a restart but not yet handled by a
   // consumer would be lost, so the retained outbox goes through again (consumers are idempotent).
   const replayed = await commit.relay.replayRetained();

@@ -6,10 +6,12 @@ import type { Logger } from '@lode/telemetry';
 import { FilesRepository } from './repo/files-repo.ts';
 import { UploadService } from './domain/upload-service.ts';
 import { ReservationCollector } from './domain/reservation-gc.ts';
+import { RestorePreparer } from './domain/restore-preparer.ts';
 import { serveInitiate } from './handlers/initiate.ts';
 import { serveInitiateBatch } from './handlers/initiate-batch.ts';
 import { serveConfirm } from './handlers/confirm.ts';
 import { serveResolveVersions } from './handlers/resolve-versions.ts';
+import { servePrepareRestore } from './handlers/prepare-restore.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -40,6 +42,7 @@ export async function startUploadService({ db, bus, storage, logger, gc }: Uploa
   serveInitiateBatch(bus, service);
   serveConfirm(bus, service);
   serveResolveVersions(bus, service);
+  servePrepareRestore(bus, new RestorePreparer(repo, storage));
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
   return { collector, stop: stopCollector };

@@ -17,11 +17,20 @@ function fromBodyParser(error: unknown): AppError | undefined {
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      // A streamed body (sync) failed midway: the connection is cut, so the client cannot take a
+      // truncated body for a whole one. A client hanging up lands here too.
+      logger.warn({ err: error, method: req.method, path: req.path }, 'response failed after its headers were sent');
+      res.destroy();
+      return;
+    }
     const appError = isAppError(error) ? error : fromBodyParser(error);
     if (!appError) logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
     const failure = appError ?? errors.internal();
     const status = statusByCode[failure.code];
-    if (failure.code === 'rate_limited') res.setHeader('Retry-After', String(Number(failure.details?.retryAfterSeconds ?? 1)));
+    // rate_limited and sync_catching_up say when to come back.
+    const retryAfter = failure.details?.retryAfterSeconds;
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     // validate-key failures carry `valid: false` (spec 4.1, 5.5).
     const body = res.locals.validateKey ? { valid: false, ...failure.toJSON() } : failure.toJSON();
     res.status(status).json(body);

@@ -28,10 +28,13 @@ export const statusByCode: Record<ErrorCode, number> = {
   stale_version: 409,
   file_not_in_branch: 409,
   idempotency_in_progress: 409,
+  sync_session_incomplete: 409,
   content_mismatch: 422,
   idempotency_key_reused: 422,
+  nothing_to_restore: 422,
   rate_limited: 429,
   internal: 500,
   service_unavailable: 503,
+  sync_catching_up: 503,
   timeout: 504,
 };

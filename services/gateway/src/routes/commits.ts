@@ -5,11 +5,9 @@ import { commit, uuid } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import { actorOf } from '../auth/middleware.ts';
 import { parse } from '../http/parse.ts';
+import { idempotencyKeyOf } from '../http/idempotency-key.ts';
 
 const entriesShell = z.object({ fileVersions: z.array(z.unknown(), 'fileVersions must be an array') });
-
-/** Printable ASCII, as Stripe and the IETF Idempotency-Key draft use; long enough for a UUID or a hash. */
-const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces');
 
 const versionsQuery = z.object({
   cursor: z.string().min(1).optional(),
@@ -32,9 +30,8 @@ export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
     const { fileVersions } = parse(entriesShell, req.body);
     if (fileVersions.length > commit.MAX_COMMIT_ENTRIES) throw errors.batchTooLarge('file versions', commit.MAX_COMMIT_ENTRIES, DRAFT_HINT);
     const body = parse(commit.commitBodySchema, req.body);
-    const header = req.get('X-Idempotency-Key');
-    const key = header === undefined ? undefined : parse(idempotencyKey, header, 'X-Idempotency-Key header');
-    res.status(201).json(await bus.call(commit.create, { actor: actorOf(res), commit: body, idempotencyKey: key }));
+    const idempotencyKey = idempotencyKeyOf(req);
+    res.status(201).json(await bus.call(commit.create, { actor: actorOf(res), commit: body, idempotencyKey }));
   });
 
   router.get('/files/:fileId/versions', async (req, res) => {

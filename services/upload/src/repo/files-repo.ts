@@ -57,6 +57,15 @@ export interface NewVersion {
   origin: 'upload' | 'dedup';
 }
 
+export interface NewRestoreVersions {
+  projectId: string;
+  restoreId: string;
+  /** Who restored: the new versions' uploader. */
+  uploaderId: string;
+  uploaderName: string;
+  targets: readonly { fileId: string; toVersion: number }[];
+}
+
 /** SQL for the `files` schema: files, upload reservations, versions and the content index. */
 export class FilesRepository {
   readonly #db: Database;
@@ -187,6 +196,47 @@ export class FilesRepository {
       [projectId, versionRefs.map((r) => r.fileId), versionRefs.map((r) => r.version)],
     );
     return { files: (await files).rows, versions: (await versions).rows };
+  }
+
+  /** Versions this restore already made: a retried restore answers with them instead of making more. */
+  async restoreVersions(projectId: string, restoreId: string): Promise<{ fileId: string; version: number }[]> {
+    const { rows } = await this.#db.query<{ fileId: string; version: number }>(
+      'SELECT file_id AS "fileId", version FROM versions WHERE project_id = $1 AND restore_id = $2',
+      [projectId, restoreId],
+    );
+    return rows;
+  }
+
+  /**
+   * One new version per target, at the file's tip + 1, with the target version's content and object
+   * (nothing is copied), in one transaction. A target whose file or version is not in the project
+   * gets nothing and moves no tip. The files' rows are locked in id order first, so restores sharing
+   * files queue instead of deadlocking; a confirm racing for the same number then finds the tip moved
+   * and answers version_conflict, as it would against another upload.
+   */
+  async createRestoreVersions(r: NewRestoreVersions): Promise<{ fileId: string; version: number }[]> {
+    const fileIds = r.targets.map((t) => t.fileId);
+    return this.#db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM files WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE', [r.projectId, fileIds]);
+      const { rows } = await tx.query<{ fileId: string; version: number }>(
+        `WITH source AS (
+           SELECT v.file_id, v.sha256, v.size, v.storage_key
+           FROM unnest($2::uuid[], $3::int[]) AS t(file_id, to_version)
+           JOIN versions v ON v.file_id = t.file_id AND v.version = t.to_version AND v.project_id = $1
+         ),
+         bumped AS (
+           UPDATE files f SET tip_version = f.tip_version + 1 FROM source s
+           WHERE f.id = s.file_id AND f.project_id = $1
+           RETURNING f.id AS file_id, f.tip_version AS version
+         )
+         INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, origin, restore_id)
+         SELECT gen_random_uuid(), $1, b.file_id, b.version, s.sha256, s.size, s.storage_key, $4, $5, 'restore', $6
+         FROM bumped b JOIN source s ON s.file_id = b.file_id
+         RETURNING file_id AS "fileId", version`,
+        [r.projectId, fileIds, r.targets.map((t) => t.toVersion), r.uploaderId, r.uploaderName, r.restoreId],
+      );
+      return rows;
+    });
   }
 
   /**

@@ -1,0 +1,35 @@
+/** The restore service as its own process: NATS in, its `restore` schema behind. */
+import { z } from 'zod';
+import { env, loadConfig } from '@lode/config';
+import { createLogger } from '@lode/telemetry';
+import { Database } from '@lode/db';
+import { busSettings, connectNats, NatsBus } from '@lode/bus';
+import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
+import { RESTORE_SCHEMA, startRestoreService } from './start.ts';
+import { restoreSettings } from './config.ts';
+
+const logger = createLogger('restore');
+
+const schema = z.object({
+  DATABASE_URL: env.url(),
+  ...busSettings,
+  LOG_LEVEL: env.logLevel(),
+  ...restoreSettings,
+});
+
+async function main(): Promise<void> {
+  const config = loadConfig(schema);
+  const db = new Database({ connectionString: config.DATABASE_URL, schema: RESTORE_SCHEMA });
+  const nc = await connectNats(config.NATS_URL, 'lode-restore');
+  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const restore = await startRestoreService({ db, bus, logger, idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS });
+  logger.info('restore service ready');
+  onShutdown(logger, [
+    ['housekeeping', () => restore.stop()],
+    ['bus', () => bus.close()],
+    ['nats', () => nc.drain()],
+    ['database', () => db.close()],
+  ]);
+}
+
+main().catch(exitOnStartupFailure(logger));

@@ -1,0 +1,39 @@
+import path from 'node:path';
+import { servePing, type Bus } from '@lode/bus';
+import { migrate, type Database } from '@lode/db';
+import { runPeriodically } from '@lode/runtime';
+import type { Logger } from '@lode/telemetry';
+import { RestoreRequestsRepository } from './repo/restore-requests-repo.ts';
+import { RestoreService } from './domain/restore-service.ts';
+import { serveCreateRestore } from './handlers/create-restore.ts';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from './config.ts';
+
+export const RESTORE_SCHEMA = 'restore';
+export const restoreMigrations = path.join(import.meta.dirname, '..', 'migrations');
+
+const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
+
+export interface RestoreDeps {
+  db: Database;
+  bus: Bus;
+  logger: Logger;
+  /** How long a request's outcome is replayed under its X-Idempotency-Key; 24 hours unless given. */
+  idempotencyTtlMs?: number;
+}
+
+export interface RunningRestoreService {
+  /** Stops the housekeeping, letting a run in progress finish. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the `restore` schema, serves the restore RPC and releases expired idempotency keys. */
+export async function startRestoreService(deps: RestoreDeps): Promise<RunningRestoreService> {
+  const { db, bus, logger } = deps;
+  await migrate(db, restoreMigrations);
+  const requests = new RestoreRequestsRepository();
+  serveCreateRestore(bus, new RestoreService({ db, bus, requests }));
+  servePing(bus, 'restore', () => db.ping());
+  const ttlMs = deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+  const housekeeping = runPeriodically('restore key release', HOUSEKEEPING_INTERVAL_MS, logger, () => requests.releaseOlderThan(db, ttlMs));
+  return { stop: () => housekeeping.stop() };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { planPart, type Progress } from './part-plan.ts';
+
+const at = (appliedSeq: number, pending?: [seq: number, part: number]): Progress => ({
+  appliedSeq,
+  pendingSeq: pending?.[0] ?? null,
+  pendingPart: pending?.[1] ?? 0,
+});
+const part = (sequenceNum: number, p = 1, parts = 1) => ({ sequenceNum, part: p, parts });
+
+describe('planPart', () => {
+  it('applies the next single-part commit, the first one of a project included', () => {
+    expect(planPart(at(0), part(1))).toEqual({ action: 'apply', discardStaged: false, problems: [] });
+    expect(planPart(at(4), part(5))).toEqual({ action: 'apply', discardStaged: false, problems: [] });
+  });
+
+  it('stages the parts of a large commit in order and applies it with its last part', () => {
+    expect(planPart(at(4), part(5, 1, 3)).action).toBe('stage');
+    expect(planPart(at(4, [5, 1]), part(5, 2, 3)).action).toBe('stage');
+    expect(planPart(at(4, [5, 2]), part(5, 3, 3)).action).toBe('apply');
+  });
+
+  it('skips a redelivered commit or part without a problem, so applying twice changes nothing', () => {
+    const skip = { action: 'skip', discardStaged: false, problems: [] };
+    expect(planPart(at(5), part(5))).toEqual(skip);
+    expect(planPart(at(5), part(3, 2, 4))).toEqual(skip);
+    expect(planPart(at(4, [5, 2]), part(5, 2, 3))).toEqual(skip);
+    expect(planPart(at(4, [5, 2]), part(5, 1, 3))).toEqual(skip);
+  });
+
+  it('applies past lost commits but reports them', () => {
+    const plan = planPart(at(2), part(6));
+    expect(plan.action).toBe('apply');
+    expect(plan.problems).toEqual(['commits 3 to 5 were never received']);
+  });
+
+  it('discards a commit whose last parts were lost once the next commit starts', () => {
+    const plan = planPart(at(4, [5, 2]), part(6, 1, 2));
+    expect(plan).toEqual({ action: 'stage', discardStaged: true, problems: [expect.stringContaining('commit 5 never received its last parts')] });
+  });
+
+  it('skips a part whose earlier parts were lost', () => {
+    const plan = planPart(at(4), part(5, 2, 3));
+    expect(plan.action).toBe('skip');
+    expect(plan.problems).toHaveLength(1);
+    expect(planPart(at(4, [5, 1]), part(5, 3, 3)).action).toBe('skip');
+    expect(planPart(at(4, [5, 1]), part(8)).problems).toEqual([
+      'commit 5 never received its last parts; its staged parts are discarded',
+      'commits 6 to 7 were never received',
+    ]);
+    expect(planPart(at(4), part(6)).problems).toEqual(['commit 5 was never received']);
+  });
+});

@@ -1,0 +1,45 @@
+/** How far the read model holds a project: whole commits up to appliedSeq, and parts of the next one. */
+export interface Progress {
+  appliedSeq: number;
+  /** The commit whose first pendingPart parts are staged, if any. */
+  pendingSeq: number | null;
+  pendingPart: number;
+}
+
+export interface Part {
+  sequenceNum: number;
+  part: number;
+  parts: number;
+}
+
+export interface PartPlan {
+  /** skip: already applied (a redelivery) or unusable; stage: keep it for later; apply: the commit is complete. */
+  action: 'skip' | 'stage' | 'apply';
+  /** Staged parts of an earlier commit that can never complete: thrown away first. */
+  discardStaged: boolean;
+  /** Events the stream lost, for an error log: the read model of the project is incomplete from here. */
+  problems: string[];
+}
+
+/**
+ * What to do with one part of a commit.created event. Events come at least once and in order per
+ * project, and sequence numbers have no gaps, so a part is new exactly when it is the next one; an
+ * older one is a redelivery and is skipped, which makes applying idempotent. A part further ahead
+ * means events were lost (beyond the stream's retention): it is applied all the same, so the
+ * read model keeps moving, and the loss is reported.
+ */
+export function planPart(progress: Progress, event: Part): PartPlan {
+  const { appliedSeq, pendingSeq, pendingPart } = progress;
+  const { sequenceNum: seq, part, parts } = event;
+  const complete = part === parts ? 'apply' : 'stage';
+  if (seq <= appliedSeq || (seq === pendingSeq && part <= pendingPart)) return { action: 'skip', discardStaged: false, problems: [] };
+  if (seq === pendingSeq && part === pendingPart + 1) return { action: complete, discardStaged: false, problems: [] };
+  if (part !== 1) {
+    return { action: 'skip', discardStaged: false, problems: [`part ${part} of commit ${seq} arrived without the parts before it; the commit is skipped`] };
+  }
+  const problems: string[] = [];
+  if (pendingSeq !== null) problems.push(`commit ${pendingSeq} never received its last parts; its staged parts are discarded`);
+  const firstLost = (pendingSeq ?? appliedSeq) + 1;
+  if (seq > firstLost) problems.push(seq - 1 === firstLost ? `commit ${firstLost} was never received` : `commits ${firstLost} to ${seq - 1} were never received`);
+  return { action: complete, discardStaged: pendingSeq !== null, problems };
+}

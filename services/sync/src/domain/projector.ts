@@ -1,0 +1,73 @@
+import { pathKey, type commit } from '@lode/contracts';
+import { MAIN_BRANCH } from '@lode/contracts/commit';
+import type { Database, Queryable } from '@lode/db';
+import type { Logger } from '@lode/telemetry';
+import type { BranchesRepository } from '../repo/branches-repo.ts';
+import type { HistoryRepository } from '../repo/history-repo.ts';
+import type { ProgressRepository } from '../repo/progress-repo.ts';
+import type { StagingRepository } from '../repo/staging-repo.ts';
+import type { TreeRepository } from '../repo/tree-repo.ts';
+import { planPart } from './part-plan.ts';
+
+export interface ProjectorDeps {
+  db: Database;
+  logger: Logger;
+  progress: ProgressRepository;
+  staging: StagingRepository;
+  branches: BranchesRepository;
+  tree: TreeRepository;
+  history: HistoryRepository;
+  /** Called after a commit became visible in the read model. */
+  onApplied: () => void;
+}
+
+/**
+ * Builds the read model from commit.created, one part per transaction. The progress row decides
+ * whether a part is new (planPart), so a redelivered part changes nothing, and a crash between
+ * parts resumes from the staged ones. A commit is applied whole, with its last part.
+ */
+export class Projector {
+  readonly #deps: ProjectorDeps;
+
+  constructor(deps: ProjectorDeps) {
+    this.#deps = deps;
+  }
+
+  async apply(event: commit.CommitCreated): Promise<void> {
+    const { db, logger, progress, staging } = this.#deps;
+    const { projectId, sequenceNum: seq } = event;
+    // The same function as the client's paths go through (never SQL's lower()), so keys match.
+    const entries = event.entries.map((entry) => ({ ...entry, pathKey: pathKey(entry.path) }));
+    const applied = await db.transaction(async (tx) => {
+      const plan = planPart(await progress.lock(tx, projectId), event);
+      for (const problem of plan.problems) {
+        logger.error({ projectId, commitId: event.commitId, sequenceNum: seq, part: event.part }, `sync read model incomplete: ${problem}; rebuild it (docs/architecture.md)`);
+      }
+      if (plan.action === 'skip') return false;
+      if (plan.discardStaged) await staging.discard(tx, projectId);
+      await staging.add(tx, projectId, seq, entries);
+      if (plan.action === 'stage') {
+        await progress.markStaged(tx, projectId, seq, event.part);
+        return false;
+      }
+      await this.#applyStaged(tx, projectId, event.branch, seq);
+      await progress.markApplied(tx, projectId, seq);
+      return true;
+    });
+    if (applied) this.#deps.onApplied();
+  }
+
+  /**
+   * Events arrive in sequence order, so when a branch's first commit arrives main holds exactly
+   * the commits before it: the branch starts from that state, as the commit service's branch does.
+   */
+  async #applyStaged(tx: Queryable, projectId: string, branch: string, seq: number): Promise<void> {
+    const { staging, branches, tree, history } = this.#deps;
+    if (branch !== MAIN_BRANCH && (await branches.create(tx, projectId, branch, seq - 1))) {
+      await tree.copyBranch(tx, projectId, MAIN_BRANCH, branch);
+    }
+    await tree.applyStaged(tx, projectId, branch, seq);
+    await history.recordStaged(tx, projectId, branch, seq);
+    await staging.discard(tx, projectId);
+  }
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { decideStatus, syncRow, type Comparison, type RemoteFile } from './sync-status.ts';
+
+const A = 'a'.repeat(64);
+const B = 'b'.repeat(64);
+const C = 'c'.repeat(64);
+const live = (over: Partial<RemoteFile> = {}): RemoteFile => ({ fileId: 'f', version: 3, sha256: A, size: 10, commitSeq: 7, deleted: false, ...over });
+const deleted = (over: Partial<RemoteFile> = {}): RemoteFile => live({ deleted: true, commitSeq: 9, ...over });
+const status = (local: Comparison['local'], remote: RemoteFile | undefined, contentKnown = false) => decideStatus({ local, remote, contentKnown });
+
+describe('decideStatus', () => {
+  it('is local_only when the path was never committed on the branch, whatever the base', () => {
+    expect(status({ sha256: A }, undefined)).toBe('local_only');
+    expect(status({ sha256: A, baseVersion: 2 }, undefined)).toBe('local_only');
+  });
+
+  it('is up_to_date when the content equals the tip, even from an old base or after a restore', () => {
+    expect(status({ sha256: A }, live(), true)).toBe('up_to_date');
+    expect(status({ sha256: A, baseVersion: 1 }, live(), true)).toBe('up_to_date');
+  });
+
+  it('is outdated when the content is an older version of the path, with or without a base', () => {
+    expect(status({ sha256: B }, live(), true)).toBe('outdated');
+    expect(status({ sha256: B, baseVersion: 1 }, live(), true)).toBe('outdated');
+    expect(status({ sha256: B, baseVersion: 3 }, live(), true)).toBe('outdated');
+  });
+
+  it('is modified when the content is new and the remote did not move past the base', () => {
+    expect(status({ sha256: C }, live())).toBe('modified');
+    expect(status({ sha256: C, baseVersion: 3 }, live())).toBe('modified');
+    expect(status({ sha256: C, baseVersion: 4 }, live())).toBe('modified');
+  });
+
+  it('is conflict when the content is new and the remote moved past the base', () => {
+    expect(status({ sha256: C, baseVersion: 2 }, live())).toBe('conflict');
+    expect(status({ sha256: C, baseVersion: 1 }, live())).toBe('conflict');
+  });
+
+  it('is deleted_remote when the remote deleted the path and the content is one it had', () => {
+    expect(status({ sha256: A }, deleted(), true)).toBe('deleted_remote');
+    expect(status({ sha256: B, baseVersion: 1 }, deleted(), true)).toBe('deleted_remote');
+  });
+
+  it('is modified for new content on a deleted path, conflict when the client names a base', () => {
+    expect(status({ sha256: C }, deleted())).toBe('modified');
+    expect(status({ sha256: C, baseVersion: 3 }, deleted())).toBe('conflict');
+  });
+});
+
+describe('syncRow', () => {
+  it('carries the remote fields of a live file', () => {
+    expect(syncRow('a.bin', 'up_to_date', live())).toEqual({
+      path: 'a.bin',
+      status: 'up_to_date',
+      fileId: 'f',
+      remoteVersion: 3,
+      remoteSha256: A,
+      remoteCommitSeq: 7,
+      remoteSize: 10,
+    });
+  });
+
+  it('names a deleted file and the deleting commit but no content', () => {
+    expect(syncRow('a.bin', 'deleted_remote', deleted())).toEqual({
+      path: 'a.bin',
+      status: 'deleted_remote',
+      fileId: 'f',
+      remoteVersion: null,
+      remoteSha256: null,
+      remoteCommitSeq: 9,
+      remoteSize: null,
+    });
+  });
+
+  it('has only nulls without a remote file', () => {
+    expect(syncRow('a.bin', 'local_only', undefined)).toEqual({
+      path: 'a.bin',
+      status: 'local_only',
+      fileId: null,
+      remoteVersion: null,
+      remoteSha256: null,
+      remoteCommitSeq: null,
+      remoteSize: null,
+    });
+  });
+});

@@ -1,0 +1,37 @@
+/** The sync service as its own process: NATS in, commit.created from JetStream, its `sync` schema behind. */
+import { z } from 'zod';
+import { env, loadConfig } from '@lode/config';
+import { createLogger } from '@lode/telemetry';
+import { Database } from '@lode/db';
+import { busSettings, connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
+import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
+import { startSyncService, SYNC_SCHEMA } from './start.ts';
+import { syncSettings } from './config.ts';
+
+const logger = createLogger('sync');
+
+const schema = z.object({
+  DATABASE_URL: env.url(),
+  ...busSettings,
+  LOG_LEVEL: env.logLevel(),
+  ...syncSettings,
+});
+
+async function main(): Promise<void> {
+  const config = loadConfig(schema);
+  const db = new Database({ connectionString: config.DATABASE_URL, schema: SYNC_SCHEMA });
+  const nc = await connectNats(config.NATS_URL, 'lode-sync');
+  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const events = await JetStreamEvents.connect(nc, logger, { namespace: config.LODE_BUS_NAMESPACE });
+  const sync = await startSyncService({ db, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
+  logger.info('sync service ready');
+  onShutdown(logger, [
+    ['projection', () => sync.stop()],
+    ['bus', () => bus.close()],
+    ['events', () => events.close()],
+    ['nats', () => nc.drain()],
+    ['database', () => db.close()],
+  ]);
+}
+
+main().catch(exitOnStartupFailure(logger));

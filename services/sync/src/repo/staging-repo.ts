@@ -1,0 +1,33 @@
+import type { Queryable } from '@lode/db';
+import type { commit } from '@lode/contracts';
+
+export interface StagedEntry extends commit.CommittedEntry {
+  pathKey: string;
+}
+
+/** The parts of a commit received so far (table `staged_entries`), applied together with the last. */
+export class StagingRepository {
+  async add(tx: Queryable, projectId: string, seq: number, entries: readonly StagedEntry[]): Promise<void> {
+    const column = <T>(pick: (e: StagedEntry) => T): T[] => entries.map(pick);
+    await tx.query(
+      `INSERT INTO staged_entries (project_id, commit_seq, file_id, path, path_key, action, version, sha256, size)
+       SELECT $1, $2, * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::bigint[])
+       ON CONFLICT DO NOTHING`,
+      [
+        projectId,
+        seq,
+        column((e) => e.fileId),
+        column((e) => e.path),
+        column((e) => e.pathKey),
+        column((e) => e.action),
+        column((e) => e.version),
+        column((e) => e.sha256),
+        column((e) => e.size),
+      ],
+    );
+  }
+
+  async discard(tx: Queryable, projectId: string): Promise<void> {
+    await tx.query('DELETE FROM staged_entries WHERE project_id = $1', [projectId]);
+  }
+}

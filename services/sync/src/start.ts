@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { commit } from '@lode/contracts';
+import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { migrate, type Database } from '@lode/db';
+import { runPeriodically } from '@lode/runtime';
+import type { Logger } from '@lode/telemetry';
+import { BranchesRepository } from './repo/branches-repo.ts';
+import { HistoryRepository } from './repo/history-repo.ts';
+import { ProgressRepository } from './repo/progress-repo.ts';
+import { SessionsRepository } from './repo/sessions-repo.ts';
+import { StagingRepository } from './repo/staging-repo.ts';
+import { TreeRepository } from './repo/tree-repo.ts';
+import { AppliedSignal } from './domain/applied-signal.ts';
+import { Projector } from './domain/projector.ts';
+import { SyncService } from './domain/sync-service.ts';
+import { serveCompare } from './handlers/compare.ts';
+import { serveListRemoteOnly } from './handlers/list-remote-only.ts';
+
+export const SYNC_SCHEMA = 'sync';
+export const syncMigrations = path.join(import.meta.dirname, '..', 'migrations');
+/** The durable consumer that builds the read model (docs/architecture.md tells how to rebuild it). */
+export const PROJECTION_CONSUMER = 'sync-projection';
+
+/** A session idle this long lost its client: its listed paths are removed. */
+const SESSION_IDLE_MS = 3_600_000;
+const SESSION_PURGE_INTERVAL_MS = 300_000;
+
+export interface SyncDeps {
+  db: Database;
+  bus: Bus;
+  events: EventStream;
+  logger: Logger;
+  /** How long a sync waits for the read model to apply the project's latest commit. */
+  catchUpMs: number;
+  /** Another consumer name builds a second, independent read model, e.g. a rebuild beside the live one. */
+  consumerName?: string;
+}
+
+export interface RunningSyncService {
+  /** Stops consuming (after the event in hand is applied) and the session purge. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the `sync` schema, serves the sync RPCs and keeps the read model up with commit.created. */
+export async function startSyncService(deps: SyncDeps): Promise<RunningSyncService> {
+  const { db, bus, logger } = deps;
+  await migrate(db, syncMigrations);
+  const progress = new ProgressRepository();
+  const branches = new BranchesRepository();
+  const tree = new TreeRepository();
+  const sessions = new SessionsRepository();
+  const applied = new AppliedSignal();
+  const projector = new Projector({
+    db,
+    logger,
+    progress,
+    staging: new StagingRepository(),
+    branches,
+    tree,
+    history: new HistoryRepository(),
+    onApplied: () => applied.notify(),
+  });
+  const purge = runPeriodically('sync session purge', SESSION_PURGE_INTERVAL_MS, logger, () => sessions.purge(db, SESSION_IDLE_MS));
+  const service = new SyncService({
+    db,
+    bus,
+    progress,
+    branches,
+    tree,
+    sessions,
+    applied,
+    catchUpMs: deps.catchUpMs,
+    onSessionFinished: () => purge.kick(),
+  });
+  serveCompare(bus, service);
+  serveListRemoteOnly(bus, service);
+  servePing(bus, 'sync', () => db.ping());
+  // From the start of the stream on first use, so a new deployment replays every retained commit.
+  const consumer = await deps.events.consume(deps.consumerName ?? PROJECTION_CONSUMER, commit.commitCreated, (event) => projector.apply(event), {
+    deliverFrom: 'all',
+  });
+  return {
+    async stop() {
+      await Promise.all([consumer.stop(), purge.stop()]);
+    },
+  };
+}

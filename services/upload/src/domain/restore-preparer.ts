@@ -1,0 +1,88 @@
+import { errors } from '@lode/errors';
+import { findDuplicates, type Actor, type upload } from '@lode/contracts';
+import { mapConcurrently } from '@lode/runtime';
+import type { BlobStorage, ObjectInfo } from '@lode/storage';
+import type { FilesRepository } from '../repo/files-repo.ts';
+
+type Target = { fileId: string; toVersion: number };
+type Unrestorable = upload.UnrestorableReason;
+type PrepareReply = { created: (Target & { version: number })[]; skipped: (Target & { reason: Unrestorable })[] };
+
+/** Storage HEADs in flight at once: enough to hide S3's latency, well inside its connection pool. */
+const BLOB_CHECKS_IN_FLIGHT = 32;
+
+/**
+ * The upload service's half of spec 4.8: for each target, a new version pointing at the target's
+ * stored object, once per (restore, file). Versions are this service's to number, so restore asks
+ * here rather than writing them itself; the restore service commits what it gets back.
+ */
+export class RestorePreparer {
+  readonly #repo: FilesRepository;
+  readonly #storage: BlobStorage;
+
+  constructor(repo: FilesRepository, storage: BlobStorage) {
+    this.#repo = repo;
+    this.#storage = storage;
+  }
+
+  async prepare(actor: Actor, restoreId: string, targets: readonly Target[]): Promise<PrepareReply> {
+    const duplicates = findDuplicates(targets.map((t) => t.fileId));
+    if (duplicates.length > 0) throw errors.validation('Each file may appear once per restore', { duplicateFileIds: duplicates.slice(0, 100) });
+    // A retry of the same restore: what the first attempt made is the answer for those files.
+    const made = new Map((await this.#repo.restoreVersions(actor.projectId, restoreId)).map((v) => [v.fileId, v.version]));
+    const fresh = targets.filter((t) => !made.has(t.fileId));
+    const reasons = await this.#unrestorable(actor.projectId, fresh);
+    const restorable = fresh.filter((t) => !reasons.has(t.fileId));
+    if (restorable.length > 0) {
+      const created = await this.#repo.createRestoreVersions({
+        projectId: actor.projectId,
+        restoreId,
+        uploaderId: actor.userId,
+        uploaderName: actor.userName,
+        targets: restorable,
+      });
+      for (const v of created) made.set(v.fileId, v.version);
+    }
+    return {
+      created: targets.flatMap((t) => {
+        const version = made.get(t.fileId);
+        return version === undefined ? [] : [{ ...t, version }];
+      }),
+      skipped: targets.flatMap((t) => {
+        const reason = reasons.get(t.fileId);
+        return reason === undefined ? [] : [{ ...t, reason }];
+      }),
+    };
+  }
+
+  /** Files not in the project, versions not confirmed, and content no longer in storage. */
+  async #unrestorable(projectId: string, targets: readonly Target[]): Promise<Map<string, Unrestorable>> {
+    const reasons = new Map<string, Unrestorable>();
+    if (targets.length === 0) return reasons;
+    const { files, versions } = await this.#repo.resolve(
+      projectId,
+      targets.map((t) => t.fileId),
+      targets.map((t) => ({ fileId: t.fileId, version: t.toVersion })),
+    );
+    const inProject = new Set(files.map((f) => f.fileId));
+    const sourceOf = new Map(versions.map((v) => [v.fileId, v]));
+    for (const t of targets) {
+      if (!inProject.has(t.fileId)) reasons.set(t.fileId, 'not_found');
+      else if (!sourceOf.has(t.fileId)) reasons.set(t.fileId, 'version_not_found');
+    }
+    // Dedup shares objects between versions: each object is checked once.
+    const keys = [...new Set(versions.map((v) => v.storageKey))];
+    const found = await mapConcurrently(keys, BLOB_CHECKS_IN_FLIGHT, (key) => this.#storage.head(key));
+    const stored = new Map(keys.map((key, i) => [key, found[i]]));
+    for (const v of versions) if (!intact(stored.get(v.storageKey) ?? null, v)) reasons.set(v.fileId, 'blob_missing');
+    return reasons;
+  }
+}
+
+/**
+ * Content whose object is gone, or no longer has the recorded size or (where the driver verified it)
+ * SHA-256, cannot be restored: a teammate must never download bytes that differ from the API's hash.
+ */
+function intact(info: ObjectInfo | null, expected: { sha256: string; size: number }): boolean {
+  return info !== null && info.size === expected.size && (info.verifiedSha256 === undefined || info.verifiedSha256 === expected.sha256);
+}
