@@ -15,3 +15,4 @@ export {
 } from './events.ts';
 export { LocalEvents, type LocalEventsOptions } from './local-events.ts';
 export { JetStreamEvents, type JetStreamEventsOptions } from './jetstream-events.ts';
+export { connectService, type ServiceConnection, type BusConnectionSettings } from './service-connection.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { cursorSecretSetting, Database } from '@lode/db';
-import { busSettings, connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
+import { busSettings, connectService } from '@lode/bus';
 import { createStorage, storageSettings } from '@lode/storage';
 import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
 import { COMMIT_SCHEMA, startCommitService } from './start.ts';
@@ -23,9 +23,7 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const db = new Database({ connectionString: config.DATABASE_URL, schema: COMMIT_SCHEMA });
-  const nc = await connectNats(config.NATS_URL, 'lode-commit');
-  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
-  const events = await JetStreamEvents.connect(nc, logger, { namespace: config.LODE_BUS_NAMESPACE });
+  const { bus, events, close } = await connectService(config, 'commit', logger);
   const commit = await startCommitService({
     db,
     bus,
@@ -40,9 +38,7 @@ async function main(): Promise<void> {
   logger.info('commit service ready');
   onShutdown(logger, [
     ['relay', () => commit.stop()],
-    ['bus', () => bus.close()],
-    ['events', () => events.close()],
-    ['nats', () => nc.drain()],
+    ['nats', close],
     ['database', () => db.close()],
   ]);
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { cursorSecretSetting, Database } from '@lode/db';
-import { busSettings, connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
+import { busSettings, connectService } from '@lode/bus';
 import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
 import { LOCK_SCHEMA, startLockService } from './start.ts';
 import { lockSettings } from './config.ts';
@@ -21,9 +21,7 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const db = new Database({ connectionString: config.DATABASE_URL, schema: LOCK_SCHEMA });
-  const nc = await connectNats(config.NATS_URL, 'lode-lock');
-  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
-  const events = await JetStreamEvents.connect(nc, logger, { namespace: config.LODE_BUS_NAMESPACE });
+  const { bus, events, close } = await connectService(config, 'lock', logger);
   const lock = await startLockService({
     db,
     bus,
@@ -35,9 +33,7 @@ async function main(): Promise<void> {
   logger.info('lock service ready');
   onShutdown(logger, [
     ['lock', () => lock.stop()],
-    ['bus', () => bus.close()],
-    ['events', () => events.close()],
-    ['nats', () => nc.drain()],
+    ['nats', close],
     ['database', () => db.close()],
   ]);
 }

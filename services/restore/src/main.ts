@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { Database } from '@lode/db';
-import { busSettings, connectNats, NatsBus } from '@lode/bus';
+import { busSettings, connectService } from '@lode/bus';
 import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
 import { RESTORE_SCHEMA, startRestoreService } from './start.ts';
 import { restoreSettings } from './config.ts';
@@ -20,14 +20,12 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const db = new Database({ connectionString: config.DATABASE_URL, schema: RESTORE_SCHEMA });
-  const nc = await connectNats(config.NATS_URL, 'lode-restore');
-  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const { bus, close } = await connectService(config, 'restore', logger);
   const restore = await startRestoreService({ db, bus, logger, idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS });
   logger.info('restore service ready');
   onShutdown(logger, [
     ['housekeeping', () => restore.stop()],
-    ['bus', () => bus.close()],
-    ['nats', () => nc.drain()],
+    ['nats', close],
     ['database', () => db.close()],
   ]);
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { Database } from '@lode/db';
-import { busSettings, connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
+import { busSettings, connectService } from '@lode/bus';
 import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
 import { startSyncService, SYNC_SCHEMA } from './start.ts';
 import { syncSettings } from './config.ts';
@@ -20,16 +20,12 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const db = new Database({ connectionString: config.DATABASE_URL, schema: SYNC_SCHEMA });
-  const nc = await connectNats(config.NATS_URL, 'lode-sync');
-  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
-  const events = await JetStreamEvents.connect(nc, logger, { namespace: config.LODE_BUS_NAMESPACE });
+  const { bus, events, close } = await connectService(config, 'sync', logger);
   const sync = await startSyncService({ db, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
   logger.info('sync service ready');
   onShutdown(logger, [
     ['projection', () => sync.stop()],
-    ['bus', () => bus.close()],
-    ['events', () => events.close()],
-    ['nats', () => nc.drain()],
+    ['nats', close],
     ['database', () => db.close()],
   ]);
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { Database } from '@lode/db';
-import { busSettings, connectNats, NatsBus } from '@lode/bus';
+import { busSettings, connectService } from '@lode/bus';
 import { createStorage, storageSettings } from '@lode/storage';
 import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
 import { startUploadService, UPLOAD_SCHEMA } from './start.ts';
@@ -22,8 +22,7 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const db = new Database({ connectionString: config.DATABASE_URL, schema: UPLOAD_SCHEMA });
-  const nc = await connectNats(config.NATS_URL, 'lode-upload');
-  const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
+  const { bus, close } = await connectService(config, 'upload', logger);
   const storage = createStorage(config, { publicUrl: 'http://localhost:8080' });
   const upload = await startUploadService({
     db,
@@ -35,8 +34,7 @@ async function main(): Promise<void> {
   logger.info('upload service ready');
   onShutdown(logger, [
     ['collector', () => upload.stop()],
-    ['bus', () => bus.close()],
-    ['nats', () => nc.drain()],
+    ['nats', close],
     ['database', () => db.close()],
   ]);
 }

@@ -32,8 +32,8 @@ export interface UploadRow {
   state: 'reserved' | 'confirmed';
 }
 
-export interface ResolvedVersionRow {
-  id: string;
+/** What a confirmed version records about its content and who uploaded it. */
+interface VersionFields {
   fileId: string;
   version: number;
   sha256: string;
@@ -41,18 +41,15 @@ export interface ResolvedVersionRow {
   storageKey: string;
   uploaderId: string;
   uploaderName: string;
+}
+
+export interface ResolvedVersionRow extends VersionFields {
+  id: string;
   createdAt: Date;
 }
 
-export interface NewVersion {
+export interface NewVersion extends VersionFields {
   projectId: string;
-  fileId: string;
-  version: number;
-  sha256: string;
-  size: number;
-  storageKey: string;
-  uploaderId: string;
-  uploaderName: string;
   uploadId: string;
   origin: 'upload' | 'dedup';
 }
