@@ -51,8 +51,16 @@ export class OutboxRelay {
       total += published;
       if (published < this.#options.batchSize) break;
     }
-    await this.#db.query(`DELETE FROM outbox WHERE published_at < now() - make_interval(secs => $1)`, [this.#options.retentionMs / 1000]);
     return total;
+  }
+
+  /**
+   * Deletes published events older than the retention. Housekeeping, not the relay's hot path: every
+   * replica runs it, including those that do not relay.
+   */
+  async purgePublished(): Promise<number> {
+    const { rowCount } = await this.#db.query(`DELETE FROM outbox WHERE published_at < now() - make_interval(secs => $1)`, [this.#options.retentionMs / 1000]);
+    return rowCount ?? 0;
   }
 
   /**

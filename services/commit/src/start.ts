@@ -63,7 +63,9 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   serveTreeStates(bus, db, repo);
   servePing(bus, 'commit', () => db.ping());
   if (deps.outbox.relay) relay.start();
-  const housekeeping = runPeriodically('idempotency purge', HOUSEKEEPING_INTERVAL_MS, logger, () => idempotency.purgeOlderThan(db, deps.idempotencyTtlMs));
+  const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () =>
+    Promise.all([idempotency.purgeOlderThan(db, deps.idempotencyTtlMs), relay.purgePublished()]),
+  );
   return {
     relay,
     async stop() {

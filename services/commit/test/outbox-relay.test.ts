@@ -82,4 +82,15 @@ describe('the outbox relay (commit schema, JetStream)', () => {
     expect(replayed).toEqual(Array.from({ length: 56 }, (_, i) => i));
     await local.close();
   });
+
+  it('purges published events older than the retention and nothing else', async () => {
+    await db.query("UPDATE outbox SET published_at = now() - interval '2 hours' WHERE event_id IN ('n-0', 'n-1')");
+    await write(56, 1);
+    const relay = new OutboxRelay(db, events, logger, relayOptions);
+    expect(await relay.purgePublished()).toBe(2);
+    const { rows } = await db.query<{ published: number; pending: number }>(
+      'SELECT count(*) FILTER (WHERE published_at IS NOT NULL)::int AS published, count(*) FILTER (WHERE published_at IS NULL)::int AS pending FROM outbox',
+    );
+    expect(rows[0]).toEqual({ published: 54, pending: 1 });
+  });
 });
