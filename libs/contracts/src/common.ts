@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errors } from '@lode/errors';
 
 /** Lower-cased, as Postgres prints them, so ids compare equal however a client spelled them. */
 export const uuid = z.uuid().transform((s) => s.toLowerCase());
@@ -38,4 +39,10 @@ export function findDuplicates(values: readonly string[]): string[] {
     seen.add(value);
   }
   return [...duplicates];
+}
+
+/** A file named twice in one batch is the client's mistake (400), reported with the repeated ids (the first 100). */
+export function assertUniqueFileIds(fileIds: readonly string[], per: string): void {
+  const duplicates = findDuplicates(fileIds);
+  if (duplicates.length > 0) throw errors.validation(`Each file may appear once per ${per}`, { duplicateFileIds: duplicates.slice(0, 100) });
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@lode/errors';
 import type { commit, upload } from '@lode/contracts';
-import { checkResolved, duplicateFileIds, planEntries, type TreeState } from './commit-plan.ts';
+import { checkResolved, planEntries, type TreeState } from './commit-plan.ts';
 
 const file = randomUUID();
 const other = randomUUID();
@@ -29,10 +29,6 @@ const codeOf = (fn: () => unknown) => {
 };
 
 describe('commit plan', () => {
-  it('finds files named twice', () => {
-    expect(duplicateFileIds([{ fileId: file, action: 'delete' }, { fileId: other, action: 'delete' }, { fileId: file, action: 'add', version: 1 }])).toEqual([file]);
-  });
-
   it('names every unknown file, then every unconfirmed version', () => {
     const unknown = randomUUID();
     expect(codeOf(() => checkResolved([{ fileId: unknown, action: 'delete' }], resolved))).toMatchObject({ code: 'not_found', fileIds: [unknown] });

@@ -1,5 +1,5 @@
 import { errors } from '@lode/errors';
-import { findDuplicates, type commit, type upload } from '@lode/contracts';
+import type { commit, upload } from '@lode/contracts';
 
 type Resolved = upload.ResolvedVersion;
 
@@ -13,10 +13,6 @@ export interface PlannedEntry extends commit.CommittedEntry {
   treeSha256: string;
   treeSize: number;
   treeVersion: number;
-}
-
-export function duplicateFileIds(entries: readonly commit.CommitEntryInput[]): string[] {
-  return findDuplicates(entries.map((e) => e.fileId));
 }
 
 /**

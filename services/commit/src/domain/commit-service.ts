@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@lode/errors';
-import { lock, upload, type Actor, type commit } from '@lode/contracts';
+import { assertUniqueFileIds, lock, upload, type Actor, type commit } from '@lode/contracts';
 import { MAIN_BRANCH } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
 import { replayIdempotent, type Database, type IdempotencyScope, type Queryable } from '@lode/db';
@@ -8,7 +8,7 @@ import type { Logger } from '@lode/telemetry';
 import { writeOutbox } from '@lode/outbox';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
 import type { IdempotencyRepository } from '../repo/idempotency-repo.ts';
-import { checkResolved, duplicateFileIds, planEntries } from './commit-plan.ts';
+import { checkResolved, planEntries } from './commit-plan.ts';
 import { commitCreatedEvents } from './event-parts.ts';
 import { commitRequestHash } from './request-hash.ts';
 
@@ -37,10 +37,8 @@ export class CommitService {
 
   async create(actor: Actor, body: commit.CommitBody, idempotencyKey: string | undefined): Promise<commit.Commit> {
     const { db, idempotency } = this.#deps;
-    const duplicates = duplicateFileIds(body.fileVersions);
-    if (duplicates.length > 0) {
-      throw errors.validation('Each file may appear once per commit', { duplicateFileIds: duplicates.slice(0, 100) });
-    }
+    const fileIds = body.fileVersions.map((e) => e.fileId);
+    assertUniqueFileIds(fileIds, 'commit');
     const requestHash = commitRequestHash(body);
     const scope: IdempotencyScope | undefined = idempotencyKey === undefined ? undefined : { projectId: actor.projectId, keyId: actor.keyId, key: idempotencyKey };
     // A replay answers from the record alone, before any work.
@@ -53,7 +51,6 @@ export class CommitService {
       refs: body.fileVersions.map((e) => (e.action === 'delete' ? { fileId: e.fileId } : { fileId: e.fileId, version: e.version })),
     });
     const known = checkResolved(body.fileVersions, resolved);
-    const fileIds = body.fileVersions.map((e) => e.fileId);
     const fenced = await this.#fence(actor, fileIds);
     let outcome: { reply: commit.Commit; replayed: boolean } | undefined;
     try {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@lode/errors';
-import { commit, findDuplicates, upload, type Actor, type restore } from '@lode/contracts';
+import { commit, assertUniqueFileIds, upload, type Actor, type restore } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import { replayIdempotent, whileIdempotencyKeyClaimed, type Database, type IdempotencyScope } from '@lode/db';
 import type { RestoreRequest, RestoreRequestsRepository } from '../repo/restore-requests-repo.ts';
@@ -29,8 +29,7 @@ export class RestoreService {
 
   async restore(actor: Actor, body: restore.RestoreBody, idempotencyKey: string | undefined): Promise<restore.RestoreResult> {
     const targets = body.files;
-    const duplicates = findDuplicates(targets.map((t) => t.fileId));
-    if (duplicates.length > 0) throw errors.validation('Each file may appear once per restore', { duplicateFileIds: duplicates.slice(0, 100) });
+    assertUniqueFileIds(targets.map((t) => t.fileId), 'restore');
     const requestHash = restoreRequestHash(targets);
     const record = () =>
       this.#requests.insert(this.#db, {

@@ -1,5 +1,4 @@
-import { errors } from '@lode/errors';
-import { findDuplicates, type Actor, type upload } from '@lode/contracts';
+import { assertUniqueFileIds, type Actor, type upload } from '@lode/contracts';
 import { mapConcurrently } from '@lode/runtime';
 import type { BlobStorage, ObjectInfo } from '@lode/storage';
 import type { FilesRepository } from '../repo/files-repo.ts';
@@ -26,8 +25,7 @@ export class RestorePreparer {
   }
 
   async prepare(actor: Actor, restoreId: string, targets: readonly Target[]): Promise<PrepareReply> {
-    const duplicates = findDuplicates(targets.map((t) => t.fileId));
-    if (duplicates.length > 0) throw errors.validation('Each file may appear once per restore', { duplicateFileIds: duplicates.slice(0, 100) });
+    assertUniqueFileIds(targets.map((t) => t.fileId), 'restore');
     // A retry of the same restore: what the first attempt made is the answer for those files.
     const made = new Map((await this.#repo.restoreVersions(actor.projectId, restoreId)).map((v) => [v.fileId, v.version]));
     const fresh = targets.filter((t) => !made.has(t.fileId));
