@@ -1,13 +1,10 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { errors } from '@lode/errors';
 import { commit, uuid } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import { actorOf } from '../auth/middleware.ts';
-import { parse } from '../http/parse.ts';
+import { parse, parseBatch } from '../http/parse.ts';
 import { idempotencyKeyOf } from '../http/idempotency-key.ts';
-
-const entriesShell = z.object({ fileVersions: z.array(z.unknown(), 'fileVersions must be an array') });
 
 const versionsQuery = z.object({
   cursor: z.string().min(1).optional(),
@@ -26,10 +23,7 @@ export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/commits', limitWrites, async (req, res) => {
-    // Counted before the entries are validated one by one, so an oversized push fails fast with 413.
-    const { fileVersions } = parse(entriesShell, req.body);
-    if (fileVersions.length > commit.MAX_COMMIT_ENTRIES) throw errors.batchTooLarge('file versions', commit.MAX_COMMIT_ENTRIES, DRAFT_HINT);
-    const body = parse(commit.commitBodySchema, req.body);
+    const body = parseBatch(commit.commitBodySchema, req.body, { field: 'fileVersions', max: commit.MAX_COMMIT_ENTRIES, what: 'file versions', hint: DRAFT_HINT });
     const idempotencyKey = idempotencyKeyOf(req);
     res.status(201).json(await bus.call(commit.create, { actor: actorOf(res), commit: body, idempotencyKey }));
   });

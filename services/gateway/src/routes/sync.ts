@@ -1,14 +1,10 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { z } from 'zod';
-import { errors } from '@lode/errors';
 import { sync, type Actor, type ReplyOf } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import { actorOf } from '../auth/middleware.ts';
-import { parse } from '../http/parse.ts';
-
-const filesShell = z.object({ files: z.array(z.unknown(), 'files must be an array') });
+import { parseBatch } from '../http/parse.ts';
 
 const BATCH_HINT = 'send a larger workspace in batches of one session (docs/api.md, Sync)';
 
@@ -17,10 +13,7 @@ export function syncRoutes(bus: Bus): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/sync', async (req, res) => {
-    // Counted before the entries are validated one by one, so an oversized batch fails fast with 413.
-    const { files } = parse(filesShell, req.body);
-    if (files.length > sync.MAX_SYNC_BATCH) throw errors.batchTooLarge('files', sync.MAX_SYNC_BATCH, BATCH_HINT);
-    const body = parse(sync.syncBodySchema, req.body);
+    const body = parseBatch(sync.syncBodySchema, req.body, { field: 'files', max: sync.MAX_SYNC_BATCH, what: 'files', hint: BATCH_HINT });
     const actor = actorOf(res);
     const batch = await bus.call(sync.compare, { actor, body });
     res.type('application/json');
