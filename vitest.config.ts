@@ -12,7 +12,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['{libs,services}/*/test/**/*.test.ts'],
+          include: ['{libs,services}/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           globalSetup: ['libs/testkit/src/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
