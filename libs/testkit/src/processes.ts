@@ -15,7 +15,8 @@ export interface ServiceProcess {
 
 /** Runs a service's main.ts as its own OS process, as a deployment would. */
 export function spawnService(name: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(NODE_24, [path.join(REPO_ROOT, `services/${name}/src/main.ts`)], {
+  // Started as deployed: the telemetry register hook first, so metrics and (when OTEL_* asks) tracing run.
+  const child = spawn(NODE_24, ['--import', path.join(REPO_ROOT, 'libs/telemetry/src/register.ts'), path.join(REPO_ROOT, `services/${name}/src/main.ts`)], {
     // Port 0: many processes share this host, so each ops server takes any free port unless told one.
     env: { ...process.env, LOG_LEVEL: 'warn', LODE_OPS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
