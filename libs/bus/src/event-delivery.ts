@@ -1,5 +1,5 @@
 import type { EventContract, EventOf } from '@lode/contracts';
-import { extractTraceContext, inSpan, SpanKind, type Logger } from '@lode/telemetry';
+import { extractTraceContext, inSpan, instruments, SpanKind, type Logger } from '@lode/telemetry';
 import type { EventHandler, EventMeta } from './events.ts';
 import { decode } from './wire.ts';
 
@@ -15,6 +15,8 @@ export interface Delivery<E extends EventContract> {
   /** Reads the event's trace headers. */
   header: (key: string) => string | undefined;
   logger: Logger;
+  /** For the lag metrics: events behind this one not yet taken by the consumer, and when it was published. */
+  backlog: { pending: number; publishedAtMs: number };
 }
 
 /**
@@ -39,12 +41,20 @@ export async function deliverEvent<E extends EventContract>(delivery: Delivery<E
         return 'rejected';
       }
       await delivery.handler(parsed.event, meta);
+      recordLag(delivery);
       return 'handled';
     });
   } catch (error) {
     logger.error({ ...context, err: error, redelivered: meta.redelivered }, 'event handler failed; the event will be retried');
     return 'failed';
   }
+}
+
+function recordLag(delivery: Delivery<EventContract>): void {
+  const metrics = instruments();
+  const attributes = { 'messaging.consumer.group.name': delivery.consumer, 'messaging.destination.name': delivery.contract.subject };
+  metrics.consumerPending.record(delivery.backlog.pending, attributes);
+  metrics.consumerDelay.record(Math.max(0, Date.now() - delivery.backlog.publishedAtMs) / 1000, attributes);
 }
 
 type ParsedEvent<E extends EventContract> = { ok: true; event: EventOf<E> } | { ok: false; problem: unknown };

@@ -205,6 +205,7 @@ export class JetStreamEvents implements EventStream {
       meta,
       header: (key) => msg.headers?.get(key) || undefined,
       logger: this.#logger,
+      backlog: { pending: msg.info.pending, publishedAtMs: msg.info.timestampNanos / 1e6 },
     }).finally(() => clearInterval(keepAlive));
     switch (outcome) {
       case 'handled':

@@ -1,9 +1,10 @@
 import { errors } from '@lode/errors';
 import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
-import { inSpan, SpanKind, type Logger } from '@lode/telemetry';
+import { extractTraceContext, injectTraceContext, inSpan, SpanKind, type Logger } from '@lode/telemetry';
 import type { Bus, CallOptions, Handler } from './bus.ts';
 import { DEFAULT_TIMEOUT_MS, withTimeout } from './bus.ts';
 import { dispatch, parseReply } from './dispatch.ts';
+import { callHistogram, handlerHistogram, measured } from './bus-metrics.ts';
 
 type AnyHandler = (payload: unknown) => Promise<unknown>;
 
@@ -28,8 +29,13 @@ export class LocalBus implements Bus {
   async call<C extends Contract>(contract: C, request: RequestOf<C>, options: CallOptions = {}): Promise<ReplyOf<C>> {
     const handler = this.#handlers.get(contract.subject);
     if (!handler || this.#closed) throw errors.serviceUnavailable(contract.service);
-    return inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
-      const work = inSpan(contract.subject, { kind: SpanKind.SERVER }, () => handler(request));
+    const attributes = { 'messaging.destination.name': contract.subject };
+    const call = () => inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes }, async () => {
+      // The same W3C headers a NATS message carries, so the server span's parent comes from them here too.
+      const headers = new Map<string, string>();
+      injectTraceContext((key, value) => headers.set(key, value));
+      const parent = extractTraceContext((key) => headers.get(key));
+      const work = inSpan(contract.subject, { kind: SpanKind.SERVER, attributes, parent }, () => measured(handlerHistogram(), contract.subject, () => handler(request)));
       // Tracked until the handler settles, not until the caller stops waiting: a handler whose caller
       // timed out is still running, and close() must not let shutdown pull its database away.
       this.#inFlight.add(work);
@@ -38,6 +44,7 @@ export class LocalBus implements Bus {
       const reply = await withTimeout(work, options.timeoutMs ?? this.#timeoutMs, contract.service);
       return parseReply(contract, reply, this.#logger) as ReplyOf<C>;
     });
+    return measured(callHistogram(), contract.subject, call);
   }
 
   async close(): Promise<void> {

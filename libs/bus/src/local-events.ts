@@ -34,6 +34,7 @@ interface StoredEvent {
   /** Stored encoded, as on the wire: each delivery parses its own copy, never the producer's object. */
   body: Buffer;
   traceContext: Record<string, string>;
+  publishedAtMs: number;
 }
 
 type Deliver = (event: StoredEvent, redelivered: boolean) => Promise<DeliveryOutcome>;
@@ -86,7 +87,7 @@ export class LocalEvents implements EventStream {
     if (this.#ids.has(event.id)) return;
     this.#ids.add(event.id);
     const traceContext = event.traceContext ?? activeTraceContext();
-    this.#log.push({ seq: this.#length + 1, id: event.id, subject: event.subject, body, traceContext });
+    this.#log.push({ seq: this.#length + 1, id: event.id, subject: event.subject, body, traceContext, publishedAtMs: Date.now() });
     this.#bytes += body.length;
     for (const cursor of this.#cursors.values()) void this.#drain(cursor);
   }
@@ -103,6 +104,8 @@ export class LocalEvents implements EventStream {
         meta: { id: event.id, streamSeq: event.seq, redelivered },
         header: (key) => event.traceContext[key],
         logger: this.#logger,
+        // Every later event counts, whatever its subject: an upper bound for a filtered consumer.
+        backlog: { pending: this.#length - event.seq, publishedAtMs: event.publishedAtMs },
       });
     cursor.takers.push(deliver);
     const consumer: EventConsumer = {

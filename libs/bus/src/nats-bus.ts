@@ -7,6 +7,7 @@ import { DEFAULT_TIMEOUT_MS, withTimeout } from './bus.ts';
 import { asAppError, dispatch, parseReply } from './dispatch.ts';
 import { decode, encode, splitChunks } from './wire.ts';
 import { H } from './headers.ts';
+import { callHistogram, handlerHistogram, measured } from './bus-metrics.ts';
 
 interface PendingCall {
   service: string;
@@ -77,7 +78,7 @@ export class NatsBus implements Bus {
 
   async call<C extends Contract>(contract: C, request: RequestOf<C>, options: CallOptions = {}): Promise<ReplyOf<C>> {
     const subject = this.#namespace + contract.subject;
-    return inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
+    const call = () => inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
       const body = encode(request);
       const token = nuid.next();
       const reply = `${this.#inbox}.${token}`;
@@ -106,6 +107,7 @@ export class NatsBus implements Bus {
         this.#pending.delete(token);
       }
     });
+    return measured(callHistogram(), contract.subject, call);
   }
 
   async close(): Promise<void> {
@@ -147,7 +149,7 @@ export class NatsBus implements Bus {
       const hdrs = natsHeaders();
       try {
         const body = msg.headers?.get(H.requestBytes) ? await this.#receiveChunks(msg) : Buffer.from(msg.data);
-        reply = encode(await dispatch(contract, handler, decode(body), this.#logger));
+        reply = encode(await measured(handlerHistogram(), contract.subject, () => dispatch(contract, handler, decode(body), this.#logger)));
       } catch (error) {
         const appError = asAppError(error, contract, this.#logger);
         hdrs.set(H.error, appError.code);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { observeGauges } from '@lode/telemetry';
 import { mapPgError } from './pg-errors.ts';
 
 export interface Queryable {
@@ -20,6 +21,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export class Database implements Queryable {
   readonly pool: pg.Pool;
   readonly schema: string;
+  readonly #unobserve: () => void;
 
   constructor(options: DatabaseOptions) {
     this.schema = options.schema;
@@ -31,6 +33,7 @@ export class Database implements Queryable {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
+    this.#unobserve = this.#observePool();
   }
 
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
@@ -62,6 +65,23 @@ export class Database implements Queryable {
   }
 
   async close(): Promise<void> {
+    this.#unobserve();
     await this.pool.end();
+  }
+
+  /** Pool saturation shows as used connections at the maximum and requests waiting for one. */
+  #observePool(): () => void {
+    const gauges = {
+      connections: { name: 'db.client.connection.count', description: 'Connections in the pool, by state (used, idle)' },
+      max: { name: 'db.client.connection.max', description: 'The most connections the pool opens' },
+      pending: { name: 'db.client.connection.pending_requests', description: 'Queries waiting for a free connection' },
+    };
+    const pool = { 'db.client.connection.pool.name': this.schema };
+    return observeGauges(gauges, (observe) => {
+      observe('connections', this.pool.totalCount - this.pool.idleCount, { ...pool, 'db.client.connection.state': 'used' });
+      observe('connections', this.pool.idleCount, { ...pool, 'db.client.connection.state': 'idle' });
+      observe('max', this.pool.options.max, pool);
+      observe('pending', this.pool.waitingCount, pool);
+    });
   }
 }

@@ -1,7 +1,7 @@
 import type { EventStream, OutgoingEvent } from '@lode/bus';
 import type { Database } from '@lode/db';
 import { runPeriodically, type PeriodicTask } from '@lode/runtime';
-import type { Logger } from '@lode/telemetry';
+import { observeGauges, type Logger } from '@lode/telemetry';
 
 export interface RelayOptions {
   /** How often the relay looks for unpublished events when nothing kicked it. */
@@ -35,6 +35,7 @@ export class OutboxRelay {
   readonly #logger: Logger;
   readonly #options: Required<RelayOptions>;
   #task: PeriodicTask | undefined;
+  #unobserve: (() => void) | undefined;
 
   constructor(db: Database, stream: EventStream, logger: Logger, options: RelayOptions) {
     this.#db = db;
@@ -78,6 +79,7 @@ export class OutboxRelay {
 
   start(): void {
     this.#task ??= runPeriodically('outbox relay', this.#options.pollMs, this.#logger, () => this.runOnce());
+    this.#unobserve ??= this.#observeBacklog();
   }
 
   /** Publishes soon, without waiting for the next poll: called after a local commit. */
@@ -86,7 +88,24 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
+    this.#unobserve?.();
     await this.#task?.stop();
+  }
+
+  /** Read on each scrape: a growing backlog or age means events are not reaching consumers. */
+  #observeBacklog(): () => void {
+    const gauges = {
+      count: { name: 'lode.outbox.backlog', description: 'Events written but not yet published' },
+      age: { name: 'lode.outbox.oldest_age', description: 'Age of the oldest unpublished event', unit: 's' },
+    };
+    return observeGauges(gauges, async (observe) => {
+      const { rows } = await this.#db.query<{ count: number; age: number }>(
+        `SELECT count(*)::int AS count, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+           FROM outbox WHERE published_at IS NULL`,
+      );
+      observe('count', rows[0]?.count ?? 0);
+      observe('age', rows[0]?.age ?? 0);
+    });
   }
 
   async #publishBatch(): Promise<number> {

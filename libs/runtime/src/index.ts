@@ -3,3 +3,4 @@ export * from './http-server.ts';
 export * from './secrets.ts';
 export { runPeriodically, type PeriodicTask } from './periodic.ts';
 export { mapConcurrently } from './concurrency.ts';
+export * from './ops-server.ts';

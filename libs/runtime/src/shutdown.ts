@@ -1,18 +1,22 @@
 import type { Logger } from '@lode/telemetry';
+import type { OpsServer } from './ops-server.ts';
 
 export type ShutdownStep = readonly [name: string, run: () => Promise<unknown>];
 
 /**
  * On SIGTERM or SIGINT, runs the steps in order (stop taking requests, drain the bus, finish
  * in-flight work, close pools), then exits. A second signal, or the grace period running out,
- * exits at once so an orchestrator never waits on a stuck process.
+ * exits at once so an orchestrator never waits on a stuck process. With an ops server, /readyz fails
+ * before the first step and the server closes after the last, so probes see the whole drain.
  */
-export function onShutdown(logger: Logger, steps: readonly ShutdownStep[], graceMs = 25_000): void {
+export function onShutdown(logger: Logger, steps: readonly ShutdownStep[], options: { ops?: OpsServer; graceMs?: number } = {}): void {
+  const { ops, graceMs = 25_000 } = options;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    ops?.markStopping();
     const deadline = setTimeout(() => {
       logger.error('shutdown grace period exceeded');
       process.exit(1);
@@ -27,6 +31,7 @@ export function onShutdown(logger: Logger, steps: readonly ShutdownStep[], grace
         logger.error({ err: error, step: name }, 'shutdown step failed');
       }
     }
+    await ops?.close();
     logger.info('stopped');
     process.exit(failed ? 1 : 0);
   };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { BlobStorage } from './storage.ts';
 import { LocalBlobStorage } from './local-storage.ts';
+import { instrumentStorage } from './instrumented-storage.ts';
 import { S3BlobStorage } from './s3-storage.ts';
 
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -72,5 +73,5 @@ export function createS3Storage(settings: StorageSettings): S3BlobStorage {
 }
 
 export function createStorage(settings: StorageSettings, fallback: { secret?: string; publicUrl: string }): BlobStorage {
-  return usesS3(settings) ? createS3Storage(settings) : createLocalStorage(settings, fallback);
+  return instrumentStorage(usesS3(settings) ? createS3Storage(settings) : createLocalStorage(settings, fallback));
 }

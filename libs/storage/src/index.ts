@@ -4,3 +4,4 @@ export { createLocalObjectHandler } from './local-http.ts';
 export * from './config.ts';
 export { S3BlobStorage, type S3StorageOptions } from './s3-storage.ts';
 export { QueryPresigner } from './sigv4.ts';
+export { instrumentStorage } from './instrumented-storage.ts';
