@@ -5,7 +5,7 @@ import { createLogger } from '@lode/telemetry';
 import { cursorSecretSetting, Database } from '@lode/db';
 import { busSettings, connectService } from '@lode/bus';
 import { createStorage, storageSettings } from '@lode/storage';
-import { exitOnStartupFailure, onShutdown } from '@lode/runtime';
+import { exitOnStartupFailure, onShutdown, opsSettings, startOpsServer } from '@lode/runtime';
 import { COMMIT_SCHEMA, startCommitService } from './start.ts';
 import { commitSettings } from './config.ts';
 
@@ -15,6 +15,7 @@ const schema = z.object({
   DATABASE_URL: env.url(),
   ...busSettings,
   LOG_LEVEL: env.logLevel(),
+  ...opsSettings,
   ...storageSettings,
   ...commitSettings,
   ...cursorSecretSetting,
@@ -23,7 +24,7 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const db = new Database({ connectionString: config.DATABASE_URL, schema: COMMIT_SCHEMA });
-  const { bus, events, close } = await connectService(config, 'commit', logger);
+  const { nc, bus, events, close } = await connectService(config, 'commit', logger);
   const commit = await startCommitService({
     db,
     bus,
@@ -35,12 +36,13 @@ async function main(): Promise<void> {
     idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
     fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
   });
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([db.ping(), nc.flush()]) });
   logger.info('commit service ready');
   onShutdown(logger, [
     ['relay', () => commit.stop()],
     ['nats', close],
     ['database', () => db.close()],
-  ]);
+  ], { ops });
 }
 
 main().catch(exitOnStartupFailure(logger));

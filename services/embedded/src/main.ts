@@ -8,8 +8,8 @@ import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { Database, migrate } from '@lode/db';
 import { LocalBus, LocalEvents } from '@lode/bus';
-import { createLocalObjectHandler, createLocalStorage, createS3Storage, storageSettings, usesS3 } from '@lode/storage';
-import { closeServer, exitOnStartupFailure, listen, onShutdown, persistentSecret } from '@lode/runtime';
+import { createLocalObjectHandler, createLocalStorage, createS3Storage, instrumentStorage, storageSettings, usesS3 } from '@lode/storage';
+import { closeServer, exitOnStartupFailure, listen, onShutdown, opsSettings, persistentSecret, startOpsServer } from '@lode/runtime';
 import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
 import { COMMIT_SCHEMA, commitSettings, startCommitService } from '@lode/commit';
@@ -30,6 +30,7 @@ const schema = z.object({
   LODE_CURSOR_SECRET: z.string().min(32).optional(),
   LODE_PG_PORT: env.port(54329),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
+  ...opsSettings,
 });
 
 async function main(): Promise<void> {
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const events = new LocalEvents(logger);
   const local = usesS3(config) ? undefined : createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
-  const storage = local ?? createS3Storage(config);
+  const storage = instrumentStorage(local ?? createS3Storage(config));
   const upload = await startUploadService({
     db: filesDb,
     bus,
@@ -80,6 +81,8 @@ async function main(): Promise<void> {
   logger.info({ replayed }, 'outbox replayed into the in-process event stream');
 
   const limiter = new MemoryWriteLimiter();
+  const databases = [identityDb, filesDb, commitsDb, locksDb, syncDb, restoreDb];
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all(databases.map((db) => db.ping())) });
   const { app } = createGatewayApp({
     db: identityDb,
     bus,
@@ -89,9 +92,10 @@ async function main(): Promise<void> {
     ...gatewayTuning(config),
     services: PROJECT_SERVICES,
     localObjects: local && createLocalObjectHandler(local),
+    stopping: ops.isStopping,
   });
   const server = await listen(app, config.PORT);
-  logger.info({ port: config.PORT, dataDir }, `Lode listening on http://localhost:${config.PORT}`);
+  logger.info({ port: config.PORT, opsPort: config.LODE_OPS_PORT, dataDir }, `Lode listening on http://localhost:${config.PORT}`);
 
   onShutdown(logger, [
     ['http', () => closeServer(server)],
@@ -103,9 +107,9 @@ async function main(): Promise<void> {
     ['bus', () => bus.close()],
     ['events', () => events.close()],
     ['limiter', () => limiter.close()],
-    ['databases', () => Promise.all([identityDb, filesDb, commitsDb, locksDb, syncDb, restoreDb].map((db) => db.close()))],
+    ['databases', () => Promise.all(databases.map((db) => db.close()))],
     ['postgres', () => postgres.stop()],
-  ]);
+  ], { ops });
 }
 
 /** Made once and kept in the data directory; printed the first time so the operator can copy it. */

@@ -7,6 +7,7 @@ import { Authenticator } from './auth/authenticator.ts';
 import { limitWrites, requireKey, requireOwnProject } from './auth/middleware.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { requestId } from './http/request-id.ts';
+import { mountedAt, requestMetrics } from './http/request-metrics.ts';
 import { KeysRepository } from './identity/keys-repo.ts';
 import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   /** The local storage driver's presigned-URL handler, when blobs live on this machine's disk. */
   localObjects?: (req: express.Request, res: express.Response) => Promise<void>;
   readinessExtra?: Record<string, () => Promise<void>>;
+  /** True once shutdown began: /readyz fails so the balancer stops sending before the drain. */
+  stopping?: () => boolean;
 }
 
 export interface Gateway {
@@ -45,8 +48,8 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId);
-  app.use(healthRoutes({ db: deps.db, bus: deps.bus, services: deps.services, extra: deps.readinessExtra }));
+  app.use(requestId, requestMetrics);
+  app.use(healthRoutes({ db: deps.db, bus: deps.bus, services: deps.services, extra: deps.readinessExtra, stopping: deps.stopping }));
 
   // Blob bytes stream through this route untouched by the JSON parser (local driver only).
   const localObjects = deps.localObjects;
@@ -62,14 +65,15 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.use(adminRoutes({ db: deps.db, adminToken: deps.adminToken, authenticator }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);
+  const projectMount = '/api/v1/projects/:projectId';
   const project = express.Router({ mergeParams: true });
-  project.use(requireKey(authenticator), requireOwnProject);
+  project.use(mountedAt(projectMount), requireKey(authenticator), requireOwnProject);
   project.use(uploadRoutes(deps.bus, writes));
   project.use(commitRoutes(deps.bus, writes));
   project.use(lockRoutes(deps.bus, writes));
   project.use(syncRoutes(deps.bus));
   project.use(restoreRoutes(deps.bus, writes));
-  app.use('/api/v1/projects/:projectId', project);
+  app.use(projectMount, project);
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

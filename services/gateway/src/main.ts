@@ -8,7 +8,7 @@ import { createLogger } from '@lode/telemetry';
 import { Database, migrate } from '@lode/db';
 import { connectNats, NatsBus } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, storageSettings, usesS3 } from '@lode/storage';
-import { closeServer, exitOnStartupFailure, listen, onShutdown } from '@lode/runtime';
+import { closeServer, exitOnStartupFailure, listen, onShutdown, opsSettings, startOpsServer } from '@lode/runtime';
 import { createGatewayApp } from './app.ts';
 import { gatewayEnvSchema, gatewayTuning } from './config.ts';
 import { RedisWriteLimiter } from './ratelimit/redis-limiter.ts';
@@ -17,12 +17,13 @@ import { gatewayMigrations, IDENTITY_SCHEMA, PROJECT_SERVICES } from './wiring.t
 const logger = createLogger('gateway');
 
 async function main(): Promise<void> {
-  const config = loadConfig(z.object({ ...gatewayEnvSchema.shape, ...storageSettings }));
+  const config = loadConfig(z.object({ ...gatewayEnvSchema.shape, ...storageSettings, ...opsSettings }));
   const db = new Database({ connectionString: config.DATABASE_URL, schema: IDENTITY_SCHEMA });
   await migrate(db, gatewayMigrations);
   const nc = await connectNats(config.NATS_URL, 'lode-gateway');
   const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const limiter = new RedisWriteLimiter(config.REDIS_URL);
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([db.ping(), nc.flush(), limiter.ping()]) });
 
   const { app } = createGatewayApp({
     db,
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     // With S3, clients talk to the bucket; with local blobs, this gateway answers their URLs.
     localObjects: usesS3(config) ? undefined : createLocalObjectHandler(createLocalStorage(config, { publicUrl: `http://localhost:${config.PORT}` })),
     readinessExtra: { redis: () => limiter.ping() },
+    stopping: ops.isStopping,
   });
   const server = await listen(app, config.PORT);
   logger.info({ port: config.PORT }, 'gateway listening');
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
     ['nats', () => nc.drain()],
     ['redis', () => limiter.close()],
     ['database', () => db.close()],
-  ]);
+  ], { ops });
 }
 
 main().catch(exitOnStartupFailure(logger));

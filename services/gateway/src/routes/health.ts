@@ -9,6 +9,7 @@ export interface ReadinessChecks {
   /** Services whose ping must answer for the gateway to take traffic. */
   services: readonly string[];
   extra?: Record<string, () => Promise<void>>;
+  stopping?: () => boolean;
 }
 
 /** /healthz: the process is alive. /readyz: its database, the bus and every service answer. */
@@ -18,6 +19,10 @@ export function healthRoutes(checks: ReadinessChecks): Router {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
+    if (checks.stopping?.()) {
+      res.status(503).json({ status: 'stopping' });
+      return;
+    }
     const probes: Record<string, () => Promise<unknown>> = {
       database: () => checks.db.ping(),
       ...Object.fromEntries(checks.services.map((s) => [s, () => checks.bus.call(pingContract(s), {}, { timeoutMs: 2000 })])),
