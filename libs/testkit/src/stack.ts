@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type EventStream } from '@lode/bus';
 import { Database, migrate } from '@lode/db';
-import { createLocalObjectHandler, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
+import { createLocalObjectHandler, instrumentStorage, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
 import { closeServer, listen } from '@lode/runtime';
 import {
@@ -103,7 +103,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-test-'));
   const local =
     options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
-  const storage: BlobStorage = local ?? new S3BlobStorage(testS3Options());
+  const storage: BlobStorage = instrumentStorage(local ?? new S3BlobStorage(testS3Options()));
   const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage, logger });
   const cursorSecret = uniqueName('cursor-secret').padEnd(40, 'x');
   const commit = await startCommitService({

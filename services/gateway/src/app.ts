@@ -54,7 +54,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   // Blob bytes stream through this route untouched by the JSON parser (local driver only).
   const localObjects = deps.localObjects;
   if (localObjects) {
-    app.use(LOCAL_OBJECTS_ROUTE, (req, res) => {
+    app.use(LOCAL_OBJECTS_ROUTE, mountedAt(LOCAL_OBJECTS_ROUTE), (req, res) => {
       req.url = req.originalUrl; // the handler reads the object key from the full path
       return localObjects(req, res);
     });

@@ -11,8 +11,9 @@ export function mountedAt(template: string): RequestHandler {
 
 /** The matched route's template: bounded label values, never a project id or a file id. */
 function routeOf(req: Request, res: Response): string {
-  if (!req.route) return 'unmatched';
-  return `${(res.locals.mount as string | undefined) ?? ''}${String((req.route as { path: string }).path)}`;
+  const mount = res.locals.mount as string | undefined;
+  if (!req.route) return mount ?? 'unmatched';
+  return `${mount ?? ''}${String((req.route as { path: string }).path)}`;
 }
 
 /** Every response is counted and timed by method, route and status; 429s also count as rate-limit rejections. */
