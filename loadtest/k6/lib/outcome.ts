@@ -65,9 +65,11 @@ export function classify(res: Response, okStatuses: readonly number[], expectedC
   return { outcome: 'error', code };
 }
 
-/** A wrong answer to a well-formed request: counted as an error, like a failed request. */
+/** A wrong answer to a well-formed request: counted in lode_errors like a failed request. */
 export function verify(labels: Labels, ok: boolean, detail: string): boolean {
-  recordOutcome({ flow: labels.flow, step: `${labels.step} verified` }, ok ? 'ok' : 'error');
+  const tags = { flow: labels.flow, step: `${labels.step}-answer` };
+  errorRate.add(!ok, tags);
+  check(ok, { [`${labels.step}: answer matches what was committed`]: (right) => right }, tags);
   if (!ok) reportError(labels, detail);
   return ok;
 }

@@ -34,10 +34,12 @@ function seededFile(projectId: string, i: number): { path: string; content: Retu
 let workspace: Entry[] | undefined;
 
 function committedWorkspace(projectId: string, count: number): Entry[] {
-  workspace ??= range(count).map((i) => {
-    const file = seededFile(projectId, i);
-    return { path: file.path, sha256: file.content.sha256 };
-  });
+  if (workspace === undefined) {
+    workspace = range(count).map((i) => {
+      const file = seededFile(projectId, i);
+      return { path: file.path, sha256: file.content.sha256 };
+    });
+  }
   return workspace;
 }
 
