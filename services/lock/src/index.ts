@@ -1,2 +1,2 @@
-export { startLockService, LOCK_SCHEMA, type LockDeps, type RunningLockService } from './start.ts';
+export { startLockService, LOCK_SCHEMA, lockMigrations, type LockDeps, type RunningLockService } from './start.ts';
 export { lockSettings } from './config.ts';

@@ -1,2 +1,2 @@
-export { startSyncService, SYNC_SCHEMA, PROJECTION_CONSUMER, type SyncDeps, type RunningSyncService } from './start.ts';
+export { startSyncService, SYNC_SCHEMA, syncMigrations, PROJECTION_CONSUMER, type SyncDeps, type RunningSyncService } from './start.ts';
 export { syncSettings } from './config.ts';

@@ -1,2 +1,2 @@
-export { startUploadService, UPLOAD_SCHEMA, type UploadDeps } from './start.ts';
+export { startUploadService, UPLOAD_SCHEMA, uploadMigrations, type UploadDeps } from './start.ts';
 export { uploadSettings } from './config.ts';
