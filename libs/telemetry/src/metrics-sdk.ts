@@ -3,6 +3,7 @@ import { metrics } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { resourceFromAttributes } from '@opentelemetry/resources';
+import { serviceName } from './service-name.ts';
 
 let exporter: PrometheusExporter | undefined;
 
@@ -10,10 +11,10 @@ let exporter: PrometheusExporter | undefined;
  * Registers the global meter provider with a Prometheus reader that serves no port of its own: each
  * process's ops server answers /metrics with it. Idempotent.
  */
-export function startMetrics(serviceName = process.env.OTEL_SERVICE_NAME ?? `lode-${process.env.SERVICE ?? 'embedded'}`): void {
+export function startMetrics(name = serviceName()): void {
   if (exporter) return;
   exporter = new PrometheusExporter({ preventServerStart: true });
-  const provider = new MeterProvider({ resource: resourceFromAttributes({ 'service.name': serviceName }), readers: [exporter] });
+  const provider = new MeterProvider({ resource: resourceFromAttributes({ 'service.name': name }), readers: [exporter] });
   metrics.setGlobalMeterProvider(provider);
 }
 

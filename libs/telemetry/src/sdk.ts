@@ -1,18 +1,20 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { serviceName } from './service-name.ts';
 
 let sdk: NodeSDK | undefined;
 
 /** Exporter, sampler and resource come from the standard OTEL_* variables, read by the SDK itself. */
 export function startTracing(options: ConstructorParameters<typeof NodeSDK>[0] = {}): NodeSDK {
   sdk = new NodeSDK({
-    serviceName: process.env.OTEL_SERVICE_NAME ?? `lode-${process.env.SERVICE ?? 'embedded'}`,
+    serviceName: serviceName(),
     instrumentations: [
       new HttpInstrumentation(),
-      new ExpressInstrumentation(),
+      // Route handlers only: a span per middleware and router layer is noise that costs on every call.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
       new PgInstrumentation({ requireParentSpan: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],
