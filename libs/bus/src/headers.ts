@@ -8,4 +8,6 @@ export const H = {
   requestBytes: 'Lode-Request-Bytes',
   /** On the responder's answer to that opening: the private subject to stream the chunks to. */
   sendTo: 'Lode-Send-To',
+  /** The gateway's request id, so a service's log lines name the API request they served. */
+  requestId: 'Lode-Request-Id',
 } as const;

@@ -1,7 +1,7 @@
 import { createInbox, headers as natsHeaders, nuid, type MsgHdrs, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { AppError, errors, isErrorCode } from '@lode/errors';
 import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
-import { extractTraceContext, injectTraceContext, inSpan, SpanKind, type Logger } from '@lode/telemetry';
+import { currentRequestId, extractTraceContext, injectTraceContext, inSpan, SpanKind, withRequestId, type Logger } from '@lode/telemetry';
 import type { Bus, CallOptions, Handler } from './bus.ts';
 import { DEFAULT_TIMEOUT_MS, withTimeout } from './bus.ts';
 import { asAppError, dispatch, parseReply } from './dispatch.ts';
@@ -68,7 +68,8 @@ export class NatsBus implements Bus {
           this.#logger.error({ err: error, subject: contract.subject }, 'subscription failed');
           return;
         }
-        const work = this.#serveOne(contract, handler, msg);
+        const requestId = msg.headers?.get(H.requestId);
+        const work = requestId ? withRequestId(requestId, () => this.#serveOne(contract, handler, msg)) : this.#serveOne(contract, handler, msg);
         this.#inFlight.add(work);
         void work.finally(() => this.#inFlight.delete(work));
       },
@@ -84,6 +85,8 @@ export class NatsBus implements Bus {
       const reply = `${this.#inbox}.${token}`;
       const hdrs = natsHeaders();
       injectTraceContext((k, v) => hdrs.set(k, v));
+      const requestId = currentRequestId();
+      if (requestId) hdrs.set(H.requestId, requestId);
 
       const answer = new Promise<{ data: Buffer; headers: MsgHdrs | undefined }>((resolve, reject) => {
         const pending: PendingCall = { service: contract.service, chunks: [], received: 0, resolve, reject };
