@@ -1,9 +1,20 @@
-/** Percentiles and mean of a series of timings in milliseconds, formatted for a bench line. */
-export function summarize(timings: readonly number[]): { p50: number; p99: number; mean: number; line: string } {
+/** What every baseline and scenario reports: latency percentiles (ms) and throughput (operations/s). */
+export interface Figures {
+  p50Ms: number;
+  p99Ms: number;
+  opsPerSec: number;
+}
+
+/**
+ * Nearest-rank percentile (q in 0..1) of timings in milliseconds: the smallest sample with at least
+ * q of the samples at or below it, so p50 and p99 are always observed values, never interpolations.
+ */
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) throw new Error('no samples');
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+export function latencies(timings: readonly number[]): { p50Ms: number; p99Ms: number } {
   const sorted = [...timings].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
-  const p50 = at(0.5);
-  const p99 = at(0.99);
-  return { p50, p99, mean, line: `p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  mean ${mean.toFixed(1)} ms` };
+  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
 }
