@@ -1,0 +1,101 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DockerfileParser, type Dockerfile } from 'dockerfile-ast';
+import { validate } from 'dockerfile-utils';
+import dockerignore from '@balena/dockerignore';
+import { IMAGE_SERVICES } from '../services.ts';
+import { REPO_ROOT } from './repo.ts';
+
+const DOCKERFILE = path.join(REPO_ROOT, 'deploy/Dockerfile');
+/** How the image starts every process (deploy/README.md): telemetry first, then the entry point. */
+const ENTRYPOINT = ['node', '--import', './libs/telemetry/src/register.ts', 'deploy/entrypoint.ts'];
+
+// The package's typings declare an ES default export; at run time the CommonJS factory is the module.
+const createIgnore = dockerignore as unknown as (typeof dockerignore)['default'];
+
+interface Copy {
+  from?: string;
+  sources: string[];
+  destination: string;
+}
+
+function copies(dockerfile: Dockerfile): Copy[] {
+  return dockerfile.getCOPYs().map((copy) => {
+    const args = copy.getArguments().map((a) => a.getValue());
+    return { from: copy.getFromFlag()?.getValue() ?? undefined, sources: args.slice(0, -1), destination: args[args.length - 1] };
+  });
+}
+
+describe('deploy/Dockerfile', () => {
+  let text: string;
+  let dockerfile: Dockerfile;
+  let ignored: (p: string) => boolean;
+  beforeAll(() => {
+    text = readFileSync(DOCKERFILE, 'utf8');
+    dockerfile = DockerfileParser.parse(text);
+    const ignore = createIgnore().add(readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n'));
+    ignored = (p) => ignore.ignores(p);
+  });
+
+  it('passes the dockerfile-utils linter with no problem at all', () => {
+    expect(validate(text).map((d) => ({ line: d.range.start.line + 1, message: d.message }))).toEqual([]);
+  });
+
+  it('copies from the build context only paths that exist and that .dockerignore keeps', () => {
+    const fromContext = copies(dockerfile).filter((c) => !c.from);
+    expect(fromContext.length).toBeGreaterThan(0);
+    for (const source of fromContext.flatMap((c) => c.sources)) {
+      expect(existsSync(path.join(REPO_ROOT, source)), `${source} exists`).toBe(true);
+      expect(ignored(source), `${source} is excluded by .dockerignore`).toBe(false);
+    }
+  });
+
+  it('copies from stages defined before the copy', () => {
+    const stages = dockerfile.getFROMs().map((from) => from.getBuildStage());
+    for (const copy of copies(dockerfile).filter((c) => c.from)) expect(stages).toContain(copy.from);
+  });
+
+  it('keeps every workspace manifest in the build context, since npm ci checks them against the lock file', () => {
+    const workspaces: string[] = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).workspaces;
+    const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8'));
+    const lockedWorkspaces = Object.keys(lock.packages).filter((p) => p && !p.startsWith('node_modules/') && !p.includes('/node_modules/'));
+    expect(lockedWorkspaces.length).toBeGreaterThanOrEqual(workspaces.length);
+    for (const workspace of lockedWorkspaces) expect(ignored(`${workspace}/package.json`), workspace).toBe(false);
+  });
+
+  it('leaves tests, documentation and local state out of the image', () => {
+    for (const p of ['libs/bus/test/nats-bus.test.ts', 'libs/db/src/cursor.test.ts', 'docs/api.md', '.git/HEAD', 'node_modules/pg/package.json', '.lode/admin-token', 'k8s/base/kustomization.yaml']) {
+      expect(ignored(p), p).toBe(true);
+    }
+  });
+
+  it('installs the production dependencies of every service SERVICE can name', () => {
+    const install = dockerfile.getInstructions().find((i) => i.getKeyword() === 'RUN' && i.getTextContent().includes('npm ci'));
+    const command = install?.getTextContent() ?? '';
+    expect(command).toMatch(/--omit=dev/);
+    const workspaces = [...command.matchAll(/--workspace=@lode\/([a-z]+)/g)].map((m) => m[1]);
+    expect(workspaces.sort()).toEqual([...IMAGE_SERVICES].sort());
+  });
+
+  it('copies the entry point and every module it imports', () => {
+    const copied = copies(dockerfile).filter((c) => !c.from).flatMap((c) => c.sources);
+    const isCopied = (file: string) => copied.some((source) => file === source || file.startsWith(`${source}/`));
+    const entrypoint = 'deploy/entrypoint.ts';
+    const imports = [...readFileSync(path.join(REPO_ROOT, entrypoint), 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => path.join('deploy', m[1]));
+    for (const file of [entrypoint, ...imports, 'libs/telemetry/src/register.ts', 'services/migrate/src/main.ts']) expect(isCopied(file), file).toBe(true);
+  });
+
+  it('runs the entry point as a non-root user, in exec form, stopped by SIGTERM, on Node 24 slim', () => {
+    const runtime = dockerfile.getFROMs().at(-1)!;
+    const lastStage = dockerfile.getInstructions().filter((i) => i.getRange().start.line >= runtime.getRange().start.line);
+    const keyword = (name: string) => lastStage.filter((i) => i.getKeyword() === name).at(-1);
+
+    const user = keyword('USER')?.getArguments()[0]?.getValue() ?? '';
+    expect(user).toMatch(/^[1-9]\d*(:\d+)?$/);
+    expect(JSON.parse(keyword('ENTRYPOINT')!.getArgumentsContent()!)).toEqual(ENTRYPOINT);
+    expect(keyword('STOPSIGNAL')?.getArguments()[0]?.getValue()).toBe('SIGTERM');
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:24-slim$/m);
+    for (const from of dockerfile.getFROMs()) expect(['${NODE_IMAGE}', 'node:24-slim']).toContain(from.getImage());
+  });
+});
