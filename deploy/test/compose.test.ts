@@ -1,0 +1,81 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { IMAGE_SERVICES, isImageService } from '../services.ts';
+import { DEPLOYED_SERVICES, REPO_ROOT } from './repo.ts';
+
+const COMPOSE_DIR = path.join(REPO_ROOT, 'deploy');
+
+/** depends_on in either of compose's forms: a list of names, or a map of name to condition. */
+function dependencies(service: any): Record<string, string> {
+  const dependsOn = service.depends_on ?? {};
+  if (Array.isArray(dependsOn)) return Object.fromEntries(dependsOn.map((name: string) => [name, 'service_started']));
+  return Object.fromEntries(Object.entries(dependsOn).map(([name, spec]: [string, any]) => [name, spec?.condition ?? 'service_started']));
+}
+
+describe('deploy/docker-compose.yml', () => {
+  let services: Record<string, any>;
+  let lode: [string, any][];
+  beforeAll(() => {
+    // Compose resolves YAML merge keys (<<), as the file uses them for the shared Lode settings.
+    const compose = parse(readFileSync(path.join(COMPOSE_DIR, 'docker-compose.yml'), 'utf8'), { merge: true });
+    services = compose.services;
+    lode = Object.entries(services).filter(([, s]) => s.environment?.SERVICE !== undefined);
+  });
+
+  it('runs every SERVICE the image accepts, once, and nothing it does not', () => {
+    const names = lode.map(([, s]) => s.environment.SERVICE as string);
+    for (const name of names) expect(isImageService(name), name).toBe(true);
+    expect(names.sort()).toEqual([...IMAGE_SERVICES].sort());
+  });
+
+  it('builds every Lode container from deploy/Dockerfile, as the one local image', () => {
+    for (const [name, service] of lode) {
+      expect(service.image, name).toBe('lode:dev');
+      expect(service.build, name).toEqual({ context: '..', dockerfile: 'deploy/Dockerfile' });
+      expect(existsSync(path.resolve(COMPOSE_DIR, service.build.context, service.build.dockerfile)), name).toBe(true);
+      expect(service.read_only, name).toBe(true);
+    }
+  });
+
+  it('names only defined services in depends_on, and every other container has an image', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const dependency of Object.keys(dependencies(service))) expect(Object.keys(services), `${name} depends on ${dependency}`).toContain(dependency);
+      expect(service.image ?? service.build, name).toBeDefined();
+    }
+  });
+
+  it('starts services after the migration job and NATS, and the gateway after every service is ready', () => {
+    for (const name of DEPLOYED_SERVICES.filter((s) => s !== 'gateway')) {
+      expect(dependencies(services[name])).toMatchObject({ migrate: 'service_completed_successfully', nats: 'service_healthy' });
+      expect(services[name].healthcheck.test.join(' '), name).toMatch(/9464\/readyz/);
+    }
+    const gateway = dependencies(services.gateway);
+    for (const name of DEPLOYED_SERVICES.filter((s) => s !== 'gateway')) expect(gateway[name], name).toBe('service_healthy');
+    expect(services.gateway.healthcheck.test.join(' ')).toMatch(/8080\/readyz/);
+    expect(dependencies(services.migrate)).toMatchObject({ postgres: 'service_healthy' });
+  });
+
+  it('creates the bucket before the services that sign URLs for it start', () => {
+    expect(services['minio-init'].command.join(' ')).toMatch(/mc mb --ignore-existing local\/lode\b/);
+    for (const name of ['upload', 'commit']) {
+      expect(services[name].environment.S3_BUCKET).toBe('lode');
+      expect(dependencies(services[name])['minio-init']).toBe('service_completed_successfully');
+    }
+  });
+
+  it('mounts only configuration files that exist, and the collector exports to a service that exists', () => {
+    const mounts = Object.values(services).flatMap((s) => (s.volumes ?? []) as string[]).filter((v) => v.startsWith('.'));
+    expect(mounts.length).toBeGreaterThan(0);
+    for (const mount of mounts) expect(existsSync(path.resolve(COMPOSE_DIR, mount.split(':')[0])), mount).toBe(true);
+
+    const collector = parse(readFileSync(path.join(COMPOSE_DIR, 'otel-collector.yaml'), 'utf8'));
+    for (const exporter of Object.values<{ endpoint: string }>(collector.exporters)) {
+      expect(Object.keys(services)).toContain(exporter.endpoint.split(':')[0]);
+    }
+    for (const [name, service] of lode) {
+      expect(service.environment.OTEL_EXPORTER_OTLP_ENDPOINT, name).toMatch(/^http:\/\/otel-collector:4318$/);
+    }
+  });
+});
