@@ -1,0 +1,54 @@
+import type { Rounds, SmallCallShape } from './load.ts';
+
+/** Sizes and repetitions of every scenario; a round's figures exclude its setup. */
+export interface Profile {
+  name: 'full' | 'quick';
+  /** Baselines, validate-key, locks and version listing. */
+  small: SmallCallShape;
+  versions: { count: number };
+  initiateBatch: Rounds & { entries: number };
+  push: Rounds & { files: number; bytes: number; inFlight: number };
+  pushMemory: { files: number; mib: number; inFlight: number };
+  commitOne: Rounds;
+  commitLarge: Rounds & { files: number };
+  /** The budget covers both ways of sending the batches. */
+  sync: Rounds & { files: number; parallel: number };
+  restore: Rounds & { files: number };
+}
+
+const FULL: Profile = {
+  name: 'full',
+  small: { samples: 2000, warmup: 200, loop: { inFlight: 64, durationMs: 5000, warmupMs: 1000 } },
+  versions: { count: 50 },
+  initiateBatch: { entries: 1000, rounds: 30, warmup: 3, budgetMs: 30_000 },
+  push: { files: 100, bytes: 4096, rounds: 10, warmup: 2, inFlight: 8, budgetMs: 45_000 },
+  pushMemory: { files: 20, mib: 8, inFlight: 4 },
+  commitOne: { rounds: 200, warmup: 20, budgetMs: 30_000 },
+  commitLarge: { files: 25_000, rounds: 5, warmup: 1, budgetMs: 60_000 },
+  sync: { files: 100_000, rounds: 8, warmup: 2, parallel: 4, budgetMs: 45_000 },
+  restore: { files: 1000, rounds: 15, warmup: 2, budgetMs: 60_000 },
+};
+
+/** A smoke run: every scenario end to end in about a minute, too few samples to quote. */
+const QUICK: Profile = {
+  name: 'quick',
+  small: { samples: 200, warmup: 20, loop: { inFlight: 64, durationMs: 1000, warmupMs: 300 } },
+  versions: { count: 10 },
+  initiateBatch: { entries: 1000, rounds: 3, warmup: 1 },
+  push: { files: 20, bytes: 4096, rounds: 2, warmup: 1, inFlight: 8 },
+  pushMemory: { files: 4, mib: 8, inFlight: 4 },
+  commitOne: { rounds: 20, warmup: 5 },
+  commitLarge: { files: 2500, rounds: 2, warmup: 1 },
+  sync: { files: 10_000, rounds: 2, warmup: 1, parallel: 4 },
+  restore: { files: 200, rounds: 2, warmup: 1 },
+};
+
+/**
+ * Against --url every file is pushed through the public API (no bulk SQL), so the two largest
+ * projects shrink tenfold there; their names carry the size and their targets do not apply.
+ */
+export function profileFor(quick: boolean, bulkSetup: boolean): Profile {
+  const base = quick ? QUICK : FULL;
+  if (bulkSetup || quick) return base;
+  return { ...base, commitLarge: { ...base.commitLarge, files: 2500 }, sync: { ...base.sync, files: 10_000 } };
+}

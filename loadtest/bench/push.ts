@@ -1,0 +1,48 @@
+import { mapConcurrently } from '@lode/runtime';
+import { upload } from '@lode/contracts';
+import { describeContent, type BulkVersion } from '@lode/testkit';
+import type { HttpClient, JsonApi } from './client.ts';
+
+export interface LocalFile {
+  path: string;
+  bytes: Buffer;
+}
+
+/**
+ * A client's push, without the commit (spec 4.3–4.5): initiate-batch per 1,000 files, then for each
+ * file the PUT of its bytes to the presigned URL (headers verbatim) and its confirm, `inFlight` files
+ * at a time. Returns the confirmed versions, ready to commit.
+ */
+export async function pushFiles(api: JsonApi, http: HttpClient, projectId: string, files: readonly LocalFile[], inFlight: number): Promise<BulkVersion[]> {
+  const described = files.map((f) => ({ ...f, content: describeContent(f.bytes) }));
+  const initiated: { file: (typeof described)[number]; result: upload.InitiateResult }[] = [];
+  for (let i = 0; i < described.length; i += upload.MAX_INITIATE_BATCH) {
+    const batch = described.slice(i, i + upload.MAX_INITIATE_BATCH);
+    const { results } = await api.call<{ results: upload.InitiateResult[] }>('POST', `/api/v1/projects/${projectId}/files/upload/initiate-batch`, 200, {
+      files: batch.map((f) => ({ path: f.path, ...f.content })),
+    });
+    results.forEach((result, j) => initiated.push({ file: batch[j], result }));
+  }
+  return mapConcurrently(initiated, inFlight, async ({ file, result }): Promise<BulkVersion> => {
+    if ('error' in result) throw new Error(`initiate ${result.path}: ${result.code} ${result.error}`);
+    const { sha256, size } = file.content;
+    const storageKey = 'dedup' in result ? undefined : result.storageKey;
+    if (!('dedup' in result)) {
+      const put = await http.request(new URL(result.uploadUrl), 'PUT', result.requiredHeaders, file.bytes);
+      if (put.status !== 200) throw new Error(`PUT ${file.path}: ${put.status} ${put.body.toString('utf8', 0, 300)}`);
+    }
+    await api.call('POST', `/api/v1/projects/${projectId}/files/upload/confirm`, 200, {
+      fileId: result.fileId,
+      version: result.version,
+      sha256,
+      size,
+      ...(storageKey === undefined ? { dedup: true } : { storageKey }),
+    });
+    return { fileId: result.fileId, path: file.path, version: result.version, sha256, size, storageKey: storageKey ?? '' };
+  });
+}
+
+/** The commit that makes pushed or seeded versions visible: one `add` per file. */
+export function addAll(versions: readonly BulkVersion[], message = 'bench'): object {
+  return { message, fileVersions: versions.map((v) => ({ fileId: v.fileId, version: v.version, action: 'add' })) };
+}

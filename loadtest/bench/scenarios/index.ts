@@ -1,0 +1,22 @@
+import { commitLarge, commitOne } from './commits.ts';
+import { restoreFiles } from './restore.ts';
+import type { Scenario } from './scenario.ts';
+import { listVersions, lockUnlock, validateKey } from './small-calls.ts';
+import { syncProject } from './sync.ts';
+import { initiateBatch, push, pushMemory } from './uploads.ts';
+
+/** Every scenario in running order: small calls while the database is small, the largest setups last. */
+export const SCENARIOS: readonly Scenario[] = [
+  validateKey,
+  lockUnlock,
+  listVersions,
+  initiateBatch,
+  push,
+  pushMemory,
+  commitOne,
+  commitLarge,
+  restoreFiles,
+  syncProject,
+];
+
+export type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
