@@ -28,7 +28,7 @@ export interface Deployment {
   seeder: Seeder;
   /** Direct database and blob access for bulk seeding; absent when only the public APIs are reachable. */
   direct?: { databaseUrl: string; blobs: BlobWriter };
-  storage: 'local disk' | 'S3 (Swift s3api)' | 'unknown';
+  storage: 'local disk' | 'S3 (Swift s3api)' | 'storage unknown';
   /** The servers the physical baselines are measured against: the deployment's own where it has them. */
   baselineTargets: { databaseUrl: string; natsUrl: string; redisUrl: string };
   /** Processes whose memory the push-memory scenario watches. */
@@ -114,7 +114,7 @@ export async function targetExternal(baseUrl: string, adminToken: string): Promi
     mode: 'external',
     baseUrl,
     seeder: new Seeder(baseUrl, adminToken),
-    storage: 'unknown',
+    storage: 'storage unknown',
     baselineTargets: {
       databaseUrl: process.env.DATABASE_URL ?? TEST_PG_URL,
       natsUrl: process.env.NATS_URL ?? TEST_NATS_URL,

@@ -71,10 +71,11 @@ export async function closedLoop(call: (worker: number) => Promise<void>, option
   return { ...latencies(timings), opsPerSec: (1000 * timings.length) / (lastAnswer - measureFrom) };
 }
 
-/** How a small call is measured: `samples` one at a time after `warmup`, then a closed loop. */
+/** How a small call is measured: `samples` one at a time after `warmup` (cut short by `budgetMs`), then a closed loop. */
 export interface SmallCallShape {
   samples: number;
   warmup: number;
+  budgetMs?: number;
   loop: ClosedLoopOptions;
 }
 
@@ -83,7 +84,7 @@ export interface SmallCallShape {
  * from the closed loop of the same call (throughput). Worker 0 makes the serial calls.
  */
 export async function latencyAndThroughput(call: (worker: number) => Promise<void>, shape: SmallCallShape): Promise<Figures> {
-  const { p50Ms, p99Ms } = await serial({ rounds: shape.samples, warmup: shape.warmup }, () => timed(() => call(0)));
+  const { p50Ms, p99Ms } = await serial({ rounds: shape.samples, warmup: shape.warmup, budgetMs: shape.budgetMs }, () => timed(() => call(0)));
   const { opsPerSec } = await closedLoop(call, shape.loop);
   return { p50Ms, p99Ms, opsPerSec };
 }

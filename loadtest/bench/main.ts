@@ -123,7 +123,8 @@ function describe(deployment: Deployment, profile: string, bulk: boolean): strin
     nats: 'nats: one process per service on NATS, the machine’s Postgres, Redis rate limit',
     external: `external: ${deployment.baseUrl} through its admin and public APIs; baselines from this machine`,
   }[deployment.mode];
-  return `${what}; blobs: ${deployment.storage}; profile ${profile}${bulk ? '' : ' (setup through the API: commit and sync at a tenth of the size)'}`;
+  const blobs = deployment.storage === 'storage unknown' ? '' : `; blobs: ${deployment.storage}`;
+  return `${what}${blobs}; profile ${profile}${bulk || profile === 'quick' ? '' : ' (setup through the API: commit and sync at a tenth of the size)'}`;
 }
 
 function modesOf(mode: string): Mode[] {

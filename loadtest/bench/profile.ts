@@ -18,7 +18,7 @@ export interface Profile {
 
 const FULL: Profile = {
   name: 'full',
-  small: { samples: 2000, warmup: 200, loop: { inFlight: 64, durationMs: 5000, warmupMs: 1000 } },
+  small: { samples: 2000, warmup: 200, budgetMs: 10_000, loop: { inFlight: 64, durationMs: 5000, warmupMs: 1000 } },
   versions: { count: 50 },
   initiateBatch: { entries: 1000, rounds: 30, warmup: 3, budgetMs: 30_000 },
   push: { files: 100, bytes: 4096, rounds: 10, warmup: 2, inFlight: 8, budgetMs: 45_000 },
@@ -39,7 +39,7 @@ const QUICK: Profile = {
   pushMemory: { files: 4, mib: 8, inFlight: 4 },
   commitOne: { rounds: 20, warmup: 5 },
   commitLarge: { files: 2500, rounds: 2, warmup: 1 },
-  sync: { files: 10_000, rounds: 2, warmup: 1, parallel: 4 },
+  sync: { files: 20_000, rounds: 2, warmup: 1, parallel: 4 },
   restore: { files: 200, rounds: 2, warmup: 1 },
 };
 

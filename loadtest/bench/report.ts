@@ -36,7 +36,7 @@ export function formatReport(run: ModeRun): string {
   const lines = [
     '',
     `== Lode bench: ${run.description}`,
-    `   p50/p99: ${small.samples} calls one at a time for small calls (latency without queueing), every round for the large ones;`,
+    `   p50/p99: small calls one at a time, up to ${small.samples} after ${small.warmup} warm-up calls${small.budgetMs ? ` or ${small.budgetMs / 1000} s` : ''} (latency without queueing); large ones per round, setup excluded;`,
     `   ops/s: small calls with ${small.loop.inFlight} in flight for ${small.loop.durationMs / 1000} s (closed loop, one keep-alive node:http client for everything), large ones one at a time.`,
     '   ratio = scenario p50 / Σ (count × baseline p50) over the baselines one operation must pass through ("passes"; see loadtest/bench/legs.ts).',
     '',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closedLoop, latencyAndThroughput, timed } from '../load.ts';
+import { closedLoop, latencyAndThroughput, serial, timed } from '../load.ts';
 import { addAll, pushFiles } from '../push.ts';
 import { latencies } from '../stats.ts';
 import { LIST_VERSIONS, LOCK, UNLOCK, VALIDATE_KEY } from './hops.ts';
@@ -35,13 +35,15 @@ export const lockUnlock: Scenario = {
     const unlock = (fileId: string) => p.api.call('DELETE', locks, 200, { fileIds: [fileId] });
     const lockTimes: number[] = [];
     const unlockTimes: number[] = [];
-    for (let i = 0; i < small.warmup + small.samples; i++) {
+    await serial({ rounds: small.samples, warmup: small.warmup, budgetMs: small.budgetMs }, async (i) => {
       const locked = await timed(() => lock(files[0].fileId));
       const unlocked = await timed(() => unlock(files[0].fileId));
-      if (i < small.warmup) continue;
-      lockTimes.push(locked);
-      unlockTimes.push(unlocked);
-    }
+      if (i >= small.warmup) {
+        lockTimes.push(locked);
+        unlockTimes.push(unlocked);
+      }
+      return locked + unlocked;
+    });
     const loop = await closedLoop(async (worker) => {
       await lock(files[worker].fileId);
       await unlock(files[worker].fileId);

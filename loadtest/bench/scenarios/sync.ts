@@ -62,7 +62,11 @@ async function fullSync(p: BenchProject, batches: Workspace, parallel: number, e
   const last = batches.length - 1;
   await Promise.all(
     Array.from({ length: parallel }, async () => {
-      while (next < last) rows += await send(next++, false);
+      while (next < last) {
+        // Not `rows += await …`: that reads rows before the await and loses the other workers' counts.
+        const received = await send(next++, false);
+        rows += received;
+      }
     }),
   );
   rows += await send(last, true);

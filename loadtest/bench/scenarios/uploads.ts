@@ -77,9 +77,7 @@ export const pushMemory: Scenario = {
       `memory during push-${files}x${mib}MiB (${files * mib} MiB pushed, ${ctx.deployment.storage}): RSS before → peak → after`,
       ...memory.map((m) => `  ${m.name.padEnd(9)} ${mb(m.before)} → ${mb(m.peak)} → ${mb(m.after)}  (peak +${mb(m.peak - m.before)})`),
       ...(memory.length === 0 ? ['  not measured: the deployment runs elsewhere (--url)'] : []),
-      ctx.deployment.storage === 'local disk'
-        ? '  local disk: the PUT bodies stream through the gateway to disk, so the gateway sees the bytes'
-        : '  S3: the PUT bodies go to S3; confirm streams each object back once to hash it',
+      ...(memory.length === 0 ? [] : [STORAGE_PATH[ctx.deployment.storage === 'local disk' ? 'local' : 's3']]),
     ];
     return [
       {
@@ -93,6 +91,11 @@ export const pushMemory: Scenario = {
       },
     ];
   },
+};
+
+const STORAGE_PATH = {
+  local: '  local disk: the PUT bodies stream through the gateway to disk, so the gateway sees the bytes',
+  s3: '  S3: the PUT bodies go to S3; confirm streams each object back once to hash it',
 };
 
 async function pushAndCommit(ctx: BenchContext, p: BenchProject, files: LocalFile[], inFlight: number): Promise<void> {
