@@ -10,26 +10,52 @@ import { connectNats, JetStreamEvents } from '@lode/bus';
 import { createLogger } from '@lode/telemetry';
 import { freePort } from './stack.ts';
 
+export const STACK_SERVICES = ['upload', 'commit', 'lock', 'sync', 'restore'] as const;
+export type StackService = (typeof STACK_SERVICES)[number];
+
+export interface ProcessStackOptions {
+  storage: 'local' | 's3';
+  /** Processes per service, all in its queue group: one number for every service, or per service. 1 by default. */
+  replicas?: number | Partial<Record<StackService, number>>;
+  /** Gateways, each on its own port, sharing the database, the bus and Redis. 1 by default. */
+  gateways?: number;
+  /** Settings under test, for every process. */
+  env?: Record<string, string>;
+}
+
 export interface ProcessStack {
+  /** The first gateway; local-storage URLs point at it. */
   baseUrl: string;
+  /** Every gateway, in the order of `gateways`. */
+  gatewayUrls: string[];
   seed: Seeder;
-  processes: Record<'gateway' | 'upload' | 'lock' | 'sync' | 'restore', ServiceProcess>;
-  /** Commit service replicas, all serving the same queue group. */
+  gateways: ServiceProcess[];
+  /** Every process of each service; each has its own ops port (`opsUrl`). */
+  replicas: Record<StackService, ServiceProcess[]>;
+  /** The first gateway and the first process of each service. */
+  processes: Record<'gateway' | StackService, ServiceProcess>;
+  /** The same as `replicas.commit`. */
   commitReplicas: ServiceProcess[];
+  /** Gateways first, then each service's processes. */
+  all: ServiceProcess[];
   databaseUrl: string;
-  /** Environment every process got: a test can start more replicas with it. */
+  /** Environment every process got, less its own ports: a test can start more replicas with it. */
   env: Record<string, string>;
-  /** SIGTERM to every process; resolves with their exit codes. */
+  /** SIGTERM to every process; resolves with their exit codes, in the order of `all`. */
   stopProcesses(): Promise<(number | null)[]>;
   stop(): Promise<void>;
 }
 
-/** The gateway, the upload service and commit replicas as separate OS processes on NATS, as deployed. */
-export async function startProcessStack(options: { storage: 'local' | 's3'; commitReplicas?: number }): Promise<ProcessStack> {
+/** Gateways and every service as separate OS processes on NATS, as deployed, against a fresh database and namespace. */
+export async function startProcessStack(options: ProcessStackOptions): Promise<ProcessStack> {
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-procs-'));
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const gatewayCount = options.gateways ?? 1;
+  const counts = STACK_SERVICES.map((name) => replicaCount(options.replicas, name));
+  // Every process gets its own ops port (one host, many ops servers, each probed on its own); gateways an API port too.
+  const ports = await freePorts(2 * gatewayCount + counts.reduce((a, b) => a + b, 0));
+  const gatewayPorts = ports.splice(0, gatewayCount);
+  const gatewayUrls = gatewayPorts.map((port) => `http://127.0.0.1:${port}`);
   const adminToken = uniqueName('admin-token');
   const s3 = testS3Options();
   const env: Record<string, string> = {
@@ -39,10 +65,9 @@ export async function startProcessStack(options: { storage: 'local' | 's3'; comm
     LODE_BUS_NAMESPACE: uniqueName('procs'),
     LODE_DATA_DIR: dataDir,
     LODE_STORAGE_SECRET: randomBytes(32).toString('hex'),
-    LODE_PUBLIC_URL: baseUrl,
+    LODE_PUBLIC_URL: gatewayUrls[0],
     LODE_ADMIN_TOKEN: adminToken,
     LODE_CURSOR_SECRET: randomBytes(32).toString('hex'),
-    PORT: String(port),
     ...(options.storage === 's3'
       ? {
           S3_BUCKET: s3.bucket,
@@ -54,19 +79,29 @@ export async function startProcessStack(options: { storage: 'local' | 's3'; comm
           S3_CREATE_BUCKET: 'true',
         }
       : {}),
+    ...options.env,
   };
-  const processes = { upload: spawnService('upload', env), gateway: spawnService('gateway', env), lock: spawnService('lock', env), sync: spawnService('sync', env), restore: spawnService('restore', env) };
-  const commitReplicas = Array.from({ length: options.commitReplicas ?? 1 }, () => spawnService('commit', env));
-  const all = [...Object.values(processes), ...commitReplicas];
-  await waitForReady(baseUrl).catch((error: Error) => {
-    throw new Error(`${error.message}\n${all.map((p) => `[${p.name}] ${p.output()}`).join('\n')}`);
+  const start = (name: string, extra: Record<string, string> = {}) => spawnService(name, { ...env, ...extra, LODE_OPS_PORT: String(ports.pop()) });
+  const gateways = gatewayPorts.map((port) => start('gateway', { PORT: String(port) }));
+  const replicas = Object.fromEntries(STACK_SERVICES.map((name, i) => [name, Array.from({ length: counts[i] }, () => start(name))])) as Record<StackService, ServiceProcess[]>;
+  const all = [...gateways, ...STACK_SERVICES.flatMap((name) => replicas[name])];
+  // A gateway is ready once its database, Redis and one process of every service answer; each
+  // process's own /readyz says that it in particular has subscribed.
+  await Promise.all([...gatewayUrls.map((url) => waitForReady(url, 90_000)), ...all.map((p) => waitForReady(p.opsUrl!, 90_000))]).catch(async (error: Error) => {
+    const outputs = all.map((p) => `[${p.name} ${p.opsUrl}] ${p.output()}`).join('\n');
+    await Promise.all(all.map((p) => p.kill()));
+    throw new Error(`${error.message}\n${outputs}`);
   });
   const stopProcesses = () => Promise.all(all.map((p) => p.stop()));
   return {
-    baseUrl,
-    seed: new Seeder(baseUrl, adminToken),
-    processes,
-    commitReplicas,
+    baseUrl: gatewayUrls[0],
+    gatewayUrls,
+    seed: new Seeder(gatewayUrls[0], adminToken),
+    gateways,
+    replicas,
+    processes: { gateway: gateways[0], ...(Object.fromEntries(STACK_SERVICES.map((name) => [name, replicas[name][0]])) as Record<StackService, ServiceProcess>) },
+    commitReplicas: replicas.commit,
+    all,
     databaseUrl: database.url,
     env,
     stopProcesses,
@@ -77,6 +112,17 @@ export async function startProcessStack(options: { storage: 'local' | 's3'; comm
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function replicaCount(replicas: ProcessStackOptions['replicas'], service: StackService): number {
+  return typeof replicas === 'number' ? replicas : (replicas?.[service] ?? 1);
+}
+
+/** Distinct free ports: each probe closes before the next, so one call could otherwise hand out one port twice. */
+async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
 }
 
 /** The namespaced JetStream stream the commit replicas created, so runs leave nothing on the server. */

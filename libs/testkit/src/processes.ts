@@ -7,31 +7,58 @@ export const NODE_24 = path.join(REPO_ROOT, 'node_modules/.bin/node');
 
 export interface ServiceProcess {
   name: string;
-  child: ChildProcess;
+  /** The running incarnation: a new one after restart(). */
+  readonly child: ChildProcess;
+  /** Its ops server (/healthz, /readyz, /metrics); undefined when it picked a free port itself (LODE_OPS_PORT=0). */
+  readonly opsUrl: string | undefined;
+  /** What every incarnation printed. */
   output: () => string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash or the OOM killer would end it: nothing drained, acked or flushed. Resolves once it is gone. */
+  kill(): Promise<void>;
+  /** Starts it again, with the same environment and ports, after it exited. */
+  restart(): void;
 }
 
 /** Runs a service's main.ts as its own OS process, as a deployment would. */
 export function spawnService(name: string, env: Record<string, string>): ServiceProcess {
-  // Started as deployed: the telemetry register hook first, so metrics and (when OTEL_* asks) tracing run.
-  const child = spawn(NODE_24, ['--import', path.join(REPO_ROOT, 'libs/telemetry/src/register.ts'), path.join(REPO_ROOT, `services/${name}/src/main.ts`)], {
-    // Port 0: many processes share this host, so each ops server takes any free port unless told one.
-    env: { ...process.env, LOG_LEVEL: 'warn', LODE_OPS_PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Port 0: many processes share this host, so each ops server takes any free port unless told one.
+  const fullEnv = { ...process.env, LOG_LEVEL: 'warn', LODE_OPS_PORT: '0', ...env };
+  const opsPort = Number(fullEnv.LODE_OPS_PORT);
   let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const launch = () => {
+    // Started as deployed: the telemetry register hook first, so metrics and (when OTEL_* asks) tracing run.
+    const child = spawn(NODE_24, ['--import', path.join(REPO_ROOT, 'libs/telemetry/src/register.ts'), path.join(REPO_ROOT, `services/${name}/src/main.ts`)], {
+      env: fullEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, exited };
+  };
+  let current = launch();
+  const running = () => current.child.exitCode === null && current.child.signalCode === null;
   return {
     name,
-    child,
+    get child() {
+      return current.child;
+    },
+    opsUrl: opsPort > 0 ? `http://127.0.0.1:${opsPort}` : undefined,
     output: () => output,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
+      if (running()) current.child.kill('SIGTERM');
+      return current.exited;
+    },
+    async kill() {
+      if (running()) current.child.kill('SIGKILL');
+      await current.exited;
+    },
+    restart() {
+      if (running()) throw new Error(`${name} (pid ${current.child.pid}) is still running`);
+      output += `\n--- ${name} restarted ---\n`;
+      current = launch();
     },
   };
 }
@@ -59,4 +86,19 @@ export async function peakRssBytes(pid: number): Promise<number> {
   const kb = /VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1];
   if (!kb) throw new Error(`no VmHWM for ${pid}`);
   return Number(kb) * 1024;
+}
+
+/**
+ * The bus requests a process has handled so far, by subject (every outcome), read from its
+ * /metrics: which replica of a queue group served what.
+ */
+export async function busRequestsHandled(p: ServiceProcess): Promise<Map<string, number>> {
+  if (!p.opsUrl) throw new Error(`${p.name} has no known ops port`);
+  const text = await (await fetch(`${p.opsUrl}/metrics`)).text();
+  const handled = new Map<string, number>();
+  for (const [, labels, value] of text.matchAll(/^lode_bus_handler_duration_count\{([^}]*)\} (\S+)$/gm)) {
+    const subject = /messaging_destination_name="([^"]+)"/.exec(labels)?.[1];
+    if (subject) handled.set(subject, (handled.get(subject) ?? 0) + Number(value));
+  }
+  return handled;
 }

@@ -13,7 +13,7 @@ describe('commit replicas as separate processes on NATS', () => {
   const addAll = (files: { fileId: string; version: number }[]) => files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' }));
 
   beforeAll(async () => {
-    stack = await startProcessStack({ storage: 'local', commitReplicas: 3 });
+    stack = await startProcessStack({ storage: 'local', replicas: { commit: 3 } });
     p = await stack.seed.project();
   });
   afterAll(async () => stack?.stop());
