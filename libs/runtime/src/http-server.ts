@@ -9,10 +9,19 @@ export async function listen(app: Express, port: number, host?: string): Promise
   });
 }
 
-/** Stops accepting connections and waits for in-flight requests to finish. */
+/**
+ * Stops accepting connections and waits for in-flight requests to finish. A keep-alive connection
+ * whose request ends during the drain turns idle only then (a proxy like nginx keeps them for 60 s),
+ * so idle connections are closed again until the server has none left, not once.
+ */
 export async function closeServer(server: Server): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
+  const sweep = setInterval(() => server.closeIdleConnections(), 100);
+  try {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  } finally {
+    clearInterval(sweep);
+  }
 }
