@@ -92,7 +92,8 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('kustomize 
     const container = mainContainer(deployment);
     expect(envValue(container, 'SERVICE')?.value).toBe(service);
 
-    const probedPort = service === 'gateway' ? GATEWAY_PORT : OPS_PORT;
+    // The gateway too: its ops /readyz checks its own dependencies, not every service (see its deployment.yaml).
+    const probedPort = OPS_PORT;
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(probePort(container, container.readinessProbe)).toBe(probedPort);
