@@ -84,14 +84,11 @@ export async function startEmbedded(): Promise<Deployment> {
 
 /** One process per service on the machine's NATS, Postgres and Redis (the gateway's limiter), as deployed. */
 export async function startNats(storage: 'local' | 's3'): Promise<Deployment> {
-  // The testkit passes the harness's environment on to every service it spawns.
-  process.env.LODE_SYNC_CATCH_UP_MS = SYNC_CATCH_UP_MS;
-  const stack = await startProcessStack({ storage });
+  const stack = await startProcessStack({ storage, env: { LODE_SYNC_CATCH_UP_MS: SYNC_CATCH_UP_MS } });
   const blobs =
     storage === 's3'
       ? s3BlobWriter(new S3BlobStorage(testS3Options(stack.env.S3_BUCKET)), stack.env.S3_BUCKET)
       : localBlobWriter(new LocalBlobStorage({ dir: localStorageDir(stack.env.LODE_DATA_DIR), secret: stack.env.LODE_STORAGE_SECRET, publicUrl: stack.baseUrl }));
-  const all = [...Object.values(stack.processes), ...stack.commitReplicas];
   return {
     mode: 'nats',
     baseUrl: stack.baseUrl,
@@ -99,7 +96,7 @@ export async function startNats(storage: 'local' | 's3'): Promise<Deployment> {
     direct: { databaseUrl: stack.databaseUrl, blobs },
     storage: storage === 's3' ? 'S3 (Swift s3api)' : 'local disk',
     baselineTargets: { databaseUrl: stack.databaseUrl, natsUrl: TEST_NATS_URL, redisUrl: TEST_REDIS_URL },
-    processes: all.map((p) => ({ name: p.name, pid: pidOf(p) })),
+    processes: stack.all.map((p) => ({ name: p.name, pid: pidOf(p) })),
     stop: () => stack.stop(),
   };
 }

@@ -26,7 +26,7 @@ const FULL: Profile = {
   commitOne: { rounds: 200, warmup: 20, budgetMs: 30_000 },
   commitLarge: { files: 25_000, rounds: 5, warmup: 1, budgetMs: 60_000 },
   sync: { files: 100_000, rounds: 8, warmup: 2, parallel: 4, budgetMs: 45_000 },
-  restore: { files: 1000, rounds: 15, warmup: 2, budgetMs: 60_000 },
+  restore: { files: 1000, rounds: 15, warmup: 1, budgetMs: 60_000 },
 };
 
 /** A smoke run: every scenario end to end in about a minute, too few samples to quote. */
