@@ -73,12 +73,15 @@ export const pushMemory: Scenario = {
     const elapsed = await timed(() => pushAndCommit(ctx, p, local, inFlight));
     const memory = (await watch?.stop()) ?? [];
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`;
-    const details = [
-      `memory during push-${files}x${mib}MiB (${files * mib} MiB pushed, ${ctx.deployment.storage}): RSS before → peak → after`,
-      ...memory.map((m) => `  ${m.name.padEnd(9)} ${mb(m.before)} → ${mb(m.peak)} → ${mb(m.after)}  (peak +${mb(m.peak - m.before)})`),
-      ...(memory.length === 0 ? ['  not measured: the deployment runs elsewhere (--url)'] : []),
-      ...(memory.length === 0 ? [] : [STORAGE_PATH[ctx.deployment.storage === 'local disk' ? 'local' : 's3']]),
-    ];
+    const header = `memory during push-${files}x${mib}MiB (${files * mib} MiB pushed, ${ctx.deployment.storage}): RSS before → peak (sampled every 20 ms) → after; the processes export no heap figure`;
+    const details =
+      memory.length === 0
+        ? [header, '  not measured: the deployment runs elsewhere (--url)']
+        : [
+            header,
+            ...memory.map((m) => `  ${m.name.padEnd(9)} ${mb(m.before)} → ${mb(m.peak)} → ${mb(m.after)}  (peak +${mb(m.peak - m.before)})`),
+            STORAGE_PATH[ctx.deployment.storage === 'local disk' ? 'local' : 's3'],
+          ];
     return [
       {
         name: `push-${files}x${mib}MiB`,
