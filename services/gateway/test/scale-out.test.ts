@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import pg from 'pg';
+import {
+  busRequestsHandled,
+  RetryingClient,
+  STACK_SERVICES,
+  startProcessStack,
+  waitForReady,
+  type ProcessStack,
+  type SeededProject,
+  type ServiceProcess,
+  type StackService,
+} from '@lode/testkit';
+import { Workload, type AckedCommit } from './scale-out-workload.ts';
+
+/**
+ * Issue 9, item 5: two replicas of every service in their NATS queue groups behind two gateways. A
+ * mixed workload runs against both gateways while one replica of each service is SIGKILLed, then
+ * restarted; clients retry as real ones do. Whatever a client was told succeeded must be there after.
+ */
+describe('scale-out: two replicas of every service behind two gateways', () => {
+  let stack: ProcessStack;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    stack = await startProcessStack({
+      storage: 's3',
+      replicas: 2,
+      gateways: 2,
+      // A call to a replica that died has no answer: the gateway gives up after this and the client retries.
+      env: { LODE_BUS_TIMEOUT_MS: '10000' },
+    });
+    db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+  }, 180_000);
+  afterAll(async () => {
+    await db?.end();
+    await stack?.stop();
+  });
+
+  it('loses no acknowledged write when one replica of each service is killed mid-run', { timeout: 300_000 }, async () => {
+    onTestFailed(() => {
+      process.stdout.write(`error logs of the processes:\n${errorLogs(stack.all)}\n`);
+    });
+    const owner = await stack.seed.project({ writeRateLimit: { perSecond: 100_000, burst: 1_000_000 } });
+    const member = (name: string) => stack.seed.member(owner.orgId, owner.projectId, 'member', name);
+    const [second, locker, restorer] = [await member('Committer two'), await member('Locker'), await member('Restorer')];
+    // A try gives up after 12 s: a call stuck on a killed replica would otherwise wait out the
+    // gateway's own timeout (30 s for a confirm, 120 s for a restore) before the retry.
+    const client = (u: SeededProject, attempts?: number) =>
+      new RetryingClient(stack.gatewayUrls, { authorization: `Bearer ${u.key}`, 'x-device-id': u.deviceId }, { attempts, timeoutMs: 12_000 });
+    // The reader gives up on a sync sooner: its syncs are not writes, and a stop() must not wait on them.
+    const clients = { first: client(owner), second: client(second), locker: client(locker), restorer: client(restorer), reader: client(owner, 3), check: client(owner) };
+    const run = new Workload(owner.projectId);
+    const started = performance.now();
+    const phases: Record<string, number> = {};
+    const mark = (phase: string) => (phases[phase] = Math.round(performance.now() - started));
+
+    const workers = run.start([
+      () => run.committer(clients.first, 'alpha'),
+      () => run.committer(clients.second, 'beta'),
+      () => run.locker(clients.locker),
+      () => run.restorer(clients.restorer),
+      () => run.reader(clients.reader),
+    ]);
+
+    // 1. Both replicas of every service serve their share before anything is killed.
+    await run.until('each replica of each service served a request', async () => {
+      const served = await servedPerReplica(stack.replicas);
+      return run.commits.length >= 6 && run.restores >= 2 && STACK_SERVICES.every((s) => served[s].every((n) => n > 0));
+    });
+    const servedBeforeKill = await servedPerReplica(stack.replicas);
+    mark('kill');
+
+    // 2. One replica of each service dies at once, with requests in flight.
+    const victims = STACK_SERVICES.map((s) => stack.replicas[s][0]);
+    const killedAt = snapshot(run);
+    await Promise.all(victims.map((p) => p.kill()));
+    await run.until('the survivors carried on', async () => progressedSince(run, killedAt, { commits: 6, restores: 2, lockOps: 4 }));
+
+    // 3. The killed replicas come back and rejoin their queue groups.
+    mark('restart');
+    victims.forEach((p) => p.restart());
+    await Promise.all(victims.map((p) => waitForReady(p.opsUrl!, 90_000)));
+    mark('restarted');
+    const restartedAt = snapshot(run);
+    await run.until('the restarted replicas served requests', async () => {
+      const served = await Promise.all(victims.map((p) => servedBy(p)));
+      return progressedSince(run, restartedAt, { commits: 4, restores: 1, lockOps: 2 }) && served.every((n) => n > 0);
+    });
+    mark('stop');
+    await run.stop(workers);
+    mark('stopped');
+
+    const idle = STACK_SERVICES.filter((s) => servedBeforeKill[s].length !== 2 || servedBeforeKill[s].some((count) => count === 0));
+    expect(idle, `bus requests (pings aside) handled by each replica before the kill: ${JSON.stringify(servedBeforeKill)}`).toEqual([]);
+    expect(run.violations, 'reads that missed an acknowledged write while the run went on').toEqual([]);
+
+    const acked = [...run.commits].sort((a, b) => a.sequenceNum - b.sequenceNum);
+    const n = acked.length;
+    // Every commit a client was told about, numbered 1..N with no gap and no duplicate, and nothing else committed.
+    expect(acked.map((c) => c.sequenceNum)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    expect(new Set(acked.map((c) => c.id)).size).toBe(n);
+    const { rows: stored } = await db.query<{ id: string; seq: number }>('SELECT id, sequence_num AS seq FROM commits.commits WHERE project_id = $1 ORDER BY sequence_num, id', [owner.projectId]);
+    expect(stored).toEqual(acked.map((c) => ({ id: c.id, seq: c.sequenceNum })));
+
+    // Each acknowledged commit in the history of each of its files, and no version there that no client was told about.
+    const history = await historyByFile(clients.check, owner.projectId, [...new Set(acked.flatMap((c) => c.files.map((f) => f.fileId)))]);
+    const expectedHistory = new Map<string, string[]>();
+    for (const c of acked) for (const f of c.files) expectedHistory.set(f.fileId, [...(expectedHistory.get(f.fileId) ?? []), `${f.version}:${c.id}`]);
+    expect(history).toEqual(new Map([...expectedHistory].map(([fileId, versions]) => [fileId, versions.sort()])));
+
+    // Every confirmed upload exists with its content, and that content is known to the project (initiate dedups it).
+    const { rows: versions } = await db.query<{ key: string }>(`SELECT file_id || ':' || version || ':' || sha256 AS key FROM files.versions WHERE project_id = $1`, [owner.projectId]);
+    const storedVersions = new Set(versions.map((v) => v.key));
+    expect(run.confirmed.filter((f) => !storedVersions.has(`${f.fileId}:${f.version}:${f.sha256}`))).toEqual([]);
+    expect(await run.dedupedContents(clients.check)).toEqual(run.confirmed.length);
+
+    // Locks: the locker holds exactly what its last acknowledged call left it holding; a commit released its author's locks.
+    await run.until('commits released their authors’ locks (settle, or the commit.created fallback)', async () => {
+      const held = await run.heldLocks(clients.check);
+      return held.size === [...run.locks.values()].filter((s) => s === 'held').length && [...held.values()].every((userId) => userId === locker.userId);
+    }, 90_000);
+    const held = await run.heldLocks(clients.check);
+    expect(new Set(held.keys())).toEqual(new Set([...run.locks].filter(([, s]) => s === 'held').map(([fileId]) => fileId)));
+
+    // Sync, once caught up, reports each committed file at its last acknowledged commit.
+    mark('sync');
+    const listing = await run.syncListing(clients.check);
+    mark('synced');
+    expect(listing.latestCommitSeq).toBe(n);
+    expect(new Map(listing.files.map((r) => [r.fileId, `${r.remoteVersion}:${r.remoteSha256}:${r.remoteCommitSeq}`]))).toEqual(tips(acked));
+
+    // Every commit.created reached the read model: its progress and its history per version.
+    const { rows: progress } = await db.query<{ applied: number }>('SELECT applied_seq AS applied FROM sync.progress WHERE project_id = $1', [owner.projectId]);
+    expect(progress).toEqual([{ applied: n }]);
+    const { rows: projected } = await db.query<{ key: string }>(
+      `SELECT file_id || ':' || version || ':' || commit_seq AS key FROM sync.history WHERE project_id = $1 AND branch = 'main' ORDER BY 1`,
+      [owner.projectId],
+    );
+    expect(projected.map((r) => r.key)).toEqual(acked.flatMap((c) => c.files.map((f) => `${f.fileId}:${f.version}:${c.sequenceNum}`)).sort());
+
+    process.stdout.write(
+      `scale-out: ${n} commits (${run.restores} of them restores), ${run.confirmed.length} uploads, ${run.lockOps} lock calls, ${run.reads} reads; ` +
+        `${run.syncsUnavailable} syncs unavailable; served before the kill ${JSON.stringify(servedBeforeKill)}; ` +
+        `retries ${JSON.stringify(Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, Object.fromEntries(c.retried)])))}; ms from start ${JSON.stringify(phases)}\n`,
+    );
+  });
+});
+
+/** Bus requests each process of each service handled, pings from the gateways' readiness checks aside. */
+async function servedPerReplica(replicas: Record<StackService, ServiceProcess[]>): Promise<Record<StackService, number[]>> {
+  const entries = await Promise.all(STACK_SERVICES.map(async (s) => [s, await Promise.all(replicas[s].map(servedBy))] as const));
+  return Object.fromEntries(entries) as Record<StackService, number[]>;
+}
+
+async function servedBy(p: ServiceProcess): Promise<number> {
+  const handled = await busRequestsHandled(p);
+  return [...handled].filter(([subject]) => !subject.endsWith('.ping')).reduce((sum, [, count]) => sum + count, 0);
+}
+
+type Progress = Pick<Workload, 'restores' | 'lockOps'> & { commits: number };
+
+function snapshot(run: Workload): Progress {
+  return { commits: run.commits.length, restores: run.restores, lockOps: run.lockOps };
+}
+
+function progressedSince(run: Workload, since: Progress, by: Progress): boolean {
+  const now = snapshot(run);
+  return (Object.keys(by) as (keyof Progress)[]).every((k) => now[k] - since[k] >= by[k]);
+}
+
+/** `version:commitId` of every version each file's history lists, all pages. */
+async function historyByFile(api: RetryingClient, projectId: string, fileIds: string[]): Promise<Map<string, string[]>> {
+  const history = new Map<string, string[]>();
+  for (const fileId of fileIds) {
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const page = await api.get(`/api/v1/projects/${projectId}/files/${fileId}/versions?limit=200${query}`);
+      if (page.status !== 200) throw new Error(`versions of ${fileId}: ${page.status} ${JSON.stringify(page.body)}`);
+      listed.push(...page.body.data.map((v: { version: number; commitId: string }) => `${v.version}:${v.commitId}`));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    history.set(fileId, listed.sort());
+  }
+  return history;
+}
+
+/** Each committed file's last acknowledged state: `version:sha256:sequenceNum`. */
+function tips(acked: AckedCommit[]): Map<string, string> {
+  const tip = new Map<string, string>();
+  for (const c of acked) for (const f of c.files) tip.set(f.fileId, `${f.version}:${f.sha256}:${c.sequenceNum}`);
+  return tip;
+}
+
+/** Every line a process logged at error level or above, named by process, for a failing run. */
+function errorLogs(processes: ServiceProcess[]): string {
+  return processes
+    .flatMap((p) => p.output().split('\n').filter((line) => /"level":(5|6)0/.test(line) || line.includes('restarted ---')).map((line) => `[${p.name} ${p.opsUrl}] ${line}`))
+    .join('\n');
+}
