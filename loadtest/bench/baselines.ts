@@ -27,10 +27,37 @@ export interface BaselineTargets {
   redisUrl: string;
 }
 
-/** Each baseline measured as a small call: serial latency, then throughput with the same in-flight count. */
-export async function measureBaselines(http: HttpClient, targets: BaselineTargets, shape: SmallCallShape): Promise<Baselines> {
+/** One call of each baseline, ready to be timed; close() drops what connect made. */
+export interface BaselineCalls {
+  call: Record<BaselineName, () => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the baseline servers and connects to NATS, Postgres (a tiny unlogged table of its own,
+ * read by primary key over a pool like a service's) and Redis (one connection, as the gateway's
+ * limiter has; a trivial script, so the figure is Redis's round trip).
+ */
+export async function connectBaselines(http: HttpClient, targets: BaselineTargets): Promise<BaselineCalls> {
   const server = await startBaselineServer(targets.natsUrl);
+  const nc = await connect({ servers: targets.natsUrl.split(',') });
+  const pool = new pg.Pool({ connectionString: targets.databaseUrl, max: 8 });
+  const table = `bench_baseline_${randomBytes(4).toString('hex')}`;
+  const redis = new Redis(targets.redisUrl, { maxRetriesPerRequest: 2 });
+  const key = `lode:bench:baseline:${randomBytes(4).toString('hex')}`;
+  const close = async () => {
+    await server.stop();
+    await nc.close();
+    await pool.query(`DROP TABLE IF EXISTS ${table}`);
+    await pool.end();
+    await redis.del(key);
+    await redis.quit();
+  };
   try {
+    await pool.query(`CREATE UNLOGGED TABLE ${table} (id int PRIMARY KEY, name text NOT NULL)`);
+    await pool.query(`INSERT INTO ${table} SELECT i, 'row ' || i FROM generate_series(1, 1000) AS i`);
+    const select = `SELECT name FROM ${table} WHERE id = $1`;
+    const sha = (await redis.script('LOAD', "return redis.call('INCR', KEYS[1])")) as string;
     // The same request as validate-key's: a POST with no body, a key and a device id.
     const headers = { authorization: `Bearer lode_${randomBytes(16).toString('hex')}`, 'x-device-id': 'device-baseline' };
     const post = (port: number) => {
@@ -40,61 +67,33 @@ export async function measureBaselines(http: HttpClient, targets: BaselineTarget
         if (res.status !== 200) throw new Error(`baseline answered ${res.status}`);
       };
     };
-    return {
-      http: await latencyAndThroughput(post(server.httpPort), shape),
-      express: await latencyAndThroughput(post(server.expressPort), shape),
-      nats: await natsRoundTrip(targets.natsUrl, server.subject, shape),
-      pg: await pgPrimaryKeySelect(targets.databaseUrl, shape),
-      redis: await redisEvalsha(targets.redisUrl, shape),
-    };
-  } finally {
-    await server.stop();
-  }
-}
-
-async function natsRoundTrip(url: string, subject: string, shape: SmallCallShape): Promise<Figures> {
-  const nc = await connect({ servers: url.split(',') });
-  try {
     const payload = new TextEncoder().encode(JSON.stringify({ projectId: randomBytes(16).toString('hex'), refs: [] }));
-    return await latencyAndThroughput(async () => {
-      await nc.request(subject, payload, { timeout: 5000 });
-    }, shape);
-  } finally {
-    await nc.close();
+    const call: BaselineCalls['call'] = {
+      http: post(server.httpPort),
+      express: post(server.expressPort),
+      nats: async () => {
+        await nc.request(server.subject, payload, { timeout: 5000 });
+      },
+      pg: async () => {
+        const { rowCount } = await pool.query(select, [1 + Math.floor(Math.random() * 1000)]);
+        if (rowCount !== 1) throw new Error('the baseline row is missing');
+      },
+      redis: async () => {
+        await redis.evalsha(sha, 1, key);
+      },
+    };
+    return { call, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
-/** A tiny table of its own (unlogged, 1,000 rows), read by primary key over a pool like a service's. */
-async function pgPrimaryKeySelect(databaseUrl: string, shape: SmallCallShape): Promise<Figures> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
-  const table = `bench_baseline_${randomBytes(4).toString('hex')}`;
-  try {
-    await pool.query(`CREATE UNLOGGED TABLE ${table} (id int PRIMARY KEY, name text NOT NULL)`);
-    await pool.query(`INSERT INTO ${table} SELECT i, 'row ' || i FROM generate_series(1, 1000) AS i`);
-    const text = `SELECT name FROM ${table} WHERE id = $1`;
-    return await latencyAndThroughput(async () => {
-      const { rowCount } = await pool.query(text, [1 + Math.floor(Math.random() * 1000)]);
-      if (rowCount !== 1) throw new Error('the baseline row is missing');
-    }, shape);
-  } finally {
-    await pool.query(`DROP TABLE IF EXISTS ${table}`);
-    await pool.end();
-  }
-}
-
-/** One connection, as the gateway's limiter has; the script is trivial so the figure is Redis's round trip. */
-async function redisEvalsha(url: string, shape: SmallCallShape): Promise<Figures> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
-  const key = `lode:bench:baseline:${randomBytes(4).toString('hex')}`;
-  try {
-    const sha = (await redis.script('LOAD', "return redis.call('INCR', KEYS[1])")) as string;
-    return await latencyAndThroughput(async () => {
-      await redis.evalsha(sha, 1, key);
-    }, shape);
-  } finally {
-    await redis.del(key);
-    await redis.quit();
-  }
+/** Each baseline measured as a small call: serial latency, then throughput with the same in-flight count. */
+export async function measureBaselines(baselines: BaselineCalls, shape: SmallCallShape): Promise<Baselines> {
+  const measured: Partial<Baselines> = {};
+  for (const name of BASELINE_NAMES) measured[name] = await latencyAndThroughput(baselines.call[name], shape);
+  return measured as Baselines;
 }
 
 interface BaselineServer {

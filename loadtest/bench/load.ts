@@ -88,3 +88,23 @@ export async function latencyAndThroughput(call: (worker: number) => Promise<voi
   const { opsPerSec } = await closedLoop(call, shape.loop);
   return { p50Ms, p99Ms, opsPerSec };
 }
+
+/**
+ * Throughput of two calls compared on a shared machine: closed loops of each in turn, `windows`
+ * times, so drift in the background load hits both alike. Returns each one's mean ops/s.
+ */
+export async function alternatingThroughput(
+  first: (worker: number) => Promise<void>,
+  second: (worker: number) => Promise<void>,
+  loop: ClosedLoopOptions,
+  windows: number,
+): Promise<[number, number]> {
+  const window = { ...loop, durationMs: loop.durationMs / windows, warmupMs: Math.min(loop.warmupMs, 250) };
+  let firstOps = 0;
+  let secondOps = 0;
+  for (let i = 0; i < windows; i++) {
+    firstOps += (await closedLoop(first, window)).opsPerSec;
+    secondOps += (await closedLoop(second, window)).opsPerSec;
+  }
+  return [firstOps / windows, secondOps / windows];
+}

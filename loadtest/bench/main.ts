@@ -24,7 +24,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { measureBaselines } from './baselines.ts';
+import { connectBaselines, measureBaselines } from './baselines.ts';
 import { HttpClient } from './client.ts';
 import { s3Reachable, startEmbedded, startNats, targetExternal, type Deployment, type Mode } from './deployment.ts';
 import { Fixtures } from './fixtures.ts';
@@ -80,20 +80,34 @@ async function runMode(mode: Mode): Promise<ModeRun> {
   try {
     const fixtures = new Fixtures(deployment, http);
     const profile = profileFor(values.quick, fixtures.bulk);
-    const ctx: BenchContext = { mode, profile, deployment, fixtures, http, legs: (hops) => legsFor(mode, hops), log: (m) => log(`${mode}: ${m}`) };
     log(`${mode}: measuring the baselines`);
-    const baselines = await measureBaselines(http, deployment.baselineTargets, profile.small);
-    const scenarios: ScenarioResult[] = [];
-    for (const scenario of SCENARIOS.filter((s) => selected.includes(s.name))) {
-      log(`${mode}: ${scenario.name}`);
-      try {
-        scenarios.push(...(await scenario.run(ctx)));
-      } catch (error) {
-        failures++;
-        log(`${mode}: ${scenario.name} FAILED: ${(error as Error).stack ?? String(error)}`);
+    const baselineCalls = await connectBaselines(http, deployment.baselineTargets);
+    try {
+      const baselines = await measureBaselines(baselineCalls, profile.small);
+      const ctx: BenchContext = {
+        mode,
+        profile,
+        deployment,
+        fixtures,
+        http,
+        baselineCalls: baselineCalls.call,
+        legs: (hops) => legsFor(mode, hops),
+        log: (m) => log(`${mode}: ${m}`),
+      };
+      const scenarios: ScenarioResult[] = [];
+      for (const scenario of SCENARIOS.filter((s) => selected.includes(s.name))) {
+        log(`${mode}: ${scenario.name}`);
+        try {
+          scenarios.push(...(await scenario.run(ctx)));
+        } catch (error) {
+          failures++;
+          log(`${mode}: ${scenario.name} FAILED: ${(error as Error).stack ?? String(error)}`);
+        }
       }
+      return { mode, description: describe(deployment, profile.name, fixtures.bulk), profile, baselines, scenarios };
+    } finally {
+      await baselineCalls.close();
     }
-    return { mode, description: describe(deployment, profile.name, fixtures.bulk), profile, baselines, scenarios };
   } finally {
     http.close();
     log(`${mode}: stopping the deployment`);

@@ -1,4 +1,4 @@
-import type { Baselines } from '../baselines.ts';
+import type { BaselineCalls, Baselines } from '../baselines.ts';
 import type { HttpClient } from '../client.ts';
 import type { Deployment, Mode } from '../deployment.ts';
 import type { Fixtures } from '../fixtures.ts';
@@ -29,6 +29,8 @@ export interface BenchContext {
   deployment: Deployment;
   fixtures: Fixtures;
   http: HttpClient;
+  /** The physical baselines' calls, for a scenario that compares itself with one side by side. */
+  baselineCalls: BaselineCalls['call'];
   legs(hops: Hops): Legs;
   log(message: string): void;
 }

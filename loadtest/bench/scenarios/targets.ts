@@ -3,11 +3,6 @@ import type { Target } from './scenario.ts';
 /** The performance guide's figures. */
 export const SMALL_CALL_P50: Target = { label: 'p50 ≤ 1.5 ms', met: (f) => f.p50Ms <= 1.5 };
 
-export const VALIDATE_KEY_THROUGHPUT: Target = {
-  label: '≥ 0.5× express ops/s',
-  met: (f, baselines) => f.opsPerSec >= 0.5 * baselines.express.opsPerSec,
-};
-
 export function p50AtMost(ms: number): Target {
   return { label: `p50 ≤ ${ms.toLocaleString('en-US')} ms`, met: (f) => f.p50Ms <= ms };
 }
