@@ -192,6 +192,16 @@ export class Workload {
     return deduped;
   }
 
+  /** Locks the files for this client's user; answers what it could not lock (a `committing` conflict is a live commit fence). */
+  async lockConflicts(api: RetryingClient, fileIds: string[]): Promise<unknown[]> {
+    const left: unknown[] = [];
+    for (let start = 0; start < fileIds.length; start += 1000) {
+      const body = await call(api.post(`${this.#base}/locks`, { fileIds: fileIds.slice(start, start + 1000) }), 200, 'lock');
+      left.push(...body.conflicts, ...body.notFound);
+    }
+    return left;
+  }
+
   /** The client side of spec 4.3–4.5 for a batch: initiate-batch, PUT each object, confirm each. */
   async #push(api: RetryingClient, files: { path: string; bytes: Buffer }[]): Promise<PushedVersion[]> {
     const described = files.map((f) => ({ path: f.path, ...describeContent(f.bytes) }));

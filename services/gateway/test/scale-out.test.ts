@@ -27,8 +27,12 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
       storage: 's3',
       replicas: 2,
       gateways: 2,
-      // A call to a replica that died has no answer: the gateway gives up after this and the client retries.
-      env: { LODE_BUS_TIMEOUT_MS: '10000' },
+      env: {
+        // A call to a replica that died has no answer: the gateway gives up after this and the client retries.
+        LODE_BUS_TIMEOUT_MS: '10000',
+        // The fence a killed commit leaves behind lapses within the test (60 s by default).
+        LODE_LOCK_FENCE_TTL_MS: '20000',
+      },
     });
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
@@ -72,25 +76,28 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     const servedBeforeKill = await servedPerReplica(stack.replicas);
     mark('kill');
 
-    // 2. One replica of each service dies at once, with requests in flight.
-    const victims = STACK_SERVICES.map((s) => stack.replicas[s][0]);
+    // 2. One replica of each service dies at once, with requests in flight, and so does the second
+    // gateway: requests it had passed on are done by the services, but their answers are lost.
+    const killedServices = STACK_SERVICES.map((s) => stack.replicas[s][0]);
+    const victims = [...killedServices, stack.gateways[1]];
     const killedAt = snapshot(run);
     await Promise.all(victims.map((p) => p.kill()));
     await run.until('the survivors carried on', async () => progressedSince(run, killedAt, { commits: 6, restores: 2, lockOps: 4 }));
 
-    // 3. The killed replicas come back and rejoin their queue groups.
+    // 3. The killed processes come back; the services rejoin their queue groups.
     mark('restart');
     victims.forEach((p) => p.restart());
     await Promise.all(victims.map((p) => waitForReady(p.opsUrl!, 90_000)));
     mark('restarted');
     const restartedAt = snapshot(run);
     await run.until('the restarted replicas served requests', async () => {
-      const served = await Promise.all(victims.map((p) => servedBy(p)));
+      const served = await Promise.all(killedServices.map((p) => servedBy(p)));
       return progressedSince(run, restartedAt, { commits: 4, restores: 1, lockOps: 2 }) && served.every((n) => n > 0);
     });
     mark('stop');
     await run.stop(workers);
     mark('stopped');
+    const { rows: fences } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM locks.fences WHERE project_id = $1', [owner.projectId]);
 
     const idle = STACK_SERVICES.filter((s) => servedBeforeKill[s].length !== 2 || servedBeforeKill[s].some((count) => count === 0));
     expect(idle, `bus requests (pings aside) handled by each replica before the kill: ${JSON.stringify(servedBeforeKill)}`).toEqual([]);
@@ -140,9 +147,16 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     );
     expect(projected.map((r) => r.key)).toEqual(acked.flatMap((c) => c.files.map((f) => `${f.fileId}:${f.version}:${c.sequenceNum}`)).sort());
 
+    // No commit fence outlives its TTL: another user can now lock every committed file (a fence a
+    // killed commit left behind answers `committing` until it lapses).
+    const committedFiles = [...tips(acked).keys()];
+    mark('fences');
+    await run.until('every committed file can be locked by another user', async () => (await run.lockConflicts(clients.locker, committedFiles)).length === 0, 90_000);
+    mark('unfenced');
+
     process.stdout.write(
       `scale-out: ${n} commits (${run.restores} of them restores), ${run.confirmed.length} uploads, ${run.lockOps} lock calls, ${run.reads} reads; ` +
-        `${run.syncsUnavailable} syncs unavailable; served before the kill ${JSON.stringify(servedBeforeKill)}; ` +
+        `${run.syncsUnavailable} syncs unavailable, ${fences[0].n} fences left at the end of the run; served before the kill ${JSON.stringify(servedBeforeKill)}; ` +
         `retries ${JSON.stringify(Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, Object.fromEntries(c.retried)])))}; ms from start ${JSON.stringify(phases)}\n`,
     );
   });
