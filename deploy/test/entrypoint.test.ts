@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
-import { commit, lock, restore, sync, upload, type Actor } from '@lode/contracts';
+import { commit, lock, pathKey, restore, sync, upload, type Actor } from '@lode/contracts';
 import { Database } from '@lode/db';
 import { createLogger } from '@lode/telemetry';
 import {
@@ -171,7 +171,13 @@ describe('each SERVICE as a plain process on NATS', () => {
   /** Each service's request, and what a successful reply holds. Ordered so callees outlive callers. */
   const inFlightRequests: [string, (bus: NatsBus) => Promise<unknown>][] = [
     ['restore', (bus) => bus.call(restore.create, { actor, restore: { files: [{ fileId: level.fileId, toVersion: 1 }] } }).then((r) => expect(r.restored).toHaveLength(1))],
-    ['sync', (bus) => bus.call(sync.compare, { actor, body: { files: [{ path: level.path, sha256: level.sha256 }] } }).then((r) => expect(r.files[0].status).toBe('up_to_date'))],
+    [
+      'sync',
+      (bus) =>
+        bus
+          .call(sync.compare, { actor, files: { keys: [pathKey(level.path)], sha256s: [level.sha256], baseVersions: [null] } })
+          .then((r) => expect(r.rows.statuses[0]).toBe('up_to_date')),
+    ],
     [
       'commit',
       (bus) =>

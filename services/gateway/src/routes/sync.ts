@@ -13,11 +13,17 @@ export function syncRoutes(bus: Bus): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/sync', async (req, res) => {
-    const body = parseBatch(sync.syncBodySchema, req.body, { field: 'files', max: sync.MAX_SYNC_BATCH, what: 'files', hint: BATCH_HINT });
+    const { files, includeRemoteOnly, branch, session } = parseBatch(sync.syncBodySchema, req.body, {
+      field: 'files',
+      max: sync.MAX_SYNC_BATCH,
+      what: 'files',
+      hint: BATCH_HINT,
+    });
     const actor = actorOf(res);
-    const batch = await bus.call(sync.compare, { actor, body });
+    const { keys, sha256s, baseVersions } = files;
+    const batch = await bus.call(sync.compare, { actor, files: { keys, sha256s, baseVersions }, includeRemoteOnly, branch, session });
     res.type('application/json');
-    await pipeline(Readable.from(responseBody(bus, actor, body.branch, batch)), res);
+    await pipeline(Readable.from(responseBody(bus, actor, branch, files.paths, batch)), res);
   });
 
   return router;
@@ -27,25 +33,56 @@ export function syncRoutes(bus: Bus): Router {
  * The response as it is produced: the batch's rows, then the remote-only files page by page, so
  * neither this process nor the service ever holds the project's whole tree.
  */
-async function* responseBody(bus: Bus, actor: Actor, branch: string | undefined, batch: ReplyOf<typeof sync.compare>): AsyncGenerator<string> {
+async function* responseBody(
+  bus: Bus,
+  actor: Actor,
+  branch: string | undefined,
+  paths: readonly string[],
+  batch: ReplyOf<typeof sync.compare>,
+): AsyncGenerator<string> {
   yield '{"files":[';
   let separator = '';
-  for await (const files of pages(bus, actor, branch, batch)) {
-    if (files.length === 0) continue;
-    yield separator + JSON.stringify(files).slice(1, -1);
+  for await (const page of pages(bus, actor, branch, paths, batch)) {
+    if (page.paths.length === 0) continue;
+    yield separator + rowsJson(page.paths, page.rows);
     separator = ',';
   }
   yield `],"latestCommitSeq":${batch.latestCommitSeq}}`;
 }
 
-async function* pages(bus: Bus, actor: Actor, branch: string | undefined, batch: ReplyOf<typeof sync.compare>): AsyncGenerator<sync.SyncRow[]> {
-  yield batch.files;
+async function* pages(
+  bus: Bus,
+  actor: Actor,
+  branch: string | undefined,
+  paths: readonly string[],
+  batch: ReplyOf<typeof sync.compare>,
+): AsyncGenerator<{ paths: readonly string[]; rows: sync.SyncColumns }> {
+  yield { paths, rows: batch.rows };
   const sessionId = batch.remoteOnlySession;
   if (sessionId === null) return;
   let after: string | null = '';
   while (after !== null) {
     const page: ReplyOf<typeof sync.listRemoteOnly> = await bus.call(sync.listRemoteOnly, { actor, branch, sessionId, after });
-    yield page.files;
+    yield page;
     after = page.after;
   }
+}
+
+/**
+ * The rows' JSON (docs/api.md, Sync) from the columns. Row objects serialized by one
+ * JSON.stringify measured about twice as fast as writing each row's JSON field by field.
+ */
+function rowsJson(paths: readonly string[], rows: sync.SyncColumns): string {
+  const { statuses, fileIds, remoteVersions, remoteSha256s, remoteCommitSeqs, remoteSizes } = rows;
+  if (statuses.length !== paths.length) throw new Error(`sync answered ${statuses.length} rows for ${paths.length} paths`);
+  const objects = paths.map((path, i) => ({
+    path,
+    status: statuses[i],
+    fileId: fileIds[i],
+    remoteVersion: remoteVersions[i],
+    remoteSha256: remoteSha256s[i],
+    remoteCommitSeq: remoteCommitSeqs[i],
+    remoteSize: remoteSizes[i],
+  }));
+  return JSON.stringify(objects).slice(1, -1);
 }

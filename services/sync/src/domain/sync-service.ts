@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@lode/errors';
-import { commit, pathKey, type Actor, type ReplyOf, type sync } from '@lode/contracts';
+import { commit, type Actor, type ParsedRequestOf, type ReplyOf, type sync } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { Database, Queryable } from '@lode/db';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
@@ -8,7 +8,7 @@ import type { ProgressRepository } from '../repo/progress-repo.ts';
 import type { SessionsRepository } from '../repo/sessions-repo.ts';
 import type { TreeRepository } from '../repo/tree-repo.ts';
 import type { AppliedSignal } from './applied-signal.ts';
-import { decideStatus, syncRow } from './sync-status.ts';
+import { appendRow, decideStatus, emptyColumns } from './sync-status.ts';
 
 /** Longest a waiting sync goes without looking at the progress again (another replica may apply). */
 const CATCH_UP_POLL_MS = 25;
@@ -35,34 +35,38 @@ export class SyncService {
     this.#deps = deps;
   }
 
-  async compare(actor: Actor, body: sync.SyncBody): Promise<ReplyOf<typeof sync.compare>> {
+  async compare(request: ParsedRequestOf<typeof sync.compare>): Promise<ReplyOf<typeof sync.compare>> {
     const { db, sessions } = this.#deps;
+    const { actor, files, includeRemoteOnly, branch } = request;
     const { projectId } = actor;
     // A single request listing remote-only files is a session of one batch: the listing has one way
     // to leave out what was listed.
-    const session = body.session ?? (body.includeRemoteOnly ? { id: randomUUID(), batch: 0 } : undefined);
-    if (body.includeRemoteOnly && body.session) {
-      const missing = await sessions.missingBatches(db, projectId, body.session.id, body.session.batch);
+    const session = request.session ?? (includeRemoteOnly ? { id: randomUUID(), batch: 0 } : undefined);
+    if (includeRemoteOnly && request.session) {
+      const missing = await sessions.missingBatches(db, projectId, request.session.id, request.session.batch);
       if (missing.length > 0) throw errors.syncSessionIncomplete(missing);
     }
     await this.#catchUp(projectId);
-    const files = body.files.map((file) => ({ ...file, key: pathKey(file.path) }));
     const [answer] = await Promise.all([
-      db.transaction((tx) => this.#answer(tx, projectId, body.branch, files)),
-      session && sessions.record(db, projectId, session, files.map((f) => f.key)),
+      db.transaction((tx) => this.#answer(tx, projectId, branch, files)),
+      session && sessions.record(db, projectId, session, files.keys),
     ]);
-    return { ...answer, remoteOnlySession: body.includeRemoteOnly && session ? session.id : null };
+    return { ...answer, remoteOnlySession: includeRemoteOnly && session ? session.id : null };
   }
 
   async listRemoteOnly(actor: Actor, branch: string | undefined, sessionId: string, after: string, limit: number): Promise<ReplyOf<typeof sync.listRemoteOnly>> {
     const { db, branches, tree, sessions } = this.#deps;
-    const lineage = await branches.lineage(db, actor.projectId, branch ?? commit.MAIN_BRANCH);
-    const page = await tree.listUnseen(db, actor.projectId, lineage.branch, sessionId, after, limit);
-    const files = page.map((file) => syncRow(file.path, 'missing', file));
-    if (page.length === limit) return { files, after: page[page.length - 1].pathKey };
+    const page = await db.transaction(async (tx) => {
+      const lineage = await branches.lineage(tx, actor.projectId, branch ?? commit.MAIN_BRANCH);
+      return tree.listUnseen(tx, actor.projectId, lineage.branch, sessionId, after, limit);
+    });
+    const rows = emptyColumns();
+    for (const file of page) appendRow(rows, 'missing', file);
+    const paths = page.map((file) => file.path);
+    if (page.length === limit) return { paths, rows, after: page[page.length - 1].pathKey };
     await sessions.finish(db, actor.projectId, sessionId);
     this.#deps.onSessionFinished();
-    return { files, after: null };
+    return { paths, rows, after: null };
   }
 
   /**
@@ -86,17 +90,18 @@ export class SyncService {
    * One snapshot for the progress and the batch, so latestCommitSeq names exactly the state the
    * rows describe even while later commits are being applied.
    */
-  async #answer(tx: Queryable, projectId: string, branch: string | undefined, files: readonly (sync.LocalFile & { key: string })[]) {
+  async #answer(tx: Queryable, projectId: string, branch: string | undefined, files: sync.BatchFiles) {
     const { progress, branches, tree } = this.#deps;
     // JIT compiling these index-probe plans costs more than it saves (about a quarter of a batch).
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off');
     const latestCommitSeq = await progress.appliedSeq(tx, projectId);
     const lineage = await branches.lineage(tx, projectId, branch ?? commit.MAIN_BRANCH);
     const found = await tree.compare(tx, projectId, lineage, files);
-    const rows = files.map((local, i) => {
-      const { remote, contentKnown } = found[i];
-      return syncRow(local.path, decideStatus({ local, remote, contentKnown }), remote);
+    const rows = emptyColumns();
+    found.forEach(({ remote, contentKnown }, i) => {
+      const baseVersion = files.baseVersions[i] ?? undefined;
+      appendRow(rows, decideStatus({ local: { sha256: files.sha256s[i], baseVersion }, remote, contentKnown }), remote);
     });
-    return { files: rows, latestCommitSeq };
+    return { rows, latestCommitSeq };
   }
 }

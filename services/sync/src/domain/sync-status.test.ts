@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideStatus, syncRow, type Comparison, type RemoteFile } from './sync-status.ts';
+import type { SyncStatus } from '@lode/contracts/sync';
+import { appendRow, decideStatus, emptyColumns, type Comparison, type RemoteFile } from './sync-status.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -47,40 +48,44 @@ describe('decideStatus', () => {
   });
 });
 
-describe('syncRow', () => {
+describe('appendRow', () => {
+  const rowOf = (status: SyncStatus, remote: RemoteFile | undefined) => {
+    const columns = emptyColumns();
+    appendRow(columns, 'up_to_date', live());
+    appendRow(columns, status, remote);
+    return Object.fromEntries(Object.entries(columns).map(([name, values]) => [name, values[1]]));
+  };
+
   it('carries the remote fields of a live file', () => {
-    expect(syncRow('a.bin', 'up_to_date', live())).toEqual({
-      path: 'a.bin',
-      status: 'up_to_date',
-      fileId: 'f',
-      remoteVersion: 3,
-      remoteSha256: A,
-      remoteCommitSeq: 7,
-      remoteSize: 10,
+    expect(rowOf('up_to_date', live())).toEqual({
+      statuses: 'up_to_date',
+      fileIds: 'f',
+      remoteVersions: 3,
+      remoteSha256s: A,
+      remoteCommitSeqs: 7,
+      remoteSizes: 10,
     });
   });
 
   it('names a deleted file and the deleting commit but no content', () => {
-    expect(syncRow('a.bin', 'deleted_remote', deleted())).toEqual({
-      path: 'a.bin',
-      status: 'deleted_remote',
-      fileId: 'f',
-      remoteVersion: null,
-      remoteSha256: null,
-      remoteCommitSeq: 9,
-      remoteSize: null,
+    expect(rowOf('deleted_remote', deleted())).toEqual({
+      statuses: 'deleted_remote',
+      fileIds: 'f',
+      remoteVersions: null,
+      remoteSha256s: null,
+      remoteCommitSeqs: 9,
+      remoteSizes: null,
     });
   });
 
   it('has only nulls without a remote file', () => {
-    expect(syncRow('a.bin', 'local_only', undefined)).toEqual({
-      path: 'a.bin',
-      status: 'local_only',
-      fileId: null,
-      remoteVersion: null,
-      remoteSha256: null,
-      remoteCommitSeq: null,
-      remoteSize: null,
+    expect(rowOf('local_only', undefined)).toEqual({
+      statuses: 'local_only',
+      fileIds: null,
+      remoteVersions: null,
+      remoteSha256s: null,
+      remoteCommitSeqs: null,
+      remoteSizes: null,
     });
   });
 });

@@ -38,16 +38,18 @@ export function decideStatus({ local, remote, contentKnown }: Comparison): sync.
   return remoteMovedOn ? 'conflict' : 'modified';
 }
 
-/** The response row: a deleted file names its id and the deleting commit, but has no remote content. */
-export function syncRow(path: string, status: sync.SyncStatus, remote: RemoteFile | undefined): sync.SyncRow {
+/** Response columns with no row yet. */
+export function emptyColumns(): sync.SyncColumns {
+  return { statuses: [], fileIds: [], remoteVersions: [], remoteSha256s: [], remoteCommitSeqs: [], remoteSizes: [] };
+}
+
+/** Appends a row: a deleted file names its id and the deleting commit, but has no remote content. */
+export function appendRow(columns: sync.SyncColumns, status: sync.SyncStatus, remote: RemoteFile | undefined): void {
   const live = remote && !remote.deleted ? remote : undefined;
-  return {
-    path,
-    status,
-    fileId: remote?.fileId ?? null,
-    remoteVersion: live?.version ?? null,
-    remoteSha256: live?.sha256 ?? null,
-    remoteCommitSeq: remote?.commitSeq ?? null,
-    remoteSize: live?.size ?? null,
-  };
+  columns.statuses.push(status);
+  columns.fileIds.push(remote?.fileId ?? null);
+  columns.remoteVersions.push(live?.version ?? null);
+  columns.remoteSha256s.push(live?.sha256 ?? null);
+  columns.remoteCommitSeqs.push(remote?.commitSeq ?? null);
+  columns.remoteSizes.push(live?.size ?? null);
 }

@@ -3,5 +3,5 @@ import type { Bus } from '@lode/bus';
 import type { SyncService } from '../domain/sync-service.ts';
 
 export function serveCompare(bus: Bus, service: SyncService): void {
-  bus.serve(sync.compare, ({ actor, body }) => service.compare(actor, body));
+  bus.serve(sync.compare, (request) => service.compare(request));
 }

@@ -1,18 +1,17 @@
 import type { Queryable } from '@lode/db';
 import type { sync } from '@lode/contracts';
 
-/** The batches of multi-request sync sessions and the path keys they listed (tables `session_*`). */
+/** The batches of multi-request sync sessions and the path keys each listed (table `session_batches`). */
 export class SessionsRepository {
-  /** Idempotent: a retried batch records nothing new and only refreshes the session's age. */
+  /**
+   * One row per batch whatever its size, its keys joined by line breaks (never in a key). A retried
+   * batch replaces its keys and refreshes the session's age.
+   */
   async record(q: Queryable, projectId: string, session: sync.SyncSession, keys: readonly string[]): Promise<void> {
     await q.query(
-      `WITH batch AS (
-         INSERT INTO session_batches (project_id, session_id, batch) VALUES ($1, $2, $3)
-         ON CONFLICT (project_id, session_id, batch) DO UPDATE SET recorded_at = now()
-       )
-       INSERT INTO session_paths (project_id, session_id, path_key)
-       SELECT $1, $2, unnest($4::text[]) ON CONFLICT DO NOTHING`,
-      [projectId, session.id, session.batch, keys],
+      `INSERT INTO session_batches (project_id, session_id, batch, path_keys) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (project_id, session_id, batch) DO UPDATE SET path_keys = excluded.path_keys, recorded_at = now()`,
+      [projectId, session.id, session.batch, keys.join('\n')],
     );
   }
 
@@ -36,13 +35,10 @@ export class SessionsRepository {
   /** Removes finished sessions, and those whose client stopped before its last request. */
   async purge(q: Queryable, idleMs: number): Promise<void> {
     await q.query(
-      `WITH done AS (
-         SELECT project_id, session_id FROM session_batches GROUP BY project_id, session_id
-         HAVING bool_or(finished) OR max(recorded_at) < now() - make_interval(secs => $1 / 1000.0)
-       ), batches AS (
-         DELETE FROM session_batches b USING done WHERE b.project_id = done.project_id AND b.session_id = done.session_id
-       )
-       DELETE FROM session_paths p USING done WHERE p.project_id = done.project_id AND p.session_id = done.session_id`,
+      `DELETE FROM session_batches b
+       USING (SELECT project_id, session_id FROM session_batches GROUP BY project_id, session_id
+              HAVING bool_or(finished) OR max(recorded_at) < now() - make_interval(secs => $1 / 1000.0)) done
+       WHERE b.project_id = done.project_id AND b.session_id = done.session_id`,
       [idleMs],
     );
   }

@@ -13,15 +13,19 @@ export interface ListedFile extends RemoteFile {
   pathKey: string;
 }
 
-interface TreeRow {
+/** The columns of a tree row that a comparison reads. */
+interface ProbedRow {
   file_id: string;
-  path: string;
-  path_key: string;
   version: number | null;
   sha256: string | null;
   size: number | null;
   commit_seq: number;
   deleted: boolean;
+}
+
+interface TreeRow extends ProbedRow {
+  path: string;
+  path_key: string;
 }
 
 /** A LEFT JOIN's columns: all null when the path is not in the tree. */
@@ -62,13 +66,16 @@ export class TreeRepository {
    * request order. The LATERAL ... LIMIT subqueries keep both as index probes per listed file
    * whatever the table statistics say: a planner misled by statistics gone stale after a large
    * commit scanned the project's whole tree once per file (seconds for a batch instead of ~70 ms).
+   * The keys and hashes travel as two texts split by line breaks (no key holds one): a text[]
+   * parameter cost the driver and the server more than the probes' output.
    */
-  async compare(q: Queryable, projectId: string, lineage: Lineage, files: readonly { key: string; sha256: string }[]): Promise<LookedUp[]> {
-    const { rows } = await q.query<Joined<TreeRow> & { content_known: boolean | null }>(
-      `SELECT ${TREE_COLUMNS}, h.known AS content_known
-       FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS i(path_key, sha256, ord)
+  async compare(q: Queryable, projectId: string, lineage: Lineage, files: { keys: readonly string[]; sha256s: readonly string[] }): Promise<LookedUp[]> {
+    const { rows } = await q.query<Joined<ProbedRow> & { content_known: boolean | null }>(
+      `SELECT t.file_id, t.version, t.sha256, t.size, t.commit_seq, t.deleted, h.known AS content_known
+       FROM unnest(string_to_array($4, E'\\n'), string_to_array($5, E'\\n')) WITH ORDINALITY AS i(path_key, sha256, ord)
        LEFT JOIN LATERAL (
-         SELECT * FROM tree WHERE project_id = $1 AND branch = $2 AND path_key = i.path_key COLLATE "C" LIMIT 1
+         SELECT file_id, version, sha256, size, commit_seq, deleted FROM tree
+         WHERE project_id = $1 AND branch = $2 AND path_key = i.path_key COLLATE "C" LIMIT 1
        ) t ON true
        LEFT JOIN LATERAL (
          SELECT true AS known FROM history
@@ -78,23 +85,27 @@ export class TreeRepository {
          LIMIT 1
        ) h ON true
        ORDER BY i.ord`,
-      [projectId, lineage.branch, lineage.baseSeq, files.map((f) => f.key), files.map((f) => f.sha256)],
+      [projectId, lineage.branch, lineage.baseSeq, files.keys.join('\n'), files.sha256s.join('\n')],
     );
-    return rows.map((row) => ({ remote: row.file_id === null ? undefined : remoteFile(row as TreeRow), contentKnown: row.content_known === true }));
+    return rows.map((row) => ({ remote: row.file_id === null ? undefined : remoteFile(row as ProbedRow), contentKnown: row.content_known === true }));
   }
 
   /**
    * A page of the branch's live files that the session did not list, by keyset on the path key:
-   * the listing streams, never holding the project's tree. The session is probed per tree row
-   * (LATERAL ... LIMIT, as above) rather than hashed whole for every page.
+   * the listing streams, never holding the project's tree. The session's keys are hashed once per
+   * page and the tree walked against them; a join that probed per tree row, or rescanned the keys
+   * per row as a planner trusting a stale estimate may choose, costs a multiple of that, so only a
+   * hash join is allowed. `tx` must be a transaction (the planner settings are local to it).
    */
-  async listUnseen(q: Queryable, projectId: string, branch: string, sessionId: string, after: string, limit: number): Promise<ListedFile[]> {
-    const { rows } = await q.query<TreeRow>(
-      `SELECT ${TREE_COLUMNS} FROM tree t
-       LEFT JOIN LATERAL (
-         SELECT true AS seen FROM session_paths s WHERE s.project_id = $1 AND s.session_id = $3 AND s.path_key = t.path_key LIMIT 1
-       ) s ON true
-       WHERE t.project_id = $1 AND t.branch = $2 AND t.path_key > $4 AND NOT t.deleted AND s.seen IS NULL
+  async listUnseen(tx: Queryable, projectId: string, branch: string, sessionId: string, after: string, limit: number): Promise<ListedFile[]> {
+    await tx.query('SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off; SET LOCAL jit = off');
+    const { rows } = await tx.query<TreeRow>(
+      `WITH listed AS MATERIALIZED (
+         SELECT string_to_table(path_keys, E'\\n') COLLATE "C" AS path_key FROM session_batches WHERE project_id = $1 AND session_id = $3
+       )
+       SELECT ${TREE_COLUMNS} FROM tree t
+       WHERE t.project_id = $1 AND t.branch = $2 AND t.path_key > $4 AND NOT t.deleted
+         AND NOT EXISTS (SELECT FROM listed WHERE listed.path_key = t.path_key)
        ORDER BY t.path_key LIMIT $5`,
       [projectId, branch, sessionId, after, limit],
     );
@@ -102,6 +113,6 @@ export class TreeRepository {
   }
 }
 
-function remoteFile(row: TreeRow): RemoteFile {
+function remoteFile(row: ProbedRow): RemoteFile {
   return { fileId: row.file_id, version: row.version, sha256: row.sha256, size: row.size, commitSeq: row.commit_seq, deleted: row.deleted };
 }
