@@ -21,7 +21,7 @@ const FULL: Profile = {
   small: { samples: 2000, warmup: 200, budgetMs: 10_000, loop: { inFlight: 64, durationMs: 5000, warmupMs: 1000 } },
   versions: { count: 50 },
   initiateBatch: { entries: 1000, rounds: 30, warmup: 3, budgetMs: 30_000 },
-  push: { files: 100, bytes: 4096, rounds: 10, warmup: 2, inFlight: 8, budgetMs: 45_000 },
+  push: { files: 100, bytes: 4096, rounds: 10, warmup: 1, inFlight: 8, budgetMs: 30_000 },
   pushMemory: { files: 20, mib: 8, inFlight: 4 },
   commitOne: { rounds: 200, warmup: 20, budgetMs: 30_000 },
   commitLarge: { files: 25_000, rounds: 5, warmup: 1, budgetMs: 60_000 },
@@ -29,7 +29,7 @@ const FULL: Profile = {
   restore: { files: 1000, rounds: 15, warmup: 1, budgetMs: 60_000 },
 };
 
-/** A smoke run: every scenario end to end in about a minute, too few samples to quote. */
+/** A smoke run: every scenario end to end in about a minute per mode, too few samples to quote. */
 const QUICK: Profile = {
   name: 'quick',
   small: { samples: 200, warmup: 20, loop: { inFlight: 64, durationMs: 1000, warmupMs: 300 } },
