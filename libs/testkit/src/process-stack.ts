@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
-import { spawnService, waitForReady, type ServiceProcess } from './processes.ts';
+import { spawnService, untilAllReady, waitForReady, type ServiceProcess } from './processes.ts';
 import { testS3Options } from './s3.ts';
 import { Seeder } from './seed.ts';
 import { connectNats, JetStreamEvents } from '@lode/bus';
@@ -85,13 +85,18 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
   const gateways = gatewayPorts.map((port) => start('gateway', { PORT: String(port) }));
   const replicas = Object.fromEntries(STACK_SERVICES.map((name, i) => [name, Array.from({ length: counts[i] }, () => start(name))])) as Record<StackService, ServiceProcess[]>;
   const all = [...gateways, ...STACK_SERVICES.flatMap((name) => replicas[name])];
-  // A gateway is ready once its database, Redis and one process of every service answer; each
-  // process's own /readyz says that it in particular has subscribed.
-  await Promise.all([...gatewayUrls.map((url) => waitForReady(url, 90_000)), ...all.map((p) => waitForReady(p.opsUrl!, 90_000))]).catch(async (error: Error) => {
+  // Each process's own /readyz says that it in particular has subscribed; a gateway's API answers
+  // once its database, Redis and one process of every service do.
+  try {
+    await untilAllReady(all);
+    await Promise.all(gatewayUrls.map((url) => waitForReady(url, 90_000)));
+  } catch (error) {
     const outputs = all.map((p) => `[${p.name} ${p.opsUrl}] ${p.output()}`).join('\n');
     await Promise.all(all.map((p) => p.kill()));
-    throw new Error(`${error.message}\n${outputs}`);
-  });
+    await database.drop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw new Error(`${(error as Error).message}\n${outputs}`, { cause: error });
+  }
   const stopProcesses = () => Promise.all(all.map((p) => p.stop()));
   return {
     baseUrl: gatewayUrls[0],

@@ -13,6 +13,8 @@ export interface ServiceProcess {
   readonly opsUrl: string | undefined;
   /** What every incarnation printed. */
   output: () => string;
+  /** Whether the current incarnation is still alive. */
+  running(): boolean;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL, as a crash or the OOM killer would end it: nothing drained, acked or flushed. Resolves once it is gone. */
@@ -47,6 +49,7 @@ export function spawnService(name: string, env: Record<string, string>): Service
     },
     opsUrl: opsPort > 0 ? `http://127.0.0.1:${opsPort}` : undefined,
     output: () => output,
+    running,
     async stop() {
       if (running()) current.child.kill('SIGTERM');
       return current.exited;
@@ -77,6 +80,40 @@ export async function waitForReady(baseUrl: string, timeoutMs = 30_000): Promise
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+}
+
+/**
+ * Resolves once the process's ops server answers /readyz. One that exits on its way up (a shared
+ * Postgres out of connections, say) is started again, as an orchestrator would, at most `restarts`
+ * times; past that, or past the timeout, this fails with what it printed.
+ */
+export async function untilReady(p: ServiceProcess, options: { timeoutMs?: number; restarts?: number } = {}): Promise<void> {
+  if (!p.opsUrl) throw new Error(`${p.name} has no known ops port`);
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  let restarts = options.restarts ?? 3;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (!p.running()) {
+      if (restarts-- === 0) break;
+      await new Promise((r) => setTimeout(r, 1000));
+      p.restart();
+    }
+    try {
+      const res = await fetch(`${p.opsUrl}/readyz`);
+      if (res.status === 200) return;
+      last = await res.text();
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${p.name} (${p.opsUrl}) not ready: ${p.running() ? last : 'it exited'}\n${p.output().slice(-4000)}`);
+}
+
+/** untilReady for several at once; settled, not raced, so no wait left running restarts a process after a failure. */
+export async function untilAllReady(processes: readonly ServiceProcess[], options?: { timeoutMs?: number; restarts?: number }): Promise<void> {
+  const failed = (await Promise.allSettled(processes.map((p) => untilReady(p, options)))).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Peak resident memory of a process so far (VmHWM), in bytes. */

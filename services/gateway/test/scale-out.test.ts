@@ -5,7 +5,7 @@ import {
   RetryingClient,
   STACK_SERVICES,
   startProcessStack,
-  waitForReady,
+  untilAllReady,
   type ProcessStack,
   type SeededProject,
   type ServiceProcess,
@@ -87,7 +87,7 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     // 3. The killed processes come back; the services rejoin their queue groups.
     mark('restart');
     victims.forEach((p) => p.restart());
-    await Promise.all(victims.map((p) => waitForReady(p.opsUrl!, 90_000)));
+    await untilAllReady(victims);
     mark('restarted');
     const restartedAt = snapshot(run);
     await run.until('the restarted replicas served requests', async () => {
