@@ -103,14 +103,16 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-test-'));
   const local =
     options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
-  const storage: BlobStorage = instrumentStorage(local ?? new S3BlobStorage(testS3Options()));
-  const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage, logger });
+  // The raw driver for tests' bulk helpers; the services get it instrumented, as in production.
+  const storage: BlobStorage = local ?? new S3BlobStorage(testS3Options());
+  const instrumented = instrumentStorage(storage);
+  const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage: instrumented, logger });
   const cursorSecret = uniqueName('cursor-secret').padEnd(40, 'x');
   const commit = await startCommitService({
     db: commitsDb,
     bus: serviceBus,
     events,
-    storage,
+    storage: instrumented,
     logger,
     cursorSecret,
     outbox: { relay: true, pollMs: 200, retentionMs: 60_000 },
