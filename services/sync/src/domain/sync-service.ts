@@ -36,7 +36,7 @@ export class SyncService {
   }
 
   async compare(request: ParsedRequestOf<typeof sync.compare>): Promise<ReplyOf<typeof sync.compare>> {
-    const { db, sessions } = this.#deps;
+    const { db, bus, sessions } = this.#deps;
     const { actor, files, includeRemoteOnly, branch } = request;
     const { projectId } = actor;
     // A single request listing remote-only files is a session of one batch: the listing has one way
@@ -46,9 +46,9 @@ export class SyncService {
       const missing = await sessions.missingBatches(db, projectId, request.session.id, request.session.batch);
       if (missing.length > 0) throw errors.syncSessionIncomplete(missing);
     }
-    await this.#catchUp(projectId);
+    const { sequenceNum: latest } = await bus.call(commit.latestSequence, { projectId });
     const [answer] = await Promise.all([
-      db.transaction((tx) => this.#answer(tx, projectId, branch, files)),
+      this.#answerOnceApplied(projectId, latest, branch, files),
       session && sessions.record(db, projectId, session, files.keys),
     ]);
     return { ...answer, remoteOnlySession: includeRemoteOnly && session ? session.id : null };
@@ -70,31 +70,32 @@ export class SyncService {
   }
 
   /**
-   * Read your writes: the commit service knows the project's latest sequence number; the answer
-   * waits (bounded) until the read model has applied it, and is a 503 rather than stale data.
+   * Read your writes: the commit service named the project's latest sequence number, and the batch
+   * is answered from a snapshot in which the read model has applied it, waiting (bounded) for the
+   * read model to get there; a 503 rather than stale data.
    */
-  async #catchUp(projectId: string): Promise<void> {
-    const { bus, db, progress, applied, catchUpMs } = this.#deps;
-    const { sequenceNum: latest } = await bus.call(commit.latestSequence, { projectId });
+  async #answerOnceApplied(projectId: string, latest: number, branch: string | undefined, files: sync.BatchFiles) {
+    const { db, applied, catchUpMs } = this.#deps;
     const deadline = performance.now() + catchUpMs;
-    let appliedSeq = await progress.appliedSeq(db, projectId);
-    while (appliedSeq < latest) {
+    for (;;) {
+      const { rows, latestCommitSeq } = await db.transaction((tx) => this.#answer(tx, projectId, latest, branch, files));
+      if (rows) return { rows, latestCommitSeq };
       const left = deadline - performance.now();
-      if (left <= 0) throw errors.syncCatchingUp(latest, appliedSeq);
+      if (left <= 0) throw errors.syncCatchingUp(latest, latestCommitSeq);
       await applied.next(Math.min(left, CATCH_UP_POLL_MS));
-      appliedSeq = await progress.appliedSeq(db, projectId);
     }
   }
 
   /**
    * One snapshot for the progress and the batch, so latestCommitSeq names exactly the state the
-   * rows describe even while later commits are being applied.
+   * rows describe even while later commits are being applied. No rows while it is before `latest`.
    */
-  async #answer(tx: Queryable, projectId: string, branch: string | undefined, files: sync.BatchFiles) {
+  async #answer(tx: Queryable, projectId: string, latest: number, branch: string | undefined, files: sync.BatchFiles) {
     const { progress, branches, tree } = this.#deps;
     // JIT compiling these index-probe plans costs more than it saves (about a quarter of a batch).
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off');
     const latestCommitSeq = await progress.appliedSeq(tx, projectId);
+    if (latestCommitSeq < latest) return { rows: undefined, latestCommitSeq };
     const lineage = await branches.lineage(tx, projectId, branch ?? commit.MAIN_BRANCH);
     const found = await tree.compare(tx, projectId, lineage, files);
     const rows = emptyColumns();

@@ -67,11 +67,13 @@ export class TreeRepository {
    * whatever the table statistics say: a planner misled by statistics gone stale after a large
    * commit scanned the project's whole tree once per file (seconds for a batch instead of ~70 ms).
    * The keys and hashes travel as two texts split by line breaks (no key holds one): a text[]
-   * parameter cost the driver and the server more than the probes' output.
+   * parameter cost the driver and the server more than the probes' output. The tip's hash comes
+   * back only where it differs from the listed one, the exception in a workspace that was synced.
    */
   async compare(q: Queryable, projectId: string, lineage: Lineage, files: { keys: readonly string[]; sha256s: readonly string[] }): Promise<LookedUp[]> {
-    const { rows } = await q.query<Joined<ProbedRow> & { content_known: boolean | null }>(
-      `SELECT t.file_id, t.version, t.sha256, t.size, t.commit_seq, t.deleted, h.known AS content_known
+    const { rows } = await q.query<Joined<ProbedRow> & { listed_content: boolean | null; content_known: boolean | null }>(
+      `SELECT t.file_id, t.version, t.sha256 = i.sha256 AS listed_content, NULLIF(t.sha256, i.sha256) AS sha256, t.size, t.commit_seq,
+              t.deleted, h.known AS content_known
        FROM unnest(string_to_array($4, E'\\n'), string_to_array($5, E'\\n')) WITH ORDINALITY AS i(path_key, sha256, ord)
        LEFT JOIN LATERAL (
          SELECT file_id, version, sha256, size, commit_seq, deleted FROM tree
@@ -87,7 +89,11 @@ export class TreeRepository {
        ORDER BY i.ord`,
       [projectId, lineage.branch, lineage.baseSeq, files.keys.join('\n'), files.sha256s.join('\n')],
     );
-    return rows.map((row) => ({ remote: row.file_id === null ? undefined : remoteFile(row as ProbedRow), contentKnown: row.content_known === true }));
+    return rows.map((row, i) => {
+      if (row.file_id === null) return { remote: undefined, contentKnown: false };
+      const sha256 = row.listed_content ? files.sha256s[i] : row.sha256;
+      return { remote: remoteFile({ ...(row as ProbedRow), sha256 }), contentKnown: row.content_known === true };
+    });
   }
 
   /**
