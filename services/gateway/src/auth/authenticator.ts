@@ -3,7 +3,11 @@ import { bearerToken, hashApiKey, looksLikeApiKey } from './api-key.ts';
 import type { KeyIdentityRow, KeysRepository } from '../identity/keys-repo.ts';
 
 interface CacheEntry {
-  row: KeyIdentityRow | undefined;
+  /** The lookup, shared by every request for the key until it expires. */
+  lookup: Promise<KeyIdentityRow | undefined>;
+  /** Whether the lookup answered, and its row: forgetKey finds a key's entries by it. */
+  settled: boolean;
+  row?: KeyIdentityRow;
   expiresAt: number;
 }
 
@@ -17,8 +21,10 @@ const DEVICE_ID = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * Turns `Authorization: Bearer <key>` plus `X-Device-Id` into the key's identity. Lookups are cached
- * for ttlMs (hits cost no database round trip); unknown keys are cached too, so a flood of bad keys
- * cannot become a flood of queries.
+ * for ttlMs by the key itself: a hit is one map lookup, with no database round trip and no SHA-256
+ * (the hash only finds the key in the database). Requests that miss together share one query, so an
+ * expiry under load is one query, not one per request in flight. Unknown keys are cached too, so a
+ * flood of bad keys cannot become a flood of queries.
  */
 export class Authenticator {
   readonly #repo: KeysRepository;
@@ -40,9 +46,7 @@ export class Authenticator {
       throw errors.validation('X-Device-Id must be 1 to 200 printable ASCII characters');
     }
 
-    const cacheKey = hashApiKey(key);
-    const id = cacheKey.toString('base64');
-    const row = await this.#lookup(id, cacheKey);
+    const row = await this.#lookup(key);
     if (!row) throw errors.invalidKey();
     if (row.revoked) throw errors.keyRevoked();
     if (!row.role) throw errors.forbidden("The key's user is no longer a member of the project's organization");
@@ -57,18 +61,31 @@ export class Authenticator {
     return row;
   }
 
-  /** Forgets a key at once in this process (revocation, device reset by the admin API). */
+  /**
+   * Forgets a key at once in this process (revocation, device reset by the admin API). Lookups still
+   * running are dropped too: they may have read the key before the change.
+   */
   forgetKey(keyId: string): void {
-    for (const [id, entry] of this.#cache) if (entry.row?.key_id === keyId) this.#cache.delete(id);
+    for (const [key, entry] of this.#cache) if (!entry.settled || entry.row?.key_id === keyId) this.#cache.delete(key);
   }
 
-  async #lookup(id: string, keyHash: Buffer): Promise<KeyIdentityRow | undefined> {
+  #lookup(key: string): Promise<KeyIdentityRow | undefined> {
     const now = Date.now();
-    const cached = this.#cache.get(id);
-    if (cached && cached.expiresAt > now) return cached.row;
-    const row = await this.#repo.findIdentityByHash(keyHash);
+    const cached = this.#cache.get(key);
+    if (cached && cached.expiresAt > now) return cached.lookup;
+    const entry: CacheEntry = { lookup: this.#repo.findIdentityByHash(hashApiKey(key)), settled: false, expiresAt: now + this.#ttlMs };
     if (this.#cache.size >= this.#maxEntries) this.#cache.delete(this.#cache.keys().next().value!);
-    this.#cache.set(id, { row, expiresAt: now + this.#ttlMs });
-    return row;
+    this.#cache.set(key, entry);
+    entry.lookup.then(
+      (row) => {
+        entry.settled = true;
+        entry.row = row;
+      },
+      // A failed lookup is not cached: the next request asks again.
+      () => {
+        if (this.#cache.get(key) === entry) this.#cache.delete(key);
+      },
+    );
+    return entry.lookup;
   }
 }
