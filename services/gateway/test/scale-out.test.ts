@@ -110,6 +110,9 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     expect(new Set(acked.map((c) => c.id)).size).toBe(n);
     const { rows: stored } = await db.query<{ id: string; seq: number }>('SELECT id, sequence_num AS seq FROM commits.commits WHERE project_id = $1 ORDER BY sequence_num, id', [owner.projectId]);
     expect(stored).toEqual(acked.map((c) => ({ id: c.id, seq: c.sequenceNum })));
+    // No number was used up by a commit that died: the next one is N + 1.
+    const { rows: sequence } = await db.query<{ last: number }>('SELECT last_seq AS last FROM commits.project_sequences WHERE project_id = $1', [owner.projectId]);
+    expect(sequence).toEqual([{ last: n }]);
 
     // Each acknowledged commit in the history of each of its files, and no version there that no client was told about.
     const history = await historyByFile(clients.check, owner.projectId, [...new Set(acked.flatMap((c) => c.files.map((f) => f.fileId)))]);
