@@ -46,7 +46,9 @@ export class Database implements Queryable {
 
   /** Runs fn in one transaction; a thrown error rolls it back and is mapped like any query error. */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw mapPgError(error);
+    });
     try {
       await client.query('BEGIN');
       const result = await fn(client);

@@ -28,13 +28,19 @@ export function mapPgError(error: unknown): unknown {
     case '57014': // query_canceled (statement_timeout)
       return errors.timeout('database');
     case '57P01': // admin_shutdown
-    case '08006': // connection_failure
-    case '08001':
+    case '57P02': // crash_shutdown
+    case '57P03': // cannot_connect_now (starting up, recovering)
+    case '53300': // too_many_connections
       return errors.serviceUnavailable('database');
     default:
+      // Class 08 (connection exceptions) and the socket errors of a database that is down or gone:
+      // the request may succeed on retry, so 503 rather than a 500 that clients do not retry.
+      if (code?.startsWith('08') || UNREACHABLE.has(code ?? '')) return errors.serviceUnavailable('database');
       return error;
   }
 }
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const e = error as PgError;

@@ -7,11 +7,41 @@ export interface ApiResponse<T = any> {
 }
 
 /** A thin fetch wrapper that speaks the API as a client would (JSON in, JSON out). */
-export class ApiClient {
+/** The verbs every test client offers, over its own request(). */
+export abstract class ApiVerbs {
+  abstract request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request<T>('POST', path, body ?? {}, headers);
+  }
+
+  get<T = any>(path: string) {
+    return this.request<T>('GET', path);
+  }
+
+  delete<T = any>(path: string, body?: unknown) {
+    return this.request<T>('DELETE', path, body);
+  }
+}
+
+/** A response as tests read it: parsed JSON, or the text when it is not JSON, so an assertion shows it. */
+export async function readResponse<T>(response: Response): Promise<ApiResponse<T>> {
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+export class ApiClient extends ApiVerbs {
   readonly baseUrl: string;
   readonly headers: Record<string, string>;
 
   constructor(baseUrl: string, headers: Record<string, string> = {}) {
+    super();
     this.baseUrl = baseUrl;
     this.headers = headers;
   }
@@ -26,27 +56,9 @@ export class ApiClient {
       headers: { ...this.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text so the assertion shows it
-    }
-    return { status: response.status, body: parsed as T, headers: response.headers };
+    return readResponse<T>(response);
   }
 
-  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
-    return this.request<T>('POST', path, body ?? {}, headers);
-  }
-
-  get<T = any>(path: string) {
-    return this.request<T>('GET', path);
-  }
-
-  delete<T = any>(path: string, body?: unknown) {
-    return this.request<T>('DELETE', path, body);
-  }
 }
 
 /** What a client sends to initiate an upload of these bytes. */

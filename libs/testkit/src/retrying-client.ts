@@ -1,4 +1,4 @@
-import type { ApiResponse } from './client.ts';
+import { ApiVerbs, readResponse, type ApiResponse } from './client.ts';
 
 export interface RetryPolicy {
   /** Tries per call, the first included. */
@@ -20,7 +20,7 @@ const DEFAULT_POLICY: RetryPolicy = { attempts: 12, timeoutMs: 20_000, backoffMs
  * gateway, with the same headers (so the same X-Idempotency-Key). Any other answer is returned,
  * including a 500: a bug must reach the test, not be retried away.
  */
-export class RetryingClient {
+export class RetryingClient extends ApiVerbs {
   readonly #gateways: readonly string[];
   readonly #headers: Record<string, string>;
   readonly #policy: RetryPolicy;
@@ -29,6 +29,7 @@ export class RetryingClient {
   readonly retried = new Map<RetryReason, number>();
 
   constructor(gatewayUrls: readonly string[], headers: Record<string, string>, policy: Partial<RetryPolicy> = {}) {
+    super();
     this.#gateways = gatewayUrls;
     this.#headers = headers;
     this.#policy = { ...DEFAULT_POLICY, ...Object.fromEntries(Object.entries(policy).filter(([, value]) => value !== undefined)) };
@@ -71,26 +72,7 @@ export class RetryingClient {
       signal: AbortSignal.timeout(this.#policy.timeoutMs),
     });
     // Read inside the try: a streamed body (sync) cut short by a dying process is a failed try too.
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: kept as text for the assertion
-    }
-    return { status: response.status, body: parsed as T, headers: response.headers };
-  }
-
-  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
-    return this.request<T>('POST', path, body ?? {}, headers);
-  }
-
-  get<T = any>(path: string) {
-    return this.request<T>('GET', path);
-  }
-
-  delete<T = any>(path: string, body?: unknown) {
-    return this.request<T>('DELETE', path, body);
+    return readResponse<T>(response);
   }
 }
 
