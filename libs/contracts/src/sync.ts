@@ -137,8 +137,9 @@ export type BatchFiles = z.infer<typeof batchFilesSchema>;
 
 /**
  * Sync rows (spec 4.2) column by column, without their paths; index i is row i. The remote fields
- * are null where they do not apply (docs/api.md). Only types are checked: the gateway turns these
- * into the rows' JSON with JSON.stringify.
+ * are null where they do not apply (docs/api.md), and the remote hash also where the row is
+ * up_to_date: it is then the listed hash, which the caller has (half of a batch's reply is hashes).
+ * Only types are checked: the gateway turns these into the rows' JSON with JSON.stringify.
  */
 export const syncColumnsSchema = z
   .object({

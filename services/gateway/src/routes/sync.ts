@@ -23,7 +23,7 @@ export function syncRoutes(bus: Bus): Router {
     const { keys, sha256s, baseVersions } = files;
     const batch = await bus.call(sync.compare, { actor, files: { keys, sha256s, baseVersions }, includeRemoteOnly, branch, session });
     res.type('application/json');
-    await pipeline(Readable.from(responseBody(bus, actor, branch, files.paths, batch)), res);
+    await pipeline(Readable.from(responseBody(bus, actor, branch, files, batch)), res);
   });
 
   return router;
@@ -37,27 +37,28 @@ async function* responseBody(
   bus: Bus,
   actor: Actor,
   branch: string | undefined,
-  paths: readonly string[],
+  files: sync.ListedFiles,
   batch: ReplyOf<typeof sync.compare>,
 ): AsyncGenerator<string> {
   yield '{"files":[';
   let separator = '';
-  for await (const page of pages(bus, actor, branch, paths, batch)) {
+  for await (const page of pages(bus, actor, branch, files, batch)) {
     if (page.paths.length === 0) continue;
-    yield separator + rowsJson(page.paths, page.rows);
+    yield separator + rowsJson(page);
     separator = ',';
   }
   yield `],"latestCommitSeq":${batch.latestCommitSeq}}`;
 }
 
-async function* pages(
-  bus: Bus,
-  actor: Actor,
-  branch: string | undefined,
-  paths: readonly string[],
-  batch: ReplyOf<typeof sync.compare>,
-): AsyncGenerator<{ paths: readonly string[]; rows: sync.SyncColumns }> {
-  yield { paths, rows: batch.rows };
+/** A page of rows and the paths they answer, with the listed hashes where the page answers the batch. */
+interface Page {
+  paths: readonly string[];
+  rows: sync.SyncColumns;
+  listedSha256s?: readonly string[];
+}
+
+async function* pages(bus: Bus, actor: Actor, branch: string | undefined, files: sync.ListedFiles, batch: ReplyOf<typeof sync.compare>): AsyncGenerator<Page> {
+  yield { paths: files.paths, rows: batch.rows, listedSha256s: files.sha256s };
   const sessionId = batch.remoteOnlySession;
   if (sessionId === null) return;
   let after: string | null = '';
@@ -69,10 +70,11 @@ async function* pages(
 }
 
 /**
- * The rows' JSON (docs/api.md, Sync) from the columns. Row objects serialized by one
- * JSON.stringify measured about twice as fast as writing each row's JSON field by field.
+ * The rows' JSON (docs/api.md, Sync) from the columns; an up_to_date row's remote hash is the
+ * listed one. Row objects serialized by one JSON.stringify measured about twice as fast as writing
+ * each row's JSON field by field.
  */
-function rowsJson(paths: readonly string[], rows: sync.SyncColumns): string {
+function rowsJson({ paths, rows, listedSha256s }: Page): string {
   const { statuses, fileIds, remoteVersions, remoteSha256s, remoteCommitSeqs, remoteSizes } = rows;
   if (statuses.length !== paths.length) throw new Error(`sync answered ${statuses.length} rows for ${paths.length} paths`);
   const objects = paths.map((path, i) => ({
@@ -80,7 +82,7 @@ function rowsJson(paths: readonly string[], rows: sync.SyncColumns): string {
     status: statuses[i],
     fileId: fileIds[i],
     remoteVersion: remoteVersions[i],
-    remoteSha256: remoteSha256s[i],
+    remoteSha256: remoteSha256s[i] ?? (statuses[i] === 'up_to_date' ? (listedSha256s?.[i] ?? null) : null),
     remoteCommitSeq: remoteCommitSeqs[i],
     remoteSize: remoteSizes[i],
   }));

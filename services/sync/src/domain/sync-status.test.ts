@@ -51,20 +51,24 @@ describe('decideStatus', () => {
 describe('appendRow', () => {
   const rowOf = (status: SyncStatus, remote: RemoteFile | undefined) => {
     const columns = emptyColumns();
-    appendRow(columns, 'up_to_date', live());
+    appendRow(columns, 'outdated', live());
     appendRow(columns, status, remote);
     return Object.fromEntries(Object.entries(columns).map(([name, values]) => [name, values[1]]));
   };
 
   it('carries the remote fields of a live file', () => {
-    expect(rowOf('up_to_date', live())).toEqual({
-      statuses: 'up_to_date',
+    expect(rowOf('outdated', live())).toEqual({
+      statuses: 'outdated',
       fileIds: 'f',
       remoteVersions: 3,
       remoteSha256s: A,
       remoteCommitSeqs: 7,
       remoteSizes: 10,
     });
+  });
+
+  it('leaves out the remote hash of an up_to_date file, which is the listed one', () => {
+    expect(rowOf('up_to_date', live())).toMatchObject({ statuses: 'up_to_date', fileIds: 'f', remoteSha256s: null });
   });
 
   it('names a deleted file and the deleting commit but no content', () => {

@@ -43,13 +43,16 @@ export function emptyColumns(): sync.SyncColumns {
   return { statuses: [], fileIds: [], remoteVersions: [], remoteSha256s: [], remoteCommitSeqs: [], remoteSizes: [] };
 }
 
-/** Appends a row: a deleted file names its id and the deleting commit, but has no remote content. */
+/**
+ * Appends a row: a deleted file names its id and the deleting commit, but has no remote content. An
+ * up_to_date row leaves out the remote hash, which is the listed one (sync.syncColumnsSchema).
+ */
 export function appendRow(columns: sync.SyncColumns, status: sync.SyncStatus, remote: RemoteFile | undefined): void {
   const live = remote && !remote.deleted ? remote : undefined;
   columns.statuses.push(status);
   columns.fileIds.push(remote?.fileId ?? null);
   columns.remoteVersions.push(live?.version ?? null);
-  columns.remoteSha256s.push(live?.sha256 ?? null);
+  columns.remoteSha256s.push(status === 'up_to_date' ? null : (live?.sha256 ?? null));
   columns.remoteCommitSeqs.push(remote?.commitSeq ?? null);
   columns.remoteSizes.push(live?.size ?? null);
 }
