@@ -182,7 +182,7 @@ describe('each SERVICE as a plain process on NATS', () => {
       'commit',
       (bus) =>
         bus
-          .call(commit.create, { actor, commit: { message: 'in flight', fileVersions: [{ fileId: uncommitted.fileId, action: 'add', version: uncommitted.version }] } })
+          .call(commit.create, { actor, commit: commit.toColumns({ message: 'in flight', fileVersions: [{ fileId: uncommitted.fileId, action: 'add', version: uncommitted.version }] }) })
           .then((r) => expect(r.fileCount).toBe(1)),
     ],
     ['lock', (bus) => bus.call(lock.acquire, { actor, fileIds: [level.fileId] }).then((r) => expect(r.acquired).toHaveLength(1))],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
 import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './common.ts';
+import { uuidList } from './uuid-list.ts';
 
 export const MAX_COMMIT_ENTRIES = 25_000;
 export const MAIN_BRANCH = 'main';
@@ -22,12 +23,49 @@ export const commitEntrySchema = z.discriminatedUnion('action', [
 ]);
 export type CommitEntryInput = z.infer<typeof commitEntrySchema>;
 
+const commitMessage = z.string().trim().min(1, 'must not be empty').max(10_000);
+
 export const commitBodySchema = z.object({
-  message: z.string().trim().min(1, 'must not be empty').max(10_000),
+  message: commitMessage,
   fileVersions: z.array(commitEntrySchema).min(1, 'must list 1 to 25,000 entries').max(MAX_COMMIT_ENTRIES),
   branch: branchName.optional(),
 });
 export type CommitBody = z.infer<typeof commitBodySchema>;
+
+/**
+ * A commit body as it travels to the commit service: the same entries as columns (entry i is
+ * fileIds[i], actions[i], versions[i]; a delete's version is null). Three flat arrays are about half
+ * the bytes of 25,000 objects and validate an order of magnitude faster.
+ */
+export const commitColumnsSchema = z
+  .object({
+    message: commitMessage,
+    branch: branchName.optional(),
+    fileIds: uuidList(MAX_COMMIT_ENTRIES, { count: 1, message: 'must list 1 to 25,000 entries' }),
+    actions: z.array(z.enum(['add', 'modify', 'delete'])),
+    versions: z.array(positiveVersion.nullable()),
+  })
+  .check((ctx) => {
+    const { fileIds, actions, versions } = ctx.value;
+    if (actions.length !== fileIds.length || versions.length !== fileIds.length) {
+      ctx.issues.push({ code: 'custom', message: 'fileIds, actions and versions must have one value per entry', input: ctx.value, path: ['actions'] });
+      return;
+    }
+    const missing = actions.findIndex((action, i) => (action === 'delete') !== (versions[i] === null));
+    if (missing >= 0) ctx.issues.push({ code: 'custom', message: 'add and modify need a version; a delete has none', input: ctx.value, path: ['versions', missing] });
+  });
+export type CommitColumns = z.infer<typeof commitColumnsSchema>;
+
+export function toColumns(body: CommitBody): CommitColumns {
+  const entries = body.fileVersions;
+  return {
+    message: body.message,
+    branch: body.branch,
+    fileIds: entries.map((e) => e.fileId),
+    actions: entries.map((e) => e.action),
+    versions: entries.map((e) => (e.action === 'delete' ? null : e.version)),
+  };
+}
 
 export const commitSchema = z.object({
   id: uuid,
@@ -41,7 +79,7 @@ export type Commit = z.infer<typeof commitSchema>;
 export const create = defineContract(
   'commit',
   'create',
-  z.object({ actor: actorSchema, commit: commitBodySchema, idempotencyKey: z.string().optional() }),
+  z.object({ actor: actorSchema, commit: commitColumnsSchema, idempotencyKey: z.string().optional() }),
   commitSchema,
 );
 
@@ -92,7 +130,7 @@ export type TreeState = z.infer<typeof treeStateSchema>;
 export const treeStates = defineContract(
   'commit',
   'tree_states',
-  z.object({ projectId: uuid, fileIds: z.array(uuid).max(MAX_COMMIT_ENTRIES) }),
+  z.object({ projectId: uuid, fileIds: uuidList(MAX_COMMIT_ENTRIES) }),
   z.object({ files: z.array(treeStateSchema) }),
 );
 

@@ -3,6 +3,7 @@ import { defineContract } from './contract.ts';
 import { actorSchema, isoTimestamp, uuid } from './common.ts';
 import { DEFAULT_PAGE_SIZE, MAX_COMMIT_ENTRIES, MAX_PAGE_SIZE } from './commit.ts';
 import { MAX_PATH_LENGTH } from './paths.ts';
+import { uuidList } from './uuid-list.ts';
 
 // ---- Commit fence: the commit service's side of lock enforcement (docs/architecture.md) ----------
 
@@ -21,7 +22,7 @@ export const fence = defineContract(
     /** The committer's name, shown in the conflicts of lock requests that meet the fence. */
     userName: z.string().optional(),
     fenceId: uuid,
-    fileIds: z.array(uuid).min(1).max(MAX_COMMIT_ENTRIES),
+    fileIds: uuidList(MAX_COMMIT_ENTRIES, { count: 1, message: 'must list at least one file id' }),
     ttlMs: z.number().int().min(1000),
   }),
   z.object({ fenced: z.literal(true) }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './common.ts';
 import { MAX_COMMIT_ENTRIES } from './commit.ts';
+import { uuidList } from './uuid-list.ts';
 
 /** S3's limit for a single PUT (5 GiB); above it, initiate answers file_too_large (413). */
 export const MAX_FILE_SIZE = 5 * 1024 * 1024 * 1024;
@@ -84,34 +85,84 @@ export const confirm = defineContract(
 
 /**
  * What other services need to know about files and confirmed versions, for many at once: the commit
- * service resolves a whole commit in one call. Files not in the project and versions not confirmed
- * are simply absent from the reply; the caller decides what that means.
+ * service resolves a whole commit in one call. The reply is columnar and aligned with the request:
+ * `paths[i]` answers `fileIds[i]` and every `versions` column's entry i answers `versions[i]` of that
+ * file, so a 25,000-entry reply repeats no field names and no ids, and validates as flat arrays. A null
+ * path is a file not in the project; a null version id is a version not confirmed (or none asked).
+ * The caller decides what that means.
  */
 export const resolveVersions = defineContract(
   'upload',
   'resolve_versions',
+  z
+    .object({
+      projectId: uuid,
+      fileIds: uuidList(MAX_COMMIT_ENTRIES),
+      /** The version of each file to resolve, or null; absent when only paths are wanted. */
+      versions: z.array(positiveVersion.nullable()).optional(),
+    })
+    .refine((r) => r.versions === undefined || r.versions.length === r.fileIds.length, { message: 'must have one entry per file id', path: ['versions'] }),
   z.object({
-    projectId: uuid,
-    refs: z.array(z.object({ fileId: uuid, version: positiveVersion.optional() })).max(MAX_COMMIT_ENTRIES),
-  }),
-  z.object({
-    files: z.array(z.object({ fileId: uuid, path: z.string() })),
-    versions: z.array(
-      z.object({
-        id: uuid,
-        fileId: uuid,
-        version: positiveVersion,
-        sha256: z.string(),
-        size: byteSize,
-        storageKey: z.string(),
-        uploaderId: uuid,
-        uploaderName: z.string(),
-        createdAt: z.string(),
-      }),
-    ),
+    paths: z.array(z.string().nullable()),
+    /** One entry per requested version; empty when no versions were asked. */
+    versions: z.object({
+      ids: z.array(z.string().nullable()),
+      sha256s: z.array(z.string().nullable()),
+      sizes: z.array(byteSize.nullable()),
+      storageKeys: z.array(z.string().nullable()),
+      uploaderIds: z.array(z.string().nullable()),
+      uploaderNames: z.array(z.string().nullable()),
+      createdAts: z.array(z.string().nullable()),
+    }),
   }),
 );
-export type ResolvedVersion = z.infer<typeof resolveVersions.reply>['versions'][number];
+export type ResolveReply = z.infer<typeof resolveVersions.reply>;
+
+/** A confirmed version as the upload service describes it. */
+export interface ResolvedVersion {
+  id: string;
+  fileId: string;
+  version: number;
+  sha256: string;
+  size: number;
+  storageKey: string;
+  uploaderId: string;
+  uploaderName: string;
+  createdAt: string;
+}
+
+/**
+ * The reply as rows, for callers that look files and versions up by id: the files found (with their
+ * paths) and the versions confirmed, in request order.
+ */
+export function resolvedRows(
+  request: { fileIds: readonly string[]; versions?: readonly (number | null)[] | undefined },
+  reply: ResolveReply,
+): { files: { fileId: string; path: string }[]; versions: ResolvedVersion[] } {
+  const v = reply.versions;
+  const files = request.fileIds.flatMap((fileId, i) => {
+    const path = reply.paths[i];
+    return path === null || path === undefined ? [] : [{ fileId, path }];
+  });
+  const versions = (request.versions ?? []).flatMap((version, i): ResolvedVersion[] => {
+    const id = v.ids[i];
+    if (version === null || id === null || id === undefined) return [];
+    return [
+      {
+        id,
+        fileId: request.fileIds[i],
+        version,
+        sha256: v.sha256s[i] ?? '',
+        size: v.sizes[i] ?? 0,
+        storageKey: v.storageKeys[i] ?? '',
+        uploaderId: v.uploaderIds[i] ?? '',
+        uploaderName: v.uploaderNames[i] ?? '',
+        createdAt: v.createdAts[i] ?? '',
+      },
+    ];
+  });
+  return { files, versions };
+}
 
 /** Why the upload service cannot make a restore version of a file (spec 4.8's `skipped`). */
 export const unrestorableSchema = z.enum(['not_found', 'version_not_found', 'blob_missing']);

@@ -8,7 +8,7 @@ import type { Logger } from '@lode/telemetry';
 import { writeOutbox } from '@lode/outbox';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
 import type { IdempotencyRepository } from '../repo/idempotency-repo.ts';
-import { checkResolved, planEntries } from './commit-plan.ts';
+import { checkResolved, planEntries, type Resolution } from './commit-plan.ts';
 import { commitCreatedEvents } from './event-parts.ts';
 import { commitRequestHash } from './request-hash.ts';
 
@@ -35,26 +35,23 @@ export class CommitService {
     this.#deps = deps;
   }
 
-  async create(actor: Actor, body: commit.CommitBody, idempotencyKey: string | undefined): Promise<commit.Commit> {
+  async create(actor: Actor, columns: commit.CommitColumns, idempotencyKey: string | undefined): Promise<commit.Commit> {
     const { db, idempotency } = this.#deps;
-    const fileIds = body.fileVersions.map((e) => e.fileId);
+    const fileIds = columns.fileIds;
     assertUniqueFileIds(fileIds, 'commit');
-    const requestHash = commitRequestHash(body);
+    const requestHash = commitRequestHash(columns);
     const scope: IdempotencyScope | undefined = idempotencyKey === undefined ? undefined : { projectId: actor.projectId, keyId: actor.keyId, key: idempotencyKey };
     // A replay answers from the record alone, before any work.
     const earlier = scope && (await idempotency.find(db, scope));
     if (earlier) return replayIdempotent(earlier, requestHash);
 
     // Versions are immutable once confirmed, so this can be read before the transaction, in one call.
-    const resolved = await this.#deps.bus.call(upload.resolveVersions, {
-      projectId: actor.projectId,
-      refs: body.fileVersions.map((e) => (e.action === 'delete' ? { fileId: e.fileId } : { fileId: e.fileId, version: e.version })),
-    });
-    const known = checkResolved(body.fileVersions, resolved);
+    const resolved = await this.#deps.bus.call(upload.resolveVersions, { projectId: actor.projectId, fileIds, versions: columns.versions });
+    checkResolved(columns, resolved);
     const fenced = await this.#fence(actor, fileIds);
     let outcome: { reply: commit.Commit; replayed: boolean } | undefined;
     try {
-      outcome = await db.transaction((tx) => this.#commit(tx, actor, body, known, { scope, requestHash, deadline: fenced.deadline }));
+      outcome = await db.transaction((tx) => this.#commit(tx, actor, columns, resolved, { scope, requestHash, deadline: fenced.deadline }));
     } finally {
       await this.#settle(actor, fenced.fenceId, outcome !== undefined && !outcome.replayed);
     }
@@ -65,13 +62,13 @@ export class CommitService {
   async #commit(
     tx: Queryable,
     actor: Actor,
-    body: commit.CommitBody,
-    known: ReturnType<typeof checkResolved>,
+    columns: commit.CommitColumns,
+    resolved: Resolution,
     guard: { scope: IdempotencyScope | undefined; requestHash: string; deadline: number },
   ): Promise<{ reply: commit.Commit; replayed: boolean }> {
     const { scope, requestHash } = guard;
     const { commits, idempotency } = this.#deps;
-    const branch = body.branch ?? MAIN_BRANCH;
+    const branch = columns.branch ?? MAIN_BRANCH;
     if (scope) {
       if (!(await idempotency.tryClaim(tx, scope))) throw errors.idempotencyInProgress();
       const finished = await idempotency.find(tx, scope);
@@ -79,9 +76,9 @@ export class CommitService {
     }
     const sequenceNum = await commits.nextSequence(tx, actor.projectId);
     await commits.ensureBranch(tx, actor.projectId, branch, MAIN_BRANCH);
-    const tree = await commits.treeStates(tx, actor.projectId, branch, body.fileVersions.map((e) => e.fileId));
-    const entries = planEntries(body.fileVersions, known, tree);
-    const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: body.message, fileCount: entries.length, branch };
+    const tree = await commits.treeStates(tx, actor.projectId, branch, columns.fileIds);
+    const entries = planEntries(columns, resolved, tree);
+    const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: columns.message, fileCount: entries.length, branch };
     const createdAt = await commits.record(
       tx,
       { ...reply, projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName },
@@ -95,7 +92,7 @@ export class CommitService {
           projectId: actor.projectId,
           branch,
           sequenceNum,
-          message: body.message,
+          message: columns.message,
           author: { userId: actor.userId, userName: actor.userName },
           createdAt: createdAt.toISOString(),
           fileCount: entries.length,

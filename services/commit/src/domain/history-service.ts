@@ -55,7 +55,7 @@ export class HistoryService {
   }
 
   async #requireFile(projectId: string, fileId: string): Promise<void> {
-    const { files } = await this.#bus.call(upload.resolveVersions, { projectId, refs: [{ fileId }] });
-    if (files.length === 0) throw errors.notFound('File');
+    const { paths } = await this.#bus.call(upload.resolveVersions, { projectId, fileIds: [fileId] });
+    if (typeof paths[0] !== 'string') throw errors.notFound('File');
   }
 }

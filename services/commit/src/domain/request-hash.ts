@@ -4,13 +4,14 @@ import { MAIN_BRANCH } from '@lode/contracts/commit';
 
 /**
  * Fingerprint of a commit request for idempotency: a retry must carry the same message, branch and
- * entries. Built from the parsed body, so key order and whitespace in the JSON do not matter.
+ * entries. Built from the parsed body, so key order and whitespace in the JSON do not matter; a
+ * delete's version counts as null whether the client sent one or not.
  */
-export function commitRequestHash(body: commit.CommitBody): string {
+export function commitRequestHash(columns: commit.CommitColumns): string {
   const canonical = JSON.stringify([
-    body.message,
-    body.branch ?? MAIN_BRANCH,
-    body.fileVersions.map((e) => [e.fileId, e.action, e.action === 'delete' ? null : e.version]),
+    columns.message,
+    columns.branch ?? MAIN_BRANCH,
+    columns.fileIds.map((fileId, i) => [fileId, columns.actions[i], columns.versions[i]]),
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -85,13 +85,13 @@ export class CommitsRepository {
         column((e) => e.path),
         column((e) => e.action),
         column((e) => e.version),
-        column((e) => e.resolved?.id ?? null),
+        column((e) => e.versionId),
         column((e) => e.sha256),
         column((e) => e.size),
-        column((e) => e.resolved?.storageKey ?? null),
-        column((e) => e.resolved?.uploaderId ?? null),
-        column((e) => e.resolved?.uploaderName ?? null),
-        column((e) => e.resolved?.createdAt ?? null),
+        column((e) => e.storageKey),
+        column((e) => e.uploaderId),
+        column((e) => e.uploaderName),
+        column((e) => e.versionCreatedAt),
       ],
     );
     await tx.query(

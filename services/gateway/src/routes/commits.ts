@@ -25,7 +25,7 @@ export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   router.post('/commits', limitWrites, async (req, res) => {
     const body = parseBatch(commit.commitBodySchema, req.body, { field: 'fileVersions', max: commit.MAX_COMMIT_ENTRIES, what: 'file versions', hint: DRAFT_HINT });
     const idempotencyKey = idempotencyKeyOf(req);
-    res.status(201).json(await bus.call(commit.create, { actor: actorOf(res), commit: body, idempotencyKey }));
+    res.status(201).json(await bus.call(commit.create, { actor: actorOf(res), commit: commit.toColumns(body), idempotencyKey }));
   });
 
   router.get('/files/:fileId/versions', async (req, res) => {

@@ -83,8 +83,11 @@ export class LockService {
 
   /** Paths of the files the upload service knows in this project; another project's file is simply absent. */
   async #paths(projectId: string, fileIds: readonly string[]): Promise<Map<string, string>> {
-    const { files } = await this.#bus.call(upload.resolveVersions, { projectId, refs: fileIds.map((fileId) => ({ fileId })) });
-    return new Map(files.map((f) => [f.fileId, f.path]));
+    const { paths } = await this.#bus.call(upload.resolveVersions, { projectId, fileIds: [...fileIds] });
+    return new Map(fileIds.flatMap((fileId, i) => {
+      const path = paths[i];
+      return typeof path === 'string' ? [[fileId, path] as const] : [];
+    }));
   }
 
   /** A cursor is bound to its project and filters, so it cannot page through another listing. */

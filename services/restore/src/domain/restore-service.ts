@@ -59,7 +59,7 @@ export class RestoreService {
     const plan = request.plan ?? (await this.#prepare(actor, targets, request.id));
     // On a retry the commit service replays the commit if the first attempt made it; file_locked and
     // the other refusals of a commit reach the client unchanged.
-    const made = await this.#bus.call(commit.create, { actor, commit: plan.commit, idempotencyKey: `restore:${request.id}` });
+    const made = await this.#bus.call(commit.create, { actor, commit: commit.toColumns(plan.commit), idempotencyKey: `restore:${request.id}` });
     const result = { commitId: made.id, sequenceNum: made.sequenceNum, restored: plan.restored, skipped: plan.skipped };
     await this.#requests.finish(this.#db, request.id, result);
     return result;
@@ -68,10 +68,12 @@ export class RestoreService {
   /** Decides what to restore, has the upload service make the versions, and records the plan. */
   async #prepare(actor: Actor, targets: readonly restore.RestoreTarget[], restoreId: string): Promise<RestorePlan> {
     const { projectId } = actor;
-    const [resolved, main] = await Promise.all([
-      this.#bus.call(upload.resolveVersions, { projectId, refs: targets.map((t) => ({ fileId: t.fileId, version: t.toVersion })) }),
-      this.#bus.call(commit.treeStates, { projectId, fileIds: targets.map((t) => t.fileId) }),
+    const lookup = { projectId, fileIds: targets.map((t) => t.fileId), versions: targets.map((t) => t.toVersion) };
+    const [reply, main] = await Promise.all([
+      this.#bus.call(upload.resolveVersions, lookup),
+      this.#bus.call(commit.treeStates, { projectId, fileIds: lookup.fileIds }),
     ]);
+    const resolved = upload.resolvedRows(lookup, reply);
     const tree = new Map(main.files.map((f) => [f.fileId, f]));
     const skips = triage(targets, resolved, tree);
     const restorable = targets.filter((t) => !skips.has(t.fileId));

@@ -57,17 +57,18 @@ export class RestorePreparer {
   async #unrestorable(projectId: string, targets: readonly Target[]): Promise<Map<string, Unrestorable>> {
     const reasons = new Map<string, Unrestorable>();
     if (targets.length === 0) return reasons;
-    const { files, versions } = await this.#repo.resolve(
+    const resolved = await this.#repo.resolve(
       projectId,
       targets.map((t) => t.fileId),
-      targets.map((t) => ({ fileId: t.fileId, version: t.toVersion })),
+      targets.map((t) => t.toVersion),
     );
-    const inProject = new Set(files.map((f) => f.fileId));
-    const sourceOf = new Map(versions.map((v) => [v.fileId, v]));
-    for (const t of targets) {
-      if (!inProject.has(t.fileId)) reasons.set(t.fileId, 'not_found');
-      else if (!sourceOf.has(t.fileId)) reasons.set(t.fileId, 'version_not_found');
-    }
+    const { sha256s, sizes, storageKeys } = resolved.versions;
+    const versions = targets.flatMap((t, i) => {
+      const [sha256, size, storageKey] = [sha256s[i], sizes[i], storageKeys[i]];
+      if (resolved.paths[i] === null) reasons.set(t.fileId, 'not_found');
+      else if (resolved.versions.ids[i] === null) reasons.set(t.fileId, 'version_not_found');
+      return sha256 === null || size === null || storageKey === null ? [] : [{ fileId: t.fileId, sha256, size, storageKey }];
+    });
     // Dedup shares objects between versions: each object is checked once.
     const keys = [...new Set(versions.map((v) => v.storageKey))];
     const found = await mapConcurrently(keys, BLOB_CHECKS_IN_FLIGHT, (key) => this.#storage.head(key));

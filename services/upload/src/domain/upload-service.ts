@@ -123,10 +123,8 @@ export class UploadService {
     return { confirmed: true, version: reservation.version };
   }
 
-  /** Spec 4.6's lookup for the commit service: which files and confirmed versions exist. */
-  async resolve(projectId: string, refs: readonly { fileId: string; version?: number | undefined }[]) {
-    const versionRefs = refs.flatMap((r) => (r.version === undefined ? [] : [{ fileId: r.fileId, version: r.version }]));
-    const { files, versions } = await this.#repo.resolve(projectId, [...new Set(refs.map((r) => r.fileId))], versionRefs);
-    return { files, versions: versions.map((v) => ({ ...v, createdAt: v.createdAt.toISOString() })) };
+  /** Spec 4.6's lookup for the commit and lock services: paths and confirmed versions, as columns in request order. */
+  async resolve(projectId: string, fileIds: readonly string[], versions: readonly (number | null)[] | undefined): Promise<upload.ResolveReply> {
+    return this.#repo.resolve(projectId, fileIds, versions);
   }
 }

@@ -3,5 +3,5 @@ import type { Bus } from '@lode/bus';
 import type { UploadService } from '../domain/upload-service.ts';
 
 export function serveResolveVersions(bus: Bus, service: UploadService): void {
-  bus.serve(upload.resolveVersions, ({ projectId, refs }) => service.resolve(projectId, refs));
+  bus.serve(upload.resolveVersions, ({ projectId, fileIds, versions }) => service.resolve(projectId, fileIds, versions));
 }
