@@ -101,17 +101,20 @@ export class TreeRepository {
    * the listing streams, never holding the project's tree. The session's keys are hashed once per
    * page and the tree walked against them; a join that probed per tree row, or rescanned the keys
    * per row as a planner trusting a stale estimate may choose, costs a multiple of that, so only a
-   * hash join is allowed. `tx` must be a transaction (the planner settings are local to it).
+   * hash join is allowed, built once (no parallel workers each building it). `tx` must be a
+   * transaction: the planner settings are local to it.
    */
   async listUnseen(tx: Queryable, projectId: string, branch: string, sessionId: string, after: string, limit: number): Promise<ListedFile[]> {
-    await tx.query('SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off; SET LOCAL jit = off');
+    await tx.query(
+      'SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off',
+    );
     const { rows } = await tx.query<TreeRow>(
-      `WITH listed AS MATERIALIZED (
-         SELECT string_to_table(path_keys, E'\\n') COLLATE "C" AS path_key FROM session_batches WHERE project_id = $1 AND session_id = $3
-       )
-       SELECT ${TREE_COLUMNS} FROM tree t
+      `SELECT ${TREE_COLUMNS} FROM tree t
        WHERE t.project_id = $1 AND t.branch = $2 AND t.path_key > $4 AND NOT t.deleted
-         AND NOT EXISTS (SELECT FROM listed WHERE listed.path_key = t.path_key)
+         AND NOT EXISTS (
+           SELECT FROM (SELECT string_to_table(path_keys, E'\\n') COLLATE "C" AS path_key
+                        FROM session_batches WHERE project_id = $1 AND session_id = $3) listed
+           WHERE listed.path_key = t.path_key)
        ORDER BY t.path_key LIMIT $5`,
       [projectId, branch, sessionId, after, limit],
     );
