@@ -10,6 +10,7 @@ import type { CommitsRepository } from '../repo/commits-repo.ts';
 import type { IdempotencyRepository } from '../repo/idempotency-repo.ts';
 import { checkResolved, planEntries, type Resolution } from './commit-plan.ts';
 import { commitCreatedEvents } from './event-parts.ts';
+import { placeFence, type Fence } from './fence.ts';
 import { commitRequestHash } from './request-hash.ts';
 
 export interface CommitServiceDeps {
@@ -37,23 +38,32 @@ export class CommitService {
 
   async create(actor: Actor, columns: commit.CommitColumns, idempotencyKey: string | undefined): Promise<commit.Commit> {
     const { db, idempotency } = this.#deps;
-    const fileIds = columns.fileIds;
-    assertUniqueFileIds(fileIds, 'commit');
+    assertUniqueFileIds(columns.fileIds, 'commit');
     const requestHash = commitRequestHash(columns);
     const scope: IdempotencyScope | undefined = idempotencyKey === undefined ? undefined : { projectId: actor.projectId, keyId: actor.keyId, key: idempotencyKey };
     // A replay answers from the record alone, before any work.
     const earlier = scope && (await idempotency.find(db, scope));
     if (earlier) return replayIdempotent(earlier, requestHash);
 
-    // Versions are immutable once confirmed, so this can be read before the transaction, in one call.
-    const resolved = await this.#deps.bus.call(upload.resolveVersions, { projectId: actor.projectId, fileIds, versions: columns.versions });
-    checkResolved(columns, resolved);
-    const fenced = await this.#fence(actor, fileIds);
+    // The fence is placed while the versions are resolved and the transaction does its work; the
+    // transaction waits for it before COMMIT, so nothing becomes visible unfenced (docs/architecture.md).
+    const fence = placeFence(this.#deps.bus, actor, columns.fileIds, this.#deps.fenceTtlMs);
     let outcome: { reply: commit.Commit; replayed: boolean } | undefined;
     try {
-      outcome = await db.transaction((tx) => this.#commit(tx, actor, columns, resolved, { scope, requestHash, deadline: fenced.deadline }));
+      // Versions are immutable once confirmed, so this can be read before the transaction, in one call.
+      const resolved = await this.#deps.bus.call(upload.resolveVersions, { projectId: actor.projectId, fileIds: columns.fileIds, versions: columns.versions });
+      checkResolved(columns, resolved);
+      outcome = await db.transaction(async (tx) => {
+        const result = await settled(this.#commit(tx, actor, columns, resolved, { scope, requestHash }));
+        // The fence's refusal (file_locked) comes before anything the transaction found, as when it ran first.
+        await fence.placed();
+        if ('error' in result) throw result.error;
+        // Past the deadline the fence may have lapsed and a lock been taken since: give up, commit nothing.
+        if (performance.now() > fence.deadline) throw errors.timeout('commit');
+        return result.value;
+      });
     } finally {
-      await this.#settle(actor, fenced.fenceId, outcome !== undefined && !outcome.replayed);
+      await this.#settle(actor, fence, outcome !== undefined && !outcome.replayed);
     }
     if (!outcome.replayed) this.#deps.onCommitted();
     return outcome.reply;
@@ -64,7 +74,7 @@ export class CommitService {
     actor: Actor,
     columns: commit.CommitColumns,
     resolved: Resolution,
-    guard: { scope: IdempotencyScope | undefined; requestHash: string; deadline: number },
+    guard: { scope: IdempotencyScope | undefined; requestHash: string },
   ): Promise<{ reply: commit.Commit; replayed: boolean }> {
     const { scope, requestHash } = guard;
     const { commits, idempotency } = this.#deps;
@@ -74,15 +84,15 @@ export class CommitService {
       const finished = await idempotency.find(tx, scope);
       if (finished) return { reply: replayIdempotent(finished, requestHash), replayed: true };
     }
-    const sequenceNum = await commits.nextSequence(tx, actor.projectId);
-    await commits.ensureBranch(tx, actor.projectId, branch, MAIN_BRANCH);
+    const sequenceNum = await commits.nextSequence(tx, actor.projectId, branch, MAIN_BRANCH);
     const tree = await commits.treeStates(tx, actor.projectId, branch, columns.fileIds);
-    const entries = planEntries(columns, resolved, tree);
-    const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: columns.message, fileCount: entries.length, branch };
+    const planned = planEntries(columns, resolved, tree);
+    const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: columns.message, fileCount: planned.length, branch };
     const createdAt = await commits.record(
       tx,
       { ...reply, projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName },
-      entries,
+      planned,
+      tree,
     );
     await writeOutbox(
       tx,
@@ -95,38 +105,35 @@ export class CommitService {
           message: columns.message,
           author: { userId: actor.userId, userName: actor.userName },
           createdAt: createdAt.toISOString(),
-          fileCount: entries.length,
+          fileCount: planned.length,
         },
-        entries.map(({ fileId, path, action, version, sha256, size }) => ({ fileId, path, action, version, sha256, size })),
+        planned.map(({ fileId, path, action, version, sha256, size }) => ({ fileId, path, action, version, sha256, size })),
       ),
     );
     if (scope) await idempotency.save(tx, scope, { requestHash, response: reply });
-    // Past the deadline the fence may have lapsed and a lock been taken since: give up, commit nothing.
-    if (performance.now() > guard.deadline) throw errors.timeout('commit');
     return { reply, replayed: false };
   }
 
   /**
-   * Fences the files at the lock service before the transaction (file_locked if another user holds
-   * a lock). The deadline leaves a margin inside the fence's lifetime, measured from before the call.
+   * Releases the committer's locks (after a commit) and the fence, if it was placed. If this fails the
+   * commit stands: the fence lapses on its own, and the lock service also releases the locks from
+   * commit.created.
    */
-  async #fence(actor: Actor, fileIds: string[]): Promise<{ fenceId: string; deadline: number }> {
-    const fenceId = randomUUID();
-    const ttlMs = this.#deps.fenceTtlMs;
-    const deadline = performance.now() + ttlMs - Math.min(5000, ttlMs / 4);
-    await this.#deps.bus.call(lock.fence, { projectId: actor.projectId, userId: actor.userId, userName: actor.userName, fenceId, fileIds, ttlMs });
-    return { fenceId, deadline };
-  }
-
-  /**
-   * Releases the committer's locks (after a commit) and the fence. If this fails the commit stands:
-   * the fence lapses on its own, and the lock service also releases the locks from commit.created.
-   */
-  async #settle(actor: Actor, fenceId: string, committed: boolean): Promise<void> {
+  async #settle(actor: Actor, fence: Fence, committed: boolean): Promise<void> {
+    if (!(await fence.wasPlaced())) return;
     try {
-      await this.#deps.bus.call(lock.settleFence, { projectId: actor.projectId, fenceId, committed });
+      await this.#deps.bus.call(lock.settleFence, { projectId: actor.projectId, fenceId: fence.fenceId, committed });
     } catch (error) {
-      this.#deps.logger.warn({ err: error, fenceId }, 'settling the lock fence failed; it lapses on its own');
+      this.#deps.logger.warn({ err: error, fenceId: fence.fenceId }, 'settling the lock fence failed; it lapses on its own');
     }
+  }
+}
+
+/** A promise's outcome as a value, so the caller decides when its error is thrown. */
+async function settled<T>(work: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  try {
+    return { value: await work };
+  } catch (error) {
+    return { error };
   }
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
+import { textList, UNIT_SEPARATOR } from './text-list.ts';
 
 export interface NewCommit {
   id: string;
@@ -20,15 +21,34 @@ export interface NewCommit {
 export class CommitsRepository {
   /**
    * Takes the project's next sequence number and holds its row lock until the transaction ends, so a
-   * project's commits are serialized and a rolled-back commit gives its number back: no gaps.
+   * project's commits are serialized and a rolled-back commit gives its number back: no gaps. Creates
+   * the branch on its first commit in the same statement; a branch other than main starts as a copy
+   * of main's tree.
    */
-  async nextSequence(tx: Queryable, projectId: string): Promise<number> {
-    const { rows } = await tx.query<{ last_seq: number }>(
-      `INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
-       ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
-       RETURNING last_seq`,
-      [projectId],
+  async nextSequence(tx: Queryable, projectId: string, branch: string, main: string): Promise<number> {
+    const { rows } = await tx.query<{ last_seq: number; created: boolean }>(
+      `WITH seq AS (
+         INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
+         ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
+         RETURNING last_seq
+       ),
+       created AS (
+         INSERT INTO branches (project_id, name, base_seq)
+         VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3))
+         ON CONFLICT DO NOTHING
+         RETURNING name
+       )
+       SELECT last_seq, EXISTS (SELECT 1 FROM created) AS created FROM seq`,
+      [projectId, branch, main],
     );
+    if (rows[0].created && branch !== main) {
+      await tx.query(
+        `INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
+         SELECT project_id, $2, file_id, path, version, sha256, size, commit_seq, deleted
+         FROM tree WHERE project_id = $1 AND branch = $3`,
+        [projectId, branch, main],
+      );
+    }
     return rows[0].last_seq;
   }
 
@@ -37,84 +57,96 @@ export class CommitsRepository {
     return rows[0]?.last_seq ?? 0;
   }
 
-  /** Creates the branch on its first commit; a branch other than main starts as a copy of main's tree. */
-  async ensureBranch(tx: Queryable, projectId: string, branch: string, main: string): Promise<void> {
-    const { rowCount } = await tx.query(
-      `INSERT INTO branches (project_id, name, base_seq)
-       VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3))
-       ON CONFLICT DO NOTHING`,
-      [projectId, branch, main],
-    );
-    if (rowCount === 1 && branch !== main) {
-      await tx.query(
-        `INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
-         SELECT project_id, $2, file_id, path, version, sha256, size, commit_seq, deleted
-         FROM tree WHERE project_id = $1 AND branch = $3`,
-        [projectId, branch, main],
-      );
-    }
-  }
-
   async treeStates(tx: Queryable, projectId: string, branch: string, fileIds: readonly string[]): Promise<Map<string, TreeState>> {
     const { rows } = await tx.query<TreeState>(
       `SELECT file_id AS "fileId", version, sha256, size, deleted FROM tree
-       WHERE project_id = $1 AND branch = $2 AND file_id = ANY($3::uuid[])`,
-      [projectId, branch, fileIds],
+       WHERE project_id = $1 AND branch = $2 AND file_id = ANY(string_to_array($3, ',')::uuid[])`,
+      [projectId, branch, textList(fileIds)],
     );
     return new Map(rows.map((row) => [row.fileId, row]));
   }
 
-  /** Inserts the commit and its entries, moves the tree and the branch head: four statements. */
-  async record(tx: Queryable, c: NewCommit, entries: readonly PlannedEntry[]): Promise<Date> {
+  /**
+   * Inserts the commit and its entries, moves the tree and the branch head, in one statement. Files
+   * the tree lacks are inserted and the others updated, as `tree` (read in this transaction, under the
+   * project's sequence lock) says: no other writer can change the branch's tree meanwhile.
+   */
+  async record(tx: Queryable, c: NewCommit, entries: readonly PlannedEntry[], tree: ReadonlyMap<string, TreeState>): Promise<Date> {
+    const list = (pick: (e: PlannedEntry) => string | number | boolean | null, separator?: string) => textList(entries.map(pick), separator);
+    // A commit's versions come from one or a few uploaders: each distinct (id, name) is sent once.
+    const uploaders = new Map<string, { id: string; name: string; index: number }>();
+    const uploaderIndex = (e: PlannedEntry) => {
+      const { uploaderId: id, uploaderName: name } = e;
+      if (id === null || name === null) return null;
+      const key = JSON.stringify([id, name]);
+      let found = uploaders.get(key);
+      if (!found) uploaders.set(key, (found = { id, name, index: uploaders.size + 1 }));
+      return found.index;
+    };
     const { rows } = await tx.query<{ created_at: Date }>(
-      `INSERT INTO commits (id, project_id, sequence_num, branch, message, author_id, author_name, file_count)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
-      [c.id, c.projectId, c.sequenceNum, c.branch, c.message, c.authorId, c.authorName, c.fileCount],
-    );
-    const column = <T>(pick: (e: PlannedEntry) => T): T[] => entries.map(pick);
-    await tx.query(
-      `INSERT INTO commit_entries (commit_id, project_id, branch, file_id, path, action, version, version_id, sha256, size,
-                                   storage_key, uploader_id, uploader_name, version_created_at)
-       SELECT $1, $2, $3, * FROM unnest($4::uuid[], $5::text[], $6::text[], $7::int[], $8::uuid[], $9::text[], $10::bigint[],
-                                       $11::text[], $12::uuid[], $13::text[], $14::timestamptz[])`,
+      `WITH made AS (
+         INSERT INTO commits (id, project_id, sequence_num, branch, message, author_id, author_name, file_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         RETURNING created_at
+       ),
+       input AS (
+         SELECT t.*, ($23::uuid[])[uploader] AS uploader_id, ($24::text[])[uploader] AS uploader_name
+         FROM unnest(string_to_array($9, ',')::uuid[], string_to_array($10, E'\x1f'), string_to_array($11, ','),
+                     string_to_array($12, ',', '')::int[], string_to_array($13, ',', '')::uuid[], string_to_array($14, ',', ''),
+                     string_to_array($15, ',', '')::bigint[], string_to_array($16, E'\x1f', ''), string_to_array($17, ',', '')::int[],
+                     string_to_array($18, ',', '')::timestamptz[], string_to_array($19, ',')::int[], string_to_array($20, ','),
+                     string_to_array($21, ',')::bigint[], string_to_array($22, ',')::bool[])
+           AS t(file_id, path, action, version, version_id, sha256, size, storage_key, uploader, version_created_at,
+                tree_version, tree_sha256, tree_size, in_tree)
+       ),
+       entries AS (
+         INSERT INTO commit_entries (commit_id, project_id, branch, file_id, path, action, version, version_id, sha256, size,
+                                     storage_key, uploader_id, uploader_name, version_created_at)
+         SELECT $1, $2, $4, file_id, path, action, version, version_id, sha256, size, storage_key, uploader_id, uploader_name, version_created_at
+         FROM input
+       ),
+       added AS (
+         INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
+         SELECT $2, $4, file_id, path, tree_version, tree_sha256, tree_size, $3, action = 'delete'
+         FROM input WHERE NOT in_tree
+       ),
+       changed AS (
+         UPDATE tree t
+         SET path = i.path, version = i.tree_version, sha256 = i.tree_sha256, size = i.tree_size, commit_seq = $3, deleted = i.action = 'delete'
+         FROM input i
+         WHERE i.in_tree AND t.project_id = $2 AND t.branch = $4 AND t.file_id = i.file_id
+       ),
+       head AS (
+         UPDATE branches SET head_seq = $3 WHERE project_id = $2 AND name = $4
+       )
+       SELECT created_at FROM made`,
       [
         c.id,
         c.projectId,
-        c.branch,
-        column((e) => e.fileId),
-        column((e) => e.path),
-        column((e) => e.action),
-        column((e) => e.version),
-        column((e) => e.versionId),
-        column((e) => e.sha256),
-        column((e) => e.size),
-        column((e) => e.storageKey),
-        column((e) => e.uploaderId),
-        column((e) => e.uploaderName),
-        column((e) => e.versionCreatedAt),
-      ],
-    );
-    await tx.query(
-      `INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
-       SELECT $1, $2, file_id, path, version, sha256, size, $3, deleted
-       FROM unnest($4::uuid[], $5::text[], $6::int[], $7::text[], $8::bigint[], $9::bool[])
-         AS t(file_id, path, version, sha256, size, deleted)
-       ON CONFLICT (project_id, branch, file_id) DO UPDATE
-         SET path = excluded.path, version = excluded.version, sha256 = excluded.sha256, size = excluded.size,
-             commit_seq = excluded.commit_seq, deleted = excluded.deleted`,
-      [
-        c.projectId,
-        c.branch,
         c.sequenceNum,
-        column((e) => e.fileId),
-        column((e) => e.path),
-        column((e) => e.treeVersion),
-        column((e) => e.treeSha256),
-        column((e) => e.treeSize),
-        column((e) => e.action === 'delete'),
+        c.branch,
+        c.message,
+        c.authorId,
+        c.authorName,
+        c.fileCount,
+        list((e) => e.fileId),
+        list((e) => e.path, UNIT_SEPARATOR),
+        list((e) => e.action),
+        list((e) => e.version),
+        list((e) => e.versionId),
+        list((e) => e.sha256),
+        list((e) => e.size),
+        list((e) => e.storageKey, UNIT_SEPARATOR),
+        list(uploaderIndex),
+        list((e) => e.versionCreatedAt),
+        list((e) => e.treeVersion),
+        list((e) => e.treeSha256),
+        list((e) => e.treeSize),
+        list((e) => tree.has(e.fileId)),
+        [...uploaders.values()].map((u) => u.id),
+        [...uploaders.values()].map((u) => u.name),
       ],
     );
-    await tx.query('UPDATE branches SET head_seq = $3 WHERE project_id = $1 AND name = $2', [c.projectId, c.branch, c.sequenceNum]);
     return rows[0].created_at;
   }
 }
