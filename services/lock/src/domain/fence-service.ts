@@ -23,12 +23,10 @@ export class FenceService {
 
   /** 409 file_locked if another user holds any of the files; otherwise other users cannot lock them until settled or expired. */
   async fence(request: ParsedRequestOf<typeof lock.fence>): Promise<ReplyOf<typeof lock.fence>> {
-    const { projectId, userId, fileIds } = request;
     await this.#db.transaction(async (tx) => {
-      await serializeProject(tx, projectId);
-      const heldByOthers = (await this.#locks.heldOn(tx, projectId, fileIds)).filter((row) => row.userId !== userId);
+      await serializeProject(tx, request.projectId);
+      const heldByOthers = await this.#fences.insertUnlessLocked(tx, request);
       if (heldByOthers.length > 0) throw errors.fileLocked(heldByOthers.map(lockedFile));
-      await this.#fences.insert(tx, request);
     });
     return { fenced: true };
   }
@@ -36,13 +34,17 @@ export class FenceService {
   /**
    * Drops the fence and, after a commit, the committer's locks on the fenced files. A fence already
    * gone (expired and purged) releases nothing here: commit.created does it (releaseCommitted).
+   *
+   * The settle does not wait for its WAL to reach the disk (asynchronous commit): what it changed is
+   * visible to every later request at once, which is what the commit's caller relies on; only a
+   * crash of Postgres within a fraction of a second could undo it, and then the fence lapses on its
+   * own and commit.created releases the locks, as when a settle is lost on the way.
    */
   async settle({ projectId, fenceId, committed }: ParsedRequestOf<typeof lock.settleFence>): Promise<ReplyOf<typeof lock.settleFence>> {
     return this.#db.transaction(async (tx) => {
-      await serializeProject(tx, projectId);
-      const fence = await this.#fences.remove(tx, projectId, fenceId);
-      if (!committed || !fence) return { releasedLocks: 0 };
-      return { releasedLocks: await this.#locks.removeHolders(tx, projectId, fence.userId, fence.fileIds) };
+      await serializeProject(tx, projectId, { waitForDisk: false });
+      const { releasedLocks } = await this.#fences.settle(tx, projectId, fenceId, committed);
+      return { releasedLocks };
     });
   }
 

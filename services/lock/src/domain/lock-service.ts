@@ -6,6 +6,7 @@ import type { LockFilter, LocksRepository } from '../repo/locks-repo.ts';
 import type { FencesRepository } from '../repo/fences-repo.ts';
 import { serializeProject } from '../repo/project-mutex.ts';
 import { distinct, inRequestOrder, mayForce, planAcquire, planRelease, toLock } from './lock-plan.ts';
+import { PathCache } from './path-cache.ts';
 
 type ListQuery = Omit<ParsedRequestOf<typeof lock.list>, 'actor'>;
 
@@ -16,6 +17,7 @@ export class LockService {
   readonly #locks: LocksRepository;
   readonly #fences: FencesRepository;
   readonly #cursors: CursorCodec;
+  readonly #known = new PathCache();
 
   constructor(deps: { db: Database; bus: Bus; locks: LocksRepository; fences: FencesRepository; cursors: CursorCodec }) {
     this.#db = deps.db;
@@ -83,11 +85,22 @@ export class LockService {
 
   /** Paths of the files the upload service knows in this project; another project's file is simply absent. */
   async #paths(projectId: string, fileIds: readonly string[]): Promise<Map<string, string>> {
-    const { paths } = await this.#bus.call(upload.resolveVersions, { projectId, fileIds: [...fileIds] });
-    return new Map(fileIds.flatMap((fileId, i) => {
+    const found = new Map<string, string>();
+    const unknown: string[] = [];
+    for (const fileId of fileIds) {
+      const path = this.#known.get(projectId, fileId);
+      if (path === undefined) unknown.push(fileId);
+      else found.set(fileId, path);
+    }
+    if (unknown.length === 0) return found;
+    const { paths } = await this.#bus.call(upload.resolveVersions, { projectId, fileIds: unknown });
+    unknown.forEach((fileId, i) => {
       const path = paths[i];
-      return typeof path === 'string' ? [[fileId, path] as const] : [];
-    }));
+      if (typeof path !== 'string') return;
+      found.set(fileId, path);
+      this.#known.set(projectId, fileId, path);
+    });
+    return found;
   }
 
   /** A cursor is bound to its project and filters, so it cannot page through another listing. */

@@ -28,14 +28,14 @@ export interface LockFilter {
   userId: string | undefined;
 }
 
-const COLUMNS = `file_id AS "fileId", path, user_id AS "userId", user_name AS "userName",
+export const LOCK_COLUMNS = `file_id AS "fileId", path, user_id AS "userId", user_name AS "userName",
                  user_avatar_url AS "userAvatarUrl", note, locked_at AS "lockedAt"`;
 
 /** SQL for the `locks` table. Writers hold the project's mutex (project-mutex.ts). */
 export class LocksRepository {
   async heldOn(q: Queryable, projectId: string, fileIds: readonly string[]): Promise<LockRow[]> {
     const { rows } = await q.query<LockRow>(
-      `SELECT ${COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) ORDER BY path, file_id`,
+      `SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) ORDER BY path, file_id`,
       [projectId, fileIds],
     );
     return rows;
@@ -53,7 +53,7 @@ export class LocksRepository {
        ON CONFLICT (project_id, file_id) DO UPDATE
          SET note = EXCLUDED.note, locked_at = EXCLUDED.locked_at, user_name = EXCLUDED.user_name, user_avatar_url = EXCLUDED.user_avatar_url
          WHERE l.user_id = EXCLUDED.user_id
-       RETURNING ${COLUMNS}`,
+       RETURNING ${LOCK_COLUMNS}`,
       [
         projectId,
         holder.userId,
@@ -88,7 +88,7 @@ export class LocksRepository {
   /** Keyset page in (path, file_id) order; `after` is the last row's position. */
   async page(q: Queryable, projectId: string, filter: LockFilter, after: [string, string] | undefined, limit: number): Promise<LockRow[]> {
     const { rows } = await q.query<LockRow>(
-      `SELECT ${COLUMNS} FROM locks
+      `SELECT ${LOCK_COLUMNS} FROM locks
        WHERE project_id = $1
          AND ($2::text IS NULL OR starts_with(path_key, $2))
          AND ($3::uuid IS NULL OR user_id = $3)
