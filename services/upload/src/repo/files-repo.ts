@@ -209,19 +209,24 @@ export class FilesRepository {
     // Ids and versions travel as comma-separated text: Postgres splits 25,000 of them several times
     // faster than it parses the array literal node-pg would build (docs/architecture.md, Database).
     const ids = fileIds.join(',');
+    // One index probe per id (LATERAL … LIMIT 1): statistics gone stale after a large push cannot
+    // turn the lookup into a scan of the whole project, whatever its size.
     const files = this.#db.query<{ n: number; path: string }>(
       `SELECT r.n::int AS n, f.path
        FROM unnest(string_to_array($2, ',')::uuid[]) WITH ORDINALITY AS r(file_id, n)
-       JOIN files f ON f.id = r.file_id AND f.project_id = $1`,
+       CROSS JOIN LATERAL (SELECT path FROM files WHERE id = r.file_id AND project_id = $1 LIMIT 1) f`,
       [projectId, ids],
     );
     // created_at as Date.toISOString() would print it (milliseconds, UTC), without a Date per row.
     const found = versions?.some((v) => v !== null)
       ? this.#db.query<ResolvedVersionRow>(
-          `SELECT r.n::int AS n, v.id, v.sha256, v.size, v.storage_key AS "storageKey", v.uploader_id AS "uploaderId",
-                  v.uploader_name AS "uploaderName", to_char(v.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
+          `SELECT r.n::int AS n, v.*
            FROM unnest(string_to_array($2, ',')::uuid[], string_to_array($3, ',', '')::int[]) WITH ORDINALITY AS r(file_id, version, n)
-           JOIN versions v ON v.file_id = r.file_id AND v.version = r.version AND v.project_id = $1`,
+           CROSS JOIN LATERAL (
+             SELECT id, sha256, size, storage_key AS "storageKey", uploader_id AS "uploaderId", uploader_name AS "uploaderName",
+                    to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
+             FROM versions WHERE file_id = r.file_id AND version = r.version AND project_id = $1 LIMIT 1
+           ) v`,
           [projectId, ids, versions.map((v) => v ?? '').join(',')],
         )
       : undefined;
