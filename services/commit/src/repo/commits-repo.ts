@@ -21,27 +21,35 @@ export interface NewCommit {
 export class CommitsRepository {
   /**
    * Takes the project's next sequence number and holds its row lock until the transaction ends, so a
-   * project's commits are serialized and a rolled-back commit gives its number back: no gaps. Creates
-   * the branch on its first commit in the same statement; a branch other than main starts as a copy
-   * of main's tree.
+   * project's commits are serialized and a rolled-back commit gives its number back: no gaps. A
+   * branch's first commit also creates the branch.
    */
   async nextSequence(tx: Queryable, projectId: string, branch: string, main: string): Promise<number> {
-    const { rows } = await tx.query<{ last_seq: number; created: boolean }>(
+    const { rows } = await tx.query<{ last_seq: number; branch_exists: boolean }>(
       `WITH seq AS (
          INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
          ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
          RETURNING last_seq
-       ),
-       created AS (
-         INSERT INTO branches (project_id, name, base_seq)
-         VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3))
-         ON CONFLICT DO NOTHING
-         RETURNING name
        )
-       SELECT last_seq, EXISTS (SELECT 1 FROM created) AS created FROM seq`,
+       SELECT last_seq, EXISTS (SELECT 1 FROM branches WHERE project_id = $1 AND name = $2) AS branch_exists FROM seq`,
+      [projectId, branch],
+    );
+    // This statement's snapshot predates the row lock it may have waited for; branches are never
+    // deleted, so one it sees still exists, and a missing one is created by a statement that sees
+    // everything committed before the lock was granted (main's head, main's tree).
+    if (!rows[0].branch_exists) await this.#createBranch(tx, projectId, branch, main);
+    return rows[0].last_seq;
+  }
+
+  /** A branch other than main starts as a copy of main's tree, and records main's head then. */
+  async #createBranch(tx: Queryable, projectId: string, branch: string, main: string): Promise<void> {
+    const { rowCount } = await tx.query(
+      `INSERT INTO branches (project_id, name, base_seq)
+       VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3))
+       ON CONFLICT DO NOTHING`,
       [projectId, branch, main],
     );
-    if (rows[0].created && branch !== main) {
+    if (rowCount === 1 && branch !== main) {
       await tx.query(
         `INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
          SELECT project_id, $2, file_id, path, version, sha256, size, commit_seq, deleted
@@ -49,7 +57,6 @@ export class CommitsRepository {
         [projectId, branch, main],
       );
     }
-    return rows[0].last_seq;
   }
 
   async latestSequence(q: Queryable, projectId: string): Promise<number> {
