@@ -1,4 +1,5 @@
 import type { Database } from '@lode/db';
+import type { upload } from '@lode/contracts';
 
 export interface ReservationInput {
   path: string;
@@ -32,16 +33,8 @@ export interface UploadRow {
   state: 'reserved' | 'confirmed';
 }
 
-/** What a confirmed version records about its content and who uploaded it. */
-interface VersionFields {
-  fileId: string;
-  version: number;
-  sha256: string;
-  size: number;
-  storageKey: string;
-  uploaderId: string;
-  uploaderName: string;
-}
+/** What a confirmed version records about its content and who uploaded it: the contract's fields. */
+type VersionFields = Omit<upload.ResolvedVersion, 'id' | 'createdAt'>;
 
 /** A confirmed version as resolve reads it; its position says which file and number it is. */
 interface ResolvedVersionRow {
