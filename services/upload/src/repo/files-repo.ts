@@ -37,16 +37,7 @@ export interface UploadRow {
 type VersionFields = Omit<upload.ResolvedVersion, 'id' | 'createdAt'>;
 
 /** A confirmed version as resolve reads it; its position says which file and number it is. */
-interface ResolvedVersionRow {
-  n: number;
-  id: string;
-  sha256: string;
-  size: number;
-  storageKey: string;
-  uploaderId: string;
-  uploaderName: string;
-  createdAt: string;
-}
+type ResolvedVersionRow = Omit<upload.ResolvedVersion, 'fileId' | 'version'> & { n: number };
 
 /** Confirmed versions as columns: entry i describes the i-th version asked, null when not confirmed. */
 export interface ResolvedVersions {
