@@ -207,26 +207,12 @@ describe.each([
 
   describe('close()', () => {
     it('waits for an in-flight handler, whose caller still gets its reply', async () => {
-      const started = Promise.withResolvers<void>();
-      const release = Promise.withResolvers<void>();
-      const events: string[] = [];
-      h.server.serve(slowContract, async () => {
-        started.resolve();
-        await release.promise;
-        events.push('handler finished');
-        return { done: true as const };
-      });
-      await h.ready();
+      const { started, release, events } = await serveHeldHandler(h);
 
       const call = h.client.call(slowContract, { delayMs: 0 });
       try {
         await started.promise;
-        const closed = h.server.close().then(() => events.push('close resolved'));
-        await sleep(100);
-        expect(events).toEqual([]);
-        release.resolve();
-        await closed;
-        expect(events).toEqual(['handler finished', 'close resolved']);
+        await expectCloseWaitsForHandler(h, release, events);
         expect(await call).toEqual({ done: true });
       } finally {
         release.resolve();
@@ -234,28 +220,14 @@ describe.each([
     });
 
     it('waits for a handler whose caller has already timed out', async () => {
-      const started = Promise.withResolvers<void>();
-      const release = Promise.withResolvers<void>();
-      const events: string[] = [];
-      h.server.serve(slowContract, async () => {
-        started.resolve();
-        await release.promise;
-        events.push('handler finished');
-        return { done: true as const };
-      });
-      await h.ready();
+      const { started, release, events } = await serveHeldHandler(h);
 
       try {
         const failure = failureOf(h.client.call(slowContract, { delayMs: 0 }, { timeoutMs: 100 }));
         await started.promise;
         expect((await failure).code).toBe('timeout');
         // The handler may still be writing somewhere; shutdown must not pull the database from under it.
-        const closed = h.server.close().then(() => events.push('close resolved'));
-        await sleep(100);
-        expect(events).toEqual([]);
-        release.resolve();
-        await closed;
-        expect(events).toEqual(['handler finished', 'close resolved']);
+        await expectCloseWaitsForHandler(h, release, events);
       } finally {
         release.resolve();
       }
@@ -271,6 +243,31 @@ describe.each([
     });
   });
 });
+
+/** A slow-contract handler that starts, then holds until released, logging when it finishes. */
+async function serveHeldHandler(h: BusHarness) {
+  const started = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  const events: string[] = [];
+  h.server.serve(slowContract, async () => {
+    started.resolve();
+    await release.promise;
+    events.push('handler finished');
+    return { done: true as const };
+  });
+  await h.ready();
+  return { started, release, events };
+}
+
+/** close() must not resolve while the held handler runs, and must resolve once it has finished. */
+async function expectCloseWaitsForHandler(h: BusHarness, release: PromiseWithResolvers<void>, events: string[]): Promise<void> {
+  const closed = h.server.close().then(() => events.push('close resolved'));
+  await sleep(100);
+  expect(events).toEqual([]);
+  release.resolve();
+  await closed;
+  expect(events).toEqual(['handler finished', 'close resolved']);
+}
 
 describe('NatsBus across instances', () => {
   const opened: { bus: NatsBus; nc: NatsConnection }[] = [];
