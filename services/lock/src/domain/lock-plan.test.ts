@@ -35,14 +35,13 @@ describe('toLock', () => {
 });
 
 describe('planAcquire', () => {
-  it('takes free files and refreshes the caller’s own locks', () => {
+  it('refuses neither free files nor the caller’s own locks', () => {
     const plan = planAcquire([a, b], paths, [row(b, me)], [], me);
-    expect(plan).toEqual({ take: [{ fileId: a, path: paths.get(a) }, { fileId: b, path: paths.get(b) }], conflicts: [], notFound: [] });
+    expect(plan).toEqual({ conflicts: [], notFound: [] });
   });
 
   it('reports another user’s lock as a conflict carrying that lock', () => {
     const plan = planAcquire([a], paths, [row(a, other)], [], me);
-    expect(plan.take).toEqual([]);
     expect(plan.conflicts).toEqual([{ reason: 'locked', ...toLock(row(a, other), me) }]);
   });
 
@@ -61,7 +60,6 @@ describe('planAcquire', () => {
   it('answers files the upload service does not know as not found, in request order', () => {
     const plan = planAcquire([d, a, c], paths, [row(c, other)], [], me);
     expect(plan.notFound).toEqual([d]);
-    expect(plan.take.map((f) => f.fileId)).toEqual([a]);
     expect(plan.conflicts.map((f) => f.fileId)).toEqual([c]);
   });
 });

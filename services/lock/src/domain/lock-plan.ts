@@ -31,9 +31,8 @@ export function distinct(fileIds: readonly string[]): string[] {
   return [...new Set(fileIds)];
 }
 
+/** What a lock request is refused; the files not named here are the caller's to take or refresh. */
 export interface AcquirePlan {
-  /** Free files and the caller's own locks, to take or refresh. */
-  take: { fileId: string; path: string }[];
   conflicts: lock.LockConflict[];
   notFound: string[];
 }
@@ -52,7 +51,7 @@ export function planAcquire(
 ): AcquirePlan {
   const heldBy = new Map(held.map((row) => [row.fileId, row]));
   const fencedBy = new Map(fenced.map((fence) => [fence.fileId, fence]));
-  const plan: AcquirePlan = { take: [], conflicts: [], notFound: [] };
+  const plan: AcquirePlan = { conflicts: [], notFound: [] };
   for (const fileId of fileIds) {
     const path = paths.get(fileId);
     const lockRow = heldBy.get(fileId);
@@ -60,7 +59,6 @@ export function planAcquire(
     if (path === undefined) plan.notFound.push(fileId);
     else if (lockRow && lockRow.userId !== callerId) plan.conflicts.push({ reason: 'locked', ...toLock(lockRow, callerId) });
     else if (fence) plan.conflicts.push({ reason: 'committing', fileId, path, userId: fence.userId, userName: fence.userName });
-    else plan.take.push({ fileId, path });
   }
   return plan;
 }

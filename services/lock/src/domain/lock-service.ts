@@ -30,14 +30,19 @@ export class LockService {
   async acquire(actor: Actor, fileIds: readonly string[], note = ''): Promise<ReplyOf<typeof lock.acquire>> {
     const requested = distinct(fileIds);
     const paths = await this.#paths(actor.projectId, requested);
-    const known = requested.filter((id) => paths.has(id));
+    const files = requested.flatMap((fileId) => {
+      const path = paths.get(fileId);
+      return path === undefined ? [] : [{ fileId, path, pathKey: pathKey(path) }];
+    });
     return this.#db.transaction(async (tx) => {
       await serializeProject(tx, actor.projectId);
-      const held = await this.#locks.heldOn(tx, actor.projectId, known);
-      const fenced = await this.#fences.activeOfOthers(tx, actor.projectId, known, actor.userId);
-      const plan = planAcquire(requested, paths, held, fenced, actor.userId);
-      const files = plan.take.map((f) => ({ ...f, pathKey: pathKey(f.path) }));
       const taken = files.length === 0 ? [] : await this.#locks.take(tx, actor.projectId, actor, note, files);
+      // Only files the statement left need reading, to say who holds or is committing them.
+      const takenIds = new Set(taken.map((row) => row.fileId));
+      const left = files.flatMap((f) => (takenIds.has(f.fileId) ? [] : [f.fileId]));
+      const held = left.length === 0 ? [] : await this.#locks.heldOn(tx, actor.projectId, left);
+      const fenced = left.length === 0 ? [] : await this.#fences.activeOfOthers(tx, actor.projectId, left, actor.userId);
+      const plan = planAcquire(requested, paths, held, fenced, actor.userId);
       return {
         acquired: inRequestOrder(taken, requested).map((row) => toLock(row, actor.userId)),
         conflicts: plan.conflicts,
@@ -62,12 +67,7 @@ export class LockService {
   async release(actor: Actor, fileIds: readonly string[], force: boolean): Promise<ReplyOf<typeof lock.release>> {
     if (force && !mayForce(actor.role)) throw errors.forbidden('Only org owners and admins may release locks held by others (force: true)');
     const requested = distinct(fileIds);
-    const plan = await this.#db.transaction(async (tx) => {
-      await serializeProject(tx, actor.projectId);
-      const planned = planRelease(requested, await this.#locks.heldOn(tx, actor.projectId, requested), actor.userId, force);
-      if (planned.release.length > 0) await this.#locks.remove(tx, actor.projectId, planned.release.map((row) => row.fileId));
-      return planned;
-    });
+    const plan = planRelease(requested, await this.#locks.release(this.#db, actor.projectId, requested, actor.userId, force), actor.userId, force);
     // Only files without a lock need the upload service, to tell a file that exists here from one that does not.
     const paths = plan.unlocked.length === 0 ? new Map<string, string>() : await this.#paths(actor.projectId, plan.unlocked);
     return {

@@ -42,14 +42,18 @@ export class LocksRepository {
   }
 
   /**
-   * Locks the files for the holder, or refreshes (note, time) the holder's own locks on them. The
-   * WHERE keeps another user's lock untouched even if a caller skipped the conflict check.
+   * Locks the files for the holder, or refreshes (note, time) the holder's own locks on them, skipping
+   * files another user holds or is committing (an unexpired fence): one statement, so a request that
+   * takes everything costs no read. The rows answered are the ones taken.
    */
   async take(tx: Queryable, projectId: string, holder: Holder, note: string, files: readonly FileToLock[]): Promise<LockRow[]> {
     const { rows } = await tx.query<LockRow>(
       `INSERT INTO locks AS l (project_id, file_id, path, path_key, user_id, user_name, user_avatar_url, note, locked_at)
        SELECT $1, f.file_id, f.path, f.path_key, $2, $3, $4, $5, now()
        FROM unnest($6::uuid[], $7::text[], $8::text[]) AS f(file_id, path, path_key)
+       WHERE NOT EXISTS (
+         SELECT 1 FROM fences c WHERE c.project_id = $1 AND c.user_id <> $2 AND c.expires_at > now() AND f.file_id = ANY (c.file_ids)
+       )
        ON CONFLICT (project_id, file_id) DO UPDATE
          SET note = EXCLUDED.note, locked_at = EXCLUDED.locked_at, user_name = EXCLUDED.user_name, user_avatar_url = EXCLUDED.user_avatar_url
          WHERE l.user_id = EXCLUDED.user_id
@@ -68,8 +72,23 @@ export class LocksRepository {
     return rows;
   }
 
-  async remove(tx: Queryable, projectId: string, fileIds: readonly string[]): Promise<void> {
-    await tx.query('DELETE FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[])', [projectId, fileIds]);
+  /**
+   * Deletes the caller's locks among the files, or every lock on them with `force`, and answers all
+   * the locks the files had: the deleted ones and those left to other users. One statement needs no
+   * project mutex: a release only frees files, so a fence or lock request running beside it is right
+   * whether it sees the lock or not.
+   */
+  async release(q: Queryable, projectId: string, fileIds: readonly string[], callerId: string, force: boolean): Promise<LockRow[]> {
+    const { rows } = await q.query<LockRow>(
+      `WITH released AS (
+         DELETE FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND (user_id = $3 OR $4) RETURNING ${LOCK_COLUMNS}
+       )
+       SELECT * FROM released
+       UNION ALL
+       SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND NOT (user_id = $3 OR $4)`,
+      [projectId, fileIds, callerId, force],
+    );
+    return rows;
   }
 
   /**

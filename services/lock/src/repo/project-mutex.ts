@@ -1,10 +1,11 @@
 import type { Queryable } from '@lode/db';
 
 /**
- * Serializes every change to a project's locks and fences until the transaction ends. Under READ
- * COMMITTED a lock request (reads fences, inserts a lock) and a fence (reads locks, inserts fences)
- * running at once would each miss the other's uncommitted row and both succeed; with this taken
- * first, the second waits, and its next statement sees what the first committed.
+ * Serializes the changes that add to a project's locks and fences until the transaction ends. Under
+ * READ COMMITTED a lock request (checks fences, inserts a lock) and a fence (checks locks, inserts a
+ * fence) running at once would each miss the other's uncommitted row and both succeed; with this
+ * taken first, the second waits, and its next statement sees what the first committed. Releases do
+ * without it (locks-repo.ts, release).
  *
  * `waitForDisk: false` lets this transaction's COMMIT return before its WAL is flushed (asynchronous
  * commit), for changes that a crash may undo because something else redoes them; the server's own
