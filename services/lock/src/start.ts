@@ -42,7 +42,7 @@ export async function startLockService(deps: LockDeps): Promise<RunningLockServi
   await migrate(db, lockMigrations);
   const locks = new LocksRepository();
   const fencesRepo = new FencesRepository();
-  const service = new LockService({ db, bus, locks, fences: fencesRepo, cursors: new CursorCodec(deps.cursorSecret) });
+  const service = new LockService({ db, bus, locks, cursors: new CursorCodec(deps.cursorSecret) });
   const fences = new FenceService({ db, locks, fences: fencesRepo });
   serveAcquireLocks(bus, service);
   serveListLocks(bus, service);

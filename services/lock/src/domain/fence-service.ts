@@ -3,7 +3,6 @@ import type { commit, lock, ParsedRequestOf, ReplyOf } from '@lode/contracts';
 import type { Database } from '@lode/db';
 import type { LocksRepository } from '../repo/locks-repo.ts';
 import type { FencesRepository } from '../repo/fences-repo.ts';
-import { serializeProject } from '../repo/project-mutex.ts';
 import { lockedFile } from './lock-plan.ts';
 
 /**
@@ -23,11 +22,8 @@ export class FenceService {
 
   /** 409 file_locked if another user holds any of the files; otherwise other users cannot lock them until settled or expired. */
   async fence(request: ParsedRequestOf<typeof lock.fence>): Promise<ReplyOf<typeof lock.fence>> {
-    await this.#db.transaction(async (tx) => {
-      await serializeProject(tx, request.projectId);
-      const heldByOthers = await this.#fences.insertUnlessLocked(tx, request);
-      if (heldByOthers.length > 0) throw errors.fileLocked(heldByOthers.map(lockedFile));
-    });
+    const heldByOthers = await this.#fences.insertUnlessLocked(this.#db, request);
+    if (heldByOthers.length > 0) throw errors.fileLocked(heldByOthers.map(lockedFile));
     return { fenced: true };
   }
 
@@ -41,11 +37,8 @@ export class FenceService {
    * own and commit.created releases the locks, as when a settle is lost on the way.
    */
   async settle({ projectId, fenceId, committed }: ParsedRequestOf<typeof lock.settleFence>): Promise<ReplyOf<typeof lock.settleFence>> {
-    return this.#db.transaction(async (tx) => {
-      await serializeProject(tx, projectId, { waitForDisk: false });
-      const { releasedLocks } = await this.#fences.settle(tx, projectId, fenceId, committed);
-      return { releasedLocks };
-    });
+    const { releasedLocks } = await this.#fences.settle(this.#db, projectId, fenceId, committed);
+    return { releasedLocks };
   }
 
   /**
@@ -54,10 +47,7 @@ export class FenceService {
    * and a settle that did happen are harmless; a lock taken again after the commit survives.
    */
   async releaseCommitted(event: commit.CommitCreated): Promise<void> {
-    await this.#db.transaction(async (tx) => {
-      await serializeProject(tx, event.projectId);
-      await this.#locks.removeHolders(tx, event.projectId, event.author.userId, event.entries.map((e) => e.fileId), event.createdAt);
-    });
+    await this.#locks.removeHolders(this.#db, event.projectId, event.author.userId, event.entries.map((e) => e.fileId), event.createdAt);
   }
 
   async purgeExpired(): Promise<number> {

@@ -3,8 +3,6 @@ import { pathKey, upload, type Actor, type lock, type ParsedRequestOf, type Repl
 import type { Bus } from '@lode/bus';
 import type { CursorCodec, Database } from '@lode/db';
 import type { LockFilter, LocksRepository } from '../repo/locks-repo.ts';
-import type { FencesRepository } from '../repo/fences-repo.ts';
-import { serializeProject } from '../repo/project-mutex.ts';
 import { distinct, inRequestOrder, mayForce, planAcquire, planRelease, toLock } from './lock-plan.ts';
 import { PathCache } from './path-cache.ts';
 
@@ -15,15 +13,13 @@ export class LockService {
   readonly #db: Database;
   readonly #bus: Bus;
   readonly #locks: LocksRepository;
-  readonly #fences: FencesRepository;
   readonly #cursors: CursorCodec;
   readonly #known = new PathCache();
 
-  constructor(deps: { db: Database; bus: Bus; locks: LocksRepository; fences: FencesRepository; cursors: CursorCodec }) {
+  constructor(deps: { db: Database; bus: Bus; locks: LocksRepository; cursors: CursorCodec }) {
     this.#db = deps.db;
     this.#bus = deps.bus;
     this.#locks = deps.locks;
-    this.#fences = deps.fences;
     this.#cursors = deps.cursors;
   }
 
@@ -34,21 +30,13 @@ export class LockService {
       const path = paths.get(fileId);
       return path === undefined ? [] : [{ fileId, path, pathKey: pathKey(path) }];
     });
-    return this.#db.transaction(async (tx) => {
-      await serializeProject(tx, actor.projectId);
-      const taken = files.length === 0 ? [] : await this.#locks.take(tx, actor.projectId, actor, note, files);
-      // Only files the statement left need reading, to say who holds or is committing them.
-      const takenIds = new Set(taken.map((row) => row.fileId));
-      const left = files.flatMap((f) => (takenIds.has(f.fileId) ? [] : [f.fileId]));
-      const held = left.length === 0 ? [] : await this.#locks.heldOn(tx, actor.projectId, left);
-      const fenced = left.length === 0 ? [] : await this.#fences.activeOfOthers(tx, actor.projectId, left, actor.userId);
-      const plan = planAcquire(requested, paths, held, fenced, actor.userId);
-      return {
-        acquired: inRequestOrder(taken, requested).map((row) => toLock(row, actor.userId)),
-        conflicts: plan.conflicts,
-        notFound: plan.notFound,
-      };
-    });
+    const { taken, held, fenced } = files.length === 0 ? { taken: [], held: [], fenced: [] } : await this.#locks.acquire(this.#db, actor.projectId, actor, note, files);
+    const plan = planAcquire(requested, paths, held, fenced, actor.userId);
+    return {
+      acquired: inRequestOrder(taken, requested).map((row) => toLock(row, actor.userId)),
+      conflicts: plan.conflicts,
+      notFound: plan.notFound,
+    };
   }
 
   async list(actor: Actor, query: ListQuery): Promise<ReplyOf<typeof lock.list>> {

@@ -25,42 +25,27 @@ export interface FenceHolder {
 export class FencesRepository {
   /**
    * Records the fence unless another user holds a lock on one of its files, and answers those locks:
-   * the check and the insert are one statement, so a 25,000-file list crosses the wire once.
+   * one round trip under the project mutex (migration 0003, fence_unless_locked), so a 25,000-file
+   * list crosses the wire once.
    */
-  async insertUnlessLocked(tx: Queryable, fence: NewFence): Promise<LockRow[]> {
-    // The ids travel as comma-separated text: Postgres splits 25,000 of them several times faster
-    // than it parses the array literal node-pg would build (docs/architecture.md, Database).
-    const { rows } = await tx.query<LockRow>(
-      `WITH held AS (
-         SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $2 AND file_id = ANY(string_to_array($6, ',')::uuid[]) AND user_id <> $3
-       ),
-       fenced AS (
-         INSERT INTO fences (fence_id, project_id, user_id, user_name, file_ids, expires_at)
-         SELECT $1, $2, $3, $4, string_to_array($6, ',')::uuid[], now() + make_interval(secs => $5)
-         WHERE NOT EXISTS (SELECT 1 FROM held)
-       )
-       SELECT * FROM held ORDER BY path, "fileId"`,
-      [fence.fenceId, fence.projectId, fence.userId, fence.userName ?? null, fence.ttlMs / 1000, fence.fileIds.join(',')],
-    );
-    return rows;
-  }
-
-  /** Unexpired fences of users other than `userId` on the files, one per file. */
-  async activeOfOthers(q: Queryable, projectId: string, fileIds: readonly string[], userId: string): Promise<FenceHolder[]> {
-    const { rows } = await q.query<FenceHolder>(
-      `SELECT DISTINCT ON (f.file_id) f.file_id AS "fileId", c.user_id AS "userId", c.user_name AS "userName"
-       FROM fences c, unnest(c.file_ids) AS f(file_id)
-       WHERE c.project_id = $1 AND c.user_id <> $3 AND c.expires_at > now() AND f.file_id = ANY($2::uuid[])
-       ORDER BY f.file_id, c.expires_at DESC`,
-      [projectId, fileIds, userId],
-    );
+  async insertUnlessLocked(q: Queryable, fence: NewFence): Promise<LockRow[]> {
+    const { rows } = await q.query<LockRow>(`SELECT ${LOCK_COLUMNS} FROM fence_unless_locked($1, $2, $3, $4, $5, $6)`, [
+      fence.fenceId,
+      fence.projectId,
+      fence.userId,
+      fence.userName ?? null,
+      fence.ttlMs / 1000,
+      fence.fileIds.join(','),
+    ]);
     return rows;
   }
 
   /**
    * Deletes the fence and, when `releaseLocks`, its holder's locks on its files; answers whether the
    * fence was still there and how many locks went. One statement, with the file list never leaving
-   * the database.
+   * the database, and without the project mutex: it only frees files. Its commit does not wait for
+   * the WAL to reach the disk (the setting is local to the statement's own transaction): see
+   * FenceService.settle for why a crash undoing it is safe.
    */
   async settle(tx: Queryable, projectId: string, fenceId: string, releaseLocks: boolean): Promise<{ found: boolean; releasedLocks: number }> {
     const { rows } = await tx.query<{ found: boolean; releasedLocks: number }>(
@@ -72,7 +57,8 @@ export class FencesRepository {
          WHERE $3 AND l.project_id = $2 AND l.user_id = fence.user_id AND l.file_id = ANY (fence.file_ids)
          RETURNING 1
        )
-       SELECT EXISTS (SELECT 1 FROM fence) AS found, (SELECT count(*) FROM released)::int AS "releasedLocks"`,
+       SELECT EXISTS (SELECT 1 FROM fence) AS found, (SELECT count(*) FROM released)::int AS "releasedLocks",
+              set_config('synchronous_commit', 'off', true) AS "asynchronousCommit"`,
       [fenceId, projectId, releaseLocks],
     );
     return rows[0];

@@ -1,4 +1,5 @@
 import type { Queryable } from '@lode/db';
+import type { FenceHolder } from './fences-repo.ts';
 
 export interface LockRow {
   fileId: string;
@@ -22,6 +23,14 @@ export interface FileToLock {
   pathKey: string;
 }
 
+export interface Acquired {
+  taken: LockRow[];
+  /** Other users' locks on the files asked for. */
+  held: LockRow[];
+  /** Other users' commits in progress on the files asked for. */
+  fenced: FenceHolder[];
+}
+
 export interface LockFilter {
   /** Case-folded (pathKey) prefix. */
   pathKeyPrefix: string | undefined;
@@ -31,33 +40,17 @@ export interface LockFilter {
 export const LOCK_COLUMNS = `file_id AS "fileId", path, user_id AS "userId", user_name AS "userName",
                  user_avatar_url AS "userAvatarUrl", note, locked_at AS "lockedAt"`;
 
-/** SQL for the `locks` table. Writers hold the project's mutex (project-mutex.ts). */
+/** SQL for the `locks` table. Whatever adds a lock holds the project's mutex (migration 0003). */
 export class LocksRepository {
-  async heldOn(q: Queryable, projectId: string, fileIds: readonly string[]): Promise<LockRow[]> {
-    const { rows } = await q.query<LockRow>(
-      `SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) ORDER BY path, file_id`,
-      [projectId, fileIds],
-    );
-    return rows;
-  }
-
   /**
-   * Locks the files for the holder, or refreshes (note, time) the holder's own locks on them, skipping
-   * files another user holds or is committing (an unexpired fence): one statement, so a request that
-   * takes everything costs no read. The rows answered are the ones taken.
+   * Locks the files for the holder, or refreshes (note, time) the holder's own locks on them, unless
+   * another user holds or is committing (an unexpired fence) one; answers the locks taken and, for
+   * the files left, the other users' locks and fences. One round trip under the project mutex
+   * (migration 0003, acquire_locks).
    */
-  async take(tx: Queryable, projectId: string, holder: Holder, note: string, files: readonly FileToLock[]): Promise<LockRow[]> {
-    const { rows } = await tx.query<LockRow>(
-      `INSERT INTO locks AS l (project_id, file_id, path, path_key, user_id, user_name, user_avatar_url, note, locked_at)
-       SELECT $1, f.file_id, f.path, f.path_key, $2, $3, $4, $5, now()
-       FROM unnest($6::uuid[], $7::text[], $8::text[]) AS f(file_id, path, path_key)
-       WHERE NOT EXISTS (
-         SELECT 1 FROM fences c WHERE c.project_id = $1 AND c.user_id <> $2 AND c.expires_at > now() AND f.file_id = ANY (c.file_ids)
-       )
-       ON CONFLICT (project_id, file_id) DO UPDATE
-         SET note = EXCLUDED.note, locked_at = EXCLUDED.locked_at, user_name = EXCLUDED.user_name, user_avatar_url = EXCLUDED.user_avatar_url
-         WHERE l.user_id = EXCLUDED.user_id
-       RETURNING ${LOCK_COLUMNS}`,
+  async acquire(q: Queryable, projectId: string, holder: Holder, note: string, files: readonly FileToLock[]): Promise<Acquired> {
+    const { rows } = await q.query<LockRow & { kind: 'taken' | 'held' | 'fenced' }>(
+      `SELECT kind, ${LOCK_COLUMNS} FROM acquire_locks($1, $2, $3, $4, $5, $6::uuid[], $7::text[], $8::text[])`,
       [
         projectId,
         holder.userId,
@@ -69,7 +62,12 @@ export class LocksRepository {
         files.map((f) => f.pathKey),
       ],
     );
-    return rows;
+    const acquired: Acquired = { taken: [], held: [], fenced: [] };
+    for (const { kind, ...row } of rows) {
+      if (kind === 'fenced') acquired.fenced.push({ fileId: row.fileId, userId: row.userId, userName: row.userName });
+      else acquired[kind].push(row);
+    }
+    return acquired;
   }
 
   /**
