@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
 import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './common.ts';
-import { uuidList } from './uuid-list.ts';
+import { isUuid, uuidList } from './uuid-list.ts';
 
 export const MAX_COMMIT_ENTRIES = 25_000;
 export const MAIN_BRANCH = 'main';
@@ -25,9 +25,48 @@ export type CommitEntryInput = z.infer<typeof commitEntrySchema>;
 
 const commitMessage = z.string().trim().min(1, 'must not be empty').max(10_000);
 
+/**
+ * A body's entries, checked by one loop when they are well formed: zod's discriminated union per
+ * entry cost about 2.5 µs each, 60 ms of a 25,000-file commit. Anything the loop does not accept is
+ * parsed again entry by entry, so the answer and its issues are exactly those of
+ * z.array(commitEntrySchema).
+ */
+const commitEntries = z
+  .array(z.unknown())
+  .min(1, 'must list 1 to 25,000 entries')
+  .max(MAX_COMMIT_ENTRIES)
+  .transform((values, ctx): CommitEntryInput[] => {
+    const entries = wellFormedEntries(values);
+    if (entries) return entries;
+    const strict = z.array(commitEntrySchema).safeParse(values);
+    if (strict.success) return strict.data;
+    for (const issue of strict.error.issues) ctx.issues.push({ ...issue, input: undefined });
+    return z.NEVER;
+  });
+
+const isVersion = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+
+/** The entries as commitEntrySchema outputs them (unknown fields dropped, ids lower-cased), or undefined if any is not plainly valid. */
+function wellFormedEntries(values: readonly unknown[]): CommitEntryInput[] | undefined {
+  const entries: CommitEntryInput[] = [];
+  for (const value of values) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { fileId, action, version } = value as Record<string, unknown>;
+    if (typeof fileId !== 'string' || !isUuid(fileId)) return undefined;
+    if (action === 'add' || action === 'modify') {
+      if (!isVersion(version)) return undefined;
+      entries.push({ fileId: fileId.toLowerCase(), action, version });
+    } else if (action === 'delete') {
+      if (version !== undefined && !isVersion(version)) return undefined;
+      entries.push(version === undefined ? { fileId: fileId.toLowerCase(), action } : { fileId: fileId.toLowerCase(), action, version });
+    } else return undefined;
+  }
+  return entries;
+}
+
 export const commitBodySchema = z.object({
   message: commitMessage,
-  fileVersions: z.array(commitEntrySchema).min(1, 'must list 1 to 25,000 entries').max(MAX_COMMIT_ENTRIES),
+  fileVersions: commitEntries,
   branch: branchName.optional(),
 });
 export type CommitBody = z.infer<typeof commitBodySchema>;

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { commitBodySchema, commitEntrySchema } from './commit.ts';
+
+/** The body as it was parsed before the loop: zod entry by entry, the reference for every answer. */
+const reference = commitBodySchema.extend({ fileVersions: z.array(commitEntrySchema).min(1, 'must list 1 to 25,000 entries').max(25_000) });
+
+const id = () => randomUUID().toUpperCase();
+const bodies: Record<string, unknown> = {
+  'adds, modifies and deletes, with extra fields and upper-case ids': {
+    message: 'work',
+    fileVersions: [
+      { fileId: id(), action: 'add', version: 1, path: 'ignored' },
+      { fileId: id(), action: 'modify', version: 7 },
+      { fileId: id(), action: 'delete' },
+      { fileId: id(), action: 'delete', version: 3 },
+    ],
+  },
+  'a bad id': { message: 'm', fileVersions: [{ fileId: id(), action: 'add', version: 1 }, { fileId: 'nope', action: 'add', version: 1 }] },
+  'an unknown action': { message: 'm', fileVersions: [{ fileId: id(), action: 'rename', version: 1 }] },
+  'a version of 0': { message: 'm', fileVersions: [{ fileId: id(), action: 'modify', version: 0 }] },
+  'a fractional version': { message: 'm', fileVersions: [{ fileId: id(), action: 'add', version: 1.5 }] },
+  'an add without a version': { message: 'm', fileVersions: [{ fileId: id(), action: 'add' }] },
+  'a delete with a bad version': { message: 'm', fileVersions: [{ fileId: id(), action: 'delete', version: '2' }] },
+  'an entry that is not an object': { message: 'm', fileVersions: [null, 3, [id()]] },
+  'no entries': { message: 'm', fileVersions: [] },
+  'entries that are not an array': { message: 'm', fileVersions: { fileId: id() } },
+};
+
+describe('commitBodySchema', () => {
+  it.each(Object.entries(bodies))('answers %s exactly as zod entry by entry does', (_, body) => {
+    const [fast, strict] = [commitBodySchema.safeParse(body), reference.safeParse(body)];
+    expect(fast.success).toBe(strict.success);
+    if (fast.success && strict.success) expect(fast.data).toEqual(strict.data);
+    else expect(fast.error?.issues.map((i) => [i.path, i.message])).toEqual(strict.error?.issues.map((i) => [i.path, i.message]));
+  });
+});
