@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { errors } from '@lode/errors';
+import { SHA256_HEX } from './loop-checked.ts';
 
 /** Lower-cased, as Postgres prints them, so ids compare equal however a client spelled them. */
 export const uuid = z.uuid().transform((s) => s.toLowerCase());
 export const sha256Hex = z
   .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
+  .regex(SHA256_HEX, 'must be 64 hexadecimal characters')
   .transform((s) => s.toLowerCase());
 export const positiveVersion = z.number().int().min(1);
 export const byteSize = z.number().int().min(0);
