@@ -35,6 +35,11 @@ export interface BlobStorage {
   presignGet(input: PresignGetInput): Promise<string>;
   head(key: string): Promise<ObjectInfo | null>;
   /**
+   * What head would answer for each key, in key order, for checks of many objects at once: drivers
+   * may answer from listings where that costs less than a HEAD per key.
+   */
+  headMany(keys: readonly string[]): Promise<(ObjectInfo | null)[]>;
+  /**
    * Reads the object once, streaming, and returns its hex SHA-256. Used when the driver could not
    * verify the SHA-256 as the bytes were written, before a version or a dedup entry may exist.
    */

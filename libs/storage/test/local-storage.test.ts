@@ -46,6 +46,15 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
   });
 
+  it('answers headMany per key in key order, each with its verified SHA-256, null where nothing is stored', async () => {
+    const [a, b] = [randomBytes(10), randomBytes(20)];
+    const [putA, putB] = [await presign(a), await presign(b)];
+    expect((await fetch(putA.url, { method: 'PUT', headers: putA.headers, body: a })).status).toBe(200);
+    expect((await fetch(putB.url, { method: 'PUT', headers: putB.headers, body: b })).status).toBe(200);
+    const [infoA, infoB] = [{ size: 10, verifiedSha256: describeContent(a).sha256 }, { size: 20, verifiedSha256: describeContent(b).sha256 }];
+    expect(await storage.headMany([putB.key, 'p/test/u/missing', putA.key, putB.key])).toEqual([infoB, null, infoA, infoB]);
+  });
+
   it('refuses a tampered body of the same length (MD5 mismatch) and stores nothing', async () => {
     const bytes = randomBytes(1000);
     const put = await presign(bytes);

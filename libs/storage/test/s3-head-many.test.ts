@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testS3Options } from '@lode/testkit';
+import { S3BlobStorage } from '../src/index.ts';
+
+/** More objects than one listing page (1,000) holds, so that listings must continue. */
+const OBJECTS = 1050;
+
+describe('S3 driver headMany against a real S3 (Swift s3api): listings answer what HEADs would', () => {
+  const options = testS3Options();
+  let storage: S3BlobStorage;
+  /** The stored keys of one project's prefix, in S3's order, each holding (index % 7) + 1 bytes. */
+  let keys: string[];
+  const sizeOf = (i: number) => (i % 7) + 1;
+  /** The S3 requests the driver sent, by command name: the real store answers, the test counts. */
+  let sent: string[] = [];
+  const count = (command: string) => sent.filter((name) => name === command).length;
+  const put = (Key: string, size: number) => storage.client.send(new PutObjectCommand({ Bucket: options.bucket, Key, Body: Buffer.alloc(size) }));
+
+  beforeAll(async () => {
+    storage = new S3BlobStorage(options);
+    await storage.ensureReady();
+    const prefix = `p/${randomUUID()}/u/`;
+    keys = Array.from({ length: OBJECTS }, () => `${prefix}${randomUUID()}`).sort();
+    for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((key, j) => put(key, sizeOf(i + j))));
+    storage.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(context.commandName as string);
+        return next(args);
+      },
+      { step: 'initialize', name: 'testRequestCounter' },
+    );
+  });
+  beforeEach(() => {
+    sent = [];
+  });
+  afterAll(() => storage?.client.destroy());
+
+  it('HEADs a few keys: sizes in key order, null for a missing key, a repeated key checked once', async () => {
+    const missing = `${keys[0]}-gone`;
+    expect(await storage.headMany([keys[5], missing, keys[3], keys[5]])).toEqual([
+      { size: sizeOf(5), verifiedSha256: undefined },
+      null,
+      { size: sizeOf(3), verifiedSha256: undefined },
+      { size: sizeOf(5), verifiedSha256: undefined },
+    ]);
+    expect(sent.sort()).toEqual(['HeadObjectCommand', 'HeadObjectCommand', 'HeadObjectCommand']);
+  });
+
+  it('lists many keys across pages, and HEADs only the keys the listing did not show, to confirm they are gone', async () => {
+    // Missing keys that sort among the stored ones, before the first and after the last.
+    const missing = [`${keys[0].slice(0, -1)}`, `${keys[500]}-gone`, `${keys[OBJECTS - 1]}-gone`];
+    const wanted = [...missing, ...keys].reverse();
+    const answers = await storage.headMany(wanted);
+    expect(answers).toEqual(wanted.map((key) => (missing.includes(key) ? null : { size: sizeOf(keys.indexOf(key)), verifiedSha256: undefined })));
+    expect(count('ListObjectsV2Command')).toBe(2);
+    expect(count('HeadObjectCommand')).toBe(missing.length);
+  });
+
+  it('stops listing after a page that found too few wanted keys, and HEADs the keys beyond it', async () => {
+    // The first page reaches keys[999]: of the wanted keys it finds only keys[0].
+    const wanted = [keys[0], ...keys.slice(1001)];
+    const answers = await storage.headMany(wanted);
+    expect(answers).toEqual(wanted.map((key) => ({ size: sizeOf(keys.indexOf(key)), verifiedSha256: undefined })));
+    expect(count('ListObjectsV2Command')).toBe(1);
+    expect(count('HeadObjectCommand')).toBe(wanted.length - 1);
+  });
+
+  it('lists each prefix of many keys on its own, HEADs a prefix of few, and answers null where nothing is stored', async () => {
+    const emptyPrefix = `p/${randomUUID()}/u/`;
+    const nothingStored = Array.from({ length: 40 }, () => `${emptyPrefix}${randomUUID()}`);
+    const stored = keys.slice(100, 140);
+    const lone = `p/${randomUUID()}/u/${randomUUID()}`;
+    const answers = await storage.headMany([...nothingStored, ...stored, lone]);
+    expect(answers).toEqual([...nothingStored.map(() => null), ...stored.map((key) => ({ size: sizeOf(keys.indexOf(key)), verifiedSha256: undefined })), null]);
+    expect(count('ListObjectsV2Command')).toBe(2);
+    expect(count('HeadObjectCommand')).toBe(nothingStored.length + 1);
+  });
+});
