@@ -1,14 +1,10 @@
 import { assertUniqueFileIds, type Actor, type upload } from '@lode/contracts';
-import { mapConcurrently } from '@lode/runtime';
 import type { BlobStorage, ObjectInfo } from '@lode/storage';
 import type { FilesRepository } from '../repo/files-repo.ts';
 
 type Target = { fileId: string; toVersion: number };
 type Unrestorable = upload.UnrestorableReason;
 type PrepareReply = { created: (Target & { version: number })[]; skipped: (Target & { reason: Unrestorable })[] };
-
-/** Storage HEADs in flight at once: enough to hide S3's latency, well inside its connection pool. */
-const BLOB_CHECKS_IN_FLIGHT = 32;
 
 /**
  * The upload service's half of spec 4.8: for each target, a new version pointing at the target's
@@ -69,9 +65,10 @@ export class RestorePreparer {
       else if (resolved.versions.ids[i] === null) reasons.set(t.fileId, 'version_not_found');
       return sha256 === null || size === null || storageKey === null ? [] : [{ fileId: t.fileId, sha256, size, storageKey }];
     });
-    // Dedup shares objects between versions: each object is checked once.
+    // Dedup shares objects between versions: each object is checked once, all in one batch that the
+    // driver answers from listings where that is cheaper than a HEAD per object.
     const keys = [...new Set(versions.map((v) => v.storageKey))];
-    const found = await mapConcurrently(keys, BLOB_CHECKS_IN_FLIGHT, (key) => this.#storage.head(key));
+    const found = await this.#storage.headMany(keys);
     const stored = new Map(keys.map((key, i) => [key, found[i]]));
     for (const v of versions) if (!intact(stored.get(v.storageKey) ?? null, v)) reasons.set(v.fileId, 'blob_missing');
     return reasons;
