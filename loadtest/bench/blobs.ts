@@ -1,6 +1,5 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { mapConcurrently } from '@lode/runtime';
-import type { LocalBlobStorage, S3BlobStorage } from '@lode/storage';
+import { mapConcurrently, type LocalBlobStorage, type S3BlobStorage } from '@lode/storage';
 import { bulkContent, writeBulkBlobs, type BulkVersion } from '@lode/testkit';
 
 /**

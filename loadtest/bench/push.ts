@@ -1,4 +1,4 @@
-import { mapConcurrently } from '@lode/runtime';
+import { mapConcurrently } from '@lode/storage';
 import { upload } from '@lode/contracts';
 import { describeContent, type BulkVersion } from '@lode/testkit';
 import type { HttpClient, JsonApi } from './client.ts';

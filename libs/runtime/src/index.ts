@@ -2,6 +2,5 @@ export * from './shutdown.ts';
 export * from './http-server.ts';
 export * from './secrets.ts';
 export { runPeriodically, type PeriodicTask } from './periodic.ts';
-export { mapConcurrently } from './concurrency.ts';
 export * from './ops-server.ts';
 export * from './service-process.ts';

@@ -5,3 +5,4 @@ export * from './config.ts';
 export { S3BlobStorage, type S3StorageOptions } from './s3-storage.ts';
 export { QueryPresigner } from './sigv4.ts';
 export { instrumentStorage } from './instrumented-storage.ts';
+export { mapConcurrently } from './concurrency.ts';

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
-import { mapBounded } from './bounded.ts';
+import { mapConcurrently } from './concurrency.ts';
 import { sign } from './local-signing.ts';
 
 export interface LocalStorageOptions {
@@ -66,7 +66,7 @@ export class LocalBlobStorage implements BlobStorage {
 
   /** A head per key: the sidecar's verified SHA-256 is only on disk, one file per object. */
   async headMany(keys: readonly string[]): Promise<(ObjectInfo | null)[]> {
-    return mapBounded(keys, HEADS_IN_FLIGHT, (key) => this.head(key));
+    return mapConcurrently(keys, HEADS_IN_FLIGHT, (key) => this.head(key));
   }
 
   async computeSha256(key: string): Promise<string> {

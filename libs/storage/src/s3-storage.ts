@@ -13,7 +13,7 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { mapBounded } from './bounded.ts';
+import { mapConcurrently } from './concurrency.ts';
 import { QueryPresigner } from './sigv4.ts';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 
@@ -110,7 +110,7 @@ export class S3BlobStorage implements BlobStorage {
     const worthListing = [...byPrefix].filter(([, wanted]) => wanted.length >= WANTED_KEYS_PER_PAGE);
     await Promise.all(worthListing.map(([prefix, wanted]) => this.#listWanted(prefix, wanted.sort(), listed)));
     const unlisted = [...new Set(keys)].filter((key) => !listed.has(key));
-    const heads = await mapBounded(unlisted, HEADS_IN_FLIGHT, (key) => this.head(key));
+    const heads = await mapConcurrently(unlisted, HEADS_IN_FLIGHT, (key) => this.head(key));
     const answers = new Map<string, ObjectInfo | null>([...listed, ...unlisted.map((key, i) => [key, heads[i]] as const)]);
     return keys.map((key) => answers.get(key) ?? null);
   }

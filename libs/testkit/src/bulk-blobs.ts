@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { mapConcurrently } from '@lode/runtime';
-import { LocalBlobStorage, type BlobStorage } from '@lode/storage';
+import { LocalBlobStorage, mapConcurrently, type BlobStorage } from '@lode/storage';
 import { bulkContent, type BulkVersion } from './bulk-versions.ts';
 
 /**
