@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
-import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './common.ts';
+import { actorSchema, byteSize, isSize, isVersion, positiveVersion, SHA256_HEX, sha256Hex, uuid } from './common.ts';
 import { isUuid, uuidList } from './uuid-list.ts';
-import { isSize, isVersion, loopChecked, SHA256_HEX } from './loop-checked.ts';
+import { loopChecked } from './loop-checked.ts';
 
 export const MAX_COMMIT_ENTRIES = 25_000;
 export const MAIN_BRANCH = 'main';

@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import { errors } from '@lode/errors';
-import { SHA256_HEX } from './loop-checked.ts';
 
 /** Lower-cased, as Postgres prints them, so ids compare equal however a client spelled them. */
 export const uuid = z.uuid().transform((s) => s.toLowerCase());
+export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 export const sha256Hex = z
   .string()
   .regex(SHA256_HEX, 'must be 64 hexadecimal characters')
   .transform((s) => s.toLowerCase());
 export const positiveVersion = z.number().int().min(1);
 export const byteSize = z.number().int().min(0);
+/** positiveVersion's and byteSize's tests without a schema, for loops over many values. */
+export const isVersion = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+export const isSize = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 export const isoTimestamp = z.string();
 
 export const roles = ['owner', 'admin', 'member'] as const;

@@ -17,7 +17,3 @@ export function loopChecked<T>(array: z.ZodArray<z.ZodUnknown>, element: z.ZodTy
     return z.NEVER;
   });
 }
-
-export const isVersion = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
-export const isSize = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isAppError } from '@lode/errors';
 import { defineContract } from './contract.ts';
-import { actorSchema, positiveVersion, sha256Hex, uuid } from './common.ts';
+import { actorSchema, isVersion, positiveVersion, sha256Hex, uuid } from './common.ts';
 import { branchName } from './commit.ts';
 import { normalizePath } from './paths.ts';
 
@@ -115,7 +115,7 @@ function column<T>(what: string, is: (value: unknown) => value is T) {
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
 const isIntegerOrNull = (value: unknown): value is number | null => value === null || Number.isSafeInteger(value);
-const isVersionOrNull = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) >= 1);
+const isVersionOrNull = (value: unknown): value is number | null => value === null || isVersion(value);
 const statusSet: ReadonlySet<unknown> = new Set(syncStatuses);
 const isStatus = (value: unknown): value is SyncStatus => statusSet.has(value);
 // normalizePath refuses control characters, so a key never holds the line break the service joins keys with.
