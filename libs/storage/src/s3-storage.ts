@@ -106,10 +106,11 @@ export class S3BlobStorage implements BlobStorage {
    */
   async headMany(keys: readonly string[]): Promise<(ObjectInfo | null)[]> {
     const listed = new Map<string, ObjectInfo>();
-    const byPrefix = Map.groupBy(new Set(keys), (key) => key.slice(0, key.lastIndexOf('/') + 1));
+    const distinct = [...new Set(keys)];
+    const byPrefix = Map.groupBy(distinct, (key) => key.slice(0, key.lastIndexOf('/') + 1));
     const worthListing = [...byPrefix].filter(([, wanted]) => wanted.length >= WANTED_KEYS_PER_PAGE);
     await Promise.all(worthListing.map(([prefix, wanted]) => this.#listWanted(prefix, wanted.sort(), listed)));
-    const unlisted = [...new Set(keys)].filter((key) => !listed.has(key));
+    const unlisted = distinct.filter((key) => !listed.has(key));
     const heads = await mapConcurrently(unlisted, HEADS_IN_FLIGHT, (key) => this.head(key));
     const answers = new Map<string, ObjectInfo | null>([...listed, ...unlisted.map((key, i) => [key, heads[i]] as const)]);
     return keys.map((key) => answers.get(key) ?? null);
