@@ -21,12 +21,14 @@ export interface Bus {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Node fires a timer longer than this after 1 ms instead (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Settles like work, or rejects with `timeout` naming the service once ms have passed. */
 export async function withTimeout<T>(work: Promise<T>, ms: number, service: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(errors.timeout(service)), ms);
+    timer = setTimeout(() => reject(errors.timeout(service)), Math.min(ms, MAX_TIMER_MS));
   });
   try {
     return await Promise.race([work, timeout]);

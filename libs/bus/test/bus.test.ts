@@ -147,6 +147,16 @@ describe.each([
       expect(failure.code).toBe('timeout');
       expect(performance.now() - started).toBeLessThan(400);
     });
+
+    it('waits for a slow handler when timeoutMs is beyond what a Node timer holds, instead of timing out at once', async () => {
+      h.server.serve(slowContract, async ({ delayMs }) => {
+        await sleep(delayMs);
+        return { done: true as const };
+      });
+      await h.ready();
+
+      await expect(h.client.call(slowContract, { delayMs: 50 }, { timeoutMs: Number.MAX_SAFE_INTEGER })).resolves.toEqual({ done: true });
+    });
   });
 
   describe('large payloads on a 1 MiB server', () => {

@@ -8,10 +8,16 @@ export const sha256Hex = z
   .string()
   .regex(SHA256_HEX, 'must be 64 hexadecimal characters')
   .transform((s) => s.toLowerCase());
-export const positiveVersion = z.number().int().min(1);
-export const byteSize = z.number().int().min(0);
+/**
+ * Versions and sequence numbers are Postgres `integer` columns: a larger value is refused here, as
+ * a 400 naming the field, instead of failing in SQL. Sizes are `bigint`, bounded by what a JSON
+ * number holds exactly.
+ */
+export const MAX_INT4 = 2_147_483_647;
+export const positiveVersion = z.number().int().min(1).max(MAX_INT4, `must be at most ${MAX_INT4}`);
+export const byteSize = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
 /** positiveVersion's and byteSize's tests without a schema, for loops over many values. */
-export const isVersion = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+export const isVersion = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_INT4;
 export const isSize = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 export const isoTimestamp = z.string();
 

@@ -23,6 +23,8 @@ export function normalizePath(raw: string): NormalizedPath | AppError {
   if (path.includes('\\')) return invalid('use forward slashes');
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(path)) return invalid('it contains control characters');
+  // A lone UTF-16 surrogate has no UTF-8 form: Postgres would store U+FFFD instead, another path.
+  if (!path.isWellFormed()) return invalid('it contains an unpaired surrogate');
   for (const segment of path.split('/')) {
     if (segment === '') return invalid('it has an empty segment');
     if (segment === '.' || segment === '..') return invalid('"." and ".." segments are not allowed');

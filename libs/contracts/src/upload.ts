@@ -68,7 +68,8 @@ export const confirmBodySchema = z
     storageKey: z.string().min(1).optional(),
     dedup: z.boolean().optional(),
     sha256: sha256Hex,
-    size: byteSize,
+    // No upload is larger (initiate refuses it), so a larger size can never be confirmed.
+    size: byteSize.max(MAX_FILE_SIZE, `must be at most ${MAX_FILE_SIZE}`),
   })
   .refine((b) => (b.dedup === true) !== (b.storageKey !== undefined), {
     message: 'send either storageKey (uploaded file) or dedup: true (deduplicated file), not both',

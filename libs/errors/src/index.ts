@@ -6,6 +6,7 @@ export const errorCodes = [
   'validation_failed',
   'invalid_json',
   'payload_too_large',
+  'unsupported_media_type',
   'file_too_large',
   'batch_too_large',
   'not_found',
@@ -71,6 +72,7 @@ export const errors = {
   invalidJson: () => new AppError('invalid_json', 'Request body is not valid JSON'),
   payloadTooLarge: (limit: string) =>
     new AppError('payload_too_large', `Request body exceeds the ${limit} limit`),
+  unsupportedMediaType: (message: string) => new AppError('unsupported_media_type', message),
   fileTooLarge: (size: number, max: number) =>
     new AppError('file_too_large', `File size ${size} exceeds the maximum of ${max} bytes`, { maxSize: max }),
   batchTooLarge: (what: string, max: number, hint?: string) =>

@@ -6,6 +6,7 @@ import { LOCAL_OBJECTS_ROUTE } from '@lode/storage';
 import { Authenticator } from './auth/authenticator.ts';
 import { limitWrites, requireKey, requireOwnProject } from './auth/middleware.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
+import { JSON_TYPES, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
 import { requestId } from './http/request-id.ts';
 import { mountedAt, requestMetrics } from './http/request-metrics.ts';
 import { KeysRepository } from './identity/keys-repo.ts';
@@ -48,7 +49,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId, requestMetrics);
+  app.use(requestId, requestMetrics, refuseUndecodablePath);
   app.use(healthRoutes({ db: deps.db, bus: deps.bus, services: deps.services, extra: deps.readinessExtra, stopping: deps.stopping }));
 
   // Blob bytes stream through this route untouched by the JSON parser (local driver only).
@@ -60,7 +61,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
     });
   }
 
-  app.use(express.json({ limit: deps.bodyLimit }));
+  app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES }), refuseUnacceptableValues);
   app.use(authRoutes(authenticator));
   app.use(adminRoutes({ db: deps.db, adminToken: deps.adminToken, authenticator }));
 

@@ -1,5 +1,6 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, startTestStack, type SeededProject, type TestStack } from '@lode/testkit';
+import { ApiClient, pushFile, readResponse, startTestStack, type PushedFile, type SeededProject, type TestStack } from '@lode/testkit';
 
 describe('bad input answers a clear 4xx JSON error, never a 500', () => {
   let stack: TestStack;
@@ -36,6 +37,90 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
     const res = await p.api.request('POST', initiate(), JSON.stringify({ pad: 'x'.repeat(17 * 1024 * 1024) }), { 'content-type': 'application/json' });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ code: 'payload_too_large' });
+  });
+
+  describe('input rules at the edge (docs/api.md, Input rules)', () => {
+    let file: PushedFile;
+    beforeAll(async () => {
+      file = await pushFile(p.api, p.projectId, 'rules/a.bin', Buffer.from('rules'));
+    });
+    const url = (path: string) => `/api/v1/projects/${p.projectId}${path}`;
+    const expect400 = async (res: { status: number; body: unknown }, field: string) => {
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', message: expect.stringContaining(field) });
+    };
+
+    it.each([2 ** 31, 5368709121, 2 ** 53 - 1, 2 ** 53])('400 naming the field for a commit version of %d, which no integer column holds', async (version) => {
+      await expect400(await p.api.post(url('/commits'), { message: 'm', fileVersions: [{ fileId: file.fileId, version, action: 'modify' }] }), 'fileVersions.0.version');
+    });
+
+    it('answers six out-of-range commits and restores at once with 400, and keeps serving', async () => {
+      const commits = Array.from({ length: 3 }, () => p.api.post(url('/commits'), { message: 'm', fileVersions: [{ fileId: file.fileId, version: 2 ** 31, action: 'modify' }] }));
+      const restores = Array.from({ length: 3 }, () => p.api.post(url('/restore'), { files: [{ fileId: file.fileId, toVersion: 2 ** 31 }] }));
+      for (const res of await Promise.all([...commits, ...restores])) expect(res.status).toBe(400);
+      expect((await p.api.post(url('/commits'), { message: 'ok', fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }] })).status).toBe(201);
+    });
+
+    it('400 for a restore to a version past the integer range, and a confirm larger than any upload', async () => {
+      await expect400(await p.api.post(url('/restore'), { files: [{ fileId: file.fileId, toVersion: 2 ** 31 }] }), 'files.0.toVersion');
+      await expect400(await p.api.post(url('/files/upload/confirm'), { fileId: file.fileId, version: 1, storageKey: 'k', sha256: file.sha256, size: 2 ** 53 - 1 }), 'size');
+    });
+
+    it.each(['%ZZ', '%', '%E0%A4%A', '%u002e', '%C0%AE%C0%AE', '%00'])('400 for the path parameter %s, which does not decode to a name', async (param) => {
+      const res = await p.api.get(`/api/v1/projects/${param}/locks`);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', message: expect.any(String) });
+    });
+
+    it.each([
+      ['a NUL in a commit message', () => p.api.post(url('/commits'), { message: 'a\u0000b', fileVersions: [{ fileId: file.fileId, version: 1, action: 'add' }] }), 'message'],
+      ['a lone surrogate in a lock note', () => p.api.post(url('/locks'), { fileIds: [file.fileId], note: 'x\ud800' }), 'note'],
+      ['a lone surrogate in a path', () => p.api.post(url('/files/upload/initiate'), { path: 'a\udc00.bin', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }), 'path'],
+      ['a NUL in a query parameter', () => p.api.get(url('/locks?pathPrefix=a%00')), 'pathPrefix'],
+      ['a NUL in a key of the body', () => p.api.post(url('/locks'), { fileIds: [file.fileId], 'no\u0000te': 'x' }), 'key'],
+    ])('400 naming the field for %s, which Postgres cannot store as given', async (_, send, field) => {
+      await expect400(await send(), field);
+    });
+
+    it('keeps a lock note with paired surrogates (an emoji) as it was sent', async () => {
+      const res = await p.api.post(url('/locks'), { fileIds: [file.fileId], note: 'on it 🎮' });
+      expect(res.body.acquired[0].note).toBe('on it 🎮');
+      await p.api.delete(url('/locks'), { fileIds: [file.fileId] });
+    });
+
+    it('400 for a body nested deeper than the API reads, however deep', async () => {
+      for (const depth of [40, 10_000]) {
+        const nested = '['.repeat(depth) + ']'.repeat(depth);
+        const res = await p.api.request('POST', url('/files/upload/initiate-batch'), `{"files":[${nested}]}`);
+        await expect400(res, 'nested deeper');
+      }
+    });
+
+    const rawPost = (headers: Record<string, string>, body: Buffer | string) =>
+      fetch(stack.baseUrl + url('/locks'), { method: 'POST', headers: { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId, ...headers }, body }).then(readResponse);
+
+    it('reads a gzip-encoded JSON body', async () => {
+      const res = await rawPost({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(JSON.stringify({ fileIds: [file.fileId] })));
+      expect(res.status).toBe(200);
+      await p.api.delete(url('/locks'), { fileIds: [file.fileId] });
+    });
+
+    it.each(['gzip', 'deflate', 'br', 'zstd'])('400 for a body that is not valid %s', async (encoding) => {
+      const res = await rawPost({ 'content-type': 'application/json', 'content-encoding': encoding }, 'not compressed at all');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', message: expect.any(String) });
+    });
+
+    it.each([
+      ['an unknown Content-Encoding', { 'content-type': 'application/json', 'content-encoding': 'x-snappy' }],
+      ['a text/plain body', { 'content-type': 'text/plain' }],
+      ['a form body', { 'content-type': 'application/x-www-form-urlencoded' }],
+      ['a body without Content-Type', {}],
+    ])('415 unsupported_media_type for %s', async (_, headers) => {
+      const res = await rawPost(headers, JSON.stringify({ fileIds: [file.fileId] }));
+      expect(res.status).toBe(415);
+      expect(res.body).toMatchObject({ code: 'unsupported_media_type', message: expect.any(String) });
+    });
   });
 
   it('JSON 404 for unknown routes, authenticated or not', async () => {

@@ -1,18 +1,23 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { AppError} from '@lode/errors';
-import { errors, isAppError } from '@lode/errors';
+import { errors, isAppError, type AppError } from '@lode/errors';
 import type { Logger } from '@lode/telemetry';
 import { statusByCode } from './error-status.ts';
 
-/** body-parser signals its failures with a `type`; they are the client's fault, never a 500. */
-function fromBodyParser(error: unknown): AppError | undefined {
-  const type = (error as { type?: string })?.type;
-  if (type === 'entity.parse.failed') return errors.invalidJson();
-  if (type === 'entity.too.large') return errors.payloadTooLarge(String((error as { limit?: number }).limit ?? ''));
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted') {
-    return errors.validation('Request body could not be read');
-  }
-  return undefined;
+/**
+ * Middleware we use (body-parser, the router) signals a client's fault as an http-errors error with
+ * a 4xx status: it keeps that status with our JSON body, never a 500. Statuses with a code of their
+ * own keep it; any other 4xx is the request's fault in general, 400 validation_failed.
+ */
+function fromMiddleware(error: unknown): AppError | undefined {
+  const e = error as { type?: unknown; status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown; limit?: unknown } | null;
+  if (typeof e !== 'object' || e === null) return undefined;
+  if (e.type === 'entity.parse.failed') return errors.invalidJson();
+  const status = typeof e.status === 'number' ? e.status : e.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  const detail = e.expose === true && typeof e.message === 'string' ? `: ${e.message}` : '';
+  if (status === 413) return errors.payloadTooLarge(String(e.limit ?? ''));
+  if (status === 415) return errors.unsupportedMediaType(`Request body cannot be read${detail}`);
+  return errors.validation(`Request body could not be read${detail}`);
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -24,7 +29,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const appError = isAppError(error) ? error : fromBodyParser(error);
+    const appError = isAppError(error) ? error : fromMiddleware(error);
     if (!appError) logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
     const failure = appError ?? errors.internal();
     const status = statusByCode[failure.code];

@@ -8,6 +8,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   validation_failed: 400,
   invalid_json: 400,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   file_too_large: 413,
   batch_too_large: 413,
   not_found: 404,

@@ -1,0 +1,100 @@
+import type { Request, RequestHandler } from 'express';
+import { errors, type AppError } from '@lode/errors';
+
+/**
+ * Checks that hold for every request, whatever its route, run before any route reads it. Each
+ * refuses with a 4xx naming what is wrong (docs/api.md, "Input rules").
+ */
+
+/** Deeper than any body of ours (a commit is 3 levels); past it a body is refused, not walked or forwarded. */
+export const MAX_JSON_DEPTH = 32;
+
+/** The encodings body-parser decodes (its limit counts the decoded bytes, so a small bomb is still 413). */
+export const ACCEPTED_CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br', 'zstd'] as const;
+export const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * A path whose percent-encoding does not decode (`%ZZ`, a truncated or overlong UTF-8 sequence) or
+ * decodes to NUL names nothing: 400 before the router tries to decode its parameters.
+ */
+export const refuseUndecodablePath: RequestHandler = (req, _res, next) => {
+  const path = req.path;
+  if (!path.includes('%')) return next();
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    throw errors.validation('The URL path is not valid percent-encoded UTF-8');
+  }
+  if (decoded.includes('\u0000')) throw errors.validation('The URL path must not contain NUL characters');
+  next();
+};
+
+/** Whether the request carries body bytes; an explicit `Content-Length: 0` (fetch's bodiless POST) does not. */
+function sendsBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * The API reads JSON only: a body of another type would be ignored and the request answered as if
+ * it had none, so it is refused with 415 instead. Unknown encodings are refused here too, with 415
+ * rather than body-parser's 400 for an encoding it cannot name.
+ */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  if (!sendsBody(req)) return next();
+  if (!req.is(JSON_TYPES)) throw errors.unsupportedMediaType(`Send the request body as JSON with Content-Type: application/json (got ${req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none'})`);
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (!(ACCEPTED_CONTENT_ENCODINGS as readonly string[]).includes(encoding)) {
+    throw errors.unsupportedMediaType(`Content-Encoding "${encoding.slice(0, 50)}" is not accepted; use one of ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}`);
+  }
+  next();
+};
+
+/** Why a string cannot be stored as given, or undefined. */
+function unstorable(text: string): string | undefined {
+  // Postgres text cannot hold NUL; a lone surrogate has no UTF-8 form and would be stored as U+FFFD.
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  if (!text.isWellFormed()) return 'must not contain unpaired UTF-16 surrogates';
+  return undefined;
+}
+
+/**
+ * The first string (value or key) that cannot be stored, or a nesting too deep to accept, as a 400
+ * naming its field. `path` is one stack pushed and popped on the way down: a 25,000-entry commit is
+ * walked without an array per value.
+ */
+function findUnacceptable(value: unknown, path: (string | number)[], what: string): AppError | undefined {
+  if (typeof value === 'string') {
+    const why = unstorable(value);
+    return why ? invalidField(what, path, why) : undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (path.length >= MAX_JSON_DEPTH) return invalidField(what, path, `is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const entries: Iterable<[string | number, unknown]> = Array.isArray(value) ? value.entries() : Object.entries(value);
+  for (const [key, child] of entries) {
+    const keyWhy = typeof key === 'string' ? unstorable(key) : undefined;
+    if (keyWhy) return invalidField(what, path, `has a key that ${keyWhy}`);
+    path.push(key);
+    const found = findUnacceptable(child, path, what);
+    path.pop();
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function invalidField(what: string, path: (string | number)[], why: string): AppError {
+  const field = path.join('.');
+  return errors.validation(`Invalid ${what}: ${field ? `${field}: ` : ''}${why}`, { issues: [{ path: field, message: why }] });
+}
+
+/**
+ * Every string of the body and the query, keys included, must be storable text, and the body no
+ * deeper than MAX_JSON_DEPTH: one walk here instead of a rule on each of the schemas' string fields,
+ * and a deep body never reaches a recursive encoder further in.
+ */
+export const refuseUnacceptableValues: RequestHandler = (req, _res, next) => {
+  const found = findUnacceptable(req.body, [], 'body') ?? findUnacceptable(req.query, [], 'query');
+  if (found) throw found;
+  next();
+};
