@@ -182,7 +182,6 @@ export class FilesRepository {
     });
   }
 
-
   /**
    * Paths and confirmed versions for many files at once, aligned with `fileIds` (and `versions`):
    * entry i is null when fileIds[i] is not in the project, or that version is not confirmed (or none
@@ -214,8 +213,11 @@ export class FilesRepository {
           [projectId, ids, versions.map((v) => v ?? '').join(',')],
         )
       : undefined;
+    // Awaited together: awaiting one first would leave the other's failure (a version beyond int4,
+    // say) unhandled until then, and an unhandled rejection ends a Node process.
+    const [fileRows, versionRows] = await Promise.all([files, found]);
     const paths = new Array<string | null>(fileIds.length).fill(null);
-    for (const row of (await files).rows) paths[row.n - 1] = row.path;
+    for (const row of fileRows.rows) paths[row.n - 1] = row.path;
     const count = versions?.length ?? 0;
     const column = <T>() => new Array<T | null>(count).fill(null);
     const resolved: ResolvedVersions = {
@@ -227,7 +229,7 @@ export class FilesRepository {
       uploaderNames: column(),
       createdAts: column(),
     };
-    for (const row of (await found)?.rows ?? []) {
+    for (const row of versionRows?.rows ?? []) {
       const i = row.n - 1;
       resolved.ids[i] = row.id;
       resolved.sha256s[i] = row.sha256;
