@@ -71,6 +71,8 @@ export class NatsBus implements Bus {
         const requestId = msg.headers?.get(H.requestId);
         const work = requestId ? withRequestId(requestId, () => this.#serveOne(contract, handler, msg)) : this.#serveOne(contract, handler, msg);
         this.#inFlight.add(work);
+        // #serveOne answers every failure itself (an error reply, or a log line when no reply can be
+        // sent): a rejection here would have no one to handle it.
         void work.finally(() => this.#inFlight.delete(work));
       },
     });
@@ -158,7 +160,13 @@ export class NatsBus implements Bus {
         hdrs.set(H.error, appError.code);
         reply = encode(appError.toJSON());
       }
-      this.#publishFrames(msg.reply, reply, hdrs);
+      try {
+        this.#publishFrames(msg.reply, reply, hdrs);
+      } catch (error) {
+        // The connection closed or is draining under the handler: the caller gets no answer and
+        // times out (or its bus closes), as if this process had died. Nothing else is lost.
+        this.#logger.warn({ err: error, subject: contract.subject }, 'reply not sent');
+      }
     });
   }
 
