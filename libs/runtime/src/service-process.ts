@@ -4,6 +4,7 @@ import { busSettings, connectService, type ServiceConnection } from '@lode/bus';
 import type { Logger } from '@lode/telemetry';
 import { opsSettings, startOpsServer } from './ops-server.ts';
 import { onShutdown } from './shutdown.ts';
+import { guardUnhandledRejections } from './unhandled-rejections.ts';
 
 /** What every service process reads before its own settings. */
 export const serviceProcessSettings = {
@@ -33,12 +34,14 @@ export interface ServiceProcessOptions {
 }
 
 /**
- * One service as its own process: a pool bound to its schema, one NATS connection, its ops port.
+ * One service as its own process: a pool bound to its schema, one NATS connection, its ops port,
+ * and the guard that keeps an unhandled rejection from ending it.
  * On SIGTERM /readyz fails first, then the service's own work stops, the bus drains with in-flight
  * handlers finishing, and the pool closes.
  */
 export async function runServiceProcess(options: ServiceProcessOptions): Promise<void> {
   const { service, config, logger } = options;
+  guardUnhandledRejections(logger);
   const db = new Database({ connectionString: config.DATABASE_URL, schema: options.schema });
   const { nc, bus, events, close } = await connectService(config, service, logger);
   const running = await options.start({ db, bus, events });

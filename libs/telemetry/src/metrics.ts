@@ -16,6 +16,7 @@ function createInstruments(provider: MeterProvider) {
     presignedUrls: meter.createCounter('lode.storage.presigned_urls', { description: 'Presigned URLs issued, by operation and driver' }),
     consumerPending: meter.createGauge('lode.events.consumer.pending', { description: 'Events after the one just handled that the consumer has yet to take' }),
     consumerDelay: duration('lode.events.consumer.delay', 'Time from publishing an event to a consumer finishing it, by consumer'),
+    unhandledRejections: meter.createCounter('lode.process.unhandled_rejections', { description: 'Promise rejections no code handled, each logged at fatal level: every one is a bug' }),
   };
 }
 

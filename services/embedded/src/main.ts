@@ -9,7 +9,7 @@ import { createLogger } from '@lode/telemetry';
 import { Database, migrate } from '@lode/db';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, createS3Storage, instrumentStorage, storageSettings, usesS3 } from '@lode/storage';
-import { closeServer, exitOnStartupFailure, listen, onShutdown, opsSettings, persistentSecret, startOpsServer } from '@lode/runtime';
+import { closeServer, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, persistentSecret, startOpsServer } from '@lode/runtime';
 import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
 import { COMMIT_SCHEMA, commitSettings, startCommitService } from '@lode/commit';
@@ -19,6 +19,7 @@ import { RESTORE_SCHEMA, startRestoreService } from '@lode/restore';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const logger = createLogger('lode');
+guardUnhandledRejections(logger);
 
 const schema = z.object({
   ...gatewaySettings,

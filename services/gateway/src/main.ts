@@ -8,13 +8,14 @@ import { createLogger } from '@lode/telemetry';
 import { Database, migrate } from '@lode/db';
 import { connectNats, NatsBus } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, storageSettings, usesS3 } from '@lode/storage';
-import { closeServer, exitOnStartupFailure, listen, onShutdown, opsSettings, startOpsServer } from '@lode/runtime';
+import { closeServer, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, startOpsServer } from '@lode/runtime';
 import { createGatewayApp } from './app.ts';
 import { gatewayEnvSchema, gatewayTuning } from './config.ts';
 import { RedisWriteLimiter } from './ratelimit/redis-limiter.ts';
 import { gatewayMigrations, IDENTITY_SCHEMA, PROJECT_SERVICES } from './wiring.ts';
 
 const logger = createLogger('gateway');
+guardUnhandledRejections(logger);
 
 async function main(): Promise<void> {
   const config = loadConfig(z.object({ ...gatewayEnvSchema.shape, ...storageSettings, ...opsSettings }));
