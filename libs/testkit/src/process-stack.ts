@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
-import { spawnService, untilAllReady, waitForReady, type ServiceProcess } from './processes.ts';
+import { assertNoUnhandledRejections, spawnService, untilAllReady, waitForReady, type ServiceProcess } from './processes.ts';
 import { testS3Options } from './s3.ts';
 import { Seeder } from './seed.ts';
 import { connectNats, JetStreamEvents } from '@lode/bus';
@@ -43,6 +43,7 @@ export interface ProcessStack {
   env: Record<string, string>;
   /** SIGTERM to every process; resolves with their exit codes, in the order of `all`. */
   stopProcesses(): Promise<(number | null)[]>;
+  /** Stops and cleans up everything, then fails if any process reported an unhandled rejection. */
   stop(): Promise<void>;
 }
 
@@ -115,6 +116,8 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
       await deleteEventStream(env.LODE_BUS_NAMESPACE);
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
+      // Each would have been a crash under Node's default: the test that provoked one fails.
+      assertNoUnhandledRejections(all);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { UNHANDLED_REJECTION_MESSAGE } from '@lode/runtime';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 /** Node 24 from the node@24 devDependency, whatever `node` is on PATH. */
@@ -13,6 +14,8 @@ export interface ServiceProcess {
   readonly opsUrl: string | undefined;
   /** What every incarnation printed. */
   output: () => string;
+  /** The fatal lines in which libs/runtime's guard reported an unhandled rejection, from every incarnation. */
+  unhandledRejections(): Record<string, unknown>[];
   /** Whether the current incarnation is still alive. */
   running(): boolean;
   /** Sends SIGTERM and resolves with the exit code. */
@@ -23,19 +26,27 @@ export interface ServiceProcess {
   restart(): void;
 }
 
-/** Runs a service's main.ts as its own OS process, as a deployment would. */
-export function spawnService(name: string, env: Record<string, string>): ServiceProcess {
+/**
+ * Runs a service's main.ts as its own OS process, as a deployment would; `entry` runs another
+ * script the same way (a test's fixture).
+ */
+export function spawnService(name: string, env: Record<string, string>, entry = path.join(REPO_ROOT, `services/${name}/src/main.ts`)): ServiceProcess {
   // Port 0: many processes share this host, so each ops server takes any free port unless told one.
   const fullEnv = { ...process.env, LOG_LEVEL: 'warn', LODE_OPS_PORT: '0', ...env };
   const opsPort = Number(fullEnv.LODE_OPS_PORT);
   let output = '';
+  // Log lines are read from stdout alone: a stderr chunk interleaved into `output` could split one.
+  let stdout = '';
   const launch = () => {
     // Started as deployed: the telemetry register hook first, so metrics and (when OTEL_* asks) tracing run.
-    const child = spawn(NODE_24, ['--import', path.join(REPO_ROOT, 'libs/telemetry/src/register.ts'), path.join(REPO_ROOT, `services/${name}/src/main.ts`)], {
+    const child = spawn(NODE_24, ['--import', path.join(REPO_ROOT, 'libs/telemetry/src/register.ts'), entry], {
       env: fullEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => {
+      output += d.toString();
+      stdout += d.toString();
+    });
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return { child, exited };
@@ -49,6 +60,7 @@ export function spawnService(name: string, env: Record<string, string>): Service
     },
     opsUrl: opsPort > 0 ? `http://127.0.0.1:${opsPort}` : undefined,
     output: () => output,
+    unhandledRejections: () => stdout.split('\n').filter((line) => line.includes(UNHANDLED_REJECTION_MESSAGE)).flatMap(fatalRejection),
     running,
     async stop() {
       if (running()) current.child.kill('SIGTERM');
@@ -61,9 +73,26 @@ export function spawnService(name: string, env: Record<string, string>): Service
     restart() {
       if (running()) throw new Error(`${name} (pid ${current.child.pid}) is still running`);
       output += `\n--- ${name} restarted ---\n`;
+      stdout += '\n';
       current = launch();
     },
   };
+}
+
+/** A pino line is JSON; fatal is level 60. */
+function fatalRejection(line: string): Record<string, unknown>[] {
+  try {
+    const parsed = JSON.parse(line) as Record<string, unknown>;
+    return parsed.level === 60 && parsed.msg === UNHANDLED_REJECTION_MESSAGE ? [parsed] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Throws naming every process whose guard reported an unhandled rejection: a bug that Node's default would have made a crash. */
+export function assertNoUnhandledRejections(processes: readonly ServiceProcess[]): void {
+  const reported = processes.flatMap((p) => p.unhandledRejections().map((line) => `${p.name} (${p.opsUrl ?? 'pid ' + String(p.child.pid)}): ${JSON.stringify(line)}`));
+  if (reported.length > 0) throw new Error(`${reported.length} unhandled rejection(s) reported:\n${reported.join('\n')}`);
 }
 
 export async function waitForReady(baseUrl: string, timeoutMs = 30_000): Promise<void> {
