@@ -86,6 +86,8 @@ export const errors = {
   keyRevoked: () => new AppError('key_revoked', 'API key has been revoked'),
   deviceMismatch: () =>
     new AppError('device_mismatch', 'API key is bound to another device'),
+  deviceRequired: () =>
+    new AppError('device_mismatch', 'API key is bound to a device: send its id in the X-Device-Id header'),
   unauthorized: (message = 'Not authorized') => new AppError('unauthorized', message),
   forbidden: (message: string) => new AppError('forbidden', message),
   conflict: (message: string, details?: ErrorDetails) => new AppError('conflict', message, details),

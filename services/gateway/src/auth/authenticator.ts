@@ -52,6 +52,7 @@ export class Authenticator {
     if (!row.role) throw errors.forbidden("The key's user is no longer a member of the project's organization");
 
     if (row.device_id !== null) {
+      if (deviceId === undefined) throw errors.deviceRequired();
       if (deviceId !== row.device_id) throw errors.deviceMismatch();
     } else if (deviceId !== undefined) {
       const winner = await this.#repo.bindDevice(row.key_id, deviceId);
