@@ -22,13 +22,15 @@ export function createLocalObjectHandler(storage: LocalBlobStorage) {
   return async function handleObjectRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const url = new URL(req.url ?? '/', 'http://local');
-      const key = decodeURIComponent(url.pathname.slice(LOCAL_OBJECTS_ROUTE.length));
+      const key = decodedKey(url.pathname.slice(LOCAL_OBJECTS_ROUTE.length));
       const expires = Number(url.searchParams.get('expires'));
       const signature = url.searchParams.get('signature') ?? '';
       if (!isValidStorageKey(key)) return refuse(res, { status: 400, code: 'invalid_key', message: 'Invalid object key' });
       if (req.method === 'PUT') {
         const contentLength = header(req, 'content-length');
         const contentMd5 = header(req, 'content-md5');
+        const missing = REQUIRED_PUT_HEADERS.filter((name) => header(req, name) === '');
+        if (missing.length > 0) return refuse(res, missingHeaders(missing));
         const sha256 = url.searchParams.get('sha256') ?? '';
         if (!verify(secret, { method: 'PUT', key, expires, contentLength, contentMd5, sha256 }, signature)) {
           return refuse(res, signatureMismatch);
@@ -48,6 +50,23 @@ export function createLocalObjectHandler(storage: LocalBlobStorage) {
       else res.destroy();
     }
   };
+}
+
+/** What a presigned PUT signs besides the URL: without them the signature cannot match, so say which is missing. */
+const REQUIRED_PUT_HEADERS = ['content-length', 'content-md5'];
+const missingHeaders = (names: string[]): Refusal => ({
+  status: 400,
+  code: 'missing_header',
+  message: `The upload must send the required header${names.length > 1 ? 's' : ''} ${names.map((n) => (n === 'content-md5' ? 'Content-MD5' : 'Content-Length')).join(' and ')} (initiate's requiredHeaders, verbatim)`,
+});
+
+/** A key that is not valid percent-encoding is no key of ours (`isValidStorageKey` refuses ''). */
+function decodedKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return '';
+  }
 }
 
 const signatureMismatch: Refusal = { status: 403, code: 'signature_mismatch', message: 'The URL signature does not match the request' };

@@ -55,6 +55,22 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     expect(await storage.headMany([putB.key, 'p/test/u/missing', putA.key, putB.key])).toEqual([infoB, null, infoA, infoB]);
   });
 
+  it('names the required header a PUT left out, instead of a signature mismatch', async () => {
+    const bytes = randomBytes(100);
+    const put = await presign(bytes);
+    const res = await fetch(put.url, { method: 'PUT', headers: { 'Content-Length': String(bytes.length) }, body: bytes });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ code: 'missing_header', message: expect.stringContaining('Content-MD5') });
+    expect(await storage.head(put.key)).toBeNull();
+  });
+
+  it('answers 400 for an object key that is not valid percent-encoding', async () => {
+    const put = await presign(randomBytes(10));
+    const res = await fetch(put.url.replace(put.key, 'p/%E0%A4%A'));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'invalid_key' });
+  });
+
   it('refuses a tampered body of the same length (MD5 mismatch) and stores nothing', async () => {
     const bytes = randomBytes(1000);
     const put = await presign(bytes);

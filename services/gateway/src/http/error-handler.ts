@@ -15,7 +15,7 @@ function fromMiddleware(error: unknown): AppError | undefined {
   const status = typeof e.status === 'number' ? e.status : e.statusCode;
   if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
   const detail = e.expose === true && typeof e.message === 'string' ? `: ${e.message}` : '';
-  if (status === 413) return errors.payloadTooLarge(String(e.limit ?? ''));
+  if (status === 413) return errors.payloadTooLarge(typeof e.limit === 'number' ? `${e.limit}-byte` : 'size');
   if (status === 415) return errors.unsupportedMediaType(`Request body cannot be read${detail}`);
   return errors.validation(`Request body could not be read${detail}`);
 }
