@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalBus } from '@lode/bus';
+import { Database } from '@lode/db';
+import { createLogger } from '@lode/telemetry';
+import { createGatewayApp } from '../src/app.ts';
+import { MemoryWriteLimiter } from '../src/ratelimit/memory-limiter.ts';
+import { ROUTES } from './fuzz/catalogue.ts';
+import { coverage, loggedErrors, reportFindings } from './fuzz/findings.ts';
+import { seedFuzz, snapshotControl, type SeededFuzz } from './fuzz/fixtures.ts';
+import { registeredRoutes, unlisted } from './fuzz/registered-routes.ts';
+import { fuzzRequests } from './fuzz/requests.ts';
+import { runFuzz } from './fuzz/run-fuzz.ts';
+import { createSender } from './fuzz/send.ts';
+import { startTarget, type FuzzMode, type FuzzTarget } from './fuzz/targets.ts';
+
+/** Fixed so that a failure reproduces: FUZZ_SEED=<seed> FUZZ_PATH=<run> replays one request. */
+const SEED = Number(process.env.FUZZ_SEED ?? 22_061_347);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const PATH = process.env.FUZZ_PATH;
+const CONCURRENCY = 8;
+/** Only a hung server reaches it: the slowest healthy answer (a restore) takes well under a second. */
+const NO_ANSWER_MS = 60_000;
+
+describe('the fuzz catalogue', () => {
+  it('lists every route and mounted handler the gateway registers', async () => {
+    const logger = createLogger('fuzz-catalogue', 'silent');
+    // Never connected: building the app reads its routes, it queries nothing.
+    const db = new Database({ connectionString: 'postgres://unused@127.0.0.1:1/unused', schema: 'identity' });
+    const bus = new LocalBus(logger);
+    try {
+      const { app } = createGatewayApp({
+        db,
+        bus,
+        limiter: new MemoryWriteLimiter(),
+        logger,
+        adminToken: 'x'.repeat(32),
+        defaultWriteLimit: { perSecond: 1, burst: 1 },
+        authCacheMs: 1,
+        bodyLimit: '1mb',
+        services: [],
+        localObjects: async () => undefined,
+      });
+      const registered = registeredRoutes(app);
+      expect(registered.length).toBeGreaterThan(20);
+      expect(unlisted(registered, ROUTES.filter((r) => r.surface === 'api'))).toEqual([]);
+    } finally {
+      await bus.close();
+      await db.close();
+    }
+  });
+});
+
+describe.each<FuzzMode>(['embedded', 'multi-process'])('fuzzing every route (%s)', (mode) => {
+  let target: FuzzTarget;
+  let seeded: SeededFuzz;
+  let controlBefore: unknown;
+
+  beforeAll(async () => {
+    target = await startTarget(mode);
+    seeded = await seedFuzz(target.seeder, target.adminToken);
+    controlBefore = await snapshotControl(seeded.control);
+  }, 180_000);
+  afterAll(async () => target?.stop());
+
+  it(`answers ${RUNS} hostile requests with no 5xx, no dropped connection and a JSON error on every 4xx; every process lives, the control project is untouched`, async () => {
+    const started = performance.now();
+    const sender = createSender({ api: target.apiPort, ops: target.opsPort }, { concurrency: CONCURRENCY, timeoutMs: NO_ANSWER_MS });
+    const exchanges = await runFuzz(fuzzRequests(seeded.fixtures), sender, { seed: SEED, runs: RUNS, path: PATH, concurrency: CONCURRENCY, tag: mode }).finally(() => sender.close());
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(`fuzz (${mode}): ${exchanges.length} requests in ${seconds} s, seed ${SEED}\n${coverage(exchanges)}`);
+
+    const health = await target.health();
+    const controlAfter = await snapshotControl(seeded.control).catch((error: unknown) => `the control project could not be read: ${(error as Error).message}`);
+    const logs = loggedErrors(target.processes.map((p) => ({ name: p.name, output: p.output() })));
+    const findings = reportFindings(exchanges, logs, (run) => `FUZZ_SEED=${SEED} FUZZ_PATH=${run}`);
+    const failures = [
+      findings && `Requests that failed (seed ${SEED}; replay one with the FUZZ_SEED and FUZZ_PATH shown, and -t '${mode}'):\n${findings}`,
+      health.length > 0 && `Processes not healthy after the fuzz:\n${health.join('\n')}`,
+      JSON.stringify(controlAfter) !== JSON.stringify(controlBefore) &&
+        `The control project changed:\nbefore: ${JSON.stringify(controlBefore)}\nafter:  ${JSON.stringify(controlAfter)}`,
+    ].filter(Boolean);
+    expect(failures.join('\n\n')).toBe('');
+  }, 600_000);
+});

@@ -1,0 +1,158 @@
+import fc from 'fast-check';
+import type { RouteKey } from './catalogue.ts';
+import type { FileFixture, FuzzFixtures, SignedUrl } from './fixtures.ts';
+import type { JsonLike } from './hostile-values.ts';
+
+/**
+ * A request the route accepts, or nearly (a stale version, a taken slug): built from the fuzz
+ * project's real ids so that one mutated field still reaches the services and Postgres.
+ */
+export interface ValidRequest {
+  /** Path parameters by name, unencoded. */
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** A JSON body, or the raw bytes of an object PUT. */
+  body?: JsonLike | Buffer;
+  /** Route-specific headers (idempotency key, Content-MD5, Range); auth headers are added by route kind. */
+  headers: Record<string, string>;
+}
+
+const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
+const md5Base64 = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((bytes) => Buffer.from(bytes).toString('base64'));
+const BRANCHES = ['main', 'fuzz/feature', 'release-1.0', 'a_b'];
+const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+
+/** A JSON object without the fields left undefined (an optional field the request does not send). */
+function defined(fields: Record<string, JsonLike | undefined>): { [key: string]: JsonLike } {
+  return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, JsonLike] => entry[1] !== undefined));
+}
+
+function request(parts: Partial<ValidRequest>): ValidRequest {
+  return { params: {}, query: {}, headers: {}, ...parts };
+}
+
+/** One model per catalogue route: the typecheck fails until a new route has one. */
+export type ValidRequests = { [K in RouteKey]: fc.Arbitrary<ValidRequest> };
+
+export function validRequests(f: FuzzFixtures): ValidRequests {
+  const p = f.project;
+  const project = { projectId: p.projectId };
+  const file = fc.constantFrom(...p.files);
+  const fileId = file.map((x) => x.fileId);
+  const fileIds = fc.uniqueArray(fileId, { minLength: 1, maxLength: 3 });
+  const version = (x: FileFixture) => fc.constantFrom(...x.versions);
+  const idempotencyKey = optional(fc.nat(20).map((n) => `fuzz-${n}`));
+  const withIdempotency = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { 'x-idempotency-key': key });
+  const path = fc.oneof(fc.constantFrom(...p.files.map((x) => x.path)), fc.nat(50).map((n) => `fuzz/new/${n}.bin`));
+  const initiateFile = fc.oneof(
+    fc.record({ path, sha256: hex64, size: fc.integer({ min: 0, max: 5 * 1024 ** 3 }), contentMd5: md5Base64 }),
+    // Content already in the project: the dedup form.
+    fc.tuple(path, file.chain(version)).map(([at, v]) => ({ path: at, sha256: v.sha256, size: v.size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' })),
+  );
+  const commitEntry = file.chain((x) =>
+    fc.oneof(
+      fc.record({ fileId: fc.constant(x.fileId), action: fc.constantFrom('add', 'modify'), version: version(x).map((v) => v.version) }),
+      fc.constant({ fileId: x.fileId, action: 'delete' }),
+    ),
+  );
+  const signed = (urls: SignedUrl[], method: 'PUT' | 'GET' | 'HEAD') =>
+    fc.tuple(fc.constantFrom(...urls), optional(fc.constantFrom('bytes=0-9', 'bytes=5-', 'bytes=-4'))).map(([url, range]) =>
+      request({
+        params: { key: url.key },
+        query: url.query,
+        headers: { ...url.headers, ...(range && method !== 'PUT' ? { range } : {}) },
+        body: method === 'PUT' ? url.body : undefined,
+      }),
+    );
+  const adminList = fc.record({ limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(f.admin.cursor)) }).map((q) => defined(q) as Record<string, string>);
+  const adminId = (ids: string[]) => fc.constantFrom(...ids);
+  const name = fc.constantFrom('Fuzz', 'Studio Nord', 'Ünïcödé', 'a');
+  const slug = fc.nat(1000).map((n) => `fz-${n}`);
+  const imageUrl = optional(fc.constantFrom('https://example.com/a.png', 'http://cdn.example.com/x.jpg'));
+
+  return {
+    'validate-key': fc.constant(request({})),
+    initiate: initiateFile.map((body) => request({ params: project, body })),
+    'initiate-batch': fc.array(initiateFile, { minLength: 1, maxLength: 4 }).map((files) => request({ params: project, body: { files } })),
+    confirm:
+      fc.constantFrom(...p.reservations).map((r) =>
+        request({ params: project, body: defined({ fileId: r.fileId, version: r.version, storageKey: r.storageKey, dedup: r.dedup, sha256: r.sha256, size: r.size }) }),
+      ),
+    commit:
+      fc
+        .record({
+          message: fc.constantFrom('fuzz', 'Update level', 'x'),
+          entries: fc.uniqueArray(commitEntry, { minLength: 1, maxLength: 3, selector: (e) => e.fileId }),
+          branch: optional(fc.constantFrom(...BRANCHES)),
+          key: idempotencyKey,
+        })
+        .map(({ message, entries, branch, key }) => request({ params: project, body: defined({ message, fileVersions: entries, branch }), headers: withIdempotency(key) })),
+    versions:
+      fc
+        .record({ fileId, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(p.versionsCursor)) })
+        .map(({ fileId: id, limit, cursor }) => request({ params: { ...project, fileId: cursor ? p.files[0].fileId : id }, query: defined({ limit, cursor }) as Record<string, string> })),
+    lock: fc.record({ fileIds, note: optional(fc.constantFrom('', 'editing', 'a\nb\tc', '😀'.repeat(280))) }).map((body) => request({ params: project, body: defined(body) })),
+    locks:
+      fc
+        .record({
+          pathPrefix: optional(fc.constantFrom('fuzz/', 'FUZZ/DIR', 'fuzz/dir/sub')),
+          userId: optional(fc.constant(p.userId)),
+          limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
+          cursor: optional(fc.constant(p.locksCursor)),
+        })
+        // The cursor is bound to the filters it was made with.
+        .map((q) => request({ params: project, query: defined(q.cursor ? { cursor: q.cursor, limit: '1' } : q) as Record<string, string> })),
+    unlock: fc.record({ fileIds, force: optional(fc.boolean()) }).map((body) => request({ params: project, body: defined(body) })),
+    sync:
+      fc
+        .record({
+          files: fc.array(
+            file.chain((x) => fc.record({ path: fc.constant(x.path), sha256: fc.oneof(version(x).map((v) => v.sha256), hex64), baseVersion: optional(fc.integer({ min: 1, max: 3 })) }).map(defined)),
+            { maxLength: 4 },
+          ),
+          includeRemoteOnly: optional(fc.boolean()),
+          branch: optional(fc.constantFrom(...BRANCHES)),
+          session: optional(fc.record({ id: fc.uuid(), batch: fc.integer({ min: 0, max: 3 }) })),
+        })
+        .map((body) => request({ params: project, body: defined(body) })),
+    restore:
+      fc
+        .record({
+          files: fc.uniqueArray(file.chain((x) => version(x).map((v) => ({ fileId: x.fileId, toVersion: v.version }))), { minLength: 1, maxLength: 3, selector: (e) => e.fileId }),
+          key: idempotencyKey,
+        })
+        .map(({ files, key }) => request({ params: project, body: { files }, headers: withIdempotency(key) })),
+
+    'admin-create-org': fc.record({ name, slug }).map((body) => request({ body })),
+    'admin-orgs': adminList.map((query) => request({ query })),
+    'admin-create-user': fc.record({ name, avatarUrl: imageUrl }).map((body) => request({ body: defined(body) })),
+    'admin-users': adminList.map((query) => request({ query })),
+    'admin-add-member':
+      fc.record({ orgId: adminId(f.admin.orgIds), userId: adminId(f.admin.userIds), role: fc.constantFrom('owner', 'admin', 'member') }).map(({ orgId, ...body }) => request({ params: { orgId }, body })),
+    'admin-members': fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
+    'admin-create-project':
+      fc
+        .record({
+          orgId: adminId(f.admin.orgIds),
+          name,
+          slug,
+          iconUrl: imageUrl,
+          writeRateLimit: optional(fc.record({ perSecond: fc.integer({ min: 1, max: 100_000 }), burst: fc.integer({ min: 1, max: 1_000_000 }) })),
+        })
+        .map(({ orgId, ...body }) => request({ params: { orgId }, body: defined(body) })),
+    'admin-projects': fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
+    'admin-create-key': fc.tuple(adminId(f.admin.projectIds), adminId(f.admin.userIds)).map(([projectId, userId]) => request({ params: { projectId }, body: { userId } })),
+    'admin-keys': fc.tuple(adminId(f.admin.projectIds), adminList).map(([projectId, query]) => request({ params: { projectId }, query })),
+    'admin-revoke-key': adminId(f.admin.keyIds).map((keyId) => request({ params: { keyId } })),
+    'admin-reset-device': adminId(f.admin.keyIds).map((keyId) => request({ params: { keyId } })),
+
+    healthz: fc.constant(request({})),
+    readyz: fc.constant(request({})),
+    'object-put': signed(p.uploads, 'PUT'),
+    'object-get': signed(p.downloads, 'GET'),
+    'object-head': signed(p.downloads, 'HEAD'),
+    'ops-healthz': fc.constant(request({})),
+    'ops-readyz': fc.constant(request({})),
+    'ops-metrics': fc.constant(request({})),
+  };
+}
