@@ -1,5 +1,5 @@
 export { Database, type DatabaseOptions, type Queryable } from './database.ts';
-export { migrate, type MigrationResult } from './migrate.ts';
+export { migrate, type LibraryMigrations, type MigrationResult, type Migrations, type SchemaMigrations } from './migrate.ts';
 export { mapPgError, isUniqueViolation } from './pg-errors.ts';
 export { CursorCodec, cursorSecretSetting } from './cursor.ts';
 export { replayIdempotent, tryClaimIdempotencyKey, whileIdempotencyKeyClaimed, type IdempotencyScope } from './idempotency.ts';

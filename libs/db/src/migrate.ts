@@ -4,18 +4,45 @@ import path from 'node:path';
 import type { Database } from './database.ts';
 
 const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
+const LIBRARY_NAME = /^[a-z][a-z0-9_-]*$/;
+
+/**
+ * A table a library owns (libs/outbox's `outbox`, say) and services include in their own schema:
+ * its plain-SQL files, recorded in each schema's history as `<name>/<NNNN>` beside the service's own.
+ */
+export interface LibraryMigrations {
+  name: string;
+  directory: string;
+}
+
+/** A schema's migrations: the service's own directory, then the libraries' tables it includes, in order. */
+export interface SchemaMigrations {
+  directory: string;
+  libraries: readonly LibraryMigrations[];
+}
+
+/** A directory of the service's own files, or a schema that includes library tables. */
+export type Migrations = string | SchemaMigrations;
 
 export interface MigrationResult {
   applied: string[];
 }
 
+interface MigrationFile {
+  /** As recorded in schema_migrations: `0003`, or `outbox/0001` for a library's. */
+  version: string;
+  name: string;
+  file: string;
+}
+
 /**
- * Applies a service's plain-SQL migrations, in order, each in its own transaction. The history lives
- * in the service's own schema; a session advisory lock keyed by the schema makes replicas
- * that start together take turns, and a changed checksum of an applied file stops the start.
+ * Applies a schema's plain-SQL migrations, in order, each in its own transaction: the service's own
+ * files, then each included library's. The history lives in the service's own schema; a session
+ * advisory lock keyed by the schema makes replicas that start together take turns, and a changed
+ * checksum of an applied file stops the start.
  */
-export async function migrate(db: Database, directory: string): Promise<MigrationResult> {
-  const files = (await readdir(directory)).filter((f) => MIGRATION_FILE.test(f)).sort();
+export async function migrate(db: Database, migrations: Migrations): Promise<MigrationResult> {
+  const files = await listFiles(typeof migrations === 'string' ? { directory: migrations, libraries: [] } : migrations);
   const schema = db.schema;
   const applied: string[] = [];
   const client = await db.pool.connect();
@@ -28,13 +55,12 @@ export async function migrate(db: Database, directory: string): Promise<Migratio
       `SELECT version, checksum FROM ${quoteIdent(schema)}.schema_migrations`,
     );
     const done = new Map(rows.map((r) => [r.version, r.checksum]));
-    for (const file of files) {
-      const version = file.slice(0, 4);
-      const sql = await readFile(path.join(directory, file), 'utf8');
+    for (const { version, name, file } of files) {
+      const sql = await readFile(file, 'utf8');
       const checksum = createHash('sha256').update(sql).digest('hex');
       const previous = done.get(version);
       if (previous !== undefined) {
-        if (previous !== checksum) throw new Error(`Migration ${schema}/${file} changed after it was applied`);
+        if (previous !== checksum) throw new Error(`Migration ${schema}/${name} changed after it was applied`);
         continue;
       }
       await client.query('BEGIN');
@@ -43,20 +69,36 @@ export async function migrate(db: Database, directory: string): Promise<Migratio
         await client.query(sql);
         await client.query(
           `INSERT INTO ${quoteIdent(schema)}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
-          [version, file, checksum],
+          [version, name, checksum],
         );
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${schema}/${file} failed: ${(error as Error).message}`, { cause: error });
+        throw new Error(`Migration ${schema}/${name} failed: ${(error as Error).message}`, { cause: error });
       }
-      applied.push(file);
+      applied.push(name);
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`lode.migrate.${schema}`]).catch(() => undefined);
     client.release();
   }
   return { applied };
+}
+
+async function listFiles({ directory, libraries }: SchemaMigrations): Promise<MigrationFile[]> {
+  const own = await filesIn(directory, '');
+  const included = await Promise.all(
+    libraries.map((library) => {
+      if (!LIBRARY_NAME.test(library.name)) throw new Error(`Invalid migration library name ${library.name}`);
+      return filesIn(library.directory, `${library.name}/`);
+    }),
+  );
+  return [...own, ...included.flat()];
+}
+
+async function filesIn(directory: string, prefix: string): Promise<MigrationFile[]> {
+  const names = (await readdir(directory)).filter((f) => MIGRATION_FILE.test(f)).sort();
+  return names.map((f) => ({ version: `${prefix}${f.slice(0, 4)}`, name: `${prefix}${f}`, file: path.join(directory, f) }));
 }
 
 function quoteIdent(name: string): string {

@@ -46,6 +46,28 @@ describe('migrations and error mapping on a real Postgres', () => {
     await rm(edited, { recursive: true, force: true });
   });
 
+  it("applies a library's included files after the service's own, recorded under the library's name", async () => {
+    const library = await mkdtemp(path.join(tmpdir(), 'lode-library-migrations-'));
+    await writeFile(path.join(library, '0001_table.sql'), 'CREATE TABLE IF NOT EXISTS shared (id int PRIMARY KEY, thing int REFERENCES things (id));');
+    try {
+      const migrations = { directory: dir, libraries: [{ name: 'shared', directory: library }] };
+      expect((await migrate(open('with_library'), migrations)).applied).toEqual(['0001_init.sql', '0002_more.sql', 'shared/0001_table.sql']);
+      // A schema that already had the service's files gains only the library's.
+      expect((await migrate(open('other_service'), migrations)).applied).toEqual(['shared/0001_table.sql']);
+      expect((await migrate(open('other_service'), migrations)).applied).toEqual([]);
+      const { rows } = await open('other_service').query('SELECT version, name FROM schema_migrations ORDER BY version');
+      expect(rows).toEqual([
+        { version: '0001', name: '0001_init.sql' },
+        { version: '0002', name: '0002_more.sql' },
+        { version: 'shared/0001', name: 'shared/0001_table.sql' },
+      ]);
+      await writeFile(path.join(library, '0001_table.sql'), 'CREATE TABLE IF NOT EXISTS shared (id int PRIMARY KEY);');
+      await expect(migrate(open('other_service'), migrations)).rejects.toThrow(/other_service\/shared\/0001_table.sql changed after it was applied/);
+    } finally {
+      await rm(library, { recursive: true, force: true });
+    }
+  });
+
   it('maps SQLSTATEs to domain errors in one place', async () => {
     const db = open('racing');
     await db.query("INSERT INTO things (id, name) VALUES (1, 'a')");

@@ -98,13 +98,15 @@ export class OutboxRelay {
       count: { name: 'lode.outbox.backlog', description: 'Events written but not yet published' },
       age: { name: 'lode.outbox.oldest_age', description: 'Age of the oldest unpublished event', unit: 's' },
     };
+    // One series per schema: a process may run several services' outboxes (the embedded one does).
+    const outbox = { 'lode.outbox.schema': this.#db.schema };
     return observeGauges(gauges, async (observe) => {
       const { rows } = await this.#db.query<{ count: number; age: number }>(
         `SELECT count(*)::int AS count, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
            FROM outbox WHERE published_at IS NULL`,
       );
-      observe('count', rows[0]?.count ?? 0);
-      observe('age', rows[0]?.age ?? 0);
+      observe('count', rows[0]?.count ?? 0, outbox);
+      observe('age', rows[0]?.age ?? 0, outbox);
     });
   }
 

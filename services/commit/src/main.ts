@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { cursorSecretSetting } from '@lode/db';
+import { outboxOptions } from '@lode/outbox';
 import { createStorage, storageSettings } from '@lode/storage';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
 import { COMMIT_SCHEMA, startCommitService } from './start.ts';
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
         storage: createStorage(config, { publicUrl: 'http://localhost:8080' }),
         logger,
         cursorSecret: config.LODE_CURSOR_SECRET,
-        outbox: { relay: config.LODE_OUTBOX_RELAY, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
+        outbox: outboxOptions(config),
         idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
         fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
       }),

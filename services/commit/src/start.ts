@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { servePing, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
-import { OutboxRelay } from '@lode/outbox';
+import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
 import { runPeriodically } from '@lode/runtime';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
@@ -16,7 +16,7 @@ import { serveLatestSequence } from './handlers/latest-sequence.ts';
 import { serveTreeStates } from './handlers/tree-states.ts';
 
 export const COMMIT_SCHEMA = 'commits';
-export const commitMigrations = path.join(import.meta.dirname, '..', 'migrations');
+export const commitMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
 const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 
@@ -28,13 +28,14 @@ export interface CommitDeps {
   storage: BlobStorage;
   logger: Logger;
   cursorSecret: string;
-  /** `relay: false` leaves publishing to other replicas. */
-  outbox: { relay: boolean; pollMs: number; retentionMs: number };
+  /** `relay: false` leaves publishing to other replicas, or to the caller (relay.start()). */
+  outbox: OutboxOptions;
   idempotencyTtlMs: number;
   fenceTtlMs: number;
 }
 
 export interface RunningCommitService {
+  /** Publishes commit.created; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
   /** Stops the relay and housekeeping, letting runs in progress finish. */
   stop(): Promise<void>;
@@ -44,7 +45,7 @@ export interface RunningCommitService {
 export async function startCommitService(deps: CommitDeps): Promise<RunningCommitService> {
   const { db, bus, logger } = deps;
   await migrate(db, commitMigrations);
-  const relay = new OutboxRelay(db, deps.events, logger, deps.outbox);
+  const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const idempotency = new IdempotencyRepository();
   const repo = new CommitsRepository();
   const commits = new CommitService({
@@ -54,7 +55,7 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
     commits: repo,
     idempotency,
     fenceTtlMs: deps.fenceTtlMs,
-    onCommitted: () => relay.kick(),
+    onCommitted: () => outbox.relay.kick(),
   });
   const history = new HistoryService({ db, bus, history: new HistoryRepository(), storage: deps.storage, cursors: new CursorCodec(deps.cursorSecret) });
   serveCreateCommit(bus, commits);
@@ -62,14 +63,11 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   serveLatestSequence(bus, db, repo);
   serveTreeStates(bus, db, repo);
   servePing(bus, 'commit', () => db.ping());
-  if (deps.outbox.relay) relay.start();
-  const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () =>
-    Promise.all([idempotency.purgeOlderThan(db, deps.idempotencyTtlMs), relay.purgePublished()]),
-  );
+  const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => idempotency.purgeOlderThan(db, deps.idempotencyTtlMs));
   return {
-    relay,
+    relay: outbox.relay,
     async stop() {
-      await Promise.all([relay.stop(), housekeeping.stop()]);
+      await Promise.all([outbox.stop(), housekeeping.stop()]);
     },
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { cursorSecretSetting } from '@lode/db';
+import { outboxOptions } from '@lode/outbox';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
 import { LOCK_SCHEMA, startLockService } from './start.ts';
 import { lockSettings } from './config.ts';
@@ -23,7 +24,15 @@ async function main(): Promise<void> {
     config,
     logger,
     start: ({ db, bus, events }) =>
-      startLockService({ db, bus, events, logger, cursorSecret: config.LODE_CURSOR_SECRET, fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS }),
+      startLockService({
+        db,
+        bus,
+        events,
+        logger,
+        cursorSecret: config.LODE_CURSOR_SECRET,
+        fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS,
+        outbox: outboxOptions(config),
+      }),
   });
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { servePing, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
+import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
 import { LocksRepository } from './repo/locks-repo.ts';
@@ -15,24 +16,31 @@ import { serveSettleFence } from './handlers/settle-fence.ts';
 import { consumeCommitCreated } from './handlers/commit-created.ts';
 
 export const LOCK_SCHEMA = 'locks';
-export const lockMigrations = path.join(import.meta.dirname, '..', 'migrations');
+export const lockMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
 const DEFAULT_FENCE_PURGE_INTERVAL_MS = 60_000;
 
 export interface LockDeps {
   db: Database;
   bus: Bus;
-  /** commit.created arrives here: the fallback that releases a commit's locks if settling failed. */
+  /**
+   * commit.created arrives here (the fallback that releases a commit's locks if settling failed),
+   * and the lock service's own outbox publishes here.
+   */
   events: EventStream;
   logger: Logger;
   cursorSecret: string;
   fencePurgeIntervalMs?: number;
+  /** The relay runs unless `relay: false` (then the caller starts it); libs/outbox's defaults unless given. */
+  outbox?: OutboxOptions;
 }
 
 export interface RunningLockService {
+  /** Publishes the lock service's outbox; started here unless `outbox.relay` is false. */
+  relay: OutboxRelay;
   /** Deletes expired fences now, as the periodic purge does; answers how many. */
   purgeExpiredFences(): Promise<number>;
-  /** Stops the commit.created consumer and the purge, letting work in progress finish. */
+  /** Stops the commit.created consumer, the relay and the purges, letting work in progress finish. */
   stop(): Promise<void>;
 }
 
@@ -50,12 +58,14 @@ export async function startLockService(deps: LockDeps): Promise<RunningLockServi
   serveFence(bus, fences);
   serveSettleFence(bus, fences);
   servePing(bus, 'lock', () => db.ping());
+  const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const releaser = await consumeCommitCreated(deps.events, fences);
   const purge = runPeriodically('fence purge', deps.fencePurgeIntervalMs ?? DEFAULT_FENCE_PURGE_INTERVAL_MS, logger, () => fences.purgeExpired());
   return {
+    relay: outbox.relay,
     purgeExpiredFences: () => fences.purgeExpired(),
     async stop() {
-      await Promise.all([releaser.stop(), purge.stop()]);
+      await Promise.all([releaser.stop(), purge.stop(), outbox.stop()]);
     },
   };
 }

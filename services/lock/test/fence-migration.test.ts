@@ -16,7 +16,7 @@ describe('migrating fences to one row per fence', () => {
     database = await createTestDatabase();
     db = new Database({ connectionString: database.url, schema: LOCK_SCHEMA, max: 2 });
     firstOnly = await mkdtemp(path.join(tmpdir(), 'lode-lock-migrations-'));
-    await copyFile(path.join(lockMigrations, '0001_init.sql'), path.join(firstOnly, '0001_init.sql'));
+    await copyFile(path.join(lockMigrations.directory, '0001_init.sql'), path.join(firstOnly, '0001_init.sql'));
   });
   afterAll(async () => {
     await db?.close();
