@@ -163,7 +163,9 @@ export async function seedFuzz(seeder: Seeder, adminToken: string): Promise<Seed
 }
 
 /** What the control project's own key sees: every version (without its short-lived URL), a full sync and its locks. */
-export async function snapshotControl(control: SeededFuzz['control']): Promise<unknown> {
+export type ControlSnapshot = Record<'versions' | 'sync' | 'locks', unknown>;
+
+export async function snapshotControl(control: SeededFuzz['control']): Promise<ControlSnapshot> {
   const { api, fixture } = control;
   const base = `/api/v1/projects/${fixture.projectId}`;
   const versions = [];
@@ -175,4 +177,12 @@ export async function snapshotControl(control: SeededFuzz['control']): Promise<u
   const sync = ok('sync', await api.post(`${base}/sync`, { files, includeRemoteOnly: true }));
   const locks = ok('locks', await api.get(`${base}/locks?limit=200`));
   return { versions, sync, locks };
+}
+
+/** Each part of the control project that differs, before and after; empty when none does. */
+export function controlChanges(before: ControlSnapshot, after: ControlSnapshot): string[] {
+  const cut = (value: unknown) => JSON.stringify(value).slice(0, 1500);
+  return (['versions', 'sync', 'locks'] as const)
+    .filter((part) => JSON.stringify(before[part]) !== JSON.stringify(after[part]))
+    .map((part) => `${part} before: ${cut(before[part])}\n${part} after:  ${cut(after[part])}`);
 }

@@ -14,6 +14,8 @@ export type Mutation =
   | { kind: 'number'; pick: number; value: number | RawJson }
   | { kind: 'string'; pick: number; value: string }
   | { kind: 'replace'; pick: number; value: JsonLike }
+  /** A chosen field set to a chosen value: the named cases every run sends. */
+  | { kind: 'set'; at: Location; value: JsonLike }
   | { kind: 'delete'; pick: number }
   | { kind: 'extra'; pick: number; field: string; value: JsonLike }
   | { kind: 'grow'; pick: number; length: number }
@@ -151,6 +153,8 @@ export function applyMutation(parts: Parts, mutation: Mutation): Mutated {
     case 'string':
     case 'replace':
       return edit(mutation.kind, mutation.pick, (at) => result(replaceAt(document, at, mutation.value), `${describeLocation(at)} = ${describeValue(mutation.value)}`));
+    case 'set':
+      return result(replaceAt(document, mutation.at, mutation.value), `${describeLocation(mutation.at)} = ${describeValue(mutation.value)}`);
     case 'delete':
       return edit('delete', mutation.pick, (at) => result(deleteAt(document, at), `without ${describeLocation(at)}`));
     case 'extra':

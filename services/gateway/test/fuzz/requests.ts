@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { ROUTES, type Route } from './catalogue.ts';
+import { ROUTES, type Route, type RouteKey } from './catalogue.ts';
 import type { FuzzFixtures } from './fixtures.ts';
 import { hostileString, MALFORMED_ENCODINGS, percentEncode, RawJson, type JsonLike } from './hostile-values.ts';
-import { serialize } from './json-body.ts';
+import { serialize, type Location } from './json-body.ts';
 import { applyMutation, mutations, type Mutated, type Parts } from './mutations.ts';
 import type { FuzzRequest } from './send.ts';
 import { encodeBody } from './transport.ts';
@@ -141,6 +141,37 @@ function unmatchedRequests(f: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
       route: 'unmatched',
       mutation: 'no such route',
     }));
+}
+
+function route(key: RouteKey): Route {
+  const found = ROUTES.find((r) => r.key === key);
+  if (!found) throw new Error(`no route ${key} in the catalogue`);
+  return found;
+}
+
+/**
+ * Requests every run sends first, whatever the seed: the issue's killers, valid requests on real
+ * ids with one integer past what a column holds (a commit's `version: 2147483648` took a process down).
+ */
+export function namedCases(f: FuzzFixtures): FuzzRequest[] {
+  const p = f.project;
+  const [file] = p.files;
+  const [reservation] = p.reservations;
+  const project = { projectId: p.projectId };
+  const cases: [RouteKey, ValidRequest, Location, JsonLike][] = [
+    ['commit', { params: project, query: {}, headers: {}, body: { message: 'fuzz', fileVersions: [{ fileId: file.fileId, action: 'modify', version: 1 }] } }, ['body', 'fileVersions', 0, 'version'], 2 ** 31],
+    ['restore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 31],
+    ['restore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 53],
+    ['confirm', { params: project, query: {}, headers: {}, body: { fileId: reservation.fileId, version: reservation.version, storageKey: reservation.storageKey ?? '', sha256: reservation.sha256, size: reservation.size } }, ['body', 'size'], 2 ** 53 - 1],
+    ['initiate', { params: project, query: {}, headers: {}, body: { path: file.path, sha256: file.versions[0].sha256, size: 1, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' } }, ['body', 'size'], 5_368_709_121],
+    ['sync', { params: project, query: {}, headers: {}, body: { files: [{ path: file.path, sha256: file.versions[0].sha256, baseVersion: 1 }] } }, ['body', 'files', 0, 'baseVersion'], 2 ** 31],
+    ['versions', { params: { ...project, fileId: file.fileId }, query: { limit: '1' }, headers: {} }, ['query', 'limit'], '2147483648'],
+  ];
+  return cases.map(([key, valid, at, value]) => {
+    const parts: Parts = { params: valid.params, query: valid.query, ...(valid.body === undefined ? {} : { body: valid.body as JsonLike }) };
+    const mutated = applyMutation(parts, { kind: 'set', at, value });
+    return build(route(key), f, valid, mutated);
+  });
 }
 
 /** Every catalogue route by its weight, plus unmatched paths: the whole input of the fuzz. */

@@ -10,6 +10,8 @@ export interface FuzzSettings {
   concurrency: number;
   /** Tags every request's X-Request-Id, so the processes' log lines lead back to it. */
   tag: string;
+  /** Requests sent first (runs 0, 1, …), as fast-check's examples. */
+  examples: FuzzRequest[];
 }
 
 /**
@@ -24,6 +26,7 @@ export interface FuzzSettings {
  */
 export async function runFuzz(requests: fc.Arbitrary<FuzzRequest>, sender: Sender, settings: FuzzSettings): Promise<Exchange[]> {
   const exchanges: Exchange[] = [];
+  const examples = settings.examples.map((request): [FuzzRequest] => [request]);
   const requestIdOf = (run: number) => `fuzz-${settings.tag}-${run}`;
   const sendOne = async (run: number, request: FuzzRequest) => {
     const exchange = exchangeOf(run, requestIdOf(run), request, await sender.send(request, requestIdOf(run)));
@@ -38,7 +41,7 @@ export async function runFuzz(requests: fc.Arbitrary<FuzzRequest>, sender: Sende
         const { problem } = await sendOne(run, request);
         if (problem) throw new Error(`${request.route} (${request.mutation}): ${problem}`);
       }),
-      { seed: settings.seed, path: settings.path, numRuns: 1 },
+      { seed: settings.seed, path: settings.path, numRuns: 1, examples },
     );
     return exchanges;
   }
@@ -51,7 +54,7 @@ export async function runFuzz(requests: fc.Arbitrary<FuzzRequest>, sender: Sende
       const sending: Promise<unknown> = sendOne(run++, request).finally(() => inFlight.delete(sending));
       inFlight.add(sending);
     }),
-    { seed: settings.seed, numRuns: settings.runs },
+    { seed: settings.seed, numRuns: settings.runs, examples },
   );
   await Promise.all(inFlight);
   return exchanges.sort((a, b) => a.run - b.run);
