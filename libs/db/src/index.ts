@@ -3,3 +3,4 @@ export { migrate, type LibraryMigrations, type MigrationResult, type Migrations,
 export { mapPgError, isUniqueViolation } from './pg-errors.ts';
 export { CursorCodec, cursorSecretSetting } from './cursor.ts';
 export { replayIdempotent, tryClaimIdempotencyKey, whileIdempotencyKeyClaimed, type IdempotencyScope } from './idempotency.ts';
+export { LINE_SEPARATOR, textList, UNIT_SEPARATOR } from './text-list.ts';

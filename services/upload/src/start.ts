@@ -35,14 +35,14 @@ export interface RunningUploadService {
 export async function startUploadService({ db, bus, storage, logger, gc }: UploadDeps): Promise<RunningUploadService> {
   await migrate(db, uploadMigrations);
   await storage.ensureReady();
-  const repo = new FilesRepository(db);
-  const service = new UploadService(repo, storage);
-  const collector = new ReservationCollector(repo, storage, logger, { graceMs: gc?.graceMs ?? 0 });
+  const files = new FilesRepository();
+  const service = new UploadService({ db, files, storage });
+  const collector = new ReservationCollector({ db, files, storage, logger }, { graceMs: gc?.graceMs ?? 0 });
   serveInitiate(bus, service);
   serveInitiateBatch(bus, service);
   serveConfirm(bus, service);
   serveResolveVersions(bus, service);
-  servePrepareRestore(bus, new RestorePreparer(repo, storage));
+  servePrepareRestore(bus, new RestorePreparer({ db, files, storage }));
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
   return { collector, stop: stopCollector };

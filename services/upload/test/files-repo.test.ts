@@ -20,7 +20,7 @@ describe('FilesRepository.resolve', () => {
     database = await createTestDatabase();
     db = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA });
     await migrate(db, uploadMigrations);
-    repo = new FilesRepository(db);
+    repo = new FilesRepository();
   });
   afterAll(async () => {
     await db?.close();
@@ -35,7 +35,7 @@ describe('FilesRepository.resolve', () => {
     await blocker.query(`BEGIN; LOCK TABLE ${UPLOAD_SCHEMA}.files IN ACCESS EXCLUSIVE MODE`);
     const watch = watchProcessErrors();
     try {
-      const outcome = repo.resolve(randomUUID(), [randomUUID()], [BEYOND_INT4]).then(
+      const outcome = repo.resolve(db, randomUUID(), [randomUUID()], [BEYOND_INT4]).then(
         () => 'resolved',
         (error: unknown) => error,
       );

@@ -1,6 +1,5 @@
-import type { Queryable } from '@lode/db';
+import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
-import { textList, UNIT_SEPARATOR } from './text-list.ts';
 
 export interface NewCommit {
   id: string;

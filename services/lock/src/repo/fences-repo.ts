@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { textList, type Queryable } from '@lode/db';
 import type { LockRow } from './locks-repo.ts';
 import { LOCK_COLUMNS } from './locks-repo.ts';
 
@@ -35,7 +35,7 @@ export class FencesRepository {
       fence.userId,
       fence.userName ?? null,
       fence.ttlMs / 1000,
-      fence.fileIds.join(','),
+      textList(fence.fileIds),
     ]);
     return rows;
   }

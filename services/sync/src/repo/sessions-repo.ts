@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { LINE_SEPARATOR, textList, type Queryable } from '@lode/db';
 import type { sync } from '@lode/contracts';
 
 /** The batches of multi-request sync sessions and the path keys each listed (table `session_batches`). */
@@ -11,7 +11,7 @@ export class SessionsRepository {
     await q.query(
       `INSERT INTO session_batches (project_id, session_id, batch, path_keys) VALUES ($1, $2, $3, $4)
        ON CONFLICT (project_id, session_id, batch) DO UPDATE SET path_keys = excluded.path_keys, recorded_at = now()`,
-      [projectId, session.id, session.batch, keys.join('\n')],
+      [projectId, session.id, session.batch, textList(keys, LINE_SEPARATOR)],
     );
   }
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { LINE_SEPARATOR, textList, type Queryable } from '@lode/db';
 import type { RemoteFile } from '../domain/sync-status.ts';
 import type { Lineage } from './branches-repo.ts';
 
@@ -87,7 +87,7 @@ export class TreeRepository {
          LIMIT 1
        ) h ON true
        ORDER BY i.ord`,
-      [projectId, lineage.branch, lineage.baseSeq, files.keys.join('\n'), files.sha256s.join('\n')],
+      [projectId, lineage.branch, lineage.baseSeq, textList(files.keys, LINE_SEPARATOR), textList(files.sha256s, LINE_SEPARATOR)],
     );
     return rows.map((row, i) => {
       if (row.file_id === null) return { remote: undefined, contentKnown: false };

@@ -1,3 +1,4 @@
+import type { Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
@@ -14,16 +15,18 @@ export interface CollectorOptions {
  * touched: only rows still in state `reserved`, whose keys no version or blob refers to.
  */
 export class ReservationCollector {
-  readonly #repo: FilesRepository;
+  readonly #db: Database;
+  readonly #files: FilesRepository;
   readonly #storage: BlobStorage;
   readonly #logger: Logger;
   readonly #graceMs: number;
   readonly #batchSize: number;
 
-  constructor(repo: FilesRepository, storage: BlobStorage, logger: Logger, options: CollectorOptions) {
-    this.#repo = repo;
-    this.#storage = storage;
-    this.#logger = logger;
+  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage; logger: Logger }, options: CollectorOptions) {
+    this.#db = deps.db;
+    this.#files = deps.files;
+    this.#storage = deps.storage;
+    this.#logger = deps.logger;
     this.#graceMs = options.graceMs;
     this.#batchSize = options.batchSize ?? 500;
   }
@@ -33,12 +36,30 @@ export class ReservationCollector {
     const before = new Date(now - this.#graceMs);
     let total = 0;
     for (;;) {
-      const removed = await this.#repo.collectExpired(before, this.#batchSize, (keys) => this.#storage.delete(keys));
+      const removed = await this.#collectBatch(before);
       total += removed;
       if (removed < this.#batchSize) break;
     }
     if (total > 0) this.#logger.info({ removed: total }, 'collected expired upload reservations');
     return total;
+  }
+
+  /**
+   * Removes up to a batch of expired reservations with their objects. The objects are deleted inside
+   * the transaction, while it holds the rows' locks: a confirm of one of them waits (or, once the
+   * rows are gone, finds nothing) instead of confirming a version whose object is being deleted.
+   * Objects go first: if deleting the rows then fails, the next run deletes the (already missing)
+   * objects again, which is harmless; rows deleted first would leave objects nothing points to.
+   */
+  async #collectBatch(before: Date): Promise<number> {
+    return this.#db.transaction(async (tx) => {
+      const expired = await this.#files.lockExpiredReservations(tx, before, this.#batchSize);
+      if (expired.length === 0) return 0;
+      // A dedup reservation points at a confirmed blob that others use: only its row goes.
+      await this.#storage.delete(expired.filter((r) => !r.dedup).map((r) => r.storage_key));
+      await this.#files.deleteReservations(tx, expired.map((r) => r.id));
+      return expired.length;
+    });
   }
 
   /** Runs periodically until the returned stop function is called; a failed run is logged and retried. */

@@ -1,4 +1,5 @@
 import { assertUniqueFileIds, type Actor, type upload } from '@lode/contracts';
+import type { Database } from '@lode/db';
 import type { BlobStorage, ObjectInfo } from '@lode/storage';
 import type { FilesRepository } from '../repo/files-repo.ts';
 
@@ -12,28 +13,29 @@ type PrepareReply = { created: (Target & { version: number })[]; skipped: (Targe
  * here rather than writing them itself; the restore service commits what it gets back.
  */
 export class RestorePreparer {
-  readonly #repo: FilesRepository;
+  readonly #db: Database;
+  readonly #files: FilesRepository;
   readonly #storage: BlobStorage;
 
-  constructor(repo: FilesRepository, storage: BlobStorage) {
-    this.#repo = repo;
-    this.#storage = storage;
+  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage }) {
+    this.#db = deps.db;
+    this.#files = deps.files;
+    this.#storage = deps.storage;
   }
 
   async prepare(actor: Actor, restoreId: string, targets: readonly Target[]): Promise<PrepareReply> {
     assertUniqueFileIds(targets.map((t) => t.fileId), 'restore');
     // A retry of the same restore: what the first attempt made is the answer for those files.
-    const made = new Map((await this.#repo.restoreVersions(actor.projectId, restoreId)).map((v) => [v.fileId, v.version]));
+    const made = new Map((await this.#files.restoreVersions(this.#db, actor.projectId, restoreId)).map((v) => [v.fileId, v.version]));
     const fresh = targets.filter((t) => !made.has(t.fileId));
     const reasons = await this.#unrestorable(actor.projectId, fresh);
     const restorable = fresh.filter((t) => !reasons.has(t.fileId));
     if (restorable.length > 0) {
-      const created = await this.#repo.createRestoreVersions({
-        projectId: actor.projectId,
-        restoreId,
-        uploaderId: actor.userId,
-        uploaderName: actor.userName,
-        targets: restorable,
+      const versions = { projectId: actor.projectId, restoreId, uploaderId: actor.userId, uploaderName: actor.userName, targets: restorable };
+      // The objects were checked before (#unrestorable), so no storage call waits inside the transaction.
+      const created = await this.#db.transaction(async (tx) => {
+        await this.#files.lockFiles(tx, actor.projectId, restorable.map((t) => t.fileId));
+        return this.#files.insertRestoreVersions(tx, versions);
       });
       for (const v of created) made.set(v.fileId, v.version);
     }
@@ -53,7 +55,8 @@ export class RestorePreparer {
   async #unrestorable(projectId: string, targets: readonly Target[]): Promise<Map<string, Unrestorable>> {
     const reasons = new Map<string, Unrestorable>();
     if (targets.length === 0) return reasons;
-    const resolved = await this.#repo.resolve(
+    const resolved = await this.#files.resolve(
+      this.#db,
       projectId,
       targets.map((t) => t.fileId),
       targets.map((t) => t.toVersion),

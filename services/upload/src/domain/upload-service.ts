@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { AppError} from '@lode/errors';
-import { errors } from '@lode/errors';
+import { errors, type AppError } from '@lode/errors';
 import type { Actor, upload } from '@lode/contracts';
+import type { Database } from '@lode/db';
 import type { BlobStorage } from '@lode/storage';
-import type { FilesRepository, ReservationInput } from '../repo/files-repo.ts';
+import type { FilesRepository, NewVersion, ReservationInput } from '../repo/files-repo.ts';
 import { uploadUrlTtlSeconds, validateEntries } from './initiate-entries.ts';
 
 /** What initiating one file came to: an upload form, a dedup form, or a failure of that entry alone. */
@@ -16,12 +16,14 @@ export function storageKeyFor(projectId: string, uploadId: string): string {
 
 /** The upload flow of spec 3 and 4.3–4.5: reserve a version, let the client PUT, confirm. */
 export class UploadService {
-  readonly #repo: FilesRepository;
+  readonly #db: Database;
+  readonly #files: FilesRepository;
   readonly #storage: BlobStorage;
 
-  constructor(repo: FilesRepository, storage: BlobStorage) {
-    this.#repo = repo;
-    this.#storage = storage;
+  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage }) {
+    this.#db = deps.db;
+    this.#files = deps.files;
+    this.#storage = deps.storage;
   }
 
   /** One database round trip for the whole batch; each entry succeeds or fails on its own. */
@@ -42,7 +44,7 @@ export class UploadService {
         expiresAt: new Date(now + ttls[i] * 1000).toISOString(),
       };
     });
-    const rows = await this.#repo.reserveBatch(actor.projectId, actor.userId, reservations);
+    const rows = await this.#files.reserveBatch(this.#db, actor.projectId, actor.userId, reservations);
     const byKey = new Map(rows.map((row) => [row.path_key, row]));
 
     await Promise.all(
@@ -82,8 +84,8 @@ export class UploadService {
    */
   async confirm(actor: Actor, body: ConfirmBody): Promise<{ confirmed: true; version: number }> {
     const reservation = body.dedup
-      ? await this.#repo.findDedupUpload(actor.projectId, body.fileId, body.version, body.sha256, body.size)
-      : await this.#repo.findUploadByKey(actor.projectId, body.storageKey ?? '');
+      ? await this.#files.findDedupUpload(this.#db, actor.projectId, body.fileId, body.version, body.sha256, body.size)
+      : await this.#files.findUploadByKey(this.#db, actor.projectId, body.storageKey ?? '');
     if (!reservation) throw errors.notFound('Upload reservation');
     if (reservation.file_id !== body.fileId || reservation.version !== body.version) {
       throw errors.validation('fileId and version do not match the reservation for this storageKey');
@@ -106,7 +108,7 @@ export class UploadService {
       throw errors.contentMismatch('The uploaded bytes do not match the declared SHA-256; initiate and upload again');
     }
 
-    const outcome = await this.#repo.confirmVersion({
+    const version: NewVersion = {
       projectId: actor.projectId,
       fileId: reservation.file_id,
       version: reservation.version,
@@ -117,6 +119,13 @@ export class UploadService {
       uploaderName: actor.userName,
       uploadId: reservation.id,
       origin: reservation.dedup ? 'dedup' : 'upload',
+    };
+    // The reservation is locked first, so the collector cannot remove it meanwhile; one already
+    // confirmed (a repeated confirm racing this one) answers as confirmed again.
+    const outcome = await this.#db.transaction(async (tx) => {
+      const state = await this.#files.lockReservation(tx, version.uploadId);
+      if (state !== 'reserved') return state ?? 'gone';
+      return (await this.#files.recordVersion(tx, version)) ? 'confirmed' : 'conflict';
     });
     if (outcome === 'gone') throw errors.notFound('Upload reservation (expired and collected; initiate again)');
     if (outcome === 'conflict') throw errors.versionConflict(reservation.file_id, reservation.version);
@@ -125,6 +134,6 @@ export class UploadService {
 
   /** Spec 4.6's lookup for the commit and lock services: paths and confirmed versions, as columns in request order. */
   async resolve(projectId: string, fileIds: readonly string[], versions: readonly (number | null)[] | undefined): Promise<upload.ResolveReply> {
-    return this.#repo.resolve(projectId, fileIds, versions);
+    return this.#files.resolve(this.#db, projectId, fileIds, versions);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from '@lode/db';
+import { textList, type Queryable } from '@lode/db';
 import type { upload } from '@lode/contracts';
 
 export interface ReservationInput {
@@ -71,21 +71,18 @@ export interface NewRestoreVersions {
   targets: readonly { fileId: string; toVersion: number }[];
 }
 
-/** SQL for the `files` schema: files, upload reservations, versions and the content index. */
+/**
+ * SQL for the `files` schema: files, upload reservations, versions and the content index. Methods
+ * that must share a transaction with another say so; the domain opens it.
+ */
 export class FilesRepository {
-  readonly #db: Database;
-
-  constructor(db: Database) {
-    this.#db = db;
-  }
-
   /**
    * Reserves the next version of every file in one statement. New paths are inserted; an existing
    * row is returned through a no-op update, which also sees rows committed by a concurrent batch.
    * A path that collides with another case of an existing path gets no reservation.
    */
-  async reserveBatch(projectId: string, uploaderId: string, entries: readonly ReservationInput[]): Promise<ReservationRow[]> {
-    const { rows } = await this.#db.query<ReservationRow>(
+  async reserveBatch(q: Queryable, projectId: string, uploaderId: string, entries: readonly ReservationInput[]): Promise<ReservationRow[]> {
+    const { rows } = await q.query<ReservationRow>(
       `WITH input AS (
          SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::uuid[], $8::text[], $9::timestamptz[])
            AS t(path, path_key, sha256, size, content_md5, upload_id, storage_key, expires_at)
@@ -127,8 +124,8 @@ export class FilesRepository {
     return rows;
   }
 
-  async findUploadByKey(projectId: string, storageKey: string): Promise<UploadRow | undefined> {
-    const { rows } = await this.#db.query<UploadRow>(
+  async findUploadByKey(q: Queryable, projectId: string, storageKey: string): Promise<UploadRow | undefined> {
+    const { rows } = await q.query<UploadRow>(
       `SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
        WHERE project_id = $1 AND storage_key = $2 AND NOT dedup`,
       [projectId, storageKey],
@@ -136,8 +133,8 @@ export class FilesRepository {
     return rows[0];
   }
 
-  async findDedupUpload(projectId: string, fileId: string, version: number, sha256: string, size: number): Promise<UploadRow | undefined> {
-    const { rows } = await this.#db.query<UploadRow>(
+  async findDedupUpload(q: Queryable, projectId: string, fileId: string, version: number, sha256: string, size: number): Promise<UploadRow | undefined> {
+    const { rows } = await q.query<UploadRow>(
       `SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
        WHERE project_id = $1 AND file_id = $2 AND version = $3 AND dedup AND sha256 = $4 AND size = $5
        ORDER BY state = 'confirmed' DESC LIMIT 1`,
@@ -147,54 +144,56 @@ export class FilesRepository {
   }
 
   /**
-   * Advances the tip from version-1 to version and records the version, atomically. The reservation
-   * row is locked first, so the garbage collector (which skips locked rows) cannot remove it while
-   * it is being confirmed. Ten racing confirms serialize on the file's row lock; after the first
-   * commits, the others no longer match `version - 1` and get 'conflict'. A reservation already
-   * confirmed answers 'confirmed' again: a repeated confirm is idempotent.
+   * Locks the reservation row until the transaction ends, so the garbage collector (which skips
+   * locked rows) cannot remove it while it is being confirmed; answers its state, or undefined
+   * when it is gone.
    */
-  async confirmVersion(v: NewVersion): Promise<'confirmed' | 'conflict' | 'gone'> {
-    return this.#db.transaction(async (tx) => {
-      const { rows: held } = await tx.query<{ state: string }>('SELECT state FROM uploads WHERE id = $1 FOR UPDATE', [v.uploadId]);
-      if (!held[0]) return 'gone';
-      if (held[0].state === 'confirmed') return 'confirmed';
-      const { rows } = await tx.query<{ confirmed: number }>(
-        `WITH tip AS (
-           UPDATE files SET tip_version = $3 WHERE id = $2 AND project_id = $1 AND tip_version = $3 - 1 RETURNING id
-         ),
-         version_row AS (
-           INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin)
-           SELECT gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM tip
-           RETURNING id
-         ),
-         reservation AS (
-           UPDATE uploads SET state = 'confirmed' WHERE id = $9 AND EXISTS (SELECT 1 FROM tip) RETURNING id
-         ),
-         blob AS (
-           INSERT INTO blobs (project_id, sha256, size, storage_key)
-           SELECT $1, $4, $5, $6 FROM tip
-           ON CONFLICT DO NOTHING
-         )
-         SELECT count(*)::int AS confirmed FROM version_row`,
-        [v.projectId, v.fileId, v.version, v.sha256, v.size, v.storageKey, v.uploaderId, v.uploaderName, v.uploadId, v.origin],
-      );
-      return rows[0]?.confirmed === 1 ? 'confirmed' : 'conflict';
-    });
+  async lockReservation(tx: Queryable, uploadId: string): Promise<UploadRow['state'] | undefined> {
+    const { rows } = await tx.query<{ state: UploadRow['state'] }>('SELECT state FROM uploads WHERE id = $1 FOR UPDATE', [uploadId]);
+    return rows[0]?.state;
+  }
+
+  /**
+   * Advances the tip from version-1 to version, records the version and confirms the reservation,
+   * in one statement; false when the tip is no longer at version-1. Ten racing confirms serialize
+   * on the file's row lock; after the first commits, the others no longer match `version - 1`.
+   */
+  async recordVersion(tx: Queryable, v: NewVersion): Promise<boolean> {
+    const { rows } = await tx.query<{ confirmed: number }>(
+      `WITH tip AS (
+         UPDATE files SET tip_version = $3 WHERE id = $2 AND project_id = $1 AND tip_version = $3 - 1 RETURNING id
+       ),
+       version_row AS (
+         INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin)
+         SELECT gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM tip
+         RETURNING id
+       ),
+       reservation AS (
+         UPDATE uploads SET state = 'confirmed' WHERE id = $9 AND EXISTS (SELECT 1 FROM tip) RETURNING id
+       ),
+       blob AS (
+         INSERT INTO blobs (project_id, sha256, size, storage_key)
+         SELECT $1, $4, $5, $6 FROM tip
+         ON CONFLICT DO NOTHING
+       )
+       SELECT count(*)::int AS confirmed FROM version_row`,
+      [v.projectId, v.fileId, v.version, v.sha256, v.size, v.storageKey, v.uploaderId, v.uploaderName, v.uploadId, v.origin],
+    );
+    return rows[0]?.confirmed === 1;
   }
 
   /**
    * Paths and confirmed versions for many files at once, aligned with `fileIds` (and `versions`):
    * entry i is null when fileIds[i] is not in the project, or that version is not confirmed (or none
    * was asked). Re-scoped to the project, so another project's file matches nothing. Two set-based
-   * queries, run at once, whatever the number of files; rows carry their request position, not ids.
+   * queries, run at once (on the pool's connections; on one connection they would queue), whatever
+   * the number of files; rows carry their request position, not ids.
    */
-  async resolve(projectId: string, fileIds: readonly string[], versions?: readonly (number | null)[]): Promise<ResolvedFiles> {
-    // Ids and versions travel as comma-separated text: Postgres splits 25,000 of them several times
-    // faster than it parses the array literal node-pg would build (docs/architecture.md, Database).
-    const ids = fileIds.join(',');
+  async resolve(q: Queryable, projectId: string, fileIds: readonly string[], versions?: readonly (number | null)[]): Promise<ResolvedFiles> {
+    const ids = textList(fileIds);
     // One index probe per id (LATERAL … LIMIT 1): statistics gone stale after a large push cannot
     // turn the lookup into a scan of the whole project, whatever its size.
-    const files = this.#db.query<{ n: number; path: string }>(
+    const files = q.query<{ n: number; path: string }>(
       `SELECT r.n::int AS n, f.path
        FROM unnest(string_to_array($2, ',')::uuid[]) WITH ORDINALITY AS r(file_id, n)
        CROSS JOIN LATERAL (SELECT path FROM files WHERE id = r.file_id AND project_id = $1 LIMIT 1) f`,
@@ -202,7 +201,7 @@ export class FilesRepository {
     );
     // created_at as Date.toISOString() would print it (milliseconds, UTC), without a Date per row.
     const found = versions?.some((v) => v !== null)
-      ? this.#db.query<ResolvedVersionRow>(
+      ? q.query<ResolvedVersionRow>(
           `SELECT r.n::int AS n, v.*
            FROM unnest(string_to_array($2, ',')::uuid[], string_to_array($3, ',', '')::int[]) WITH ORDINALITY AS r(file_id, version, n)
            CROSS JOIN LATERAL (
@@ -210,7 +209,7 @@ export class FilesRepository {
                     to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
              FROM versions WHERE file_id = r.file_id AND version = r.version AND project_id = $1 LIMIT 1
            ) v`,
-          [projectId, ids, versions.map((v) => v ?? '').join(',')],
+          [projectId, ids, textList(versions)],
         )
       : undefined;
     // Awaited together: awaiting one first would leave the other's failure (a version beyond int4,
@@ -243,8 +242,8 @@ export class FilesRepository {
   }
 
   /** Versions this restore already made: a retried restore answers with them instead of making more. */
-  async restoreVersions(projectId: string, restoreId: string): Promise<{ fileId: string; version: number }[]> {
-    const { rows } = await this.#db.query<{ fileId: string; version: number }>(
+  async restoreVersions(q: Queryable, projectId: string, restoreId: string): Promise<{ fileId: string; version: number }[]> {
+    const { rows } = await q.query<{ fileId: string; version: number }>(
       'SELECT file_id AS "fileId", version FROM versions WHERE project_id = $1 AND restore_id = $2',
       [projectId, restoreId],
     );
@@ -252,56 +251,56 @@ export class FilesRepository {
   }
 
   /**
-   * One new version per target, at the file's tip + 1, with the target version's content and object
-   * (nothing is copied), in one transaction. A target whose file or version is not in the project
-   * gets nothing and moves no tip. The files' rows are locked in id order first, so restores sharing
-   * files queue instead of deadlocking; a confirm racing for the same number then finds the tip moved
-   * and answers version_conflict, as it would against another upload.
+   * Locks the files' rows in id order until the transaction ends: restores sharing files queue
+   * instead of deadlocking, and a confirm racing for the same number then finds the tip moved and
+   * answers version_conflict, as it would against another upload.
    */
-  async createRestoreVersions(r: NewRestoreVersions): Promise<{ fileId: string; version: number }[]> {
-    const fileIds = r.targets.map((t) => t.fileId);
-    return this.#db.transaction(async (tx) => {
-      await tx.query('SELECT 1 FROM files WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE', [r.projectId, fileIds]);
-      const { rows } = await tx.query<{ fileId: string; version: number }>(
-        `WITH source AS (
-           SELECT v.file_id, v.sha256, v.size, v.storage_key
-           FROM unnest($2::uuid[], $3::int[]) AS t(file_id, to_version)
-           JOIN versions v ON v.file_id = t.file_id AND v.version = t.to_version AND v.project_id = $1
-         ),
-         bumped AS (
-           UPDATE files f SET tip_version = f.tip_version + 1 FROM source s
-           WHERE f.id = s.file_id AND f.project_id = $1
-           RETURNING f.id AS file_id, f.tip_version AS version
-         )
-         INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, origin, restore_id)
-         SELECT gen_random_uuid(), $1, b.file_id, b.version, s.sha256, s.size, s.storage_key, $4, $5, 'restore', $6
-         FROM bumped b JOIN source s ON s.file_id = b.file_id
-         RETURNING file_id AS "fileId", version`,
-        [r.projectId, fileIds, r.targets.map((t) => t.toVersion), r.uploaderId, r.uploaderName, r.restoreId],
-      );
-      return rows;
-    });
+  async lockFiles(tx: Queryable, projectId: string, fileIds: readonly string[]): Promise<void> {
+    await tx.query('SELECT 1 FROM files WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE', [projectId, fileIds]);
   }
 
   /**
-   * Removes up to `limit` reservations that expired before `before` and were never confirmed, with
-   * their objects. SKIP LOCKED lets several replicas collect at once without taking the same rows
-   * and without waiting on a confirm that holds one. Objects go first: if deleting the rows then
-   * fails, the next run deletes the (already missing) objects again, which is harmless.
+   * One new version per target, at the file's tip + 1, with the target version's content and object
+   * (nothing is copied). A target whose file or version is not in the project gets nothing and moves
+   * no tip. Run after lockFiles, in its transaction.
    */
-  async collectExpired(before: Date, limit: number, deleteObjects: (keys: string[]) => Promise<void>): Promise<number> {
-    return this.#db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: string; storage_key: string; dedup: boolean }>(
-        `SELECT id, storage_key, dedup FROM uploads
-         WHERE state = 'reserved' AND expires_at < $1
-         ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [before, limit],
-      );
-      if (rows.length === 0) return 0;
-      // A dedup reservation points at a confirmed blob that others use: only its row goes.
-      await deleteObjects(rows.filter((r) => !r.dedup).map((r) => r.storage_key));
-      await tx.query('DELETE FROM uploads WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
-      return rows.length;
-    });
+  async insertRestoreVersions(tx: Queryable, r: NewRestoreVersions): Promise<{ fileId: string; version: number }[]> {
+    const { rows } = await tx.query<{ fileId: string; version: number }>(
+      `WITH source AS (
+         SELECT v.file_id, v.sha256, v.size, v.storage_key
+         FROM unnest($2::uuid[], $3::int[]) AS t(file_id, to_version)
+         JOIN versions v ON v.file_id = t.file_id AND v.version = t.to_version AND v.project_id = $1
+       ),
+       bumped AS (
+         UPDATE files f SET tip_version = f.tip_version + 1 FROM source s
+         WHERE f.id = s.file_id AND f.project_id = $1
+         RETURNING f.id AS file_id, f.tip_version AS version
+       )
+       INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, origin, restore_id)
+       SELECT gen_random_uuid(), $1, b.file_id, b.version, s.sha256, s.size, s.storage_key, $4, $5, 'restore', $6
+       FROM bumped b JOIN source s ON s.file_id = b.file_id
+       RETURNING file_id AS "fileId", version`,
+      [r.projectId, r.targets.map((t) => t.fileId), r.targets.map((t) => t.toVersion), r.uploaderId, r.uploaderName, r.restoreId],
+    );
+    return rows;
+  }
+
+  /**
+   * Up to `limit` reservations that expired before `before` and were never confirmed, their rows
+   * locked until the transaction ends. SKIP LOCKED lets several replicas collect at once without
+   * taking the same rows and without waiting on a confirm that holds one.
+   */
+  async lockExpiredReservations(tx: Queryable, before: Date, limit: number): Promise<{ id: string; storage_key: string; dedup: boolean }[]> {
+    const { rows } = await tx.query<{ id: string; storage_key: string; dedup: boolean }>(
+      `SELECT id, storage_key, dedup FROM uploads
+       WHERE state = 'reserved' AND expires_at < $1
+       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [before, limit],
+    );
+    return rows;
+  }
+
+  async deleteReservations(tx: Queryable, ids: readonly string[]): Promise<void> {
+    await tx.query('DELETE FROM uploads WHERE id = ANY($1::uuid[])', [ids]);
   }
 }
