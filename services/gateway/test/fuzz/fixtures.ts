@@ -41,7 +41,7 @@ export interface ProjectFixture {
 
 export interface FuzzFixtures {
   /** The project under fuzz: its key, device and ids make the mostly-valid requests. */
-  project: ProjectFixture & { deviceId: string; reservations: Reservation[]; uploads: SignedUrl[]; lockedByTeammate: string };
+  project: ProjectFixture & { deviceId: string; reservations: Reservation[]; uploads: SignedUrl[] };
   /** Another project's ids, key (bound to a device the fuzzer never sends) and URLs, named by the fuzzer but never its own. */
   control: ProjectFixture;
   /** Admin-API ids the fuzzer may change freely: an org, project, users and keys of their own. */
@@ -98,7 +98,7 @@ async function seedReservations(p: SeededProject, existing: FileFixture): Promis
   const [storedForm, pendingForm] = [ok('initiate', await initiate('fuzz/pending/stored.bin', stored)), ok('initiate', await initiate('fuzz/pending/unstored.bin', pending))];
   const put = await fetch(storedForm.uploadUrl, { method: 'PUT', headers: storedForm.requiredHeaders, body: stored });
   if (put.status !== 200) throw new Error(`seeding: PUT answered ${put.status}`);
-  const dedupBytes = ok('initiate-batch', await p.api.post(`/api/v1/projects/${p.projectId}/files/upload/initiate-batch`, {
+  const dedupForm = ok('initiate-batch', await p.api.post(`/api/v1/projects/${p.projectId}/files/upload/initiate-batch`, {
     files: [{ path: 'fuzz/pending/copy.bin', sha256: existing.versions[0].sha256, size: existing.versions[0].size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' }],
   })).results[0];
   const reservation = (form: { fileId: string; version: number; storageKey: string }, bytes: Buffer): Reservation => {
@@ -109,7 +109,7 @@ async function seedReservations(p: SeededProject, existing: FileFixture): Promis
     reservations: [
       reservation(storedForm, stored),
       reservation(pendingForm, pending),
-      { fileId: dedupBytes.fileId, version: dedupBytes.version, sha256: existing.versions[0].sha256, size: existing.versions[0].size, dedup: true },
+      { fileId: dedupForm.fileId, version: dedupForm.version, sha256: existing.versions[0].sha256, size: existing.versions[0].size, dedup: true },
     ],
     uploads: [signedUrl(pendingForm.uploadUrl, { headers: pendingForm.requiredHeaders, body: pending })],
   };
@@ -150,11 +150,12 @@ export async function seedFuzz(seeder: Seeder, adminToken: string): Promise<Seed
   const control = await seeder.project();
   const project = await seedProject(fuzz, 'fuzz');
   const controlFixture = await seedProject(control, 'control');
+  // A lock held by another member: the fuzz key meets conflicts, `held_by_other` and forced releases.
   ok('teammate lock', await teammate.api.post(`/api/v1/projects/${fuzz.projectId}/locks`, { fileIds: [project.files[2].fileId] }));
   const { reservations, uploads } = await seedReservations(fuzz, project.files[3]);
   return {
     fixtures: {
-      project: { ...project, deviceId: fuzz.deviceId, reservations, uploads, lockedByTeammate: project.files[2].fileId },
+      project: { ...project, deviceId: fuzz.deviceId, reservations, uploads },
       control: controlFixture,
       admin: await seedAdmin(seeder, adminToken),
     },

@@ -19,8 +19,12 @@ export interface FuzzTarget {
   stop(): Promise<void>;
 }
 
-/** Writes far above what the fuzz sends, so its requests reach validation and the services instead of a 429. */
-const UNLIMITED_WRITES = { LODE_WRITE_RATE_PER_SECOND: '1000000', LODE_WRITE_RATE_BURST: '1000000' };
+/**
+ * Writes far above what the fuzz sends, so its requests reach validation and the services instead
+ * of a 429; and a sync waits for its read model as long as a loaded machine may need, so a 503
+ * `sync_catching_up` means a stuck projection, not a slow one.
+ */
+const FUZZ_SETTINGS = { LODE_WRITE_RATE_PER_SECOND: '1000000', LODE_WRITE_RATE_BURST: '1000000', LODE_SYNC_CATCH_UP_MS: '60000' };
 
 async function distinctFreePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
@@ -63,7 +67,7 @@ async function startEmbedded(): Promise<FuzzTarget> {
     LODE_DATA_DIR: dataDir,
     LODE_ADMIN_TOKEN: adminToken,
     LODE_PUBLIC_URL: baseUrl,
-    ...UNLIMITED_WRITES,
+    ...FUZZ_SETTINGS,
   });
   const stop = async () => {
     await child.stop();
@@ -90,7 +94,7 @@ async function startEmbedded(): Promise<FuzzTarget> {
 
 /** Gateway and every service as their own processes on NATS, Redis and the machine's Postgres, blobs on local disk. */
 async function startMultiProcess(): Promise<FuzzTarget> {
-  const stack = await startProcessStack({ storage: 'local', env: UNLIMITED_WRITES });
+  const stack = await startProcessStack({ storage: 'local', env: FUZZ_SETTINGS });
   return {
     mode: 'multi-process',
     apiPort: portOf(stack.baseUrl, 'the gateway'),
