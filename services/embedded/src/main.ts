@@ -37,7 +37,7 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const dataDir = path.resolve(config.LODE_DATA_DIR);
-  const postgres = await startEmbeddedPostgres(dataDir, config.LODE_PG_PORT);
+  const postgres = await startEmbeddedPostgres(dataDir, config.LODE_PG_PORT, logger);
   const adminToken = config.LODE_ADMIN_TOKEN ?? (await embeddedAdminToken(dataDir));
   const storageSecret = config.LODE_STORAGE_SECRET ?? (await persistentSecret(dataDir, 'storage-secret')).value;
 
