@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { LockRow } from '../repo/locks-repo.ts';
+import type { LockRow } from '../repo/lock-rows.ts';
 import { distinct, inRequestOrder, mayForce, planAcquire, planRelease, toLock } from './lock-plan.ts';
 
 const me = randomUUID();

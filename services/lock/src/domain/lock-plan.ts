@@ -1,6 +1,5 @@
 import type { Role, lock } from '@lode/contracts';
-import type { LockRow } from '../repo/locks-repo.ts';
-import type { FenceHolder } from '../repo/fences-repo.ts';
+import type { FenceHolder, LockRow } from '../repo/lock-rows.ts';
 
 /** Spec 2's Lock as the caller sees it. */
 export function toLock(row: LockRow, callerId: string): lock.Lock {

@@ -1,6 +1,5 @@
 import { textList, type Queryable } from '@lode/db';
-import type { LockRow } from './locks-repo.ts';
-import { LOCK_COLUMNS } from './locks-repo.ts';
+import { LOCK_COLUMNS, type LockRow } from './lock-rows.ts';
 
 export interface NewFence {
   fenceId: string;
@@ -9,12 +8,6 @@ export interface NewFence {
   userName?: string;
   fileIds: readonly string[];
   ttlMs: number;
-}
-
-export interface FenceHolder {
-  fileId: string;
-  userId: string;
-  userName: string | null;
 }
 
 /**

@@ -1,15 +1,5 @@
 import type { Queryable } from '@lode/db';
-import type { FenceHolder } from './fences-repo.ts';
-
-export interface LockRow {
-  fileId: string;
-  path: string;
-  userId: string;
-  userName: string;
-  userAvatarUrl: string | null;
-  note: string;
-  lockedAt: Date;
-}
+import { LOCK_COLUMNS, type FenceHolder, type LockRow } from './lock-rows.ts';
 
 export interface Holder {
   userId: string;
@@ -36,9 +26,6 @@ export interface LockFilter {
   pathKeyPrefix: string | undefined;
   userId: string | undefined;
 }
-
-export const LOCK_COLUMNS = `file_id AS "fileId", path, user_id AS "userId", user_name AS "userName",
-                 user_avatar_url AS "userAvatarUrl", note, locked_at AS "lockedAt"`;
 
 /** SQL for the `locks` table. Whatever adds a lock holds the project's mutex (migration 0003). */
 export class LocksRepository {
