@@ -5,6 +5,7 @@ import type { Logger } from '@lode/telemetry';
 import { LOCAL_OBJECTS_ROUTE } from '@lode/storage';
 import { Authenticator } from './auth/authenticator.ts';
 import { limitWrites, requireKey, requireOwnProject } from './auth/middleware.ts';
+import { accessLog } from './http/access-log.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { JSON_TYPES, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
 import { requestId } from './http/request-id.ts';
@@ -49,7 +50,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId, requestMetrics, refuseUndecodablePath);
+  app.use(requestId, requestMetrics, accessLog(deps.logger), refuseUndecodablePath);
   app.use(healthRoutes({ db: deps.db, bus: deps.bus, services: deps.services, extra: deps.readinessExtra, stopping: deps.stopping }));
 
   // Blob bytes stream through this route untouched by the JSON parser (local driver only).

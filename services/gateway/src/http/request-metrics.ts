@@ -10,7 +10,7 @@ export function mountedAt(template: string): RequestHandler {
 }
 
 /** The matched route's template: bounded label values, never a project id or a file id. */
-function routeOf(req: Request, res: Response): string {
+export function routeOf(req: Request, res: Response): string {
   const mount = res.locals.mount as string | undefined;
   if (!req.route) return mount ?? 'unmatched';
   return `${mount ?? ''}${String((req.route as { path: string }).path)}`;
