@@ -36,7 +36,7 @@ export function serialize(value: JsonLike): Buffer {
   return Buffer.concat(parts);
 }
 
-function isContainer(value: JsonLike): value is JsonLike[] | { [key: string]: JsonLike } {
+export function isContainer(value: JsonLike): value is JsonLike[] | { [key: string]: JsonLike } {
   return typeof value === 'object' && value !== null && !(value instanceof RawJson);
 }
 

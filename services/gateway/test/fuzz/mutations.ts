@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { authorizations, deviceIds, EXPIRIES, foreignCursors, foreignIds, foreignSignatures, foreignStorageKeys, isUuidText } from './fixture-values.ts';
 import type { FuzzFixtures } from './fixtures.ts';
 import { hostileJson, hostileNumber, hostileString, MALFORMED_ENCODINGS, PROTOTYPE_KEYS, RawJson, type JsonLike } from './hostile-values.ts';
-import { addFieldAt, deleteAt, describeLocation, describeValue, growAt, locations, replaceAt, type Location } from './json-body.ts';
+import { addFieldAt, deleteAt, describeLocation, describeValue, growAt, isContainer, locations, replaceAt, type Location } from './json-body.ts';
 import { describeTransport, transports, type Transport } from './transport.ts';
 
 /**
@@ -117,7 +117,6 @@ export function mutations(f: FuzzFixtures): fc.Arbitrary<Mutation> {
 }
 
 const inBody = (at: Location) => at[0] === 'body';
-const isContainer = (v: JsonLike) => typeof v === 'object' && v !== null && !(v instanceof RawJson);
 /** Where each kind of edit applies; the parts' own containers (`params`, `query`) stay. */
 const TARGETS = {
   number: (v: JsonLike, at: Location) => (inBody(at) && typeof v === 'number') || (at[0] === 'query' && typeof v === 'string' && /^\d+$/.test(v)),

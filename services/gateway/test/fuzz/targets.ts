@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, Seeder, spawnService, startProcessStack, untilReady, waitForReady, type ServiceProcess } from '@lode/testkit';
+import { freePort, Seeder, spawnService, untilReady, waitForReady, type ServiceProcess } from '@lode/testkit';
+import { startProcessStack } from '@lode/system/testing';
 
 export type FuzzMode = 'embedded' | 'multi-process';
 
