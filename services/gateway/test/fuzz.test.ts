@@ -13,7 +13,14 @@ import { runFuzz } from './fuzz/run-fuzz.ts';
 import { createSender } from './fuzz/send.ts';
 import { startTarget, type FuzzMode, type FuzzTarget } from './fuzz/targets.ts';
 
-/** Fixed so that a failure reproduces: FUZZ_SEED=<seed> FUZZ_PATH=<run> replays one request. */
+/**
+ * Issue 22: hostile and mostly-valid requests to every route (fuzz/catalogue.ts), in both ways Lode
+ * runs. FUZZ_RUNS sets the requests per mode (10,000 by default); a failure names each failing
+ * request's FUZZ_SEED and FUZZ_PATH, and running with both set (add -t 'embedded' or
+ * -t 'multi-process') sends that request alone and prints fast-check's counterexample, shrunk.
+ */
+
+/** Fixed so that a failure reproduces. */
 const SEED = Number(process.env.FUZZ_SEED ?? 22_061_347);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const PATH = process.env.FUZZ_PATH;

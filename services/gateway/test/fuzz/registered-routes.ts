@@ -43,7 +43,8 @@ export function registeredRoutes(app: Express): RegisteredRoute[] {
  */
 export function unlisted(registered: readonly RegisteredRoute[], catalogue: readonly RegisteredRoute[]): string[] {
   const listed = new Set(catalogue.map((r) => `${r.method} ${r.path}`));
-  return registered
+  const missing = registered
     .filter((r) => (r.method === 'USE' ? !catalogue.some((c) => c.path.startsWith(r.path)) : !listed.has(`${r.method} ${r.path}`)))
     .map((r) => `${r.method} ${r.path}`);
+  return [...new Set(missing)];
 }
