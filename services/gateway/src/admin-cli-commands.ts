@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 
 /**
- * Argument parsing for the operator CLI (admin-cli.ts): argv in, one HTTP call (or quickstart)
- * out. Pure, so a usage mistake is caught before anything reaches the server.
+ * Argument parsing for the operator CLI (admin-cli.ts), on Node's own util.parseArgs: argv in, one
+ * HTTP call (or a workflow of several, admin-cli-workflows.ts) out. Pure, so a usage mistake is
+ * caught before anything reaches the server.
  */
 
 /** A mistake in the command line: the CLI prints it with the usage and exits 2. */
@@ -16,6 +17,9 @@ export interface HttpCall {
   body?: Record<string, unknown>;
 }
 
+const ROLES = ['owner', 'admin', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface QuickstartArgs {
   orgSlug: string;
   orgName: string;
@@ -24,11 +28,21 @@ export interface QuickstartArgs {
   userName: string;
 }
 
-export type Invocation =
-  | { kind: 'help' }
-  | { kind: 'call'; call: HttpCall }
-  | { kind: 'list'; call: HttpCall; all: boolean }
-  | { kind: 'quickstart'; args: QuickstartArgs };
+/** A project by id, or by its organization's slug and its own (`studio/game`). */
+export type ProjectRef = { id: string } | { orgSlug: string; projectSlug: string };
+
+export interface InviteArgs {
+  project: ProjectRef;
+  /** A user id, or a name: the user is made when no user has it. */
+  user: string;
+  /** Omitted: a new member joins as `member`, an existing one keeps their role. */
+  role: Role | undefined;
+}
+
+/** Commands that take several admin calls. */
+export type Workflow = { kind: 'quickstart'; args: QuickstartArgs } | { kind: 'invite'; args: InviteArgs };
+
+export type Invocation = { kind: 'help' } | { kind: 'call'; call: HttpCall } | { kind: 'list'; call: HttpCall; all: boolean } | Workflow;
 
 export interface ParsedCommandLine {
   invocation: Invocation;
@@ -44,11 +58,25 @@ interface CommandSpec {
   optional?: string[];
   /** Lists take --limit, --cursor and --all and answer `{data, nextCursor}`. */
   list?: boolean;
-  build: (flag: Flags, optional: (name: string) => string | undefined) => HttpCall | QuickstartArgs;
+  build: (flag: Flags, optional: (name: string) => string | undefined) => HttpCall | Workflow;
 }
 
-const ROLES = ['owner', 'admin', 'member'];
 const seg = encodeURIComponent;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SLUG_PAIR = /^([a-z0-9-]+)\/([a-z0-9-]+)$/;
+
+function role(value: string): Role {
+  const known = ROLES.find((r) => r === value);
+  if (!known) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  return known;
+}
+
+function projectRef(value: string): ProjectRef {
+  if (UUID.test(value)) return { id: value };
+  const pair = SLUG_PAIR.exec(value);
+  if (!pair) throw new UsageError('--project must be a project id or <org-slug>/<project-slug>');
+  return { orgSlug: pair[1], projectSlug: pair[2] };
+}
 
 function positiveNumber(name: string, value: string): number {
   const n = Number(value);
@@ -73,10 +101,7 @@ const commands: Record<string, CommandSpec> = {
   'members add': {
     usage: 'members add --org <orgId> --user <userId> --role owner|admin|member',
     required: ['org', 'user', 'role'],
-    build: (f) => {
-      if (!ROLES.includes(f('role'))) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-      return { method: 'POST', path: `/admin/v1/orgs/${seg(f('org'))}/members`, body: { userId: f('user'), role: f('role') } };
-    },
+    build: (f) => ({ method: 'POST', path: `/admin/v1/orgs/${seg(f('org'))}/members`, body: { userId: f('user'), role: role(f('role')) } }),
   },
   'members list': {
     usage: 'members list --org <orgId>',
@@ -135,12 +160,24 @@ const commands: Record<string, CommandSpec> = {
     required: ['org-slug', 'project-slug', 'user-name'],
     optional: ['org-name', 'project-name'],
     build: (f, o) => ({
-      orgSlug: f('org-slug'),
-      orgName: o('org-name') ?? f('org-slug'),
-      projectSlug: f('project-slug'),
-      projectName: o('project-name') ?? f('project-slug'),
-      userName: f('user-name'),
+      kind: 'quickstart',
+      args: {
+        orgSlug: f('org-slug'),
+        orgName: o('org-name') ?? f('org-slug'),
+        projectSlug: f('project-slug'),
+        projectName: o('project-name') ?? f('project-slug'),
+        userName: f('user-name'),
+      },
     }),
+  },
+  invite: {
+    usage: 'invite --project <projectId|org-slug/project-slug> --user <name|userId> [--role owner|admin|member]',
+    required: ['project', 'user'],
+    optional: ['role'],
+    build: (f, o) => {
+      const given = o('role');
+      return { kind: 'invite', args: { project: projectRef(f('project')), user: f('user'), role: given === undefined ? undefined : role(given) } };
+    },
   },
 };
 
@@ -158,10 +195,12 @@ ${Object.values(commands)
   help
 
 Flags for every command:
-  --url <url>       gateway base URL (default: $LODE_URL, else http://localhost:8080)
+  --url <url>       gateway base URL (default: $LODE_URL, else http://localhost:$PORT, PORT defaulting to 8080)
   --token <token>   admin token (default: $LODE_ADMIN_TOKEN, else <$LODE_DATA_DIR or ./.lode>/admin-token)
 
 List commands print one page {data, nextCursor}; --all follows nextCursor and prints every row.
+quickstart and invite reuse what exists (an org or project by slug, a user by name) and always make
+a new key; run twice, they say on stderr what they found.
 Output is the JSON response; an HTTP error prints "error <status> <code>: <message>" and exits 1.`;
 
 export function parseCommandLine(argv: string[]): ParsedCommandLine {
@@ -189,7 +228,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
 
   const optional = (f: string) => (typeof values[f] === 'string' ? values[f] : undefined);
   const built = spec.build((f) => String(values[f]), optional);
-  if (!('method' in built)) return { invocation: { kind: 'quickstart', args: built }, url, token };
+  if ('kind' in built) return { invocation: built, url, token };
   if (!spec.list) return { invocation: { kind: 'call', call: built }, url, token };
 
   const query = new URLSearchParams();

@@ -20,10 +20,11 @@ interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
-interface Created {
+interface Granted {
   orgId: string;
   projectId: string;
   userId: string;
+  role: string;
   keyId: string;
   key: string;
 }
@@ -44,7 +45,7 @@ describe('admin CLI (npm run admin)', () => {
 
   /** Runs the CLI in an empty directory with only the environment given, so nothing of this machine's leaks in. */
   function cli(args: string[], env: Record<string, string> = { LODE_URL: stack.baseUrl, LODE_ADMIN_TOKEN: stack.adminToken }) {
-    const { LODE_URL: _u, LODE_ADMIN_TOKEN: _t, LODE_DATA_DIR: _d, ...inherited } = process.env;
+    const { LODE_URL: _u, LODE_ADMIN_TOKEN: _t, LODE_DATA_DIR: _d, PORT: _p, ...inherited } = process.env;
     return new Promise<CliResult>((resolve, reject) => {
       execFile(NODE, [CLI, ...args], { cwd: workDir, env: { ...inherited, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') reject(new Error(`could not run the CLI: ${error.message}`, { cause: error }));
@@ -63,11 +64,12 @@ describe('admin CLI (npm run admin)', () => {
     const run = await cli(['quickstart', '--org-slug', `studio-${tag()}`, '--project-slug', 'forest', '--user-name', 'Ada']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('shown only once');
-    const created = JSON.parse(run.stdout) as Created;
+    const created = JSON.parse(run.stdout) as Granted;
     expect(created).toEqual({
       orgId: expect.any(String),
       projectId: expect.any(String),
       userId: expect.any(String),
+      role: 'owner',
       keyId: expect.any(String),
       key: expect.stringMatching(/^lode_[0-9A-Za-z]{40}$/),
     });
@@ -80,6 +82,75 @@ describe('admin CLI (npm run admin)', () => {
     expect(JSON.stringify(keys)).not.toContain(created.key);
     const members = await json<Page<{ userId: string; role: string }>>(['members', 'list', '--org', created.orgId]);
     expect(members.data).toEqual([expect.objectContaining({ userId: created.userId, role: 'owner' })]);
+  });
+
+  /** The key works: validate-key answers 200 for the user and project it was made for. */
+  async function expectWorkingKey(granted: Granted, userName: string) {
+    const api = new ApiClient(stack.baseUrl, { authorization: `Bearer ${granted.key}` });
+    expect(await api.post('/api/v1/auth/validate-key')).toMatchObject({ status: 200, body: { userId: granted.userId, userName, projectId: granted.projectId } });
+  }
+
+  it('quickstart run again reuses what exists, says so, and prints a new working key', async () => {
+    const args = ['quickstart', '--org-slug', `again-${tag()}`, '--project-slug', 'forest', '--user-name', `Ada-${tag()}`];
+    const first = await cli(args);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await cli(args);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/Organization "again-[0-9a-f]+" exists \(.+\): using it/);
+    expect(second.stderr).toMatch(/Project "again-[0-9a-f]+\/forest" exists/);
+    expect(second.stderr).toMatch(/User "Ada-[0-9a-f]+" exists/);
+    expect(second.stderr).toContain('Already a member of the organization as owner');
+    const [a, b] = [JSON.parse(first.stdout) as Granted, JSON.parse(second.stdout) as Granted];
+    expect(b).toMatchObject({ orgId: a.orgId, projectId: a.projectId, userId: a.userId, role: 'owner' });
+    expect(b.key).not.toBe(a.key);
+    await expectWorkingKey(a, args[6]);
+    await expectWorkingKey(b, args[6]);
+    const members = await json<Page<{ userId: string }>>(['members', 'list', '--org', a.orgId]);
+    expect(members.data).toHaveLength(1);
+  });
+
+  it('invite makes the user, the membership and a key in one step, by slugs or by project id, and never demotes', async () => {
+    const owner = JSON.parse((await cli(['quickstart', '--org-slug', `team-${tag()}`, '--project-slug', 'swamp', '--user-name', 'Owner'])).stdout) as Granted;
+    const orgSlug = (await json<Page<{ id: string; slug: string }>>(['orgs', 'list', '--all'])).data.find((o) => o.id === owner.orgId)?.slug;
+    const name = `Bea-${tag()}`;
+
+    const invited = await cli(['invite', '--project', `${orgSlug}/swamp`, '--user', name]);
+    expect(invited.code, invited.stderr).toBe(0);
+    expect(invited.stderr).toContain(`User "${name}" created`);
+    expect(invited.stderr).toContain('Added to the organization as member');
+    const bea = JSON.parse(invited.stdout) as Granted;
+    expect(bea).toMatchObject({ orgId: owner.orgId, projectId: owner.projectId, role: 'member' });
+    await expectWorkingKey(bea, name);
+
+    const promoted = await cli(['invite', '--project', owner.projectId, '--user', name, '--role', 'admin']);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(promoted.stderr).toContain('changed from member to admin');
+    expect(JSON.parse(promoted.stdout)).toMatchObject({ userId: bea.userId, role: 'admin' });
+    const again = await cli(['invite', '--project', owner.projectId, '--user', bea.userId]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ userId: bea.userId, role: 'admin' });
+    const ownerAgain = await cli(['invite', '--project', `${orgSlug}/swamp`, '--user', 'Owner']);
+    expect(JSON.parse(ownerAgain.stdout)).toMatchObject({ userId: owner.userId, role: 'owner' });
+
+    const members = await json<Page<{ userId: string; role: string }>>(['members', 'list', '--org', owner.orgId]);
+    expect(members.data.map((m) => [m.userId, m.role]).sort()).toEqual([[owner.userId, 'owner'], [bea.userId, 'admin']].sort());
+    const keys = await json<Page<{ userId: string }>>(['keys', 'list', '--project', owner.projectId]);
+    expect(keys.data).toHaveLength(5);
+  });
+
+  it('invite refuses a name several users share, and a project that does not exist', async () => {
+    const project = JSON.parse((await cli(['quickstart', '--org-slug', `dup-${tag()}`, '--project-slug', 'p', '--user-name', 'Owner'])).stdout) as Granted;
+    const name = `Twin-${tag()}`;
+    await json(['users', 'create', '--name', name]);
+    await json(['users', 'create', '--name', name]);
+    const twins = await cli(['invite', '--project', project.projectId, '--user', name]);
+    expect(twins).toMatchObject({ code: 1, stdout: '' });
+    expect(twins.stderr).toMatch(new RegExp(`^error: 2 users are named "${name}" \\(.+\\): pass --user <userId>\n$`));
+
+    const noOrg = await cli(['invite', '--project', `nowhere-${tag()}/p`, '--user', name]);
+    expect(noOrg).toMatchObject({ code: 1, stdout: '' });
+    expect(noOrg.stderr).toMatch(/^error: No organization has the slug "nowhere-[0-9a-f]+"/);
+    const noProject = await cli(['invite', '--project', '00000000-0000-4000-8000-000000000000', '--user', name]);
+    expect(noProject).toEqual({ code: 1, stdout: '', stderr: 'error: No project has the id 00000000-0000-4000-8000-000000000000\n' });
   });
 
   it('orgs list --all follows nextCursor through every page', async () => {
@@ -141,7 +212,7 @@ describe('admin CLI (npm run admin)', () => {
     expect(run.stdout).toBe('');
   });
 
-  it('takes --url and --token over the environment, and falls back to <LODE_DATA_DIR>/admin-token', async () => {
+  it('takes --url and --token over the environment, then LODE_URL, then localhost:$PORT, and falls back to <LODE_DATA_DIR>/admin-token', async () => {
     const flags = await cli(['orgs', 'list', '--url', stack.baseUrl, '--token', stack.adminToken], {
       LODE_URL: 'http://127.0.0.1:1',
       LODE_ADMIN_TOKEN: 'wrong',
@@ -154,6 +225,15 @@ describe('admin CLI (npm run admin)', () => {
     await writeFile(path.join(dataDir, 'admin-token'), `${stack.adminToken}\n`);
     const fromFile = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_DATA_DIR: dataDir });
     expect(fromFile.code, fromFile.stderr).toBe(0);
+
+    const port = new URL(stack.baseUrl).port;
+    const fromPort = await cli(['orgs', 'list'], { PORT: port, LODE_ADMIN_TOKEN: stack.adminToken });
+    expect(fromPort.code, fromPort.stderr).toBe(0);
+    const urlOverPort = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, PORT: '1', LODE_ADMIN_TOKEN: stack.adminToken });
+    expect(urlOverPort.code, urlOverPort.stderr).toBe(0);
+    const badPort = await cli(['orgs', 'list'], { PORT: 'eighty', LODE_ADMIN_TOKEN: stack.adminToken });
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain('PORT must be a port number');
 
     const none = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_DATA_DIR: path.join(workDir, 'nowhere') });
     expect(none.code).toBe(2);
@@ -168,6 +248,9 @@ describe('admin CLI (npm run admin)', () => {
     ['a flag of another command', ['orgs', 'create', '--name', 'Acme', '--slug', 'acme', '--org', 'x']],
     ['an unknown role', ['members', 'add', '--org', 'o', '--user', 'u', '--role', 'boss']],
     ['half a rate limit', ['projects', 'create', '--org', 'o', '--name', 'n', '--slug', 's', '--rate-burst', '3']],
+    ['a project that is neither an id nor slugs', ['invite', '--project', 'Studio Game', '--user', 'Ada']],
+    ['invite without --user', ['invite', '--project', 'studio/game']],
+    ['invite with an unknown role', ['invite', '--project', 'studio/game', '--user', 'Ada', '--role', 'boss']],
   ])('exits 2 with the usage on stderr for %s', async (_, args) => {
     const run = await cli(args);
     expect(run.code).toBe(2);
