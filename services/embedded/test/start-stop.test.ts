@@ -95,6 +95,12 @@ describe('npm start', () => {
     const lode = start();
     await started(lode);
     expect(await admin(lode.baseUrl, 'POST', '/admin/v1/orgs', { name: 'Kept', slug: 'kept' })).toMatchObject({ status: 201 });
+    // The access line, as the real logger writes it: one request_id (the logger's own and the line's merge).
+    await expect.poll(() => lode.output().split('\n').filter((line) => line.includes('"route":"/admin/v1/orgs"'))).toHaveLength(1);
+    const access = lode.output().split('\n').find((line) => line.includes('"route":"/admin/v1/orgs"')) ?? '';
+    expect(access.match(/"request_id"/g)).toHaveLength(1);
+    expect(JSON.parse(access)).toMatchObject({ level: 30, msg: 'request completed', req: { method: 'POST' }, res: { statusCode: 201 } });
+    expect(access).not.toContain(await readFile(path.join(dataDir, 'admin-token'), 'utf8').then((token) => token.trim()));
     const node = await lodePid(lode);
     const postgres = await postmasterPid();
 
