@@ -21,7 +21,7 @@ export default tseslint.config(
   },
   {
     // Tests read JSON responses as a client would, untyped; the async rules still apply to them.
-    files: ['**/test/**/*.ts', '**/*.test.ts', 'libs/testkit/**/*.ts'],
+    files: ['**/test/**/*.ts', '**/*.test.ts', 'libs/testkit/**/*.ts', 'services/system/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

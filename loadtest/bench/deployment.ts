@@ -7,7 +7,6 @@ import {
   freePort,
   Seeder,
   spawnService,
-  startProcessStack,
   TEST_NATS_URL,
   TEST_PG_URL,
   TEST_REDIS_URL,
@@ -15,6 +14,7 @@ import {
   waitForReady,
   type ServiceProcess,
 } from '@lode/testkit';
+import { startProcessStack } from '@lode/system/testing';
 import { LocalBlobStorage, localStorageDir, S3BlobStorage } from '@lode/storage';
 import { localBlobWriter, s3BlobWriter, type BlobWriter } from './blobs.ts';
 

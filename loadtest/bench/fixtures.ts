@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { commit } from '@lode/contracts';
-import { seedConfirmedVersions, type BulkVersion } from '@lode/testkit';
+import type { BulkVersion } from '@lode/testkit';
+import { seedConfirmedVersions } from '@lode/system/testing';
 import { JsonApi, type HttpClient } from './client.ts';
 import { BENCH_WRITE_LIMIT, type Deployment } from './deployment.ts';
 import { addAll, pushFiles } from './push.ts';

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commit } from '@lode/contracts';
 import type { EventConsumer } from '@lode/bus';
-import { pushFile, seedConfirmedVersions, startTestStack, type SeededProject, type TestStack } from '@lode/testkit';
+import { pushFile, type SeededProject } from '@lode/testkit';
+import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
 
 /** Collects commit.created events of one project as a consumer would, in delivery order. */
 async function collect(stack: TestStack, projectId: string) {

@@ -4,7 +4,8 @@ import pg from 'pg';
 import { commit } from '@lode/contracts';
 import { connectNats, JetStreamEvents } from '@lode/bus';
 import { createLogger } from '@lode/telemetry';
-import { pushFile, spawnService, startProcessStack, TEST_NATS_URL, type ProcessStack, type SeededProject } from '@lode/testkit';
+import { pushFile, spawnService, TEST_NATS_URL, type SeededProject } from '@lode/testkit';
+import { startProcessStack, type ProcessStack } from '@lode/system/testing';
 
 describe('commit replicas as separate processes on NATS', () => {
   let stack: ProcessStack;

@@ -11,23 +11,17 @@ import { LocalBus, LocalEvents } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, createS3Storage, instrumentStorage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, persistentSecret, startOpsServer } from '@lode/runtime';
 import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
-import { startUploadService, UPLOAD_SCHEMA, uploadSettings } from '@lode/upload';
-import { COMMIT_SCHEMA, commitSettings, startCommitService } from '@lode/commit';
-import { LOCK_SCHEMA, lockSettings, startLockService } from '@lode/lock';
-import { startSyncService, SYNC_SCHEMA, syncSettings } from '@lode/sync';
-import { RESTORE_SCHEMA, startRestoreService } from '@lode/restore';
+import { SERVICES, settingsOf, startInProcess } from '@lode/system';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const logger = createLogger('lode');
 guardUnhandledRejections(logger);
 
 const schema = z.object({
+  ...settingsOf(SERVICES),
   ...gatewaySettings,
   ...storageSettings,
-  ...uploadSettings,
-  ...commitSettings,
-  ...syncSettings,
-  ...lockSettings,
+  // Made once and kept in the data directory when not given.
   LODE_CURSOR_SECRET: z.string().min(32).optional(),
   LODE_PG_PORT: env.port(54329),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
@@ -40,50 +34,32 @@ async function main(): Promise<void> {
   const postgres = await startEmbeddedPostgres(dataDir, config.LODE_PG_PORT, logger);
   const adminToken = config.LODE_ADMIN_TOKEN ?? (await embeddedAdminToken(dataDir));
   const storageSecret = config.LODE_STORAGE_SECRET ?? (await persistentSecret(dataDir, 'storage-secret')).value;
+  const cursorSecret = config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value;
 
   const identityDb = new Database({ connectionString: postgres.url, schema: IDENTITY_SCHEMA, max: 5 });
-  const filesDb = new Database({ connectionString: postgres.url, schema: UPLOAD_SCHEMA, max: 5 });
-  const commitsDb = new Database({ connectionString: postgres.url, schema: COMMIT_SCHEMA, max: 5 });
-  const locksDb = new Database({ connectionString: postgres.url, schema: LOCK_SCHEMA, max: 5 });
-  const syncDb = new Database({ connectionString: postgres.url, schema: SYNC_SCHEMA, max: 5 });
-  const restoreDb = new Database({ connectionString: postgres.url, schema: RESTORE_SCHEMA, max: 5 });
   await migrate(identityDb, gatewayMigrations);
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const events = new LocalEvents(logger);
   const local = usesS3(config) ? undefined : createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
-  const storage = instrumentStorage(local ?? createS3Storage(config));
-  const upload = await startUploadService({
-    db: filesDb,
-    bus,
-    storage,
-    logger,
-    gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
-  });
-  const cursorSecret = config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value;
-  const commit = await startCommitService({
-    db: commitsDb,
+  const services = await startInProcess({
+    connectionString: postgres.url,
     bus,
     events,
-    storage,
+    storage: instrumentStorage(local ?? createS3Storage(config)),
     logger,
-    cursorSecret,
-    // Started below, once every consumer is listening and the retained events were replayed.
-    outbox: { relay: false, pollMs: config.LODE_OUTBOX_POLL_MS, retentionMs: config.LODE_OUTBOX_RETENTION_MS },
-    idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
-    fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
+    // Relays start below, once every consumer is listening and the retained events were replayed.
+    environment: { ...process.env, LODE_CURSOR_SECRET: cursorSecret, LODE_OUTBOX_RELAY: 'false' },
   });
-  const lock = await startLockService({ db: locksDb, bus, events, logger, cursorSecret, fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS });
-  const sync = await startSyncService({ db: syncDb, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS });
-  const restore = await startRestoreService({ db: restoreDb, bus, logger, idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS });
   // The in-process stream starts empty: events published before a restart but not yet handled by a
-  // consumer would be lost, so the retained outbox goes through again (consumers are idempotent).
-  const replayed = await commit.relay.replayRetained();
-  commit.relay.start();
-  logger.info({ replayed }, 'outbox replayed into the in-process event stream');
+  // consumer would be lost, so each retained outbox goes through again (consumers are idempotent).
+  for (const relay of services.relays()) {
+    const replayed = await relay.replayRetained();
+    relay.start();
+    logger.info({ replayed }, 'outbox replayed into the in-process event stream');
+  }
 
   const limiter = new MemoryWriteLimiter();
-  const databases = [identityDb, filesDb, commitsDb, locksDb, syncDb, restoreDb];
-  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all(databases.map((db) => db.ping())) });
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([identityDb.ping(), services.ping()]) });
   const { app } = createGatewayApp({
     db: identityDb,
     bus,
@@ -100,15 +76,11 @@ async function main(): Promise<void> {
 
   onShutdown(logger, [
     ['http', () => closeServer(server)],
-    ['collector', () => upload.stop()],
-    ['relay', () => commit.stop()],
-    ['lock', () => lock.stop()],
-    ['sync', () => sync.stop()],
-    ['restore', () => restore.stop()],
+    ['services', () => services.stop()],
     ['bus', () => bus.close()],
     ['events', () => events.close()],
     ['limiter', () => limiter.close()],
-    ['databases', () => Promise.all(databases.map((db) => db.close()))],
+    ['databases', () => Promise.all([identityDb.close(), services.closeDatabases()])],
     ['postgres', () => postgres.stop()],
   ], { ops });
 }

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, startTestStack, type TestStack } from '@lode/testkit';
+import { ApiClient } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 // The repo's own Node 24 (type stripping), whatever node runs vitest.

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, startTestStack, type ApiResponse, type TestStack } from '@lode/testkit';
+import { ApiClient, type ApiResponse } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 interface Org { id: string; name: string; slug: string; createdAt: string }
 interface User { id: string; name: string; avatarUrl: string | null; createdAt: string }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, startTestStack, type TestStack } from '@lode/testkit';
+import { ApiClient } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 describe('API keys and devices (spec 4.1, 5)', () => {
   let stack: TestStack;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pushFile, startProcessStack, type ProcessStack } from '@lode/testkit';
+import { pushFile } from '@lode/testkit';
+import { startProcessStack, type ProcessStack } from '@lode/system/testing';
 
 describe('every service as a separate OS process on NATS', () => {
   let stack: ProcessStack;

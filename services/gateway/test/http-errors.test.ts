@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, pushFile, readResponse, startTestStack, type PushedFile, type SeededProject, type TestStack } from '@lode/testkit';
+import { ApiClient, pushFile, readResponse, type PushedFile, type SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 describe('bad input answers a clear 4xx JSON error, never a 500', () => {
   let stack: TestStack;

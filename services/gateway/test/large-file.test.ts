@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { peakRssBytes, startProcessStack, type ProcessStack, type SeededProject } from '@lode/testkit';
+import { peakRssBytes, type SeededProject } from '@lode/testkit';
+import { startProcessStack, type ProcessStack } from '@lode/system/testing';
 
 const MiB = 1024 * 1024;
 const CHUNK = MiB;

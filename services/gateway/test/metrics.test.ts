@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMetrics } from '@lode/telemetry/metrics-sdk';
 import { createLogger } from '@lode/telemetry';
 import { startOpsServer } from '@lode/runtime';
-import { pushFile, startTestStack, type TestStack } from '@lode/testkit';
+import { pushFile } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 // Started after every module is loaded, as in a test process: instruments must bind to it anyway.
 startMetrics('lode-metrics-test');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeContent, startTestStack, type ApiClient, type TestStack } from '@lode/testkit';
+import { describeContent, type ApiClient } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 describe('per-project write rate limit in Redis', () => {
   let stack: TestStack;

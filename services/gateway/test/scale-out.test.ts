@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import pg from 'pg';
-import {
-  busRequestsHandled,
-  RetryingClient,
-  STACK_SERVICES,
-  startProcessStack,
-  untilAllReady,
-  type ProcessStack,
-  type SeededProject,
-  type ServiceProcess,
-  type StackService,
-} from '@lode/testkit';
+import { busRequestsHandled, RetryingClient, untilAllReady, type SeededProject, type ServiceProcess } from '@lode/testkit';
+import { STACK_SERVICES, startProcessStack, type ProcessStack, type StackService } from '@lode/system/testing';
 import { Workload, type AckedCommit } from './scale-out-workload.ts';
 
 /**

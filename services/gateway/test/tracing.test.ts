@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pushFile, startProcessStack, type ProcessStack } from '@lode/testkit';
+import { pushFile } from '@lode/testkit';
+import { startProcessStack, type ProcessStack } from '@lode/system/testing';
 
 /** A span as OTLP/HTTP JSON carries it, which is what Jaeger and every OTLP collector accept. */
 interface OtlpSpan {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeContent, pushFile, startTestStack, type SeededProject, type TestStack } from '@lode/testkit';
+import { describeContent, pushFile, type SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 const GiB = 1024 ** 3;
 

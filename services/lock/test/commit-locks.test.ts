@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commit } from '@lode/contracts';
 import type { EventConsumer } from '@lode/bus';
-import { pushFile, startTestStack, type PushedFile, type SeededProject, type TestStack } from '@lode/testkit';
+import { pushFile, type PushedFile, type SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 import { publishCommit, until } from './helpers.ts';
 
 describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (bus) => {

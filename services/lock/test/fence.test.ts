@@ -10,7 +10,7 @@ import { LocalBlobStorage } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
 import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
 import { createTestDatabase, type TestDatabase } from '@lode/testkit/database';
-import { seedConfirmedVersions } from '@lode/testkit/bulk-versions';
+import { seedConfirmedVersions } from '@lode/system/testing';
 import { LOCK_SCHEMA, startLockService, type RunningLockService } from '../src/index.ts';
 import { publishCommit, until } from './helpers.ts';
 

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pushFile, startTestStack, type PushedFile, type SeededProject, type TestStack } from '@lode/testkit';
+import { pushFile, type PushedFile, type SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

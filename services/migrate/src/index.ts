@@ -1,2 +1,1 @@
 export { migrateAll } from './migrate-all.ts';
-export { SERVICE_SCHEMAS } from './schemas.ts';

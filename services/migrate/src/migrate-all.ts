@@ -1,6 +1,10 @@
 import { Database, migrate } from '@lode/db';
+import { gatewayMigrations, IDENTITY_SCHEMA } from '@lode/gateway';
+import { SERVICES } from '@lode/system';
 import type { Logger } from '@lode/telemetry';
-import { SERVICE_SCHEMAS } from './schemas.ts';
+
+/** Every schema of a deployment with its migrations, as each owner migrates it at start. */
+const SCHEMAS = [{ schema: IDENTITY_SCHEMA, migrations: gatewayMigrations }, ...SERVICES];
 
 /**
  * Applies every schema's pending migrations, one schema after another. Each schema takes the same
@@ -8,7 +12,7 @@ import { SERVICE_SCHEMAS } from './schemas.ts';
  * a file twice.
  */
 export async function migrateAll(connectionString: string, logger: Logger): Promise<void> {
-  for (const { schema, migrations } of SERVICE_SCHEMAS) {
+  for (const { schema, migrations } of SCHEMAS) {
     const db = new Database({ connectionString, schema, max: 1, applicationName: 'lode-migrate' });
     try {
       const { applied } = await migrate(db, migrations);

@@ -1,4 +1,3 @@
-import type { NatsConnection } from '@nats-io/transport-node';
 import { errors } from '@lode/errors';
 import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
 import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type CallOptions, type EventStream, type Handler } from '@lode/bus';
@@ -6,11 +5,9 @@ import { Database } from '@lode/db';
 import { closeServer, listen } from '@lode/runtime';
 import { createLogger } from '@lode/telemetry';
 import { createGatewayApp, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
-import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
-import { COMMIT_SCHEMA, startCommitService } from '@lode/commit';
-import { LOCK_SCHEMA, startLockService } from '@lode/lock';
-import { RESTORE_SCHEMA, startRestoreService } from '@lode/restore';
-import { ApiClient, freePort, TEST_NATS_URL, uniqueName, type SeededProject, type TestStack } from '@lode/testkit';
+import { startInProcess } from '@lode/system';
+import { ApiClient, freePort, TEST_NATS_URL, uniqueName, type SeededProject } from '@lode/testkit';
+import type { TestStack } from '@lode/system/testing';
 
 /**
  * What a call from the restore service meets: `down`, the error both buses raise when no instance of
@@ -63,16 +60,10 @@ export interface PartialStack {
  */
 export async function startPartialStack(stack: TestStack, kind: 'local' | 'nats'): Promise<PartialStack> {
   const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
-  const databases: Database[] = [];
-  const open = (schema: string) => {
-    const db = new Database({ connectionString: stack.databaseUrl, schema, max: 3 });
-    databases.push(db);
-    return db;
-  };
   let bus: Bus;
   let events: EventStream;
   let jetstream: JetStreamEvents | undefined;
-  let nc: NatsConnection | undefined;
+  let nc: Awaited<ReturnType<typeof connectNats>> | undefined;
   if (kind === 'nats') {
     nc = await connectNats(TEST_NATS_URL, 'test-partial');
     const namespace = uniqueName('partial');
@@ -83,27 +74,23 @@ export async function startPartialStack(stack: TestStack, kind: 'local' | 'nats'
     events = new LocalEvents(logger);
   }
   const faulty = new FaultInjectingBus(bus);
-  const cursorSecret = uniqueName('cursor-secret').padEnd(40, 'x');
-  const services = [
-    await startUploadService({ db: open(UPLOAD_SCHEMA), bus, storage: stack.storage, logger }),
-    await startCommitService({
-      db: open(COMMIT_SCHEMA),
-      bus,
-      events,
-      storage: stack.storage,
-      logger,
-      cursorSecret,
-      outbox: { relay: false, pollMs: 200, retentionMs: 60_000 },
-      idempotencyTtlMs: 86_400_000,
-      fenceTtlMs: 60_000,
-    }),
-    await startLockService({ db: open(LOCK_SCHEMA), bus, events, logger, cursorSecret }),
-    await startRestoreService({ db: open(RESTORE_SCHEMA), bus: faulty, logger }),
-  ];
+  const services = await startInProcess({
+    connectionString: stack.databaseUrl,
+    bus,
+    busOf: (service) => (service === 'restore' ? faulty : bus),
+    events,
+    storage: stack.storage,
+    logger,
+    // The stack's relays publish what these services write, to the stack's consumers.
+    environment: { ...stack.environment, LODE_OUTBOX_RELAY: 'false' },
+    only: ['upload', 'commit', 'lock', 'restore'],
+    poolSize: 3,
+  });
+  const identityDb = new Database({ connectionString: stack.databaseUrl, schema: IDENTITY_SCHEMA, max: 3 });
   const limiter = new MemoryWriteLimiter();
   const port = await freePort();
   const gateway = createGatewayApp({
-    db: open(IDENTITY_SCHEMA),
+    db: identityDb,
     bus,
     limiter,
     logger,
@@ -120,13 +107,14 @@ export async function startPartialStack(stack: TestStack, kind: 'local' | 'nats'
     heal: () => faulty.faults.clear(),
     async stop() {
       await closeServer(server);
-      await Promise.all(services.map((s) => s.stop()));
+      await services.stop();
       await bus.close();
       await events.close();
       await jetstream?.deleteStream();
       await nc?.close();
       await limiter.close();
-      await Promise.all(databases.map((db) => db.close()));
+      await services.closeDatabases();
+      await identityDb.close();
     },
   };
 }

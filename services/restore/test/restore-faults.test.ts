@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { commit, upload } from '@lode/contracts';
-import { pushFile, startTestStack, type ApiClient, type PushedFile, type SeededProject, type TestStack } from '@lode/testkit';
+import { pushFile, type ApiClient, type PushedFile, type SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 import { startPartialStack, type PartialStack } from './partial-stack.ts';
 
 describe.each(['local', 'nats'] as const)('restore when a step fails halfway (%s bus)', (bus) => {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restore } from '@lode/contracts';
-import { bulkContent, seedConfirmedVersions, startTestStack, writeBulkBlobs, type SeededProject, type TestStack } from '@lode/testkit';
+import { bulkContent, writeBulkBlobs, type SeededProject } from '@lode/testkit';
+import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
 
 /** Seeding writes 25,000 objects and makes two 25,000-file commits before the restore is even sent. */
 const LARGE_TEST_TIMEOUT_MS = 180_000;

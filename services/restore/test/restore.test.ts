@@ -2,7 +2,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { commit } from '@lode/contracts';
-import { pushFile, startTestStack, type PushedFile, type SeededProject, type TestStack } from '@lode/testkit';
+import { pushFile, type PushedFile, type SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 
 describe.each(['local', 'nats'] as const)('restore through the gateway (%s bus)', (bus) => {
   let stack: TestStack;

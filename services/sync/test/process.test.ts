@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { commit } from '@lode/contracts';
-import { seedConfirmedVersions, spawnService, startProcessStack, type ProcessStack, type ServiceProcess } from '@lode/testkit';
+import { spawnService, type ServiceProcess } from '@lode/testkit';
+import { seedConfirmedVersions, startProcessStack, type ProcessStack } from '@lode/system/testing';
 import { liveRow, workspace } from './helpers.ts';
 
 describe('the sync service as its own process on NATS', () => {

@@ -4,7 +4,8 @@ import { Database } from '@lode/db';
 import { closeServer, listen } from '@lode/runtime';
 import { createLogger } from '@lode/telemetry';
 import { createGatewayApp, IDENTITY_SCHEMA, MemoryWriteLimiter } from '@lode/gateway';
-import { ApiClient, freePort, type SeededProject, type TestStack } from '@lode/testkit';
+import { ApiClient, freePort, type SeededProject } from '@lode/testkit';
+import type { TestStack } from '@lode/system/testing';
 import { startSyncService } from '../src/index.ts';
 
 export interface ReadModelNode {
@@ -17,8 +18,7 @@ export interface ReadModelNode {
 /**
  * A second sync service beside the stack's, as an operator would run a rebuild: its own schema and
  * consumer name on the stack's event stream, answering through a gateway of its own. Only sync is
- * served there; the latest sequence number is read from the commit service's table, which a test
- * may do and a service may not.
+ * served there; its question for the latest sequence number goes to the stack's commit service.
  */
 export async function startReadModelNode(
   stack: TestStack,
@@ -26,13 +26,9 @@ export async function startReadModelNode(
 ): Promise<ReadModelNode> {
   const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const db = new Database({ connectionString: stack.databaseUrl, schema: options.schema, max: 5 });
-  const commitsDb = new Database({ connectionString: stack.databaseUrl, schema: 'commits', max: 2 });
   const identityDb = new Database({ connectionString: stack.databaseUrl, schema: IDENTITY_SCHEMA, max: 2 });
   const bus = new LocalBus(logger);
-  bus.serve(commit.latestSequence, async ({ projectId }) => {
-    const { rows } = await commitsDb.query<{ last_seq: number }>('SELECT last_seq FROM project_sequences WHERE project_id = $1', [projectId]);
-    return { sequenceNum: rows[0]?.last_seq ?? 0 };
-  });
+  bus.serve(commit.latestSequence, (request) => stack.bus.call(commit.latestSequence, request));
   const sync = await startSyncService({ db, bus, events: options.events ?? stack.events, logger, catchUpMs: options.catchUpMs ?? 30_000, consumerName: options.consumer });
   const { app } = createGatewayApp({
     db: identityDb,
@@ -54,7 +50,7 @@ export async function startReadModelNode(
       await closeServer(server);
       await sync.stop();
       await bus.close();
-      await Promise.all([db.close(), commitsDb.close(), identityDb.close()]);
+      await Promise.all([db.close(), identityDb.close()]);
     },
   };
 }

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sync } from '@lode/contracts';
-import { seedConfirmedVersions, startTestStack, type PushedFile, type TestStack } from '@lode/testkit';
+import type { PushedFile } from '@lode/testkit';
+import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
 import { liveRow, randomSha, sha, workspace } from './helpers.ts';
 
 describe.each(['local', 'nats'] as const)('POST sync through the gateway (%s bus)', (bus) => {

@@ -2,16 +2,28 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
-import { assertNoUnhandledRejections, spawnService, untilAllReady, waitForReady, type ServiceProcess } from './processes.ts';
-import { testS3Options } from './s3.ts';
-import { Seeder } from './seed.ts';
 import { connectNats, JetStreamEvents } from '@lode/bus';
 import { createLogger } from '@lode/telemetry';
-import { freePort } from './stack.ts';
+import {
+  assertNoUnhandledRejections,
+  createTestDatabase,
+  freePorts,
+  Seeder,
+  spawnService,
+  TEST_NATS_URL,
+  TEST_REDIS_URL,
+  testS3Options,
+  uniqueName,
+  untilAllReady,
+  waitForReady,
+  type ServiceProcess,
+} from '@lode/testkit';
+import { SERVICE_NAMES, type ServiceName } from '../src/names.ts';
+import { serviceNamed } from '../src/registry.ts';
 
-export const STACK_SERVICES = ['upload', 'commit', 'lock', 'sync', 'restore'] as const;
-export type StackService = (typeof STACK_SERVICES)[number];
+/** Every service of the registry, each started from its own process entry. */
+export const STACK_SERVICES = SERVICE_NAMES;
+export type StackService = ServiceName;
 
 export interface ProcessStackOptions {
   storage: 'local' | 's3';
@@ -82,9 +94,11 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
       : {}),
     ...options.env,
   };
-  const start = (name: string, extra: Record<string, string> = {}) => spawnService(name, { ...env, ...extra, LODE_OPS_PORT: String(ports.pop()) });
+  const start = (name: string, extra: Record<string, string> = {}, entry?: string) => spawnService(name, { ...env, ...extra, LODE_OPS_PORT: String(ports.pop()) }, entry);
   const gateways = gatewayPorts.map((port) => start('gateway', { PORT: String(port) }));
-  const replicas = Object.fromEntries(STACK_SERVICES.map((name, i) => [name, Array.from({ length: counts[i] }, () => start(name))])) as Record<StackService, ServiceProcess[]>;
+  const replicas = Object.fromEntries(
+    STACK_SERVICES.map((name, i) => [name, Array.from({ length: counts[i] }, () => start(name, {}, serviceNamed(name).entry))]),
+  ) as Record<StackService, ServiceProcess[]>;
   const all = [...gateways, ...STACK_SERVICES.flatMap((name) => replicas[name])];
   // Each process's own /readyz says that it in particular has subscribed; a gateway's API answers
   // once its database, Redis and one process of every service do.
@@ -124,13 +138,6 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
 
 function replicaCount(replicas: ProcessStackOptions['replicas'], service: StackService): number {
   return typeof replicas === 'number' ? replicas : (replicas?.[service] ?? 1);
-}
-
-/** Distinct free ports: each probe closes before the next, so one call could otherwise hand out one port twice. */
-async function freePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
 }
 
 /** The namespaced JetStream stream the commit replicas created, so runs leave nothing on the server. */

@@ -1,30 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type EventStream } from '@lode/bus';
 import { Database, migrate } from '@lode/db';
 import { createLocalObjectHandler, instrumentStorage, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
 import { closeServer, listen } from '@lode/runtime';
-import {
-  createGatewayApp,
-  gatewayMigrations,
-  IDENTITY_SCHEMA,
-  MemoryWriteLimiter,
-  PROJECT_SERVICES,
-  RedisWriteLimiter,
-  type Gateway,
-} from '@lode/gateway';
-import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
-import { COMMIT_SCHEMA, startCommitService, type RunningCommitService } from '@lode/commit';
-import { LOCK_SCHEMA, startLockService } from '@lode/lock';
-import { startSyncService, SYNC_SCHEMA } from '@lode/sync';
-import { RESTORE_SCHEMA, startRestoreService } from '@lode/restore';
-import { createTestDatabase, TEST_NATS_URL, TEST_REDIS_URL, uniqueName } from './database.ts';
-import { testS3Options } from './s3.ts';
-import { Seeder } from './seed.ts';
+import { createGatewayApp, gatewayMigrations, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES, RedisWriteLimiter, type Gateway } from '@lode/gateway';
+import { createTestDatabase, freePort, Seeder, TEST_NATS_URL, TEST_REDIS_URL, testS3Options, uniqueName } from '@lode/testkit';
+import { startInProcess, type InProcessServices } from '../src/in-process.ts';
+import type { RunningOf } from '../src/registry.ts';
 
 export interface StackOptions {
   /** `local`: the embedded in-process bus. `nats`: gateway and services on separate NATS connections. */
@@ -45,25 +30,32 @@ export interface TestStack {
   adminToken: string;
   seed: Seeder;
   gateway: Gateway;
+  /** The gateway's bus: a test's own node calls the stack's services through it. */
+  bus: Bus;
   storage: BlobStorage;
-  /** Where the commit service's outbox publishes: JetStream (namespaced) on NATS, in-process otherwise. */
+  /** Where the services' outboxes publish: JetStream (namespaced) on NATS, in-process otherwise. */
   events: EventStream;
-  commit: RunningCommitService;
+  commit: RunningOf<'commit'>;
   /** The upload service's reservation collector, to run on demand. */
   collectReservations(now?: number): Promise<number>;
+  /** The settings every service of the stack was started with, for a test that starts another one beside them. */
+  environment: Record<string, string>;
   databaseUrl: string;
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe: Server = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+/** What the services read in a test stack: fast relays and shared secrets, the rest as deployed. */
+function testEnvironment(options: StackOptions): Record<string, string> {
+  return {
+    LODE_CURSOR_SECRET: uniqueName('cursor-secret').padEnd(40, 'x'),
+    LODE_OUTBOX_POLL_MS: '200',
+    LODE_OUTBOX_RETENTION_MS: '60000',
+    LODE_LOCK_FENCE_TTL_MS: String(options.fenceTtlMs ?? 60_000),
+    LODE_SYNC_CATCH_UP_MS: String(options.syncCatchUpMs ?? 5000),
+    // Reservations are collected when a test asks (collectReservations), never behind its back.
+    LODE_GC_INTERVAL_MS: String(24 * 3_600_000),
+    LODE_GC_GRACE_MS: '0',
+  };
 }
 
 /**
@@ -74,15 +66,9 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const database = await createTestDatabase();
   const identityDb = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 5 });
-  const filesDb = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA, max: 5 });
-  const commitsDb = new Database({ connectionString: database.url, schema: COMMIT_SCHEMA, max: 5 });
-  const locksDb = new Database({ connectionString: database.url, schema: LOCK_SCHEMA, max: 5 });
-  const syncDb = new Database({ connectionString: database.url, schema: SYNC_SCHEMA, max: 5 });
-  const restoreDb = new Database({ connectionString: database.url, schema: RESTORE_SCHEMA, max: 5 });
-  const databases = [identityDb, filesDb, commitsDb, locksDb, syncDb, restoreDb];
   await migrate(identityDb, gatewayMigrations);
 
-  const connections: NatsConnection[] = [];
+  const connections: Awaited<ReturnType<typeof connectNats>>[] = [];
   let gatewayBus: Bus;
   let serviceBus: Bus;
   let events: EventStream;
@@ -105,23 +91,15 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
   // The raw driver for tests' bulk helpers; the services get it instrumented, as in production.
   const storage: BlobStorage = local ?? new S3BlobStorage(testS3Options());
-  const instrumented = instrumentStorage(storage);
-  const upload = await startUploadService({ db: filesDb, bus: serviceBus, storage: instrumented, logger });
-  const cursorSecret = uniqueName('cursor-secret').padEnd(40, 'x');
-  const commit = await startCommitService({
-    db: commitsDb,
+  const environment = testEnvironment(options);
+  const services: InProcessServices = await startInProcess({
+    connectionString: database.url,
     bus: serviceBus,
     events,
-    storage: instrumented,
+    storage: instrumentStorage(storage),
     logger,
-    cursorSecret,
-    outbox: { relay: true, pollMs: 200, retentionMs: 60_000 },
-    idempotencyTtlMs: 86_400_000,
-    fenceTtlMs: options.fenceTtlMs ?? 60_000,
+    environment,
   });
-  const lock = await startLockService({ db: locksDb, bus: serviceBus, events, logger, cursorSecret });
-  const restore = await startRestoreService({ db: restoreDb, bus: serviceBus, logger });
-  const sync = await startSyncService({ db: syncDb, bus: serviceBus, events, logger, catchUpMs: options.syncCatchUpMs ?? 5000 });
 
   const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
@@ -144,23 +122,24 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     adminToken,
     seed: new Seeder(baseUrl, adminToken),
     gateway,
+    bus: gatewayBus,
     storage,
     events,
-    commit,
-    collectReservations: (now) => upload.collector.runOnce(now),
+    commit: services.get('commit'),
+    collectReservations: (now) => services.get('upload').collector.runOnce(now),
+    environment,
     databaseUrl: database.url,
     async stop() {
       await closeServer(server);
-      await upload.stop();
-      await commit.stop();
-      await Promise.all([lock.stop(), sync.stop(), restore.stop()]);
+      await services.stop();
       await gatewayBus.close();
       if (serviceBus !== gatewayBus) await serviceBus.close();
       await events.close();
       await jetstream?.deleteStream();
       await Promise.all(connections.map((c) => c.close()));
       await limiter.close();
-      await Promise.all(databases.map((db) => db.close()));
+      await services.closeDatabases();
+      await identityDb.close();
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

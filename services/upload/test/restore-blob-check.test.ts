@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bulkContent, describeContent, seedConfirmedVersions, startTestStack, type SeededProject, type TestStack } from '@lode/testkit';
+import { bulkContent, describeContent, type SeededProject } from '@lode/testkit';
+import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
 
 /** Enough files under one project's prefix that the S3 driver answers the check from a listing. */
 const FILES = 40;

@@ -1,0 +1,3 @@
+export * from './stack.ts';
+export * from './process-stack.ts';
+export * from './bulk-versions.ts';
