@@ -110,6 +110,12 @@ export class OutboxRelay {
     });
   }
 
+  /**
+   * The stream's publish runs inside the transaction on purpose: the transaction holds nothing but
+   * the advisory lock that makes this relay the only one publishing (the reads take no row lock, so
+   * writers of new events never wait for it), and a relay that dies mid-batch frees it with its
+   * connection. The rows it published are marked at the end, in the same transaction.
+   */
   async #publishBatch(): Promise<number> {
     return this.#db.transaction(async (tx) => {
       const { rows: lock } = await tx.query<{ ok: boolean }>(

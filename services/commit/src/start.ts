@@ -10,6 +10,7 @@ import { HistoryRepository } from './repo/history-repo.ts';
 import { IdempotencyRepository } from './repo/idempotency-repo.ts';
 import { CommitService } from './domain/commit-service.ts';
 import { HistoryService } from './domain/history-service.ts';
+import { TreeService } from './domain/tree-service.ts';
 import { serveCreateCommit } from './handlers/create-commit.ts';
 import { serveListVersions } from './handlers/list-versions.ts';
 import { serveLatestSequence } from './handlers/latest-sequence.ts';
@@ -46,24 +47,24 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   const { db, bus, logger } = deps;
   await migrate(db, commitMigrations);
   const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
-  const idempotency = new IdempotencyRepository();
   const repo = new CommitsRepository();
   const commits = new CommitService({
     db,
     bus,
     logger,
     commits: repo,
-    idempotency,
+    idempotency: new IdempotencyRepository(),
     fenceTtlMs: deps.fenceTtlMs,
     onCommitted: () => outbox.relay.kick(),
   });
   const history = new HistoryService({ db, bus, history: new HistoryRepository(), storage: deps.storage, cursors: new CursorCodec(deps.cursorSecret) });
   serveCreateCommit(bus, commits);
   serveListVersions(bus, history);
-  serveLatestSequence(bus, db, repo);
-  serveTreeStates(bus, db, repo);
+  const tree = new TreeService({ db, commits: repo });
+  serveLatestSequence(bus, tree);
+  serveTreeStates(bus, tree);
   servePing(bus, 'commit', () => db.ping());
-  const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => idempotency.purgeOlderThan(db, deps.idempotencyTtlMs));
+  const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => commits.purgeOutcomesOlderThan(deps.idempotencyTtlMs));
   return {
     relay: outbox.relay,
     async stop() {

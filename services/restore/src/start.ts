@@ -30,10 +30,10 @@ export interface RunningRestoreService {
 export async function startRestoreService(deps: RestoreDeps): Promise<RunningRestoreService> {
   const { db, bus, logger } = deps;
   await migrate(db, restoreMigrations);
-  const requests = new RestoreRequestsRepository();
-  serveCreateRestore(bus, new RestoreService({ db, bus, requests }));
+  const service = new RestoreService({ db, bus, requests: new RestoreRequestsRepository() });
+  serveCreateRestore(bus, service);
   servePing(bus, 'restore', () => db.ping());
   const ttlMs = deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
-  const housekeeping = runPeriodically('restore key release', HOUSEKEEPING_INTERVAL_MS, logger, () => requests.releaseOlderThan(db, ttlMs));
+  const housekeeping = runPeriodically('restore key release', HOUSEKEEPING_INTERVAL_MS, logger, () => service.releaseKeysOlderThan(ttlMs));
   return { stop: () => housekeeping.stop() };
 }

@@ -1,2 +1,3 @@
-export { startSyncService, SYNC_SCHEMA, syncMigrations, PROJECTION_CONSUMER, type SyncDeps, type RunningSyncService } from './start.ts';
+export { startSyncService, SYNC_SCHEMA, syncMigrations, type SyncDeps, type RunningSyncService } from './start.ts';
+export { PROJECTION_CONSUMER } from './handlers/commit-created.ts';
 export { syncSettings } from './config.ts';

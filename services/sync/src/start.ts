@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { commit } from '@lode/contracts';
 import { servePing, type Bus, type EventStream } from '@lode/bus';
 import { migrate, type Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
@@ -15,14 +14,10 @@ import { Projector } from './domain/projector.ts';
 import { SyncService } from './domain/sync-service.ts';
 import { serveCompare } from './handlers/compare.ts';
 import { serveListRemoteOnly } from './handlers/list-remote-only.ts';
+import { consumeCommitCreated } from './handlers/commit-created.ts';
 
 export const SYNC_SCHEMA = 'sync';
 export const syncMigrations = path.join(import.meta.dirname, '..', 'migrations');
-/** The durable consumer that builds the read model (docs/architecture.md tells how to rebuild it). */
-export const PROJECTION_CONSUMER = 'sync-projection';
-
-/** A session idle this long lost its client: its listed paths are removed. */
-const SESSION_IDLE_MS = 3_600_000;
 const SESSION_PURGE_INTERVAL_MS = 300_000;
 
 export interface SyncDeps {
@@ -48,7 +43,6 @@ export async function startSyncService(deps: SyncDeps): Promise<RunningSyncServi
   const progress = new ProgressRepository();
   const branches = new BranchesRepository();
   const tree = new TreeRepository();
-  const sessions = new SessionsRepository();
   const applied = new AppliedSignal();
   const projector = new Projector({
     db,
@@ -60,25 +54,22 @@ export async function startSyncService(deps: SyncDeps): Promise<RunningSyncServi
     history: new HistoryRepository(),
     onApplied: () => applied.notify(),
   });
-  const purge = runPeriodically('sync session purge', SESSION_PURGE_INTERVAL_MS, logger, () => sessions.purge(db, SESSION_IDLE_MS));
   const service = new SyncService({
     db,
     bus,
     progress,
     branches,
     tree,
-    sessions,
+    sessions: new SessionsRepository(),
     applied,
     catchUpMs: deps.catchUpMs,
     onSessionFinished: () => purge.kick(),
   });
+  const purge = runPeriodically('sync session purge', SESSION_PURGE_INTERVAL_MS, logger, () => service.purgeSessions());
   serveCompare(bus, service);
   serveListRemoteOnly(bus, service);
   servePing(bus, 'sync', () => db.ping());
-  // From the start of the stream on first use, so a new deployment replays every retained commit.
-  const consumer = await deps.events.consume(deps.consumerName ?? PROJECTION_CONSUMER, commit.commitCreated, (event) => projector.apply(event), {
-    deliverFrom: 'all',
-  });
+  const consumer = await consumeCommitCreated(deps.events, projector, deps.consumerName);
   return {
     async stop() {
       await Promise.all([consumer.stop(), purge.stop()]);

@@ -55,6 +55,9 @@ export class CommitService {
       checkResolved(columns, resolved);
       outcome = await db.transaction(async (tx) => {
         const result = await settled(this.#commit(tx, actor, columns, resolved, { scope, requestHash }));
+        // A bus call's answer awaited inside the transaction, on purpose: nothing may become visible
+        // before the fence is in place, and the fence's round trip runs while the transaction works,
+        // not before it (docs/architecture.md, the fence). Issue 16 redesigns this ordering.
         // The fence's refusal (file_locked) comes before anything the transaction found, as when it ran first.
         await fence.placed();
         if ('error' in result) throw result.error;
@@ -112,6 +115,11 @@ export class CommitService {
     );
     if (scope) await idempotency.save(tx, scope, { requestHash, response: reply });
     return { reply, replayed: false };
+  }
+
+  /** Past the retention an idempotency key may be used again: its outcome is no longer replayed. */
+  async purgeOutcomesOlderThan(ageMs: number): Promise<number> {
+    return this.#deps.idempotency.purgeOlderThan(this.#deps.db, ageMs);
   }
 
   /**

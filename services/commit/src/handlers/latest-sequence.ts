@@ -1,8 +1,7 @@
 import { commit } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
-import type { Database } from '@lode/db';
-import type { CommitsRepository } from '../repo/commits-repo.ts';
+import type { TreeService } from '../domain/tree-service.ts';
 
-export function serveLatestSequence(bus: Bus, db: Database, commits: CommitsRepository): void {
-  bus.serve(commit.latestSequence, async ({ projectId }) => ({ sequenceNum: await commits.latestSequence(db, projectId) }));
+export function serveLatestSequence(bus: Bus, service: TreeService): void {
+  bus.serve(commit.latestSequence, async ({ projectId }) => ({ sequenceNum: await service.latestSequence(projectId) }));
 }

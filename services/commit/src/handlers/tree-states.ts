@@ -1,11 +1,7 @@
 import { commit } from '@lode/contracts';
-import { MAIN_BRANCH } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
-import type { Database } from '@lode/db';
-import type { CommitsRepository } from '../repo/commits-repo.ts';
+import type { TreeService } from '../domain/tree-service.ts';
 
-export function serveTreeStates(bus: Bus, db: Database, commits: CommitsRepository): void {
-  bus.serve(commit.treeStates, async ({ projectId, fileIds }) => ({
-    files: [...(await commits.treeStates(db, projectId, MAIN_BRANCH, fileIds)).values()],
-  }));
+export function serveTreeStates(bus: Bus, service: TreeService): void {
+  bus.serve(commit.treeStates, async ({ projectId, fileIds }) => ({ files: await service.mainStates(projectId, fileIds) }));
 }

@@ -48,10 +48,21 @@ export class RestoreService {
     const earlier = await this.#requests.findByKey(this.#db, scope);
     const replay = earlier && replayIdempotent(earlier, requestHash);
     if (replay) return replay;
+    // The claim's transaction stays open across the bus calls below, on purpose: it holds only the
+    // advisory lock on the key (nothing is written through it, no row is locked), so a concurrent
+    // duplicate gets 409 at once and a crash frees the key; every step records through the pool.
     return whileIdempotencyKeyClaimed(this.#db, IDEMPOTENCY_NAMESPACE, scope, async () => {
       const request = (await this.#requests.findByKey(this.#db, scope)) ?? (await record());
       return replayIdempotent(request, requestHash) ?? this.#run(actor, targets, request);
     });
+  }
+
+  /**
+   * Past the retention a key may be used again and nothing will be replayed; who restored how many
+   * files, when, and into which commit stays.
+   */
+  async releaseKeysOlderThan(ageMs: number): Promise<number> {
+    return this.#requests.releaseOlderThan(this.#db, ageMs);
   }
 
   /** A request that already has its plan commits exactly that plan: nothing is decided twice. */

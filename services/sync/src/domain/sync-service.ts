@@ -12,6 +12,8 @@ import { appendRow, decideStatus, emptyColumns } from './sync-status.ts';
 
 /** Longest a waiting sync goes without looking at the progress again (another replica may apply). */
 const CATCH_UP_POLL_MS = 25;
+/** A session idle this long lost its client: its listed paths are removed. */
+const SESSION_IDLE_MS = 3_600_000;
 
 export interface SyncServiceDeps {
   db: Database;
@@ -67,6 +69,11 @@ export class SyncService {
     await sessions.finish(db, actor.projectId, sessionId);
     this.#deps.onSessionFinished();
     return { paths, rows, after: null };
+  }
+
+  /** Removes finished sessions and those whose client stopped before its last request. */
+  async purgeSessions(): Promise<void> {
+    await this.#deps.sessions.purge(this.#deps.db, SESSION_IDLE_MS);
   }
 
   /**
