@@ -1,11 +1,13 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { answerClientErrorsAsJson } from './client-errors.ts';
 
 export async function listen(app: Express, port: number, host?: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host ?? '0.0.0.0', (error?: Error) => (error ? reject(error) : resolve(server)));
     // Behind a load balancer, idle keep-alive sockets must outlive the balancer's own timeout.
     server.keepAliveTimeout = 65_000;
+    answerClientErrorsAsJson(server);
   });
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { env } from '@lode/config';
 import { serveMetrics } from '@lode/telemetry/metrics-sdk';
 import type { Logger } from '@lode/telemetry';
+import { answerClientErrorsAsJson } from './client-errors.ts';
 
 export interface OpsServer {
   /** /readyz answers 503 from now on, so the orchestrator stops routing before the process drains. */
@@ -40,6 +41,7 @@ export async function startOpsServer(options: { port: number; host?: string; rea
         return reply(json(404, { message: 'Served here: /healthz, /readyz, /metrics', code: 'not_found' }));
     }
   });
+  answerClientErrorsAsJson(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());

@@ -146,8 +146,26 @@ function expired(expires: number): boolean {
   return !Number.isFinite(expires) || expires * 1000 < Date.now();
 }
 
+/**
+ * A refused body up to this size is read to its end and dropped, so the client, still sending,
+ * gets the answer instead of a reset connection; a larger one is cut off rather than read.
+ */
+const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
+
 function refuse(res: ServerResponse, refusal: Refusal): void {
-  // The body may still be arriving; close the connection rather than read gigabytes we refuse.
-  res.writeHead(refusal.status, { 'Content-Type': 'application/json', Connection: 'close' });
+  const req = res.req;
+  const unread = !req.complete && !req.destroyed;
+  const drain = unread && Number(req.headers['content-length'] ?? 0) <= MAX_DISCARDED_BYTES;
+  res.writeHead(refusal.status, { 'Content-Type': 'application/json', ...(drain ? {} : { Connection: 'close' }) });
   res.end(JSON.stringify({ code: refusal.code, message: refusal.message }));
+  if (drain) discard(req);
+}
+
+function discard(req: IncomingMessage): void {
+  let received = 0;
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > MAX_DISCARDED_BYTES) req.destroy();
+  });
+  req.resume();
 }

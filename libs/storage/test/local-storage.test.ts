@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,27 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ code: 'missing_header', message: expect.stringContaining('Content-MD5') });
     expect(await storage.head(put.key)).toBeNull();
+  });
+
+  it('answers a refused PUT of a large body with its error, not a reset connection, and keeps the connection usable', async () => {
+    const bytes = randomBytes(100);
+    const put = await presign(bytes);
+    const large = Buffer.alloc(17 * 1024 * 1024);
+    // The client reads the refusal after the first megabyte, then sends the rest, as an upload
+    // client busy writing does: the rest must not meet a closed connection.
+    const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(put.url.replace(/signature=[^&]+/, 'signature=forged'), { method: 'PUT', headers: { ...put.headers, 'Content-Length': String(large.length) } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => req.end(large.subarray(1024 * 1024), () => resolve({ status: res.statusCode ?? 0, body })));
+      });
+      req.on('error', reject);
+      req.write(large.subarray(0, 1024 * 1024));
+    });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'signature_mismatch' });
+    expect((await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(200);
   });
 
   it('answers 400 for an object key that is not valid percent-encoding', async () => {
