@@ -26,6 +26,14 @@ export class UploadService {
     this.#storage = deps.storage;
   }
 
+  /** A single initiate is a batch of one whose failure is the call's error (413, 400, 409). */
+  async initiate(actor: Actor, file: unknown): Promise<upload.UploadForm | upload.DedupForm> {
+    const [result] = await this.initiateBatch(actor, [file]);
+    if (!result) throw new Error('initiate produced no result');
+    if ('failure' in result) throw result.failure;
+    return result;
+  }
+
   /** One database round trip for the whole batch; each entry succeeds or fails on its own. */
   async initiateBatch(actor: Actor, files: readonly unknown[]): Promise<InitiateOutcome[]> {
     const { valid, invalid } = validateEntries(files);
