@@ -22,19 +22,16 @@ interface Started {
   baseUrl: string;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether the process runs: a zombie (exited, not yet reaped by whoever adopted it) does not. */
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
 describe('npm start', () => {
   let dataDir: string;
   let env: Record<string, string>;
-  const running: Started[] = [];
+  const launched: Started[] = [];
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'lode-start-'));
@@ -44,8 +41,8 @@ describe('npm start', () => {
     env = { PORT: String(port), LODE_PG_PORT: String(pgPort), LODE_OPS_PORT: String(opsPort), LODE_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   });
   afterAll(async () => {
-    for (const lode of running) if (lode.npm.exitCode === null && lode.npm.signalCode === null) lode.npm.kill('SIGTERM');
-    await Promise.all(running.map((lode) => lode.exited));
+    for (const lode of launched) if (lode.npm.exitCode === null && lode.npm.signalCode === null) lode.npm.kill('SIGTERM');
+    await Promise.all(launched.map((lode) => lode.exited));
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -59,7 +56,7 @@ describe('npm start', () => {
       npm.once('exit', (code, signal) => resolve({ code, signal })),
     );
     const lode = { npm, exited, output: () => output, baseUrl: `http://127.0.0.1:${childEnv.PORT}` };
-    running.push(lode);
+    launched.push(lode);
     return lode;
   }
 
@@ -107,8 +104,8 @@ describe('npm start', () => {
     lode.npm.kill('SIGTERM');
     expect(await lode.exited).toEqual({ code: 0, signal: null });
     expect(lode.output()).toContain('"msg":"stopped"');
-    expect(alive(node)).toBe(false);
-    expect(alive(postgres)).toBe(false);
+    expect(await running(node)).toBe(false);
+    expect(await running(postgres)).toBe(false);
     expect(existsSync(lockFile())).toBe(false);
   });
 
@@ -118,12 +115,12 @@ describe('npm start', () => {
     const leftover = await postmasterPid();
     process.kill(await lodePid(killed), 'SIGKILL');
     await killed.exited;
-    expect(alive(leftover)).toBe(true);
+    expect(await running(leftover)).toBe(true);
 
     const next = start();
     await started(next);
     expect(next.output()).toContain('a previous Lode left running');
-    expect(alive(leftover)).toBe(false);
+    expect(await running(leftover)).toBe(false);
     expect(await postmasterPid()).not.toBe(leftover);
     const orgs = await admin(next.baseUrl, 'GET', '/admin/v1/orgs');
     expect(orgs.body.data?.map((org) => org.slug)).toEqual(['kept']);
