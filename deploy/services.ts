@@ -1,5 +1,7 @@
-/** What the image's SERVICE variable may name: each runs services/<name>/src/main.ts. */
-export const IMAGE_SERVICES = ['gateway', 'upload', 'commit', 'lock', 'sync', 'restore', 'migrate'] as const;
+import { SERVICE_NAMES } from '@lode/system/names';
+
+/** What the image's SERVICE variable may name: the gateway, every service of the registry, and the migration job. */
+export const IMAGE_SERVICES = ['gateway', ...SERVICE_NAMES, 'migrate'] as const;
 export type ImageService = (typeof IMAGE_SERVICES)[number];
 
 export function isImageService(value: string | undefined): value is ImageService {

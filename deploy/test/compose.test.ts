@@ -57,6 +57,12 @@ describe('deploy/docker-compose.yml', () => {
     expect(dependencies(services.migrate)).toMatchObject({ postgres: 'service_healthy' });
   });
 
+  it('gives every service the database and the gateway none: its keys and orgs are the identity service’s', () => {
+    for (const name of DEPLOYED_SERVICES.filter((s) => s !== 'gateway')) expect(services[name].environment.DATABASE_URL, name).toMatch(/^postgres:\/\//);
+    expect(services.migrate.environment.DATABASE_URL).toMatch(/^postgres:\/\//);
+    expect(services.gateway.environment).not.toHaveProperty('DATABASE_URL');
+  });
+
   it('creates the bucket before the services that sign URLs for it start', () => {
     expect(services['minio-init'].command.join(' ')).toMatch(/mc mb --ignore-existing local\/lode\b/);
     for (const name of ['upload', 'commit']) {

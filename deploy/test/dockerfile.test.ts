@@ -65,17 +65,17 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('leaves tests, documentation and local state out of the image', () => {
-    for (const p of ['libs/bus/test/nats-bus.test.ts', 'libs/db/src/cursor.test.ts', 'docs/api.md', '.git/HEAD', 'node_modules/pg/package.json', '.lode/admin-token', 'k8s/base/kustomization.yaml']) {
+    for (const p of ['libs/bus/test/nats-bus.test.ts', 'libs/db/src/cursor.test.ts', 'docs/api.md', '.git/HEAD', 'node_modules/pg/package.json', '.lode/admin-token', 'k8s/base/kustomization.yaml', 'services/system/testing/stack.ts']) {
       expect(ignored(p), p).toBe(true);
     }
   });
 
-  it('installs the production dependencies of every service SERVICE can name', () => {
+  it('installs the production dependencies of every service SERVICE can name, and of the registry the entry point reads', () => {
     const install = dockerfile.getInstructions().find((i) => i.getKeyword() === 'RUN' && i.getTextContent().includes('npm ci'));
     const command = install?.getTextContent() ?? '';
     expect(command).toMatch(/--omit=dev/);
     const workspaces = [...command.matchAll(/--workspace=@lode\/([a-z]+)/g)].map((m) => m[1]);
-    expect(workspaces.sort()).toEqual([...IMAGE_SERVICES].sort());
+    expect(workspaces.sort()).toEqual([...IMAGE_SERVICES, 'system'].sort());
   });
 
   it('copies the entry point and every module it imports', () => {

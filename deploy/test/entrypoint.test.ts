@@ -7,8 +7,9 @@ import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
-import { commit, lock, pathKey, restore, sync, upload, type Actor } from '@lode/contracts';
+import { commit, identity, lock, pathKey, restore, sync, upload, type Actor } from '@lode/contracts';
 import { Database } from '@lode/db';
+import { SERVICES } from '@lode/system';
 import { createLogger } from '@lode/telemetry';
 import {
   createTestDatabase,
@@ -28,7 +29,6 @@ import { IMAGE_SERVICES } from '../services.ts';
 import { refusesConnections, startEntrypoint, type EntrypointProcess } from './entrypoint-process.ts';
 import { DEPLOYED_SERVICES } from './repo.ts';
 
-const SCHEMAS = ['identity', 'files', 'commits', 'locks', 'sync', 'restore'];
 const silent = createLogger('entrypoint-test', 'silent');
 
 describe('the image entry point', () => {
@@ -41,7 +41,7 @@ describe('the image entry point', () => {
       }
       const db = new Database({ connectionString: database.url, schema: 'public' });
       try {
-        for (const schema of SCHEMAS) {
+        for (const { schema } of SERVICES) {
           const { rows } = await db.query<{ applied: number }>(`SELECT count(*)::int AS applied FROM "${schema}".schema_migrations`);
           expect(rows[0].applied, schema).toBeGreaterThan(0);
         }
@@ -187,6 +187,7 @@ describe('each SERVICE as a plain process on NATS', () => {
     ],
     ['lock', (bus) => bus.call(lock.acquire, { actor, fileIds: [level.fileId] }).then((r) => expect(r.acquired).toHaveLength(1))],
     ['upload', (bus) => bus.call(upload.initiate, { actor, file: { path: 'levels/three.bin', ...describeContent(Buffer.from('three')) } }).then((r) => expect(r).toHaveProperty('uploadUrl'))],
+    ['identity', (bus) => bus.call(identity.resolveKey, { keyHash: identity.apiKeyHash(project.key) }).then((r) => expect(r.identity?.keyId).toBe(project.keyId))],
   ];
 
   it('sends a request in flight to every service', () => {

@@ -5,7 +5,8 @@ import { DEPLOYED_SERVICES } from './repo.ts';
 
 /** What each service's configuration needs from the Secret (see each services/<name>/src/main.ts). */
 const SECRETS_NEEDED: Record<(typeof DEPLOYED_SERVICES)[number], string[]> = {
-  gateway: ['DATABASE_URL', 'REDIS_URL', 'LODE_ADMIN_TOKEN'],
+  gateway: ['REDIS_URL', 'LODE_ADMIN_TOKEN'],
+  identity: ['DATABASE_URL', 'LODE_CURSOR_SECRET'],
   upload: ['DATABASE_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'],
   commit: ['DATABASE_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'LODE_CURSOR_SECRET'],
   lock: ['DATABASE_URL', 'LODE_CURSOR_SECRET'],
@@ -109,6 +110,8 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('kustomize 
     for (const key of SECRETS_NEEDED[service]) {
       expect(envValue(container, key)?.valueFrom?.secretKeyRef, `${service} ${key}`).toMatchObject({ key });
     }
+    // Only a process that owns a schema holds the database's credentials: not the gateway.
+    expect(envValue(container, 'DATABASE_URL') !== undefined, `${service} DATABASE_URL`).toBe(SECRETS_NEEDED[service].includes('DATABASE_URL'));
     expect(podSpec(deployment).terminationGracePeriodSeconds).toBeGreaterThan(PROCESS_SHUTDOWN_SECONDS);
     expectLockedDown(deployment);
   });
@@ -159,6 +162,9 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('kustomize 
       }
     }
     const egressPorts = policies.flatMap((p) => (p.spec.egress ?? []).flatMap((rule: any) => rule.ports.map((port: any) => port.port)));
+    // The gateway owns no schema, so it may not reach PostgreSQL.
+    const postgres = policies.find((p) => (p.spec.egress ?? []).some((rule: any) => rule.ports.some((port: any) => port.port === 5432)));
+    expect(postgres?.spec.podSelector.matchExpressions).toContainEqual({ key: 'app.kubernetes.io/component', operator: 'NotIn', values: ['gateway'] });
     // DNS, NATS, PostgreSQL, Redis, and S3 (HTTPS, or MinIO's port in dev).
     expect(egressPorts).toEqual(expect.arrayContaining([53, 4222, 5432, 6379]));
     expect(egressPorts.filter((port) => port === 443 || port === 9000).length).toBeGreaterThan(0);

@@ -8,3 +8,4 @@ export * from './paths.ts';
 export * as lock from './lock.ts';
 export * as sync from './sync.ts';
 export * as restore from './restore.ts';
+export * as identity from './identity.ts';

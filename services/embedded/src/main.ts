@@ -6,11 +6,10 @@ import path from 'node:path';
 import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
-import { Database, migrate } from '@lode/db';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, createS3Storage, instrumentStorage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, persistentSecret, startOpsServer } from '@lode/runtime';
-import { createGatewayApp, gatewayMigrations, gatewaySettings, gatewayTuning, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
+import { createGatewayApp, gatewaySettings, gatewayTuning, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { SERVICES, settingsOf, startInProcess } from '@lode/system';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
@@ -36,8 +35,6 @@ async function main(): Promise<void> {
   const storageSecret = config.LODE_STORAGE_SECRET ?? (await persistentSecret(dataDir, 'storage-secret')).value;
   const cursorSecret = config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value;
 
-  const identityDb = new Database({ connectionString: postgres.url, schema: IDENTITY_SCHEMA, max: 5 });
-  await migrate(identityDb, gatewayMigrations);
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const events = new LocalEvents(logger);
   const local = usesS3(config) ? undefined : createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
@@ -59,9 +56,8 @@ async function main(): Promise<void> {
   }
 
   const limiter = new MemoryWriteLimiter();
-  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([identityDb.ping(), services.ping()]) });
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => services.ping() });
   const { app } = createGatewayApp({
-    db: identityDb,
     bus,
     limiter,
     logger,
@@ -80,7 +76,7 @@ async function main(): Promise<void> {
     ['bus', () => bus.close()],
     ['events', () => events.close()],
     ['limiter', () => limiter.close()],
-    ['databases', () => Promise.all([identityDb.close(), services.closeDatabases()])],
+    ['databases', () => services.closeDatabases()],
     ['postgres', () => postgres.stop()],
   ], { ops });
 }

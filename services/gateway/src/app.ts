@@ -1,16 +1,15 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Bus } from '@lode/bus';
-import type { Database } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import { LOCAL_OBJECTS_ROUTE } from '@lode/storage';
 import { Authenticator } from './auth/authenticator.ts';
+import { identityKeyDirectory } from './auth/key-directory.ts';
 import { limitWrites, requireKey, requireOwnProject } from './auth/middleware.ts';
 import { accessLog } from './http/access-log.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { JSON_TYPES, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
 import { requestId } from './http/request-id.ts';
 import { mountedAt, requestMetrics } from './http/request-metrics.ts';
-import { KeysRepository } from './identity/keys-repo.ts';
 import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
 import { authRoutes } from './routes/auth.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -22,7 +21,6 @@ import { syncRoutes } from './routes/sync.ts';
 import { restoreRoutes } from './routes/restore.ts';
 
 export interface GatewayDeps {
-  db: Database;
   bus: Bus;
   limiter: WriteLimiter;
   logger: Logger;
@@ -45,13 +43,13 @@ export interface Gateway {
 }
 
 export function createGatewayApp(deps: GatewayDeps): Gateway {
-  const authenticator = new Authenticator(new KeysRepository(deps.db), { ttlMs: deps.authCacheMs });
+  const authenticator = new Authenticator(identityKeyDirectory(deps.bus), { ttlMs: deps.authCacheMs });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId, requestMetrics, accessLog(deps.logger), refuseUndecodablePath);
-  app.use(healthRoutes({ db: deps.db, bus: deps.bus, services: deps.services, extra: deps.readinessExtra, stopping: deps.stopping }));
+  app.use(healthRoutes({ bus: deps.bus, services: deps.services, extra: deps.readinessExtra, stopping: deps.stopping }));
 
   // Blob bytes stream through this route untouched by the JSON parser (local driver only).
   const localObjects = deps.localObjects;
@@ -64,7 +62,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
 
   app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES }), refuseUnacceptableValues);
   app.use(authRoutes(authenticator));
-  app.use(adminRoutes({ db: deps.db, adminToken: deps.adminToken, authenticator }));
+  app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);
   const projectMount = '/api/v1/projects/:projectId';

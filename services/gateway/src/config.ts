@@ -17,7 +17,6 @@ export const gatewaySettings = {
 
 export const gatewayEnvSchema = z.object({
   ...gatewaySettings,
-  DATABASE_URL: env.url(),
   ...busSettings,
   REDIS_URL: env.url(),
   LODE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),

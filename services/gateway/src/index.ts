@@ -2,4 +2,4 @@ export { createGatewayApp, type GatewayDeps, type Gateway } from './app.ts';
 export { gatewaySettings, gatewayTuning } from './config.ts';
 export { MemoryWriteLimiter } from './ratelimit/memory-limiter.ts';
 export { RedisWriteLimiter } from './ratelimit/redis-limiter.ts';
-export { gatewayMigrations, IDENTITY_SCHEMA, PROJECT_SERVICES } from './wiring.ts';
+export { PROJECT_SERVICES } from './wiring.ts';

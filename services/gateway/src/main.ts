@@ -5,29 +5,25 @@
 import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
-import { Database, migrate } from '@lode/db';
 import { connectNats, NatsBus } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, storageSettings, usesS3 } from '@lode/storage';
 import { closeServer, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, startOpsServer } from '@lode/runtime';
 import { createGatewayApp } from './app.ts';
 import { gatewayEnvSchema, gatewayTuning } from './config.ts';
 import { RedisWriteLimiter } from './ratelimit/redis-limiter.ts';
-import { gatewayMigrations, IDENTITY_SCHEMA, PROJECT_SERVICES } from './wiring.ts';
+import { PROJECT_SERVICES } from './wiring.ts';
 
 const logger = createLogger('gateway');
 guardUnhandledRejections(logger);
 
 async function main(): Promise<void> {
   const config = loadConfig(z.object({ ...gatewayEnvSchema.shape, ...storageSettings, ...opsSettings }));
-  const db = new Database({ connectionString: config.DATABASE_URL, schema: IDENTITY_SCHEMA });
-  await migrate(db, gatewayMigrations);
   const nc = await connectNats(config.NATS_URL, 'lode-gateway');
   const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const limiter = new RedisWriteLimiter(config.REDIS_URL);
-  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([db.ping(), nc.flush(), limiter.ping()]) });
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([nc.flush(), limiter.ping()]) });
 
   const { app } = createGatewayApp({
-    db,
     bus,
     limiter,
     logger,
@@ -47,7 +43,6 @@ async function main(): Promise<void> {
     ['bus', () => bus.close()],
     ['nats', () => nc.drain()],
     ['redis', () => limiter.close()],
-    ['database', () => db.close()],
   ], { ops });
 }
 

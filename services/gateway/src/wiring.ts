@@ -1,7 +1,2 @@
-import path from 'node:path';
-
-export const IDENTITY_SCHEMA = 'identity';
-export const gatewayMigrations = path.join(import.meta.dirname, '..', 'migrations');
-
-/** Services behind the gateway; /readyz pings each over the bus. */
-export const PROJECT_SERVICES = ['upload', 'commit', 'lock', 'sync', 'restore'] as const;
+/** Services behind the gateway's routes; /readyz pings each over the bus. */
+export const PROJECT_SERVICES = ['identity', 'upload', 'commit', 'lock', 'sync', 'restore'] as const;

@@ -8,7 +8,17 @@ interface User { id: string; name: string; avatarUrl: string | null; createdAt: 
 interface Member { orgId: string; userId: string; role: string; createdAt: string }
 interface Project { id: string; orgId: string; name: string; slug: string; iconUrl: string | null; writeRateLimit: RateLimit | null; createdAt: string }
 interface RateLimit { perSecond: number; burst: number }
-interface Key { id: string; projectId: string; userId: string; hint: string; deviceBound: boolean; createdAt: string; revokedAt: string | null }
+interface Key {
+  id: string;
+  projectId: string;
+  userId: string;
+  hint: string;
+  deviceBound: boolean;
+  deviceId: string | null;
+  deviceBoundAt: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
 interface NewKey extends Key { key: string }
 interface Page<T> { data: T[]; nextCursor: string | null }
 interface Failure { code: string; message: string }
@@ -262,6 +272,8 @@ describe('admin API (issue 2)', () => {
         key: expect.stringMatching(/^lode_[0-9A-Za-z]{40}$/),
         hint: `lode_…${key.key.slice(-4)}`,
         deviceBound: false,
+        deviceId: null,
+        deviceBoundAt: null,
         createdAt: expect.stringMatching(ISO),
         revokedAt: null,
       });
@@ -301,6 +313,24 @@ describe('admin API (issue 2)', () => {
       expect(reset.body).toMatchObject({ id: key.id, deviceBound: false, revokedAt: null });
       expect((await validateKey(key.key, 'desktop')).status).toBe(200);
       expect((await validateKey(key.key, 'laptop')).status).toBe(403);
+    });
+
+    it("lists the bound device's name and when it was bound, both null while unbound", async () => {
+      const { project, key } = await keyHolder();
+      const listed = async () => (await admin.get<Page<Key>>(`/admin/v1/projects/${project.id}/keys`)).body.data[0];
+      expect(await listed()).toMatchObject({ deviceBound: false, deviceId: null, deviceBoundAt: null });
+
+      const before = Date.now();
+      expect((await validateKey(key.key, 'ada-workstation')).status).toBe(200);
+      const bound = await listed();
+      expect(bound).toMatchObject({ deviceBound: true, deviceId: 'ada-workstation', deviceBoundAt: expect.stringMatching(ISO) });
+      // Postgres's clock and this process's are one machine's: the binding happened during the call, give or take a second.
+      expect(Date.parse(bound.deviceBoundAt ?? "")).toBeGreaterThan(before - 1000);
+      expect(Date.parse(bound.deviceBoundAt ?? "")).toBeLessThan(Date.now() + 1000);
+
+      const reset = await admin.post<Key>(`/admin/v1/keys/${key.id}/reset-device`);
+      expect(reset.body).toMatchObject({ deviceBound: false, deviceId: null, deviceBoundAt: null });
+      expect(await listed()).toEqual(reset.body);
     });
 
     it.each(['DELETE /admin/v1/keys/:id', 'POST /admin/v1/keys/:id/reset-device'])('answers 404 for %s of an unknown or malformed key', async (route) => {

@@ -1,10 +1,6 @@
 import { Database, migrate } from '@lode/db';
-import { gatewayMigrations, IDENTITY_SCHEMA } from '@lode/gateway';
 import { SERVICES } from '@lode/system';
 import type { Logger } from '@lode/telemetry';
-
-/** Every schema of a deployment with its migrations, as each owner migrates it at start. */
-const SCHEMAS = [{ schema: IDENTITY_SCHEMA, migrations: gatewayMigrations }, ...SERVICES];
 
 /**
  * Applies every schema's pending migrations, one schema after another. Each schema takes the same
@@ -12,7 +8,7 @@ const SCHEMAS = [{ schema: IDENTITY_SCHEMA, migrations: gatewayMigrations }, ...
  * a file twice.
  */
 export async function migrateAll(connectionString: string, logger: Logger): Promise<void> {
-  for (const { schema, migrations } of SCHEMAS) {
+  for (const { schema, migrations } of SERVICES) {
     const db = new Database({ connectionString, schema, max: 1, applicationName: 'lode-migrate' });
     try {
       const { applied } = await migrate(db, migrations);

@@ -1,10 +1,9 @@
 import { errors } from '@lode/errors';
 import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
 import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type CallOptions, type EventStream, type Handler } from '@lode/bus';
-import { Database } from '@lode/db';
 import { closeServer, listen } from '@lode/runtime';
 import { createLogger } from '@lode/telemetry';
-import { createGatewayApp, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
+import { createGatewayApp, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startInProcess } from '@lode/system';
 import { ApiClient, freePort, TEST_NATS_URL, uniqueName, type SeededProject } from '@lode/testkit';
 import type { TestStack } from '@lode/system/testing';
@@ -53,7 +52,7 @@ export interface PartialStack {
 }
 
 /**
- * A second gateway with the upload, commit, lock and restore services on a bus of its own, over
+ * A second gateway with the identity, upload, commit, lock and restore services on a bus of its own, over
  * the same database and blobs as `stack`, so what a failed restore leaves behind is seen through
  * `stack`'s gateway, and `stack`'s relay publishes the commits made here. Only this restore service's
  * calls pass through the fault injector.
@@ -83,14 +82,12 @@ export async function startPartialStack(stack: TestStack, kind: 'local' | 'nats'
     logger,
     // The stack's relays publish what these services write, to the stack's consumers.
     environment: { ...stack.environment, LODE_OUTBOX_RELAY: 'false' },
-    only: ['upload', 'commit', 'lock', 'restore'],
+    only: ['identity', 'upload', 'commit', 'lock', 'restore'],
     poolSize: 3,
   });
-  const identityDb = new Database({ connectionString: stack.databaseUrl, schema: IDENTITY_SCHEMA, max: 3 });
   const limiter = new MemoryWriteLimiter();
   const port = await freePort();
   const gateway = createGatewayApp({
-    db: identityDb,
     bus,
     limiter,
     logger,
@@ -114,7 +111,6 @@ export async function startPartialStack(stack: TestStack, kind: 'local' | 'nats'
       await nc?.close();
       await limiter.close();
       await services.closeDatabases();
-      await identityDb.close();
     },
   };
 }

@@ -1,9 +1,9 @@
-import { commit } from '@lode/contracts';
+import { commit, identity } from '@lode/contracts';
 import { LocalBus, type EventStream } from '@lode/bus';
 import { Database } from '@lode/db';
 import { closeServer, listen } from '@lode/runtime';
 import { createLogger } from '@lode/telemetry';
-import { createGatewayApp, IDENTITY_SCHEMA, MemoryWriteLimiter } from '@lode/gateway';
+import { createGatewayApp, MemoryWriteLimiter } from '@lode/gateway';
 import { ApiClient, freePort, type SeededProject } from '@lode/testkit';
 import type { TestStack } from '@lode/system/testing';
 import { startSyncService } from '../src/index.ts';
@@ -18,7 +18,8 @@ export interface ReadModelNode {
 /**
  * A second sync service beside the stack's, as an operator would run a rebuild: its own schema and
  * consumer name on the stack's event stream, answering through a gateway of its own. Only sync is
- * served there; its question for the latest sequence number goes to the stack's commit service.
+ * served there; what the node asks of other services (its gateway's key lookups, its sync's latest
+ * sequence number) goes to the stack's, over the stack's bus.
  */
 export async function startReadModelNode(
   stack: TestStack,
@@ -26,12 +27,12 @@ export async function startReadModelNode(
 ): Promise<ReadModelNode> {
   const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const db = new Database({ connectionString: stack.databaseUrl, schema: options.schema, max: 5 });
-  const identityDb = new Database({ connectionString: stack.databaseUrl, schema: IDENTITY_SCHEMA, max: 2 });
   const bus = new LocalBus(logger);
+  bus.serve(identity.resolveKey, (request) => stack.bus.call(identity.resolveKey, request));
+  bus.serve(identity.bindDevice, (request) => stack.bus.call(identity.bindDevice, request));
   bus.serve(commit.latestSequence, (request) => stack.bus.call(commit.latestSequence, request));
   const sync = await startSyncService({ db, bus, events: options.events ?? stack.events, logger, catchUpMs: options.catchUpMs ?? 30_000, consumerName: options.consumer });
   const { app } = createGatewayApp({
-    db: identityDb,
     bus,
     limiter: new MemoryWriteLimiter(),
     logger,
@@ -50,7 +51,7 @@ export async function startReadModelNode(
       await closeServer(server);
       await sync.stop();
       await bus.close();
-      await Promise.all([db.close(), identityDb.close()]);
+      await db.close();
     },
   };
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { cursorSecretSetting } from '@lode/db';
 import { outboxOptions } from '@lode/outbox';
 import { storageSettings } from '@lode/storage';
+import { IDENTITY_SCHEMA, identityMigrations, identitySettings, startIdentityService } from '@lode/identity';
 import { startUploadService, UPLOAD_SCHEMA, uploadMigrations, uploadSettings } from '@lode/upload';
 import { COMMIT_SCHEMA, commitMigrations, commitSettings, startCommitService } from '@lode/commit';
 import { LOCK_SCHEMA, lockMigrations, lockSettings, startLockService } from '@lode/lock';
@@ -24,6 +25,14 @@ const entryOf = (name: ServiceName) => path.resolve(import.meta.dirname, '../..'
  * (and to names.ts), in its own package, and in the deploy manifests.
  */
 export const SERVICES = [
+  defineService({
+    name: 'identity',
+    schema: IDENTITY_SCHEMA,
+    migrations: identityMigrations,
+    entry: entryOf('identity'),
+    settings: identitySettings,
+    start: (runtime, config) => startIdentityService({ ...runtime, cursorSecret: config.LODE_CURSOR_SECRET, outbox: outboxOptions(config) }),
+  }),
   defineService({
     name: 'upload',
     schema: UPLOAD_SCHEMA,

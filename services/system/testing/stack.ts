@@ -2,11 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type EventStream } from '@lode/bus';
-import { Database, migrate } from '@lode/db';
 import { createLocalObjectHandler, instrumentStorage, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
 import { closeServer, listen } from '@lode/runtime';
-import { createGatewayApp, gatewayMigrations, IDENTITY_SCHEMA, MemoryWriteLimiter, PROJECT_SERVICES, RedisWriteLimiter, type Gateway } from '@lode/gateway';
+import { createGatewayApp, MemoryWriteLimiter, PROJECT_SERVICES, RedisWriteLimiter, type Gateway } from '@lode/gateway';
 import { createTestDatabase, freePort, Seeder, TEST_NATS_URL, TEST_REDIS_URL, testS3Options, uniqueName } from '@lode/testkit';
 import { startInProcess, type InProcessServices } from '../src/in-process.ts';
 import type { RunningOf } from '../src/registry.ts';
@@ -65,8 +64,6 @@ function testEnvironment(options: StackOptions): Record<string, string> {
 export async function startTestStack(options: StackOptions): Promise<TestStack> {
   const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const database = await createTestDatabase();
-  const identityDb = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 5 });
-  await migrate(identityDb, gatewayMigrations);
 
   const connections: Awaited<ReturnType<typeof connectNats>>[] = [];
   let gatewayBus: Bus;
@@ -104,7 +101,6 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
   const gateway = createGatewayApp({
-    db: identityDb,
     bus: gatewayBus,
     limiter,
     logger,
@@ -139,7 +135,6 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
       await Promise.all(connections.map((c) => c.close()));
       await limiter.close();
       await services.closeDatabases();
-      await identityDb.close();
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -1,22 +1,6 @@
-import { createHash, randomInt } from 'node:crypto';
-
-export const KEY_PREFIX = 'lode_';
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const KEY_BODY_LENGTH = 40; // 40 base62 characters ≈ 238 bits of entropy
 const KEY_PATTERN = /^lode_[0-9A-Za-z]{32,128}$/;
 
-/** A new key: shown once to its owner, stored only as its SHA-256. */
-export function generateApiKey(): string {
-  let body = '';
-  for (let i = 0; i < KEY_BODY_LENGTH; i++) body += ALPHABET[randomInt(ALPHABET.length)];
-  return KEY_PREFIX + body;
-}
-
-export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
-}
-
-/** Cheap shape check so that garbage never costs a cache slot or a database query. */
+/** Cheap shape check so that garbage never costs a cache slot or a bus call. */
 export function looksLikeApiKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }

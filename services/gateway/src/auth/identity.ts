@@ -1,31 +1,30 @@
-import type { Actor } from '@lode/contracts';
-import type { KeyIdentityRow } from '../identity/keys-repo.ts';
+import type { Actor, identity } from '@lode/contracts';
 
 /** The caller identity fields of spec 2, flat, as validate-key returns them. */
-export function toCallerIdentity(row: KeyIdentityRow) {
+export function toCallerIdentity(key: identity.KeyIdentity) {
   return {
     valid: true as const,
-    userId: row.user_id,
-    userName: row.user_name,
-    userAvatarUrl: row.user_avatar_url,
-    projectId: row.project_id,
-    projectName: row.project_name,
-    projectSlug: row.project_slug,
-    projectIconUrl: row.project_icon_url,
-    orgId: row.org_id,
-    orgName: row.org_name,
-    orgSlug: row.org_slug,
+    userId: key.userId,
+    userName: key.userName,
+    userAvatarUrl: key.userAvatarUrl,
+    projectId: key.projectId,
+    projectName: key.projectName,
+    projectSlug: key.projectSlug,
+    projectIconUrl: key.projectIconUrl,
+    orgId: key.orgId,
+    orgName: key.orgName,
+    orgSlug: key.orgSlug,
   };
 }
 
-export function toActor(row: KeyIdentityRow): Actor {
+export function toActor(key: identity.KeyIdentity): Actor {
   return {
-    projectId: row.project_id,
-    orgId: row.org_id,
-    userId: row.user_id,
-    userName: row.user_name,
-    userAvatarUrl: row.user_avatar_url,
-    keyId: row.key_id,
-    role: row.role ?? 'member',
+    projectId: key.projectId,
+    orgId: key.orgId,
+    userId: key.userId,
+    userName: key.userName,
+    userAvatarUrl: key.userAvatarUrl,
+    keyId: key.keyId,
+    role: key.role ?? 'member',
   };
 }

@@ -1,8 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { errors } from '@lode/errors';
-import type { Actor } from '@lode/contracts';
+import type { Actor, identity } from '@lode/contracts';
 import type { Authenticator } from './authenticator.ts';
-import type { KeyIdentityRow } from '../identity/keys-repo.ts';
 import { toActor } from './identity.ts';
 import type { RateLimit, WriteLimiter } from '../ratelimit/limiter.ts';
 
@@ -13,8 +12,8 @@ export function requireKey(authenticator: Authenticator): RequestHandler {
   };
 }
 
-export function identityOf(res: Response): KeyIdentityRow {
-  return res.locals.identity as KeyIdentityRow;
+export function identityOf(res: Response): identity.KeyIdentity {
+  return res.locals.identity as identity.KeyIdentity;
 }
 
 export function actorOf(res: Response): Actor {
@@ -23,19 +22,19 @@ export function actorOf(res: Response): Actor {
 
 /** A key authenticates one project (spec 5.3): any other project id answers 404 with no data. */
 export const requireOwnProject: RequestHandler = (req, res, next) => {
-  if (req.params.projectId !== identityOf(res).project_id) throw errors.notFound('Project');
+  if (req.params.projectId !== identityOf(res).projectId) throw errors.notFound('Project');
   next();
 };
 
 /** Counts one write against the project's token bucket; batch calls count once. */
 export function limitWrites(limiter: WriteLimiter, defaults: RateLimit): RequestHandler {
   return async (_req, res, next) => {
-    const identity = identityOf(res);
+    const key = identityOf(res);
     const limit = {
-      perSecond: identity.write_rate_per_second ?? defaults.perSecond,
-      burst: identity.write_rate_burst ?? defaults.burst,
+      perSecond: key.writeRatePerSecond ?? defaults.perSecond,
+      burst: key.writeRateBurst ?? defaults.burst,
     };
-    const { allowed, retryAfterSeconds } = await limiter.take(identity.project_id, limit);
+    const { allowed, retryAfterSeconds } = await limiter.take(key.projectId, limit);
     if (!allowed) throw errors.rateLimited(retryAfterSeconds);
     next();
   };

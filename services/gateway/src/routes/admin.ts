@@ -1,15 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { errors } from '@lode/errors';
-import type { Database } from '@lode/db';
-import { uuid } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import { identity, uuid } from '@lode/contracts';
 import { bearerToken } from '../auth/api-key.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { parse } from '../http/parse.ts';
-import { AdminService } from '../identity/admin-service.ts';
-import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery } from '../identity/admin-schemas.ts';
-import { view } from '../identity/admin-views.ts';
-import { createdAtPosition } from '../identity/keyset.ts';
+import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery } from '../http/admin-bodies.ts';
 
 /** Compares SHA-256 digests so the comparison takes the same time whatever the token's length. */
 function requireAdminToken(token: string): RequestHandler {
@@ -29,76 +26,66 @@ function idParam(value: unknown, what: string): string {
   return parsed.data;
 }
 
-/** The operator API of issue 2: orgs, users, memberships, projects and keys. */
-export function adminRoutes(deps: { db: Database; adminToken: string; authenticator: Authenticator }): Router {
-  const admin = new AdminService(deps.db, `cursor:${deps.adminToken}`);
+/** The operator API of issue 2: orgs, users, memberships, projects and keys, each an identity service call. */
+export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator: Authenticator }): Router {
+  const { bus } = deps;
   const router = Router();
   router.use('/admin', requireAdminToken(deps.adminToken));
 
   router.post('/admin/v1/orgs', async (req, res) => {
-    const body = parse(createOrgBody, req.body);
-    res.status(201).json(view.org(await admin.createOrg(body.name, body.slug)));
+    res.status(201).json(await bus.call(identity.createOrg, parse(createOrgBody, req.body)));
   });
   router.get('/admin/v1/orgs', async (req, res) => {
-    const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page('orgs', q, (after, limit) => admin.orgs.list(after, limit), createdAtPosition, view.org));
+    res.json(await bus.call(identity.listOrgs, parse(listQuery, req.query, 'query')));
   });
 
   router.post('/admin/v1/users', async (req, res) => {
     const body = parse(createUserBody, req.body);
-    res.status(201).json(view.user(await admin.createUser(body.name, body.avatarUrl ?? null)));
+    res.status(201).json(await bus.call(identity.createUser, { name: body.name, avatarUrl: body.avatarUrl ?? null }));
   });
   router.get('/admin/v1/users', async (req, res) => {
-    const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page('users', q, (after, limit) => admin.users.list(after, limit), createdAtPosition, view.user));
+    res.json(await bus.call(identity.listUsers, parse(listQuery, req.query, 'query')));
   });
 
   router.post('/admin/v1/orgs/:orgId/members', async (req, res) => {
     const orgId = idParam(req.params.orgId, 'Organization');
-    const body = parse(addMemberBody, req.body);
-    res.status(201).json(view.member(await admin.addMember(orgId, body.userId, body.role)));
+    res.status(201).json(await bus.call(identity.addMember, { orgId, ...parse(addMemberBody, req.body) }));
   });
   router.get('/admin/v1/orgs/:orgId/members', async (req, res) => {
     const orgId = idParam(req.params.orgId, 'Organization');
-    await admin.requireOrg(orgId);
-    const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page('members', q, (after, limit) => admin.members.list(orgId, after, limit), (m) => [m.user_id], view.member));
+    res.json(await bus.call(identity.listMembers, { orgId, ...parse(listQuery, req.query, 'query') }));
   });
 
   router.post('/admin/v1/orgs/:orgId/projects', async (req, res) => {
     const orgId = idParam(req.params.orgId, 'Organization');
     const body = parse(createProjectBody, req.body);
-    res.status(201).json(view.project(await admin.createProject(orgId, body)));
+    const project = { orgId, name: body.name, slug: body.slug, iconUrl: body.iconUrl ?? null, writeRateLimit: body.writeRateLimit ?? null };
+    res.status(201).json(await bus.call(identity.createProject, project));
   });
   router.get('/admin/v1/orgs/:orgId/projects', async (req, res) => {
     const orgId = idParam(req.params.orgId, 'Organization');
-    await admin.requireOrg(orgId);
-    const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page('projects', q, (after, limit) => admin.projects.listByOrg(orgId, after, limit), createdAtPosition, view.project));
+    res.json(await bus.call(identity.listProjects, { orgId, ...parse(listQuery, req.query, 'query') }));
   });
 
   router.post('/admin/v1/projects/:projectId/keys', async (req, res) => {
     const projectId = idParam(req.params.projectId, 'Project');
-    const body = parse(createKeyBody, req.body);
-    const { key, row } = await admin.createKey(projectId, body.userId);
-    res.status(201).json({ ...view.key(row), key });
+    res.status(201).json(await bus.call(identity.createKey, { projectId, ...parse(createKeyBody, req.body) }));
   });
   router.get('/admin/v1/projects/:projectId/keys', async (req, res) => {
     const projectId = idParam(req.params.projectId, 'Project');
-    await admin.requireProject(projectId);
-    const q = parse(listQuery, req.query, 'query');
-    res.json(await admin.page('keys', q, (after, limit) => admin.keys.listByProject(projectId, after, limit), createdAtPosition, view.key));
+    res.json(await bus.call(identity.listKeys, { projectId, ...parse(listQuery, req.query, 'query') }));
   });
 
+  // Both change what a key may do: this gateway's cache forgets it at once, others within their TTL.
   router.delete('/admin/v1/keys/:keyId', async (req, res) => {
-    const row = await admin.revokeKey(idParam(req.params.keyId, 'API key'));
-    deps.authenticator.forgetKey(row.id);
-    res.json(view.key(row));
+    const key = await bus.call(identity.revokeKey, { keyId: idParam(req.params.keyId, 'API key') });
+    deps.authenticator.forgetKey(key.id);
+    res.json(key);
   });
   router.post('/admin/v1/keys/:keyId/reset-device', async (req, res) => {
-    const row = await admin.resetDevice(idParam(req.params.keyId, 'API key'));
-    deps.authenticator.forgetKey(row.id);
-    res.json(view.key(row));
+    const key = await bus.call(identity.resetDevice, { keyId: idParam(req.params.keyId, 'API key') });
+    deps.authenticator.forgetKey(key.id);
+    res.json(key);
   });
 
   return router;

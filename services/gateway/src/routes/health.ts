@@ -1,10 +1,8 @@
 import { Router } from 'express';
 import { pingContract } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
-import type { Database } from '@lode/db';
 
 export interface ReadinessChecks {
-  db: Database;
   bus: Bus;
   /** Services whose ping must answer for the gateway to take traffic. */
   services: readonly string[];
@@ -12,7 +10,7 @@ export interface ReadinessChecks {
   stopping?: () => boolean;
 }
 
-/** /healthz: the process is alive. /readyz: its database, the bus and every service answer. */
+/** /healthz: the process is alive. /readyz: the bus and every service answer. */
 export function healthRoutes(checks: ReadinessChecks): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
@@ -24,7 +22,6 @@ export function healthRoutes(checks: ReadinessChecks): Router {
       return;
     }
     const probes: Record<string, () => Promise<unknown>> = {
-      database: () => checks.db.ping(),
       ...Object.fromEntries(checks.services.map((s) => [s, () => checks.bus.call(pingContract(s), {}, { timeoutMs: 2000 })])),
       ...checks.extra,
     };

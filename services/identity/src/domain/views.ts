@@ -1,6 +1,9 @@
-import type { ApiKeyRow, MembershipRow, OrgRow, ProjectRow, UserRow } from './rows.ts';
+import type { ReplyOf, identity } from '@lode/contracts';
+import type { ApiKeyRow, MembershipRow, OrgRow, ProjectRow, UserRow } from '../repo/rows.ts';
 
-/** Wire shapes of the admin API (camelCase, ISO timestamps); rows never leave the gateway raw. */
+type KeyView = ReplyOf<typeof identity.revokeKey>;
+
+/** Wire shapes of the admin operations (camelCase, ISO timestamps); rows never leave the service raw. */
 export const view = {
   org: (r: OrgRow) => ({ id: r.id, name: r.name, slug: r.slug, createdAt: r.created_at.toISOString() }),
   user: (r: UserRow) => ({ id: r.id, name: r.name, avatarUrl: r.avatar_url, createdAt: r.created_at.toISOString() }),
@@ -12,15 +15,17 @@ export const view = {
     slug: r.slug,
     iconUrl: r.icon_url,
     writeRateLimit:
-      r.write_rate_per_second === null ? null : { perSecond: r.write_rate_per_second, burst: r.write_rate_burst },
+      r.write_rate_per_second === null || r.write_rate_burst === null ? null : { perSecond: r.write_rate_per_second, burst: r.write_rate_burst },
     createdAt: r.created_at.toISOString(),
   }),
-  key: (r: ApiKeyRow) => ({
+  key: (r: ApiKeyRow): KeyView => ({
     id: r.id,
     projectId: r.project_id,
     userId: r.user_id,
     hint: `lode_…${r.key_hint}`,
     deviceBound: r.device_id !== null,
+    deviceId: r.device_id,
+    deviceBoundAt: r.device_bound_at?.toISOString() ?? null,
     createdAt: r.created_at.toISOString(),
     revokedAt: r.revoked_at?.toISOString() ?? null,
   }),

@@ -12,13 +12,8 @@ export interface NewProject {
 }
 
 export class ProjectsRepository {
-  readonly #db: Queryable;
-  constructor(db: Queryable) {
-    this.#db = db;
-  }
-
-  async insert(p: NewProject): Promise<ProjectRow> {
-    const { rows } = await this.#db.query<ProjectRow>(
+  async insert(db: Queryable, p: NewProject): Promise<ProjectRow> {
+    const { rows } = await db.query<ProjectRow>(
       `INSERT INTO projects (id, org_id, name, slug, icon_url, write_rate_per_second, write_rate_burst)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
       [p.id, p.orgId, p.name, p.slug, p.iconUrl, p.writeRateLimit?.perSecond ?? null, p.writeRateLimit?.burst ?? null],
@@ -26,13 +21,13 @@ export class ProjectsRepository {
     return rows[0];
   }
 
-  async find(id: string): Promise<ProjectRow | undefined> {
-    return (await this.#db.query<ProjectRow>('SELECT * FROM projects WHERE id = $1', [id])).rows[0];
+  async find(db: Queryable, id: string): Promise<ProjectRow | undefined> {
+    return (await db.query<ProjectRow>('SELECT * FROM projects WHERE id = $1', [id])).rows[0];
   }
 
-  async listByOrg(orgId: string, after: string[] | undefined, limit: number): Promise<ProjectRow[]> {
+  async listByOrg(db: Queryable, orgId: string, after: string[] | undefined, limit: number): Promise<ProjectRow[]> {
     const where = afterClause(after, 3);
-    const { rows } = await this.#db.query<ProjectRow>(
+    const { rows } = await db.query<ProjectRow>(
       `SELECT * FROM projects WHERE org_id = $1 AND ${where.sql} ORDER BY created_at, id LIMIT $2`,
       [orgId, limit, ...where.params],
     );

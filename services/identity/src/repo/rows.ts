@@ -19,6 +19,7 @@ export interface ApiKeyRow {
   user_id: string;
   key_hint: string;
   device_id: string | null;
+  device_bound_at: Date | null;
   created_at: Date;
   revoked_at: Date | null;
 }

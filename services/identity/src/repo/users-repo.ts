@@ -3,26 +3,21 @@ import { afterClause } from './keyset.ts';
 import type { UserRow } from './rows.ts';
 
 export class UsersRepository {
-  readonly #db: Queryable;
-  constructor(db: Queryable) {
-    this.#db = db;
-  }
-
-  async insert(user: { id: string; name: string; avatarUrl: string | null }): Promise<UserRow> {
-    const { rows } = await this.#db.query<UserRow>(
+  async insert(db: Queryable, user: { id: string; name: string; avatarUrl: string | null }): Promise<UserRow> {
+    const { rows } = await db.query<UserRow>(
       'INSERT INTO users (id, name, avatar_url) VALUES ($1, $2, $3) RETURNING *',
       [user.id, user.name, user.avatarUrl],
     );
     return rows[0];
   }
 
-  async find(id: string): Promise<UserRow | undefined> {
-    return (await this.#db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
+  async find(db: Queryable, id: string): Promise<UserRow | undefined> {
+    return (await db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
   }
 
-  async list(after: string[] | undefined, limit: number): Promise<UserRow[]> {
+  async list(db: Queryable, after: string[] | undefined, limit: number): Promise<UserRow[]> {
     const where = afterClause(after, 2);
-    const { rows } = await this.#db.query<UserRow>(
+    const { rows } = await db.query<UserRow>(
       `SELECT * FROM users WHERE ${where.sql} ORDER BY created_at, id LIMIT $1`,
       [limit, ...where.params],
     );

@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { defineContract } from './contract.ts';
+import { isoTimestamp, roleSchema, uuid } from './common.ts';
+
+// ---- API keys on the request path (spec 4.1, 5) --------------------------------------------------
+
+/**
+ * How a key is looked up: the hex SHA-256 of the whole key, computed by the gateway from the bearer
+ * token and by the identity service when it stores a new key. The key itself never crosses the bus.
+ */
+export function apiKeyHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** What X-Device-Id may hold: 1 to 200 printable ASCII characters. */
+export const DEVICE_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
+const deviceId = z.string().regex(DEVICE_ID_PATTERN, 'must be 1 to 200 printable ASCII characters');
+
+/** Everything a request needs to know about its key, flat (the caller identity of spec 2 and more). */
+export const keyIdentitySchema = z.object({
+  keyId: uuid,
+  /** The device the key is bound to; null until a request names one. */
+  deviceId: z.string().nullable(),
+  revoked: z.boolean(),
+  /** The user's role in the project's organization; null once they are no longer a member. */
+  role: roleSchema.nullable(),
+  userId: uuid,
+  userName: z.string(),
+  userAvatarUrl: z.string().nullable(),
+  projectId: uuid,
+  projectName: z.string(),
+  projectSlug: z.string(),
+  projectIconUrl: z.string().nullable(),
+  /** The project's own write budget; null where the gateway's default applies. */
+  writeRatePerSecond: z.number().nullable(),
+  writeRateBurst: z.number().int().nullable(),
+  orgId: uuid,
+  orgName: z.string(),
+  orgSlug: z.string(),
+});
+export type KeyIdentity = z.infer<typeof keyIdentitySchema>;
+
+/** The key with this hash, revoked or not; null for a key that does not exist. */
+export const resolveKey = defineContract(
+  'identity',
+  'resolve_key',
+  z.object({ keyHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hexadecimal characters') }),
+  z.object({ identity: keyIdentitySchema.nullable() }),
+);
+
+/**
+ * Binds an unbound key to a device; the first device wins. Answers the device the key is bound to
+ * afterwards (this one, or the one that won a race), or null when the key no longer exists.
+ */
+export const bindDevice = defineContract('identity', 'bind_device', z.object({ keyId: uuid, deviceId }), z.object({ deviceId: z.string().nullable() }));
+
+// ---- The admin API's operations (docs/api.md, Admin) ---------------------------------------------
+
+export const slug = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens, at most 64 characters');
+export const displayName = z.string().trim().min(1).max(200);
+// http(s) only: these URLs end up in tools' UIs, where a javascript: URL would be stored XSS.
+export const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
+export const writeRateLimitSchema = z.object({ perSecond: z.number().positive().max(100_000), burst: z.number().int().min(1).max(1_000_000) });
+export const MAX_ADMIN_PAGE_SIZE = 200;
+const pageQuery = { cursor: z.string().optional(), limit: z.number().int().min(1).max(MAX_ADMIN_PAGE_SIZE) };
+const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+export const orgSchema = z.object({ id: uuid, name: z.string(), slug: z.string(), createdAt: isoTimestamp });
+export const userSchema = z.object({ id: uuid, name: z.string(), avatarUrl: z.string().nullable(), createdAt: isoTimestamp });
+export const memberSchema = z.object({ orgId: uuid, userId: uuid, role: roleSchema, createdAt: isoTimestamp });
+export const projectSchema = z.object({
+  id: uuid,
+  orgId: uuid,
+  name: z.string(),
+  slug: z.string(),
+  iconUrl: z.string().nullable(),
+  writeRateLimit: z.object({ perSecond: z.number(), burst: z.number() }).nullable(),
+  createdAt: isoTimestamp,
+});
+/** A key as operators see it: never the key itself, except once in createKey's reply. */
+export const apiKeySchema = z.object({
+  id: uuid,
+  projectId: uuid,
+  userId: uuid,
+  hint: z.string(),
+  deviceBound: z.boolean(),
+  /** The X-Device-Id the key is bound to, and when it was bound; null while unbound. */
+  deviceId: z.string().nullable(),
+  deviceBoundAt: isoTimestamp.nullable(),
+  createdAt: isoTimestamp,
+  revokedAt: isoTimestamp.nullable(),
+});
+
+export const createOrg = defineContract('identity', 'create_org', z.object({ name: displayName, slug }), orgSchema);
+export const listOrgs = defineContract('identity', 'list_orgs', z.object(pageQuery), pageOf(orgSchema));
+
+export const createUser = defineContract('identity', 'create_user', z.object({ name: displayName, avatarUrl: imageUrl.nullable() }), userSchema);
+export const listUsers = defineContract('identity', 'list_users', z.object(pageQuery), pageOf(userSchema));
+
+/** Adding a member twice changes their role: the last call states the intended role. */
+export const addMember = defineContract('identity', 'add_member', z.object({ orgId: uuid, userId: uuid, role: roleSchema }), memberSchema);
+export const listMembers = defineContract('identity', 'list_members', z.object({ orgId: uuid, ...pageQuery }), pageOf(memberSchema));
+
+export const createProject = defineContract(
+  'identity',
+  'create_project',
+  z.object({ orgId: uuid, name: displayName, slug, iconUrl: imageUrl.nullable(), writeRateLimit: writeRateLimitSchema.nullable() }),
+  projectSchema,
+);
+export const listProjects = defineContract('identity', 'list_projects', z.object({ orgId: uuid, ...pageQuery }), pageOf(projectSchema));
+
+/** The key itself is in this reply and never again: only its hash is stored. */
+export const createKey = defineContract('identity', 'create_key', z.object({ projectId: uuid, userId: uuid }), apiKeySchema.extend({ key: z.string() }));
+export const listKeys = defineContract('identity', 'list_keys', z.object({ projectId: uuid, ...pageQuery }), pageOf(apiKeySchema));
+/** Revoking twice keeps the first revocation time. */
+export const revokeKey = defineContract('identity', 'revoke_key', z.object({ keyId: uuid }), apiKeySchema);
+export const resetDevice = defineContract('identity', 'reset_device', z.object({ keyId: uuid }), apiKeySchema);

@@ -1,0 +1,2 @@
+export { startIdentityService, IDENTITY_SCHEMA, identityMigrations, type IdentityDeps, type RunningIdentityService } from './start.ts';
+export { identitySettings } from './config.ts';

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { CursorCodec, migrate, type Database } from '@lode/db';
+import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
+import type { Logger } from '@lode/telemetry';
+import { ApiKeysRepository } from './repo/api-keys-repo.ts';
+import { KeyIdentitiesRepository } from './repo/key-identities-repo.ts';
+import { MembershipsRepository } from './repo/memberships-repo.ts';
+import { OrgsRepository } from './repo/orgs-repo.ts';
+import { ProjectsRepository } from './repo/projects-repo.ts';
+import { UsersRepository } from './repo/users-repo.ts';
+import { AdminService } from './domain/admin-service.ts';
+import { KeysService } from './domain/keys-service.ts';
+import { Pager } from './domain/pages.ts';
+import { serveResolveKey } from './handlers/resolve-key.ts';
+import { serveBindDevice } from './handlers/bind-device.ts';
+import { serveCreateOrg } from './handlers/create-org.ts';
+import { serveListOrgs } from './handlers/list-orgs.ts';
+import { serveCreateUser } from './handlers/create-user.ts';
+import { serveListUsers } from './handlers/list-users.ts';
+import { serveAddMember } from './handlers/add-member.ts';
+import { serveListMembers } from './handlers/list-members.ts';
+import { serveCreateProject } from './handlers/create-project.ts';
+import { serveListProjects } from './handlers/list-projects.ts';
+import { serveCreateKey } from './handlers/create-key.ts';
+import { serveListKeys } from './handlers/list-keys.ts';
+import { serveRevokeKey } from './handlers/revoke-key.ts';
+import { serveResetDevice } from './handlers/reset-device.ts';
+
+export const IDENTITY_SCHEMA = 'identity';
+/** The files the gateway applied before this service owned the schema, unchanged, so existing histories match. */
+export const identityMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
+
+export interface IdentityDeps {
+  db: Database;
+  bus: Bus;
+  /** Where the identity service's outbox publishes. */
+  events: EventStream;
+  logger: Logger;
+  /** Signs the admin lists' cursors. */
+  cursorSecret: string;
+  /** The relay runs unless `relay: false` (then the caller starts it); libs/outbox's defaults unless given. */
+  outbox?: OutboxOptions;
+}
+
+export interface RunningIdentityService {
+  /** Publishes the identity service's outbox; started here unless `outbox.relay` is false. */
+  relay: OutboxRelay;
+  /** Stops the relay and its purge, letting runs in progress finish. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the `identity` schema and serves key resolution, device binding and every admin operation. */
+export async function startIdentityService(deps: IdentityDeps): Promise<RunningIdentityService> {
+  const { db, bus } = deps;
+  await migrate(db, identityMigrations);
+  const pager = new Pager(new CursorCodec(deps.cursorSecret));
+  const members = new MembershipsRepository();
+  const projects = new ProjectsRepository();
+  const keys = new KeysService({ db, keys: new ApiKeysRepository(), identities: new KeyIdentitiesRepository(), members, projects, pager });
+  const admin = new AdminService({ db, orgs: new OrgsRepository(), users: new UsersRepository(), members, projects, pager });
+  serveResolveKey(bus, keys);
+  serveBindDevice(bus, keys);
+  serveCreateKey(bus, keys);
+  serveListKeys(bus, keys);
+  serveRevokeKey(bus, keys);
+  serveResetDevice(bus, keys);
+  serveCreateOrg(bus, admin);
+  serveListOrgs(bus, admin);
+  serveCreateUser(bus, admin);
+  serveListUsers(bus, admin);
+  serveAddMember(bus, admin);
+  serveListMembers(bus, admin);
+  serveCreateProject(bus, admin);
+  serveListProjects(bus, admin);
+  servePing(bus, 'identity', () => db.ping());
+  const outbox = startOutbox({ db, events: deps.events, logger: deps.logger, options: deps.outbox });
+  return { relay: outbox.relay, stop: () => outbox.stop() };
+}
