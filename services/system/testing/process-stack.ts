@@ -29,7 +29,7 @@ export interface ProcessStackOptions {
   storage: 'local' | 's3';
   /** Processes per service, all in its queue group: one number for every service, or per service. 1 by default. */
   replicas?: number | Partial<Record<StackService, number>>;
-  /** Gateways, each on its own port, sharing the database, the bus and Redis. 1 by default. */
+  /** Gateways, each on its own port, sharing the bus and Redis. 1 by default. */
   gateways?: number;
   /** Settings under test, for every process. */
   env?: Record<string, string>;
@@ -101,7 +101,7 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
   ) as Record<StackService, ServiceProcess[]>;
   const all = [...gateways, ...STACK_SERVICES.flatMap((name) => replicas[name])];
   // Each process's own /readyz says that it in particular has subscribed; a gateway's API answers
-  // once its database, Redis and one process of every service do.
+  // once Redis and one process of every service do.
   try {
     await untilAllReady(all);
     await Promise.all(gatewayUrls.map((url) => waitForReady(url, 90_000)));
