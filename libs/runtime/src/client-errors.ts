@@ -21,9 +21,12 @@ export function answerClientErrorsAsJson(server: Server): void {
     }
     const refusal = STATUS_BY_PARSER_CODE[error.code ?? ''] ?? MALFORMED;
     const body = JSON.stringify({ code: refusal.code, message: refusal.message });
+    // An answer to HEAD has no body: a client would read ours as the start of a next response.
+    const rawPacket = (error as { rawPacket?: unknown }).rawPacket;
+    const toHead = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
     socket.end(
       `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${toHead ? '' : body}`,
     );
   });
 }

@@ -39,6 +39,12 @@ describe('requests the HTTP parser refuses', () => {
     expect(answer).toEqual({ status: 431, contentType: 'application/json', body: { code: 'headers_too_large', message: expect.any(String) } });
   });
 
+  it('answers a HEAD over the limit with the status and headers alone, as HEAD must be answered', async () => {
+    const answer = await exchange(port, `HEAD /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer.endsWith('\r\n\r\n')).toBe(true);
+  });
+
   it('answers bytes that are not HTTP with a JSON 400', async () => {
     const answer = parse(await exchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
     expect(answer).toEqual({ status: 400, contentType: 'application/json', body: { code: 'validation_failed', message: expect.any(String) } });
