@@ -44,11 +44,13 @@ export class Database implements Queryable {
     }
   }
 
-  /** Runs fn in one transaction; a thrown error rolls it back and is mapped like any query error. */
+  /**
+   * Runs fn in one transaction; a thrown error rolls it back and is mapped like any query error. A
+   * connection lost meanwhile (a terminated backend, a failover) is 503 service_unavailable, and the
+   * broken client is destroyed rather than returned to the pool.
+   */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw mapPgError(error);
-    });
+    const { client, lost, release } = await this.checkout();
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -56,10 +58,32 @@ export class Database implements Queryable {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw mapPgError(error);
+      throw lost() ? mapPgError(Object.assign(new Error('database connection lost'), { code: '08006' })) : mapPgError(error);
     } finally {
-      client.release();
+      release();
     }
+  }
+
+  /**
+   * A client of its own, with an 'error' listener for as long as it is checked out: pg-pool removes
+   * its own on checkout, and a backend dying while the client waits on anything else would
+   * otherwise emit an unhandled 'error' and end the process.
+   */
+  async checkout(): Promise<{ client: pg.PoolClient; lost: () => Error | undefined; release: () => void }> {
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw mapPgError(error);
+    });
+    let lostWith: Error | undefined;
+    const onError = (error: Error) => (lostWith ??= error);
+    client.on('error', onError);
+    return {
+      client,
+      lost: () => lostWith,
+      release: () => {
+        client.off('error', onError);
+        client.release(lostWith);
+      },
+    };
   }
 
   async ping(): Promise<void> {

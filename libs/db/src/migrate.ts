@@ -45,7 +45,7 @@ export async function migrate(db: Database, migrations: Migrations): Promise<Mig
   const files = await listFiles(typeof migrations === 'string' ? { directory: migrations, libraries: [] } : migrations);
   const schema = db.schema;
   const applied: string[] = [];
-  const client = await db.pool.connect();
+  const { client, release } = await db.checkout();
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`lode.migrate.${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
@@ -80,7 +80,7 @@ export async function migrate(db: Database, migrations: Migrations): Promise<Mig
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`lode.migrate.${schema}`]).catch(() => undefined);
-    client.release();
+    release();
   }
   return { applied };
 }

@@ -104,8 +104,9 @@ export const errors = {
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
+  /** Retryable: the dependency is down or restarting, so a client should come back shortly. */
   serviceUnavailable: (service: string) =>
-    new AppError('service_unavailable', `Service ${service} is not available`),
+    new AppError('service_unavailable', `Service ${service} is not available`, { retryAfterSeconds: 1 }),
   timeout: (service: string) => new AppError('timeout', `Service ${service} did not answer in time`),
   idempotencyKeyReused: () =>
     new AppError('idempotency_key_reused', 'This X-Idempotency-Key was already used with a different request body'),
