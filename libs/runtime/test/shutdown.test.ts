@@ -3,15 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, spawnService, untilReady, type ServiceProcess } from '@lode/testkit';
+import { freePort, spawnService, untilProcessShows, untilReady, type ServiceProcess } from '@lode/testkit';
 
-async function until(check: () => boolean, what: string, p: ServiceProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} never came:\n${p.output().slice(-4000)}`);
-    await sleep(20);
-  }
-}
 
 describe('onShutdown in a real process', () => {
   const started: ServiceProcess[] = [];
@@ -35,7 +28,7 @@ describe('onShutdown in a real process', () => {
     const { proc, exited, release } = await draining();
     proc.child.kill('SIGINT');
     proc.child.kill('SIGINT');
-    await until(() => proc.output().includes('"msg":"draining"'), 'the drain', proc);
+    await untilProcessShows(proc, () => proc.output().includes('"msg":"draining"'), 'the drain');
     await release();
     expect(await exited).toBe(0);
     expect(proc.output()).toContain('"msg":"stopped"');
@@ -44,7 +37,7 @@ describe('onShutdown in a real process', () => {
   it('exits at once, without finishing the drain, on a second signal sent later', async () => {
     const { proc, exited } = await draining();
     proc.child.kill('SIGTERM');
-    await until(() => proc.output().includes('"msg":"draining"'), 'the drain', proc);
+    await untilProcessShows(proc, () => proc.output().includes('"msg":"draining"'), 'the drain');
     await sleep(1500);
     proc.child.kill('SIGTERM');
     expect(await exited).toBe(1);

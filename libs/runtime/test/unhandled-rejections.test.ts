@@ -1,18 +1,8 @@
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertNoUnhandledRejections, freePort, spawnService, untilReady, type ServiceProcess } from '@lode/testkit';
+import { assertNoUnhandledRejections, freePort, spawnService, untilProcessShows, untilReady, type ServiceProcess } from '@lode/testkit';
 
 const REQUEST_ID = 'req-unhandled-fixture';
-
-/** Polls until the process has printed what a test waits for; the deadline is generous, not a timing assumption. */
-async function until(check: () => boolean, what: string, p: ServiceProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} never came:\n${p.output().slice(-4000)}`);
-    await sleep(50);
-  }
-}
 
 describe('guardUnhandledRejections in a real Node 24 process', () => {
   const started: ServiceProcess[] = [];
@@ -25,7 +15,7 @@ describe('guardUnhandledRejections in a real Node 24 process', () => {
     const proc = spawnService('rejecting-process', { LODE_OPS_PORT: String(port), FIXTURE_REQUEST_ID: REQUEST_ID }, path.join(import.meta.dirname, 'fixtures/rejecting-process.ts'));
     started.push(proc);
     await untilReady(proc, { restarts: 0 });
-    await until(() => proc.unhandledRejections().length > 0, 'the fatal line', proc);
+    await untilProcessShows(proc, () => proc.unhandledRejections().length > 0, 'the fatal line');
 
     const [line] = proc.unhandledRejections();
     expect(line).toMatchObject({ level: 60, service: 'rejecting-process', request_id: REQUEST_ID, err: { message: 'value out of range for type integer' } });

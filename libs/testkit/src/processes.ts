@@ -116,6 +116,15 @@ export async function waitForReady(baseUrl: string, timeoutMs = 30_000): Promise
  * Postgres out of connections, say) is started again, as an orchestrator would, at most `restarts`
  * times; past that, or past the timeout, this fails with what it printed.
  */
+/** Polls until a process has shown what a test waits for; the 30 s deadline is generous, not a timing assumption. */
+export async function untilProcessShows(p: ServiceProcess, check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} never came:\n${p.output().slice(-4000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export async function untilReady(p: ServiceProcess, options: { timeoutMs?: number; restarts?: number } = {}): Promise<void> {
   if (!p.opsUrl) throw new Error(`${p.name} has no known ops port`);
   const deadline = Date.now() + (options.timeoutMs ?? 90_000);
