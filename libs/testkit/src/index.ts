@@ -8,3 +8,4 @@ export * from './s3.ts';
 export * from './bulk-versions.ts';
 export * from './bulk-blobs.ts';
 export * from './retrying-client.ts';
+export * from './private-nats.ts';
