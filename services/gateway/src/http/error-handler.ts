@@ -22,9 +22,15 @@ function fromMiddleware(error: unknown): AppError | undefined {
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
+    if (res.destroyed && !res.writableFinished) {
+      // The client hung up (a cancelled sync, a closed tab): nobody is left to answer, and it is no
+      // fault of ours. The pipe that noticed has already stopped pulling the rest of the body.
+      logger.debug({ err: error, method: req.method, path: req.path }, 'client closed the connection before the response ended');
+      return;
+    }
     if (res.headersSent) {
       // A streamed body (sync) failed midway: the connection is cut, so the client cannot take a
-      // truncated body for a whole one. A client hanging up lands here too.
+      // truncated body for a whole one.
       logger.warn({ err: error, method: req.method, path: req.path }, 'response failed after its headers were sent');
       res.destroy();
       return;
