@@ -33,6 +33,10 @@ export interface NatsBusOptions {
  * owned by this connection, routed by token, so a reply larger than the server's max_payload can
  * arrive as ordered chunks; a large request first asks the chosen responder for a private inbox and
  * then streams its chunks there. No server limit is raised and no JetStream is needed.
+ *
+ * While the connection is down, calls fail at once with service_unavailable: nats.js would buffer
+ * what we publish and drop it when it redials, so waiting could only end in a timeout. Its
+ * subscriptions (queue groups, the reply inbox) come back by themselves on reconnect.
  */
 export class NatsBus implements Bus {
   readonly #nc: NatsConnection;
@@ -45,6 +49,10 @@ export class NatsBus implements Bus {
   readonly #subscriptions: Subscription[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   readonly #replySubscription: Subscription;
+  /** False from a disconnect until the reconnect. */
+  #connected = true;
+  /** Ends each chunked request being collected: its chunks are lost with the connection. */
+  readonly #collecting = new Set<() => void>();
 
   constructor(nc: NatsConnection, logger: Logger, options: NatsBusOptions = {}) {
     this.#nc = nc;
@@ -58,6 +66,13 @@ export class NatsBus implements Bus {
         if (!error) this.#onReply(msg);
       },
     });
+    this.#followConnection().catch((error: unknown) => this.#logger.error({ err: error }, 'NATS status stream failed'));
+  }
+
+  /** Rejects at once with service_unavailable while disconnected; otherwise resolves once the server answers a ping. */
+  async ready(): Promise<void> {
+    if (!this.#isConnected()) throw errors.serviceUnavailable('nats');
+    await this.#nc.flush();
   }
 
   serve<C extends Contract>(contract: C, handler: Handler<C>): void {
@@ -82,6 +97,7 @@ export class NatsBus implements Bus {
   async call<C extends Contract>(contract: C, request: RequestOf<C>, options: CallOptions = {}): Promise<ReplyOf<C>> {
     const subject = this.#namespace + contract.subject;
     const call = () => inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
+      if (!this.#isConnected()) throw errors.serviceUnavailable(contract.service);
       const body = encode(request);
       const token = nuid.next();
       const reply = `${this.#inbox}.${token}`;
@@ -119,6 +135,35 @@ export class NatsBus implements Bus {
     await Promise.allSettled(this.#subscriptions.map((s) => s.drain()));
     await Promise.allSettled([...this.#inFlight]);
     this.#replySubscription.unsubscribe();
+    this.#failPending();
+  }
+
+  #isConnected(): boolean {
+    return this.#connected && !this.#nc.isClosed();
+  }
+
+  async #followConnection(): Promise<void> {
+    for await (const status of this.#nc.status()) {
+      if (status.type === 'disconnect') {
+        this.#logger.warn({ server: status.server }, 'NATS disconnected: calls fail with service_unavailable until it is back');
+        this.#loseConnection();
+      } else if (status.type === 'reconnect') {
+        this.#connected = true;
+        this.#logger.info({ server: status.server }, 'NATS reconnected');
+      }
+    }
+    // The stream ends when the connection closes for good.
+    this.#loseConnection();
+  }
+
+  /** Nothing sent or subscribed before the disconnect reaches us any more: what waits on it ends now. */
+  #loseConnection(): void {
+    this.#connected = false;
+    this.#failPending();
+    for (const abandon of this.#collecting) abandon();
+  }
+
+  #failPending(): void {
     for (const pending of this.#pending.values()) pending.reject(errors.serviceUnavailable(pending.service));
   }
 
@@ -160,6 +205,11 @@ export class NatsBus implements Bus {
         hdrs.set(H.error, appError.code);
         reply = encode(appError.toJSON());
       }
+      if (!this.#isConnected()) {
+        // Its caller has already failed with service_unavailable, and nats.js would drop the reply on redialling.
+        this.#logger.warn({ subject: contract.subject }, 'reply not sent: NATS is disconnected');
+        return;
+      }
       try {
         this.#publishFrames(msg.reply, reply, hdrs);
       } catch (error) {
@@ -172,13 +222,16 @@ export class NatsBus implements Bus {
 
   /** Large request: hand the caller a private inbox, then collect its ordered chunks there. */
   async #receiveChunks(offer: Msg): Promise<Buffer> {
+    if (!this.#isConnected()) throw errors.serviceUnavailable('nats');
     const target = createInbox();
     const chunks: Buffer[] = [];
     const subscription = this.#nc.subscribe(target);
     const h = natsHeaders();
     h.set(H.sendTo, target);
     this.#nc.publish(offer.reply!, new Uint8Array(0), { headers: h });
-    const abandon = setTimeout(() => subscription.unsubscribe(), DEFAULT_TIMEOUT_MS);
+    const abandon = () => subscription.unsubscribe();
+    const timer = setTimeout(abandon, DEFAULT_TIMEOUT_MS);
+    this.#collecting.add(abandon);
     try {
       for await (const chunk of subscription) {
         chunks.push(Buffer.from(chunk.data));
@@ -186,7 +239,8 @@ export class NatsBus implements Bus {
         if (index === total) break;
       }
     } finally {
-      clearTimeout(abandon);
+      clearTimeout(timer);
+      this.#collecting.delete(abandon);
       subscription.unsubscribe();
     }
     const body = Buffer.concat(chunks);

@@ -20,7 +20,7 @@ export interface ServiceConnection {
 
 /** A service process's one NATS connection, with its request-reply bus and its event stream. */
 export async function connectService(settings: BusConnectionSettings, service: string, logger: Logger): Promise<ServiceConnection> {
-  const nc = await connectNats(settings.NATS_URL, `lode-${service}`);
+  const nc = await connectNats(settings.NATS_URL, `lode-${service}`, logger);
   const bus = new NatsBus(nc, logger, { namespace: settings.LODE_BUS_NAMESPACE, timeoutMs: settings.LODE_BUS_TIMEOUT_MS });
   const events = await JetStreamEvents.connect(nc, logger, { namespace: settings.LODE_BUS_NAMESPACE });
   return {
