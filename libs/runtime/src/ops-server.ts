@@ -8,6 +8,8 @@ export interface OpsServer {
   /** /readyz answers 503 from now on, so the orchestrator stops routing before the process drains. */
   markStopping: () => void;
   isStopping: () => boolean;
+  /** What /readyz checks from now on; until a process sets it (it may still be waiting for NATS), /readyz answers 503 `starting`. */
+  setReadiness: (ready: () => Promise<unknown>) => void;
   close(): Promise<void>;
 }
 
@@ -16,8 +18,9 @@ export interface OpsServer {
  * resolves: its database and NATS answer) and /metrics (Prometheus). Kept off the public port so an
  * Ingress never exposes metrics, and so a service with no HTTP API of its own can still be probed.
  */
-export async function startOpsServer(options: { port: number; host?: string; ready: () => Promise<unknown>; logger: Logger }): Promise<OpsServer & { server: Server }> {
+export async function startOpsServer(options: { port: number; host?: string; ready?: () => Promise<unknown>; logger: Logger }): Promise<OpsServer & { server: Server }> {
   let stopping = false;
+  let ready = options.ready;
   const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(body) });
   const server = createServer((req, res) => {
     const reply = ({ status, body }: { status: number; body: string }) => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
@@ -30,7 +33,8 @@ export async function startOpsServer(options: { port: number; host?: string; rea
         return reply(json(200, { status: 'ok' }));
       case '/readyz':
         if (stopping) return reply(json(503, { status: 'stopping' }));
-        return void options.ready().then(
+        if (!ready) return reply(json(503, { status: 'starting' }));
+        return void ready().then(
           () => reply(json(200, { status: 'ready' })),
           (error: unknown) => {
             options.logger.warn({ err: error }, 'not ready');
@@ -52,6 +56,9 @@ export async function startOpsServer(options: { port: number; host?: string; rea
       stopping = true;
     },
     isStopping: () => stopping,
+    setReadiness: (check) => {
+      ready = check;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -18,10 +18,11 @@ guardUnhandledRejections(logger);
 
 async function main(): Promise<void> {
   const config = loadConfig(z.object({ ...gatewayEnvSchema.shape, ...storageSettings, ...opsSettings }));
-  const nc = await connectNats(config.NATS_URL, 'lode-gateway');
+  // Up before NATS: a gateway started while NATS is down stays alive, not ready, until it connects.
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger });
+  const nc = await connectNats(config.NATS_URL, 'lode-gateway', logger);
   const bus = new NatsBus(nc, logger, { namespace: config.LODE_BUS_NAMESPACE, timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const limiter = new RedisWriteLimiter(config.REDIS_URL);
-  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([nc.flush(), limiter.ping()]) });
 
   const { app } = createGatewayApp({
     bus,
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     stopping: ops.isStopping,
   });
   const server = await listen(app, config.PORT);
+  ops.setReadiness(() => Promise.all([bus.ready(), limiter.ping()]));
   logger.info({ port: config.PORT }, 'gateway listening');
 
   onShutdown(logger, [
