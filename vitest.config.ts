@@ -1,12 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The fault suite (services/system/faults, `npm run test:faults`) kills and restarts servers of its
+ * own for minutes: it is a project only when that script asks for it, so `vitest run` never runs it.
+ */
+const faultSuite = process.env.LODE_FAULT_SUITE === '1';
+
 // Unit tests live beside the code (src/**/*.test.ts); integration tests under <package>/test talk to
 // the machine's real Postgres, Redis, NATS and S3, each run in its own database and subject namespace.
 export default defineConfig({
   test: {
     // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
-    outputFile: { json: '.ci/test-results.json' },
+    outputFile: { json: faultSuite ? '.ci/fault-results.json' : '.ci/test-results.json' },
     projects: [
       { test: { name: 'unit', include: ['{libs,services}/*/src/**/*.test.ts'] } },
       {
@@ -20,6 +26,21 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      ...(faultSuite
+        ? [
+            {
+              test: {
+                name: 'faults',
+                include: ['services/system/faults/**/*.faults.test.ts'],
+                globalSetup: ['libs/testkit/src/global-setup.ts'],
+                // Scenarios run in order on one system; each waits out its fault, recovery and checks.
+                testTimeout: 240_000,
+                hookTimeout: 240_000,
+                fileParallelism: false,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

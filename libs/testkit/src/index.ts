@@ -9,3 +9,6 @@ export * from './bulk-versions.ts';
 export * from './bulk-blobs.ts';
 export * from './retrying-client.ts';
 export * from './private-nats.ts';
+export * from './private-postgres.ts';
+export * from './private-redis.ts';
+export * from './storage-fault-proxy.ts';

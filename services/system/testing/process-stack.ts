@@ -33,6 +33,11 @@ export interface ProcessStackOptions {
   gateways?: number;
   /** Settings under test, for every process. */
   env?: Record<string, string>;
+  /**
+   * Servers of the test's own (the fault suite kills and restarts them) instead of the machine's
+   * shared ones and a fresh database on its Postgres; the test creates and drops that database.
+   */
+  infrastructure?: { databaseUrl: string; natsUrl: string; redisUrl: string; s3Endpoint?: string };
 }
 
 export interface ProcessStack {
@@ -61,7 +66,9 @@ export interface ProcessStack {
 
 /** Gateways and every service as separate OS processes on NATS, as deployed, against a fresh database and namespace. */
 export async function startProcessStack(options: ProcessStackOptions): Promise<ProcessStack> {
-  const database = await createTestDatabase();
+  const own = options.infrastructure;
+  const database = own ? { url: own.databaseUrl, drop: async () => undefined } : await createTestDatabase();
+  const natsUrl = own?.natsUrl ?? TEST_NATS_URL;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-procs-'));
   const gatewayCount = options.gateways ?? 1;
   const counts = STACK_SERVICES.map((name) => replicaCount(options.replicas, name));
@@ -73,8 +80,8 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
   const s3 = testS3Options();
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
-    NATS_URL: TEST_NATS_URL,
-    REDIS_URL: TEST_REDIS_URL,
+    NATS_URL: natsUrl,
+    REDIS_URL: own?.redisUrl ?? TEST_REDIS_URL,
     LODE_BUS_NAMESPACE: uniqueName('procs'),
     LODE_DATA_DIR: dataDir,
     LODE_STORAGE_SECRET: randomBytes(32).toString('hex'),
@@ -84,7 +91,7 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     ...(options.storage === 's3'
       ? {
           S3_BUCKET: s3.bucket,
-          S3_ENDPOINT: s3.endpoint!,
+          S3_ENDPOINT: own?.s3Endpoint ?? s3.endpoint!,
           S3_REGION: s3.region,
           S3_ACCESS_KEY_ID: s3.accessKeyId,
           S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
@@ -127,7 +134,7 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     stopProcesses,
     async stop() {
       await stopProcesses();
-      await deleteEventStream(env.LODE_BUS_NAMESPACE);
+      await deleteEventStream(natsUrl, env.LODE_BUS_NAMESPACE);
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
       // Each would have been a crash under Node's default: the test that provoked one fails.
@@ -141,8 +148,8 @@ function replicaCount(replicas: ProcessStackOptions['replicas'], service: StackS
 }
 
 /** The namespaced JetStream stream the commit replicas created, so runs leave nothing on the server. */
-async function deleteEventStream(namespace: string): Promise<void> {
-  const nc = await connectNats(TEST_NATS_URL, 'test-cleanup');
+async function deleteEventStream(natsUrl: string, namespace: string): Promise<void> {
+  const nc = await connectNats(natsUrl, 'test-cleanup');
   try {
     const events = await JetStreamEvents.connect(nc, createLogger('test', 'silent'), { namespace });
     await events.deleteStream();

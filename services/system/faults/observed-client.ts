@@ -1,0 +1,158 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { readResponse, type ApiResponse } from '@lode/testkit';
+import { deadlineOf } from './deadlines.ts';
+
+/** A way the system broke the issue's promises, as a client saw it. */
+export interface Finding {
+  scenario: string;
+  /** Milliseconds since the scenario began. */
+  atMs: number;
+  request: string;
+  what: string;
+}
+
+/** Every finding of the run, by scenario; what a scenario allows (a killed gateway's refused connections). */
+export class Findings {
+  readonly all: Finding[] = [];
+  #scenario = 'setup';
+  #began = performance.now();
+  /** Gateways the running scenario killed: a refused or cut connection to one is what a client meets then. */
+  readonly downGateways = new Set<string>();
+
+  begin(scenario: string): void {
+    this.#scenario = scenario;
+    this.#began = performance.now();
+    this.downGateways.clear();
+  }
+
+  get scenario(): string {
+    return this.#scenario;
+  }
+
+  elapsedMs(): number {
+    return Math.round(performance.now() - this.#began);
+  }
+
+  add(request: string, what: string): void {
+    this.all.push({ scenario: this.#scenario, atMs: this.elapsedMs(), request, what });
+  }
+
+  of(scenario: string): Finding[] {
+    return this.all.filter((f) => f.scenario === scenario);
+  }
+}
+
+/** Thrown by a call whose client was told to stop retrying: the write it carried is unacknowledged. */
+export class GaveUp extends Error {}
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  /** Statuses the caller handles; any other non-retryable answer fails the call. */
+  expect: readonly number[];
+}
+
+const RETRY_WAIT_MS = 250;
+const MAX_RETRY_AFTER_MS = 2000;
+
+/**
+ * The API as a client behind a load balancer calls it during faults: each try goes to the next
+ * gateway with the route's deadline (deadlines.ts), and every answer is held to the issue's rules
+ * before anything else — JSON `{ code, message }` for every error, 5xx only as 503 with
+ * Retry-After, nothing past its deadline. A broken rule is a finding; the call goes on. Retryable
+ * answers (503, 504, 429, 409 idempotency_in_progress, a lost connection, a hang) are tried again
+ * with the same headers, so the same X-Idempotency-Key, until `giveUp()` says the run is over.
+ */
+export class ObservedClient {
+  readonly #gateways: readonly string[];
+  readonly #headers: Record<string, string>;
+  readonly #findings: Findings;
+  readonly #giveUp: () => boolean;
+  #next = 0;
+  /** Tries repeated, by reason. */
+  readonly retried = new Map<string, number>();
+
+  constructor(gateways: readonly string[], headers: Record<string, string>, findings: Findings, giveUp: () => boolean) {
+    this.#gateways = gateways;
+    this.#headers = headers;
+    this.#findings = findings;
+    this.#giveUp = giveUp;
+  }
+
+  /** One try, through the next gateway; undefined when no answer came (refused, cut, or past its deadline). */
+  async once<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T> | undefined> {
+    const gateway = this.#gateways[this.#next++ % this.#gateways.length];
+    const what = `${method} ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id')}`;
+    const deadline = deadlineOf(method, path);
+    try {
+      const response = await fetch(gateway + path, {
+        method,
+        headers: { ...this.#headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(deadline),
+      });
+      // Read inside the try: a body cut short by a dying process is a lost answer too.
+      const res = await readResponse<T>(response);
+      this.#judge(what, res);
+      return res;
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'TimeoutError') this.#findings.add(what, `no answer within its ${deadline} ms deadline (hung)`);
+      else if (!this.#findings.downGateways.has(gateway) && !cutStream(method, path, error)) this.#findings.add(what, `connection failed: ${(error as Error).message} ${causeOf(error)}`);
+      this.#count(name === 'TimeoutError' ? 'hung' : cutStream(method, path, error) ? 'sync cut mid-stream' : 'network');
+      return undefined;
+    }
+  }
+
+  /** Tries until an answer whose status is in `expect`, retrying what a client retries. */
+  async call<T = unknown>(method: string, path: string, body: unknown, options: CallOptions): Promise<ApiResponse<T>> {
+    for (;;) {
+      const res = await this.once<T>(method, path, body, options.headers);
+      if (res && options.expect.includes(res.status)) return res;
+      if (res && !retryable(res)) throw new Error(`${method} ${path}: unexpected ${res.status} ${JSON.stringify(res.body)}`);
+      if (res) this.#count(`${res.status} ${codeOf(res)}`);
+      if (this.#giveUp()) throw new GaveUp(`${method} ${path}: given up at the end of the run; last ${res ? `${res.status} ${codeOf(res)}` : 'no answer'}`);
+      const retryAfter = Number(res?.headers.get('retry-after') ?? 0) * 1000;
+      await delay(Math.min(Math.max(retryAfter, RETRY_WAIT_MS), MAX_RETRY_AFTER_MS));
+    }
+  }
+
+  /** The issue's rules for an answer: JSON everywhere, `{ code, message }` on errors, 5xx only as 503 with Retry-After. */
+  #judge(what: string, res: ApiResponse): void {
+    const body = res.body as { code?: unknown; message?: unknown } | undefined;
+    if (typeof body !== 'object' || body === null) {
+      this.#findings.add(what, `${res.status} with a body that is not JSON: ${String(res.body).slice(0, 200)}`);
+      return;
+    }
+    if (res.status < 400) return;
+    if (typeof body.code !== 'string' || typeof body.message !== 'string') this.#findings.add(what, `${res.status} without { code, message }: ${JSON.stringify(body).slice(0, 200)}`);
+    if (res.status >= 500 && res.status !== 503) this.#findings.add(what, `${res.status} ${String(body.code)} (only 503 is allowed): ${String(body.message)}`);
+    if (res.status === 503 && !(Number(res.headers.get('retry-after')) >= 1)) this.#findings.add(what, `503 ${String(body.code)} without Retry-After`);
+  }
+
+  #count(reason: string): void {
+    this.retried.set(reason, (this.retried.get(reason) ?? 0) + 1);
+  }
+}
+
+/**
+ * Sync streams its answer: a failure after the first bytes cuts the connection, so the client
+ * cannot take a truncated body for a whole one (docs/api.md, Sync, Streaming). That is its
+ * documented error, not a finding; a refused connection is still one.
+ */
+function cutStream(method: string, path: string, error: unknown): boolean {
+  return method === 'POST' && path.endsWith('/sync') && ((error as Error).cause as { code?: string } | undefined)?.code === 'UND_ERR_SOCKET';
+}
+
+function retryable(res: ApiResponse): boolean {
+  return [429, 502, 503, 504].includes(res.status) || (res.status === 409 && codeOf(res) === 'idempotency_in_progress');
+}
+
+function codeOf(res: ApiResponse): string {
+  const code = (res.body as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function causeOf(error: unknown): string {
+  const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+  return code ? `(${code})` : '';
+}
