@@ -36,16 +36,19 @@ export interface ServiceProcessOptions {
 /**
  * One service as its own process: a pool bound to its schema, one NATS connection, its ops port,
  * and the guard that keeps an unhandled rejection from ending it.
+ * The ops port opens first: a process started while NATS is down stays alive, not ready, until it
+ * connects; afterwards /readyz fails while NATS is disconnected.
  * On SIGTERM /readyz fails first, then the service's own work stops, the bus drains with in-flight
  * handlers finishing, and the pool closes.
  */
 export async function runServiceProcess(options: ServiceProcessOptions): Promise<void> {
   const { service, config, logger } = options;
   guardUnhandledRejections(logger);
+  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger });
   const db = new Database({ connectionString: config.DATABASE_URL, schema: options.schema });
-  const { nc, bus, events, close } = await connectService(config, service, logger);
+  const { bus, events, close } = await connectService(config, service, logger);
   const running = await options.start({ db, bus, events });
-  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => Promise.all([db.ping(), nc.flush()]) });
+  ops.setReadiness(() => Promise.all([db.ping(), bus.ready()]));
   logger.info(`${service} service ready`);
   onShutdown(logger, [
     [service, () => running.stop()],
