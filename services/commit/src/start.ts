@@ -7,12 +7,18 @@ import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
 import { CommitsRepository } from './repo/commits-repo.ts';
 import { HistoryRepository } from './repo/history-repo.ts';
+import { DownloadsRepository } from './repo/downloads-repo.ts';
+import { FilePathsRepository } from './repo/file-paths-repo.ts';
 import { IdempotencyRepository } from './repo/idempotency-repo.ts';
 import { CommitService } from './domain/commit-service.ts';
 import { HistoryService } from './domain/history-service.ts';
+import { DownloadLinks } from './domain/download-links.ts';
+import { DownloadService } from './domain/download-service.ts';
+import { keyUnkeyedPaths } from './domain/path-keys.ts';
 import { TreeService } from './domain/tree-service.ts';
 import { serveCreateCommit } from './handlers/create-commit.ts';
 import { serveListVersions } from './handlers/list-versions.ts';
+import { serveDownloadUrls } from './handlers/download-urls.ts';
 import { serveLatestSequence } from './handlers/latest-sequence.ts';
 import { serveTreeStates } from './handlers/tree-states.ts';
 
@@ -25,7 +31,7 @@ export interface CommitDeps {
   db: Database;
   bus: Bus;
   events: EventStream;
-  /** Signs the download URLs of listed versions. */
+  /** Signs download URLs (the versions listing, batch download URLs). */
   storage: BlobStorage;
   logger: Logger;
   cursorSecret: string;
@@ -46,6 +52,8 @@ export interface RunningCommitService {
 export async function startCommitService(deps: CommitDeps): Promise<RunningCommitService> {
   const { db, bus, logger } = deps;
   await migrate(db, commitMigrations);
+  const keyed = await keyUnkeyedPaths(db, new FilePathsRepository());
+  if (keyed > 0) logger.info({ keyed }, 'path keys written for files committed before file_paths existed');
   const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const repo = new CommitsRepository();
   const commits = new CommitService({
@@ -57,9 +65,11 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
     fenceTtlMs: deps.fenceTtlMs,
     onCommitted: () => outbox.relay.kick(),
   });
-  const history = new HistoryService({ db, bus, history: new HistoryRepository(), storage: deps.storage, cursors: new CursorCodec(deps.cursorSecret) });
+  const links = new DownloadLinks(deps.storage);
+  const history = new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: new CursorCodec(deps.cursorSecret) });
   serveCreateCommit(bus, commits);
   serveListVersions(bus, history);
+  serveDownloadUrls(bus, new DownloadService({ db, downloads: new DownloadsRepository(), links }));
   const tree = new TreeService({ db, commits: repo });
   serveLatestSequence(bus, tree);
   serveTreeStates(bus, tree);

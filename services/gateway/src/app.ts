@@ -19,6 +19,7 @@ import { commitRoutes } from './routes/commits.ts';
 import { lockRoutes } from './routes/locks.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { restoreRoutes } from './routes/restore.ts';
+import { downloadRoutes } from './routes/downloads.ts';
 
 export interface GatewayDeps {
   bus: Bus;
@@ -73,6 +74,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   project.use(lockRoutes(deps.bus, writes));
   project.use(syncRoutes(deps.bus));
   project.use(restoreRoutes(deps.bus, writes));
+  project.use(downloadRoutes(deps.bus));
   app.use(projectMount, project);
 
   app.use(routeNotFound);

@@ -2,25 +2,22 @@ import { errors } from '@lode/errors';
 import { upload, type Actor, type commit } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { CursorCodec, Database } from '@lode/db';
-import type { BlobStorage } from '@lode/storage';
 import type { HistoryRepository } from '../repo/history-repo.ts';
-
-/** How long a listed version's download URL stays valid. */
-export const DOWNLOAD_URL_TTL_SECONDS = 3600;
+import type { DownloadLinks } from './download-links.ts';
 
 /** Spec 4.7: a file's committed versions on main, newest first, keyset-paginated, with download URLs. */
 export class HistoryService {
   readonly #db: Database;
   readonly #bus: Bus;
   readonly #history: HistoryRepository;
-  readonly #storage: BlobStorage;
+  readonly #links: DownloadLinks;
   readonly #cursors: CursorCodec;
 
-  constructor(deps: { db: Database; bus: Bus; history: HistoryRepository; storage: BlobStorage; cursors: CursorCodec }) {
+  constructor(deps: { db: Database; bus: Bus; history: HistoryRepository; links: DownloadLinks; cursors: CursorCodec }) {
     this.#db = deps.db;
     this.#bus = deps.bus;
     this.#history = deps.history;
-    this.#storage = deps.storage;
+    this.#links = deps.links;
     this.#cursors = deps.cursors;
   }
 
@@ -39,7 +36,7 @@ export class HistoryService {
         uploaderId: row.uploaderId,
         uploaderName: row.uploaderName,
         commitId: row.commitId,
-        downloadUrl: await this.#storage.presignGet({ key: row.storageKey, expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS }),
+        downloadUrl: await this.#links.sign(row.storageKey),
         createdAt: row.createdAt.toISOString(),
       })),
     );

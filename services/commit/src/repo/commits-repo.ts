@@ -1,3 +1,4 @@
+import { pathKey } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
 
@@ -79,7 +80,9 @@ export class CommitsRepository {
   /**
    * Inserts the commit and its entries, moves the tree and the branch head, in one statement. Files
    * the tree lacks are inserted and the others updated, as `tree` (read in this transaction, under the
-   * project's sequence lock) says: no other writer can change the branch's tree meanwhile.
+   * project's sequence lock) says: no other writer can change the branch's tree meanwhile. A file new
+   * to the tree also gets its path key (file_paths: batch download URLs find files by path), unless
+   * another branch gave it one already.
    */
   async record(tx: Queryable, c: NewCommit, entries: readonly PlannedEntry[], tree: ReadonlyMap<string, TreeState>): Promise<Date> {
     const list = (pick: (e: PlannedEntry) => string | number | boolean | null, separator?: string) => textList(entries.map(pick), separator);
@@ -105,9 +108,9 @@ export class CommitsRepository {
                      string_to_array($12, ',', '')::int[], string_to_array($13, ',', '')::uuid[], string_to_array($14, ',', ''),
                      string_to_array($15, ',', '')::bigint[], string_to_array($16, E'\\x1f', ''), string_to_array($17, ',', '')::int[],
                      string_to_array($18, ',', '')::timestamptz[], string_to_array($19, ',')::int[], string_to_array($20, ','),
-                     string_to_array($21, ',')::bigint[], string_to_array($22, ',')::bool[])
+                     string_to_array($21, ',')::bigint[], string_to_array($22, ',')::bool[], string_to_array($25, E'\\x1f'))
            AS t(file_id, path, action, version, version_id, sha256, size, storage_key, uploader, version_created_at,
-                tree_version, tree_sha256, tree_size, in_tree)
+                tree_version, tree_sha256, tree_size, in_tree, path_key)
          -- In the indexes' order: the inserts below then walk each index once instead of at random.
          ORDER BY file_id
        ),
@@ -121,6 +124,11 @@ export class CommitsRepository {
          INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
          SELECT $2, $4, file_id, path, tree_version, tree_sha256, tree_size, $3, action = 'delete'
          FROM input WHERE NOT in_tree
+       ),
+       keyed AS (
+         INSERT INTO file_paths (project_id, file_id, path, path_key)
+         SELECT $2, file_id, path, path_key FROM input WHERE NOT in_tree
+         ON CONFLICT DO NOTHING
        ),
        changed AS (
          UPDATE tree t
@@ -157,6 +165,7 @@ export class CommitsRepository {
         list((e) => tree.has(e.fileId)),
         [...uploaders.values()].map((u) => u.id),
         [...uploaders.values()].map((u) => u.name),
+        list((e) => pathKey(e.path), UNIT_SEPARATOR),
       ],
     );
     return rows[0].created_at;

@@ -23,6 +23,7 @@ export const ROUTES = [
   { key: 'unlock', method: 'DELETE', path: '/api/v1/projects/:projectId/locks', surface: 'api', auth: 'key', weight: 5 },
   { key: 'sync', method: 'POST', path: '/api/v1/projects/:projectId/sync', surface: 'api', auth: 'key', weight: 7 },
   { key: 'restore', method: 'POST', path: '/api/v1/projects/:projectId/restore', surface: 'api', auth: 'key', weight: 7 },
+  { key: 'download-urls', method: 'POST', path: '/api/v1/projects/:projectId/files/download-urls', surface: 'api', auth: 'key', weight: 5 },
 
   { key: 'admin-create-org', method: 'POST', path: '/admin/v1/orgs', surface: 'api', auth: 'admin', weight: 2 },
   { key: 'admin-orgs', method: 'GET', path: '/admin/v1/orgs', surface: 'api', auth: 'admin', weight: 1 },

@@ -122,6 +122,20 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
           key: idempotencyKey,
         })
         .map(({ files, key }) => request({ params: project, body: { files }, headers: withIdempotency(key) })),
+    'download-urls':
+      fc
+        .record({
+          files: fc.array(
+            file.chain((x) =>
+              fc
+                .record({ by: fc.constantFrom('fileId', 'path', 'both'), version: optional(version(x).map((v) => v.version)) })
+                .map(({ by, version: v }) => defined({ fileId: by === 'path' ? undefined : x.fileId, path: by === 'fileId' ? undefined : x.path, version: v })),
+            ),
+            { minLength: 1, maxLength: 4 },
+          ),
+          branch: optional(fc.constantFrom(...BRANCHES)),
+        })
+        .map((body) => request({ params: project, body: defined(body) })),
 
     'admin-create-org': fc.record({ name, slug }).map((body) => request({ body })),
     'admin-orgs': adminList.map((query) => request({ query })),
