@@ -14,6 +14,7 @@ export interface Profile {
   /** The budget covers both ways of sending the batches. */
   sync: Rounds & { files: number; parallel: number };
   restore: Rounds & { files: number };
+  downloadUrls: Rounds & { entries: number };
 }
 
 const FULL: Profile = {
@@ -27,6 +28,7 @@ const FULL: Profile = {
   commitLarge: { files: 25_000, rounds: 5, warmup: 1, budgetMs: 60_000 },
   sync: { files: 100_000, rounds: 8, warmup: 2, parallel: 4, budgetMs: 45_000 },
   restore: { files: 1000, rounds: 15, warmup: 1, budgetMs: 60_000 },
+  downloadUrls: { entries: 1000, rounds: 50, warmup: 5, budgetMs: 30_000 },
 };
 
 /** A smoke run: every scenario end to end in about a minute per mode, too few samples to quote. */
@@ -41,6 +43,7 @@ const QUICK: Profile = {
   commitLarge: { files: 2500, rounds: 2, warmup: 1 },
   sync: { files: 20_000, rounds: 2, warmup: 1, parallel: 4 },
   restore: { files: 200, rounds: 2, warmup: 1 },
+  downloadUrls: { entries: 1000, rounds: 5, warmup: 1 },
 };
 
 /**

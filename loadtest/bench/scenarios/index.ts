@@ -1,4 +1,5 @@
 import { commitLarge, commitOne } from './commits.ts';
+import { downloadUrls } from './downloads.ts';
 import { restoreFiles } from './restore.ts';
 import type { Scenario } from './scenario.ts';
 import { listVersions, lockUnlock, validateKey } from './small-calls.ts';
@@ -16,6 +17,7 @@ export const SCENARIOS: readonly Scenario[] = [
   commitOne,
   commitLarge,
   restoreFiles,
+  downloadUrls,
   syncProject,
 ];
 
