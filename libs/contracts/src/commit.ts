@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { AppError } from '@lode/errors';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
 import { actorSchema, byteSize, isSize, isVersion, positiveVersion, SHA256_HEX, sha256Hex, uuid } from './common.ts';
 import { isUuid, uuidList } from './uuid-list.ts';
 import { loopChecked } from './loop-checked.ts';
+import { normalizePath } from './paths.ts';
 
 export const MAX_COMMIT_ENTRIES = 25_000;
 export const MAIN_BRANCH = 'main';
@@ -24,7 +26,7 @@ export const commitEntrySchema = z.discriminatedUnion('action', [
 ]);
 export type CommitEntryInput = z.infer<typeof commitEntrySchema>;
 
-const commitMessage = z.string().trim().min(1, 'must not be empty').max(10_000);
+export const commitMessage = z.string().trim().min(1, 'must not be empty').max(10_000);
 
 /** A body's entries: zod's discriminated union per entry cost 60 ms of a 25,000-file commit. */
 const commitEntries = loopChecked(z.array(z.unknown()).min(1, 'must list 1 to 25,000 entries').max(MAX_COMMIT_ENTRIES), commitEntrySchema, wellFormedEntries);
@@ -205,3 +207,81 @@ export const commitCreated = defineEvent(
   }),
 );
 export type CommitCreated = z.infer<typeof commitCreated.schema>;
+
+/** A list's page in the query: `limit` 1 to 200 (default 50) and the previous page's `nextCursor`. */
+export const pageQuerySchema = z.object({
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
+});
+
+/** What made a commit: a client's commit, a restore (spec 4.8) or a merge of branches. */
+export const commitKindSchema = z.enum(['commit', 'restore', 'merge']);
+export type CommitKind = z.infer<typeof commitKindSchema>;
+
+/** A commit as the log shows it. */
+export const logEntrySchema = commitSchema.extend({
+  kind: commitKindSchema,
+  authorId: uuid,
+  authorName: z.string(),
+  createdAt: z.string(),
+});
+export type LogEntry = z.infer<typeof logEntrySchema>;
+
+/** The log's query: a branch (main when omitted) and the page. */
+export const logQuerySchema = pageQuerySchema.extend({ branch: branchName.default(MAIN_BRANCH) });
+
+/** A branch's lineage, newest first (docs/api.md, Commit log). */
+export const listLog = defineContract(
+  'commit',
+  'list_log',
+  z.object({ actor: actorSchema, ...logQuerySchema.shape }),
+  z.object({ data: z.array(logEntrySchema), nextCursor: z.string().nullable() }),
+);
+
+export const getCommit = defineContract('commit', 'get_commit', z.object({ actor: actorSchema, commitId: uuid }), logEntrySchema);
+
+/** What a commit changed, in path order (byte order), a page at a time. */
+export const listCommitFiles = defineContract(
+  'commit',
+  'list_commit_files',
+  z.object({ actor: actorSchema, commitId: uuid, ...pageQuerySchema.shape }),
+  z.object({ data: z.array(committedEntrySchema), nextCursor: z.string().nullable() }),
+);
+
+/**
+ * A folder: a path as uploads check it, with or without its trailing `/`, which it is given. Empty
+ * means the whole tree.
+ */
+export const folderPrefix = z.string().transform((raw, ctx) => {
+  if (raw === '') return undefined;
+  const folder = normalizePath(raw.endsWith('/') ? raw.slice(0, -1) : raw);
+  if (folder instanceof AppError) {
+    ctx.issues.push({ code: 'custom', message: folder.message, input: raw });
+    return z.NEVER;
+  }
+  return `${folder.path}/`;
+});
+
+export const treeQuerySchema = pageQuerySchema.extend({ branch: branchName.default(MAIN_BRANCH), prefix: folderPrefix.optional() });
+
+/** A live file of a branch's tree. */
+export const treeFileSchema = z.object({
+  fileId: uuid,
+  path: z.string(),
+  version: positiveVersion,
+  sha256: z.string(),
+  size: byteSize,
+  /** The commit that last changed the file on the branch's lineage. */
+  commitSeq: z.number().int().min(1),
+  /** When that commit was made. */
+  updatedAt: z.string(),
+});
+export type TreeFile = z.infer<typeof treeFileSchema>;
+
+/** The live files of a branch in path order (byte order), under a folder or all (docs/api.md, Project tree). */
+export const listTree = defineContract(
+  'commit',
+  'list_tree',
+  z.object({ actor: actorSchema, ...treeQuerySchema.shape }),
+  z.object({ data: z.array(treeFileSchema), nextCursor: z.string().nullable() }),
+);

@@ -4,6 +4,7 @@ export * from './health.ts';
 export * as upload from './upload.ts';
 export * from './event.ts';
 export * as commit from './commit.ts';
+export * as branches from './branches.ts';
 export * as download from './download-urls.ts';
 export * from './paths.ts';
 export * as lock from './lock.ts';

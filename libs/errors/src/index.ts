@@ -30,6 +30,10 @@ export const errorCodes = [
   'idempotency_key_reused',
   'idempotency_in_progress',
   'nothing_to_restore',
+  'branch_exists',
+  'branch_protected',
+  'merge_conflict',
+  'nothing_to_merge',
   'sync_session_incomplete',
   'sync_catching_up',
   'rate_limited',
@@ -124,6 +128,16 @@ export const errors = {
   /** Spec 4.8: no restore commit is made without a file in it; `skipped` says why, per file. */
   nothingToRestore: (skipped: readonly { fileId: string; toVersion: number; code: string; message: string }[]) =>
     new AppError('nothing_to_restore', `None of the ${skipped.length} file(s) can be restored; see skipped`, { skipped }),
+  branchExists: (name: string) => new AppError('branch_exists', `Branch "${name}" already exists`),
+  branchProtected: (name: string) => new AppError('branch_protected', `Branch "${name}" cannot be deleted`),
+  /** Up to 1,000 conflicts in path order, and how many there are: a client resolves those and asks again. */
+  mergeConflict: (conflicts: readonly { fileId: string; path: string }[]) =>
+    new AppError('merge_conflict', `${conflicts.length} file(s) changed on both branches since their fork point; resolve them`, {
+      conflicts: conflicts.slice(0, 1000),
+      count: conflicts.length,
+    }),
+  nothingToMerge: (source: string, into: string) =>
+    new AppError('nothing_to_merge', `Branch "${source}" has nothing that "${into}" does not already have`),
   fileLocked: (lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; lockedAt: string }[]) =>
     new AppError('file_locked', `${lockedFiles.length} file(s) in this commit are locked by another user`, { lockedFiles }),
   /** Read your writes (docs/api.md, Sync): the read model has not applied the project's latest commit yet. */

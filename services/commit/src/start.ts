@@ -21,6 +21,7 @@ import { serveListVersions } from './handlers/list-versions.ts';
 import { serveDownloadUrls } from './handlers/download-urls.ts';
 import { serveLatestSequence } from './handlers/latest-sequence.ts';
 import { serveTreeStates } from './handlers/tree-states.ts';
+import { serveBranches } from './serve-branches.ts';
 
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -73,6 +74,7 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   const tree = new TreeService({ db, commits: repo });
   serveLatestSequence(bus, tree);
   serveTreeStates(bus, tree);
+  serveBranches({ db, bus, cursorSecret: deps.cursorSecret, onChanged: () => outbox.relay.kick() });
   servePing(bus, 'commit', () => db.ping());
   const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => commits.purgeOutcomesOlderThan(deps.idempotencyTtlMs));
   return {

@@ -16,6 +16,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { healthRoutes } from './routes/health.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { commitRoutes } from './routes/commits.ts';
+import { branchRoutes } from './routes/branches.ts';
 import { lockRoutes } from './routes/locks.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { restoreRoutes } from './routes/restore.ts';
@@ -71,6 +72,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   project.use(mountedAt(projectMount), requireKey(authenticator), requireOwnProject);
   project.use(uploadRoutes(deps.bus, writes));
   project.use(commitRoutes(deps.bus, writes));
+  project.use(branchRoutes(deps.bus, writes));
   project.use(lockRoutes(deps.bus, writes));
   project.use(syncRoutes(deps.bus));
   project.use(restoreRoutes(deps.bus, writes));

@@ -1,6 +1,7 @@
 import { pathKey } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
+import { BranchesRepository } from './branches-repo.ts';
 
 export interface NewCommit {
   id: string;
@@ -19,44 +20,24 @@ export interface NewCommit {
  * (latestSequence, treeStates) also answer other services, outside any commit, as of that moment.
  */
 export class CommitsRepository {
+  readonly #branches = new BranchesRepository();
+
   /**
    * Takes the project's next sequence number and holds its row lock until the transaction ends, so a
-   * project's commits are serialized and a rolled-back commit gives its number back: no gaps. A
-   * branch's first commit also creates the branch.
+   * project's commits (and branch changes) are serialized and a rolled-back commit gives its number
+   * back: no gaps. A branch's first commit also creates the branch.
    */
   async nextSequence(tx: Queryable, projectId: string, branch: string, main: string): Promise<number> {
-    const { rows } = await tx.query<{ last_seq: number; branch_exists: boolean }>(
-      `WITH seq AS (
-         INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
-         ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
-         RETURNING last_seq
-       )
-       SELECT last_seq, EXISTS (SELECT 1 FROM branches WHERE project_id = $1 AND name = $2) AS branch_exists FROM seq`,
-      [projectId, branch],
+    const { rows } = await tx.query<{ last_seq: number }>(
+      `INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
+       ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
+       RETURNING last_seq`,
+      [projectId],
     );
-    // This statement's snapshot predates the row lock it may have waited for; branches are never
-    // deleted, so one it sees still exists, and a missing one is created by a statement that sees
-    // everything committed before the lock was granted (main's head, main's tree).
-    if (!rows[0].branch_exists) await this.#createBranch(tx, projectId, branch, main);
+    // A statement of its own: this one's snapshot predates the lock it may have waited for, during
+    // which the branch may have been created or deleted.
+    await this.#branches.createOnFirstCommit(tx, projectId, branch, main, rows[0].last_seq);
     return rows[0].last_seq;
-  }
-
-  /** A branch other than main starts as a copy of main's tree, and records main's head then. */
-  async #createBranch(tx: Queryable, projectId: string, branch: string, main: string): Promise<void> {
-    const { rowCount } = await tx.query(
-      `INSERT INTO branches (project_id, name, base_seq)
-       VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3))
-       ON CONFLICT DO NOTHING`,
-      [projectId, branch, main],
-    );
-    if (rowCount === 1 && branch !== main) {
-      await tx.query(
-        `INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
-         SELECT project_id, $2, file_id, path, version, sha256, size, commit_seq, deleted
-         FROM tree WHERE project_id = $1 AND branch = $3`,
-        [projectId, branch, main],
-      );
-    }
   }
 
   async latestSequence(q: Queryable, projectId: string): Promise<number> {

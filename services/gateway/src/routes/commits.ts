@@ -1,24 +1,13 @@
 import { Router, type RequestHandler } from 'express';
-import { z } from 'zod';
 import { commit, uuid } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import { actorOf } from '../auth/middleware.ts';
 import { parse, parseBatch } from '../http/parse.ts';
 import { idempotencyKeyOf } from '../http/idempotency-key.ts';
 
-const versionsQuery = z.object({
-  cursor: z.string().min(1).optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(commit.MAX_PAGE_SIZE, `must be at most ${commit.MAX_PAGE_SIZE}`)
-    .default(commit.DEFAULT_PAGE_SIZE),
-});
-
 const DRAFT_HINT = 'larger pushes are staged with draft commits and finalized as one commit (docs/api.md)';
 
-/** Spec 4.6 and 4.7, mounted under /api/v1/projects/:projectId after auth and the project check. */
+/** Spec 4.6 and 4.7, the commit log and the project tree (docs/api.md), mounted under /api/v1/projects/:projectId after auth and the project check. */
 export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   const router = Router({ mergeParams: true });
 
@@ -30,8 +19,29 @@ export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
 
   router.get('/files/:fileId/versions', async (req, res) => {
     const fileId = parse(uuid, req.params.fileId, 'fileId');
-    const { cursor, limit } = parse(versionsQuery, req.query, 'query');
+    const { cursor, limit } = parse(commit.pageQuerySchema, req.query, 'query');
     res.json(await bus.call(commit.listVersions, { actor: actorOf(res), fileId, cursor, limit }));
+  });
+
+  router.get('/commits', async (req, res) => {
+    const query = parse(commit.logQuerySchema, req.query, 'query');
+    res.json(await bus.call(commit.listLog, { actor: actorOf(res), ...query }));
+  });
+
+  router.get('/commits/:commitId', async (req, res) => {
+    const commitId = parse(uuid, req.params.commitId, 'commitId');
+    res.json(await bus.call(commit.getCommit, { actor: actorOf(res), commitId }));
+  });
+
+  router.get('/commits/:commitId/files', async (req, res) => {
+    const commitId = parse(uuid, req.params.commitId, 'commitId');
+    const { cursor, limit } = parse(commit.pageQuerySchema, req.query, 'query');
+    res.json(await bus.call(commit.listCommitFiles, { actor: actorOf(res), commitId, cursor, limit }));
+  });
+
+  router.get('/files', async (req, res) => {
+    const query = parse(commit.treeQuerySchema, req.query, 'query');
+    res.json(await bus.call(commit.listTree, { actor: actorOf(res), ...query }));
   });
 
   return router;

@@ -91,6 +91,29 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       fc
         .record({ fileId, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(p.versionsCursor)) })
         .map(({ fileId: id, limit, cursor }) => request({ params: { ...project, fileId: cursor ? p.files[0].fileId : id }, query: defined({ limit, cursor }) as Record<string, string> })),
+    log:
+      fc
+        .record({ branch: optional(fc.constantFrom(...BRANCHES)), limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
+        .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
+    'commit-get': fc.constantFrom(...p.commitIds).map((commitId) => request({ params: { ...project, commitId } })),
+    'commit-files':
+      fc
+        .record({ commitId: fc.constantFrom(...p.commitIds), limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
+        .map(({ commitId, limit }) => request({ params: { ...project, commitId }, query: defined({ limit }) as Record<string, string> })),
+    tree:
+      fc
+        .record({
+          branch: optional(fc.constantFrom(...BRANCHES)),
+          prefix: optional(fc.constantFrom('fuzz/', 'fuzz/dir', 'fuzz/dir/sub/', '')),
+          limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
+        })
+        .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
+    branches: optional(fc.integer({ min: 1, max: 200 }).map(String)).map((limit) => request({ params: project, query: defined({ limit }) as Record<string, string> })),
+    'create-branch':
+      fc
+        .record({ name: fc.oneof(fc.constantFrom(...BRANCHES), fc.nat(50).map((n) => `fuzz/new-${n}`)), from: optional(fc.constantFrom(...BRANCHES)) })
+        .map((body) => request({ params: project, body: defined(body) })),
+    'delete-branch': fc.oneof(fc.constantFrom(...BRANCHES), fc.nat(50).map((n) => `fuzz/new-${n}`)).map((name) => request({ params: { ...project, name } })),
     lock: fc.record({ fileIds, note: optional(fc.constantFrom('', 'editing', 'a\nb\tc', '😀'.repeat(280))) }).map((body) => request({ params: project, body: defined(body) })),
     locks:
       fc

@@ -1,0 +1,40 @@
+import type { Queryable } from '@lode/db';
+import type { commit } from '@lode/contracts';
+
+export interface TreePageRow extends Omit<commit.TreeFile, 'updatedAt'> {
+  updatedAt: Date;
+}
+
+/** A branch's live files in path order (byte order), page by page (index tree_live_by_path). */
+export class TreePagesRepository {
+  /**
+   * The live files after `after`, under `prefix` (a folder ending in `/`) when given, each with the
+   * time of the commit that last changed it. One statement: `known` is false when the branch does
+   * not exist (main always does).
+   */
+  async page(
+    q: Queryable,
+    projectId: string,
+    branch: string,
+    prefix: string | undefined,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ known: boolean; rows: TreePageRow[] }> {
+    // Every path under `a/` sorts before `a0`: '0' is the byte after '/'.
+    const upper = prefix === undefined ? null : `${prefix.slice(0, -1)}0`;
+    const { rows } = await q.query<{ known: boolean } & { [K in keyof TreePageRow]: TreePageRow[K] | null }>(
+      `WITH b AS (SELECT $2 = 'main' OR EXISTS (SELECT FROM branches WHERE project_id = $1 AND name = $2) AS known)
+       SELECT b.known, f.* FROM b LEFT JOIN LATERAL (
+         SELECT t.file_id AS "fileId", t.path, t.version, t.sha256, t.size, t.commit_seq AS "commitSeq", c.created_at AS "updatedAt"
+         FROM tree t JOIN commits c ON c.project_id = t.project_id AND c.sequence_num = t.commit_seq
+         WHERE t.project_id = $1 AND t.branch = $2 AND NOT t.deleted
+           AND t.path COLLATE "C" > COALESCE($4::text, $3::text, '') COLLATE "C"
+           AND ($3::text IS NULL OR (t.path COLLATE "C" >= $3::text COLLATE "C" AND t.path COLLATE "C" < $5::text COLLATE "C"))
+         ORDER BY t.path COLLATE "C" LIMIT $6
+       ) f ON b.known
+       ORDER BY f.path COLLATE "C"`,
+      [projectId, branch, prefix ?? null, after ?? null, upper, limit],
+    );
+    return { known: rows[0]?.known ?? false, rows: rows.filter((row) => row.fileId !== null) as TreePageRow[] };
+  }
+}
