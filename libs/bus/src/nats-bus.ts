@@ -230,7 +230,8 @@ export class NatsBus implements Bus {
     h.set(H.sendTo, target);
     this.#nc.publish(offer.reply!, new Uint8Array(0), { headers: h });
     const abandon = () => subscription.unsubscribe();
-    const timer = setTimeout(abandon, DEFAULT_TIMEOUT_MS);
+    // By its timeout the caller has given up on chunks that have not all come.
+    const timer = setTimeout(abandon, this.#timeoutMs);
     this.#collecting.add(abandon);
     try {
       for await (const chunk of subscription) {
