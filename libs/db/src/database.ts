@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { observeGauges } from '@lode/telemetry';
+import { observeGauges, withinTransaction } from '@lode/telemetry';
 import { mapPgError } from './pg-errors.ts';
+import { callTimeoutInTransaction, DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './timeouts.ts';
 
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
@@ -12,6 +13,8 @@ export interface DatabaseOptions {
   schema: string;
   max?: number;
   applicationName?: string;
+  /** Postgres's limits on every connection of the pool (timeouts.ts); the defaults unless given. */
+  timeouts?: Partial<DatabaseTimeouts>;
 }
 
 // bigint columns (sizes) come back as numbers: every size we store is below 2^53.
@@ -21,15 +24,22 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export class Database implements Queryable {
   readonly pool: pg.Pool;
   readonly schema: string;
+  readonly #callTimeoutMs: number;
   readonly #unobserve: () => void;
 
   constructor(options: DatabaseOptions) {
     this.schema = options.schema;
+    const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
+    this.#callTimeoutMs = callTimeoutInTransaction(timeouts);
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.max ?? 10,
       application_name: options.applicationName ?? `lode-${options.schema}`,
       options: `-c search_path=${options.schema}`,
+      // A statement or an idle transaction past its limit ends with an error the caller can retry
+      // (503), instead of holding a connection and its locks until the pool is exhausted.
+      statement_timeout: timeouts.statementTimeoutMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
@@ -46,14 +56,16 @@ export class Database implements Queryable {
 
   /**
    * Runs fn in one transaction; a thrown error rolls it back and is mapped like any query error. A
-   * connection lost meanwhile (a terminated backend, a failover) is 503 service_unavailable, and the
-   * broken client is destroyed rather than returned to the pool.
+   * connection lost meanwhile (a terminated backend, a failover, the idle-in-transaction timeout) is
+   * 503 service_unavailable, and the broken client is destroyed rather than returned to the pool.
+   * A bus call made inside fn gets a short deadline (timeouts.ts): no transaction should wait on
+   * another service, and one that does must not wait long.
    */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const { client, lost, release } = await this.checkout();
     try {
       await client.query('BEGIN');
-      const result = await fn(client);
+      const result = await withinTransaction(this.#callTimeoutMs, () => fn(client));
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -69,7 +81,7 @@ export class Database implements Queryable {
    * its own on checkout, and a backend dying while the client waits on anything else would
    * otherwise emit an unhandled 'error' and end the process.
    */
-  async checkout(): Promise<{ client: pg.PoolClient; lost: () => Error | undefined; release: () => void }> {
+  async checkout(): Promise<{ client: pg.PoolClient; lost: () => Error | undefined; release: (destroy?: Error) => void }> {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw mapPgError(error);
     });
@@ -79,9 +91,10 @@ export class Database implements Queryable {
     return {
       client,
       lost: () => lostWith,
-      release: () => {
+      /** `destroy` closes the connection instead of returning it: it may hold session state (a lock). */
+      release: (destroy?: Error) => {
         client.off('error', onError);
-        client.release(lostWith);
+        client.release(lostWith ?? destroy);
       },
     };
   }

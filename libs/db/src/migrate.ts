@@ -47,6 +47,9 @@ export async function migrate(db: Database, migrations: Migrations): Promise<Mig
   const applied: string[] = [];
   const { client, release } = await db.checkout();
   try {
+    // A migration (an index over a large table) or the wait for another replica's may take longer
+    // than the pool's statement and idle limits allow a request (timeouts.ts).
+    await client.query('SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0');
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`lode.migrate.${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${quoteIdent(schema)}.schema_migrations (
@@ -80,7 +83,12 @@ export async function migrate(db: Database, migrations: Migrations): Promise<Mig
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`lode.migrate.${schema}`]).catch(() => undefined);
-    release();
+    // Back to the pool's limits, or the connection is closed rather than handed out without them.
+    const reset = await client.query('RESET statement_timeout; RESET idle_in_transaction_session_timeout').then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error('resetting the limits failed')),
+    );
+    release(reset);
   }
   return { applied };
 }

@@ -12,6 +12,11 @@ describe('mapPgError', () => {
     },
   );
 
+  it.each(['57014', '25P03'])('makes %s, a statement or an idle transaction past its timeout, a retryable service_unavailable with Retry-After', (code) => {
+    const mapped = mapPgError(Object.assign(new Error('canceling statement due to statement timeout'), { code }));
+    expect(isAppError(mapped) && mapped.toJSON()).toMatchObject({ code: 'service_unavailable', retryAfterSeconds: 1 });
+  });
+
   it('leaves an unknown error as it is, so it surfaces as internal', () => {
     const error = Object.assign(new Error('bug'), { code: '42P01' });
     expect(mapPgError(error)).toBe(error);

@@ -25,8 +25,11 @@ export function mapPgError(error: unknown): unknown {
     case '40P01': // deadlock_detected
     case '55P03': // lock_not_available
       return errors.conflict('Concurrent update; retry the request', { retryable: true });
-    case '57014': // query_canceled (statement_timeout)
-      return errors.timeout('database');
+    // A statement past statement_timeout, or a session ended past idle_in_transaction_session_timeout
+    // (libs/db timeouts.ts): the database was too slow or too contended this time, and a retry may
+    // well succeed, so 503 with Retry-After rather than a 504 that reads as final.
+    case '57014': // query_canceled
+    case '25P03': // idle_in_transaction_session_timeout
     case '57P01': // admin_shutdown
     case '57P02': // crash_shutdown
     case '57P03': // cannot_connect_now (starting up, recovering)

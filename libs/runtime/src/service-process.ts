@@ -1,5 +1,5 @@
 import { env } from '@lode/config';
-import { Database } from '@lode/db';
+import { Database, databaseSettings, databaseTimeouts } from '@lode/db';
 import { busSettings, connectService, type ServiceConnection } from '@lode/bus';
 import type { Logger } from '@lode/telemetry';
 import { opsSettings, startOpsServer } from './ops-server.ts';
@@ -9,6 +9,7 @@ import { guardUnhandledRejections } from './unhandled-rejections.ts';
 /** What every service process reads before its own settings. */
 export const serviceProcessSettings = {
   DATABASE_URL: env.url(),
+  ...databaseSettings,
   ...busSettings,
   LOG_LEVEL: env.logLevel(),
   ...opsSettings,
@@ -16,6 +17,8 @@ export const serviceProcessSettings = {
 
 type ServiceProcessConfig = {
   DATABASE_URL: string;
+  LODE_DB_STATEMENT_TIMEOUT_MS: number;
+  LODE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
   NATS_URL: string;
   LODE_BUS_NAMESPACE?: string | undefined;
   LODE_BUS_TIMEOUT_MS: number;
@@ -45,7 +48,7 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
   const { service, config, logger } = options;
   guardUnhandledRejections(logger);
   const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger });
-  const db = new Database({ connectionString: config.DATABASE_URL, schema: options.schema });
+  const db = new Database({ connectionString: config.DATABASE_URL, schema: options.schema, timeouts: databaseTimeouts(config) });
   const { bus, events, close } = await connectService(config, service, logger);
   const running = await options.start({ db, bus, events });
   ops.setReadiness(() => Promise.all([db.ping(), bus.ready()]));
