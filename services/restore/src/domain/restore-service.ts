@@ -48,9 +48,9 @@ export class RestoreService {
     const earlier = await this.#requests.findByKey(this.#db, scope);
     const replay = earlier && replayIdempotent(earlier, requestHash);
     if (replay) return replay;
-    // The claim's transaction stays open across the bus calls below, on purpose: it holds only the
-    // advisory lock on the key (nothing is written through it, no row is locked), so a concurrent
-    // duplicate gets 409 at once and a crash frees the key; every step records through the pool.
+    // The claim (a session's advisory lock on the key, no transaction) lasts across the bus calls
+    // below, so a concurrent duplicate gets 409 at once and a crash frees the key; every step records
+    // through the pool.
     return whileIdempotencyKeyClaimed(this.#db, IDEMPOTENCY_NAMESPACE, scope, async () => {
       const request = (await this.#requests.findByKey(this.#db, scope)) ?? (await record());
       return replayIdempotent(request, requestHash) ?? this.#run(actor, targets, request);
