@@ -45,25 +45,23 @@ export class CommitService {
     const earlier = scope && (await idempotency.find(db, scope));
     if (earlier) return replayIdempotent(earlier, requestHash);
 
-    // The fence is placed while the versions are resolved and the transaction does its work; the
-    // transaction waits for it before COMMIT, so nothing becomes visible unfenced (docs/architecture.md).
+    // The fence is asked for first and placed while the versions are resolved, and the transaction
+    // opens only once it is in place: no transaction waits on another service's reply, so a lock
+    // service that does not answer holds no connection and no project's sequence row (issue 16;
+    // docs/architecture.md, the fence).
     const fence = placeFence(this.#deps.bus, actor, columns.fileIds, this.#deps.fenceTtlMs);
     let outcome: { reply: commit.Commit; replayed: boolean } | undefined;
     try {
       // Versions are immutable once confirmed, so this can be read before the transaction, in one call.
       const resolved = await this.#deps.bus.call(upload.resolveVersions, { projectId: actor.projectId, fileIds: columns.fileIds, versions: columns.versions });
       checkResolved(columns, resolved);
+      // The fence's refusal (file_locked) comes before anything the transaction would find.
+      await fence.placed();
       outcome = await db.transaction(async (tx) => {
-        const result = await settled(this.#commit(tx, actor, columns, resolved, { scope, requestHash }));
-        // A bus call's answer awaited inside the transaction, on purpose: nothing may become visible
-        // before the fence is in place, and the fence's round trip runs while the transaction works,
-        // not before it (docs/architecture.md, the fence). Issue 16 redesigns this ordering.
-        // The fence's refusal (file_locked) comes before anything the transaction found, as when it ran first.
-        await fence.placed();
-        if ('error' in result) throw result.error;
+        const result = await this.#commit(tx, actor, columns, resolved, { scope, requestHash });
         // Past the deadline the fence may have lapsed and a lock been taken since: give up, commit nothing.
         if (performance.now() > fence.deadline) throw errors.timeout('commit');
-        return result.value;
+        return result;
       });
     } finally {
       await this.#settle(actor, fence, outcome !== undefined && !outcome.replayed);
@@ -134,14 +132,5 @@ export class CommitService {
     } catch (error) {
       this.#deps.logger.warn({ err: error, fenceId: fence.fenceId }, 'settling the lock fence failed; it lapses on its own');
     }
-  }
-}
-
-/** A promise's outcome as a value, so the caller decides when its error is thrown. */
-async function settled<T>(work: Promise<T>): Promise<{ value: T } | { error: unknown }> {
-  try {
-    return { value: await work };
-  } catch (error) {
-    return { error };
   }
 }

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { lock, type Actor } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 
-/** A commit's lock fence, asked of the lock service while the commit goes on (docs/architecture.md). */
+/**
+ * A commit's lock fence, asked of the lock service while the commit's versions are resolved, and in
+ * place before its transaction opens (docs/architecture.md, the fence).
+ */
 export interface Fence {
   fenceId: string;
   /** When the transaction must have committed, on this process's monotonic clock. */
