@@ -198,7 +198,7 @@ export class NatsBus implements Bus {
       let reply: Buffer;
       const hdrs = natsHeaders();
       try {
-        const body = msg.headers?.get(H.requestBytes) ? await this.#receiveChunks(msg) : Buffer.from(msg.data);
+        const body = msg.headers?.get(H.requestBytes) ? await this.#receiveChunks(msg, contract.service) : Buffer.from(msg.data);
         reply = encode(await measured(handlerHistogram(), contract.subject, () => dispatch(contract, handler, decode(body), this.#logger)));
       } catch (error) {
         const appError = asAppError(error, contract, this.#logger);
@@ -221,7 +221,7 @@ export class NatsBus implements Bus {
   }
 
   /** Large request: hand the caller a private inbox, then collect its ordered chunks there. */
-  async #receiveChunks(offer: Msg): Promise<Buffer> {
+  async #receiveChunks(offer: Msg, service: string): Promise<Buffer> {
     if (!this.#isConnected()) throw errors.serviceUnavailable('nats');
     const target = createInbox();
     const chunks: Buffer[] = [];
@@ -229,18 +229,19 @@ export class NatsBus implements Bus {
     const h = natsHeaders();
     h.set(H.sendTo, target);
     this.#nc.publish(offer.reply!, new Uint8Array(0), { headers: h });
-    const abandon = () => subscription.unsubscribe();
-    // By its timeout the caller has given up on chunks that have not all come.
-    const timer = setTimeout(abandon, this.#timeoutMs);
-    this.#collecting.add(abandon);
-    try {
+    const collect = async () => {
       for await (const chunk of subscription) {
         chunks.push(Buffer.from(chunk.data));
         const [index, total] = (chunk.headers?.get(H.chunk) ?? '1/1').split('/').map(Number);
         if (index === total) break;
       }
+    };
+    const abandon = () => subscription.unsubscribe();
+    this.#collecting.add(abandon);
+    try {
+      // By its timeout the caller has given up on chunks that have not all come.
+      await withTimeout(collect(), this.#timeoutMs, service);
     } finally {
-      clearTimeout(timer);
       this.#collecting.delete(abandon);
       subscription.unsubscribe();
     }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInbox, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { connectNats, NatsBus, type NatsBusOptions } from '@lode/bus';
 import { H } from '@lode/bus/headers';
@@ -77,6 +77,9 @@ describe('NatsBus while its NATS server is down (issue 16)', () => {
     // Each would have killed a service process (Node's default): nothing may leak from an outage.
     expect(watch.reasons).toEqual([]);
   });
+
+  // Still runs when a failing test left afterEach hanging on a bus, so no nats-server outlives the run.
+  afterAll(() => nats?.stop());
 
   const serveEcho = async (options: NatsBusOptions = {}): Promise<Endpoint> => {
     const server = await openBus(nats, 'outage-server', options);
