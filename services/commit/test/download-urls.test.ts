@@ -113,6 +113,25 @@ describe.each(['local', 'nats'] as const)('batch download URLs through the gatew
     expect(results[4]).toEqual(form(gone));
   });
 
+  it("follows a branch's lineage: forked from another branch, and a deleted branch's name reused", async () => {
+    const branches = `/api/v1/projects/${p.projectId}/branches`;
+    expect((await p.api.post(branches, { name: 'topic', from: 'feature' })).status).toBe(201);
+    const asked = [3, 2, 4].map((version) => ({ fileId: level[0].fileId, version }));
+    const child = await ask([{ fileId: level[0].fileId }, ...asked], 'topic');
+    expect(child.slice(0, 3)).toEqual([form(level[2]), form(level[2]), form(level[1])]);
+    expect(child[3]).toMatchObject({ code: 'version_not_found' });
+
+    const own = await push('Levels/Forest.umap', randomBytes(77));
+    await commit([{ fileId: own.fileId, version: own.version, action: 'modify' }], 'topic');
+    expect(await ask([{ fileId: own.fileId, version: own.version }], 'topic')).toEqual([form(own)]);
+    expect((await p.api.delete(`${branches}/topic`)).status).toBe(200);
+    expect((await p.api.post(branches, { name: 'topic' })).status).toBe(201);
+    // The new topic starts from main: the old one's commits are not on its lineage.
+    const reused = await ask([{ fileId: level[0].fileId }, { fileId: own.fileId, version: own.version }], 'topic');
+    expect(reused[0]).toEqual(form(level[3]));
+    expect(reused[1]).toMatchObject({ fileId: own.fileId, code: 'version_not_found' });
+  });
+
   it('answers deleted for a file deleted at the tip, and its earlier versions still', async () => {
     const [tip, earlier] = await ask([{ fileId: gone.fileId }, { fileId: gone.fileId, version: 1 }]);
     expect(tip).toEqual({ fileId: gone.fileId, path: gone.path, error: expect.any(String), code: 'deleted' });

@@ -5,6 +5,7 @@ import type { Database } from '@lode/db';
 import type { DownloadRow, DownloadsRepository } from '../repo/downloads-repo.ts';
 import type { DownloadLinks } from './download-links.ts';
 import { readEntries, type WantedFile } from './download-entries.ts';
+import { MAIN_LINEAGE } from './lineage.ts';
 
 /**
  * Batch download URLs (docs/api.md): the files a client names, resolved on a branch's committed tree
@@ -26,7 +27,7 @@ export class DownloadService {
     const results = new Array<download.DownloadResult>(files.length);
     for (const entry of malformed) results[entry.index] = { ...named(entry), error: entry.error, code: 'validation_failed' };
     const onBranch = branch ?? MAIN_BRANCH;
-    const { branchKnown, rows } = await this.#downloads.resolve(this.#db, actor.projectId, onBranch, wanted);
+    const { branchKnown, rows } = await this.#downloads.resolve(this.#db, actor.projectId, onBranch, MAIN_LINEAGE, wanted);
     if (!branchKnown) throw errors.notFound(`Branch "${onBranch}"`);
     const expiresAt = this.#links.expiresAt(Date.now());
     await Promise.all(

@@ -1,4 +1,5 @@
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
+import type { Lineage } from '../domain/lineage.ts';
 
 /** A file asked for: by id or by path key (an id wins), at a version or (null) the tip. */
 export interface DownloadLookup {
@@ -22,25 +23,30 @@ export interface DownloadRow {
 
 /**
  * Batch download URLs' lookup: every entry in one statement, each by index probes (the tree's key, a
- * path key, a version's entry), so its cost follows the batch, never the size of the branch.
+ * path key, a version's entries), so its cost follows the batch, never the size of the branch.
  *
- * Lineage, as commits record it today: a branch's tree starts as a copy of main's at its base_seq,
- * then moves on its own. So the tip is the version the branch's tree holds, whose object is in the
- * entry of the commit that last changed it (tree.commit_seq, on whichever branch that was); and an
- * older version is on the branch if main committed it up to base_seq or the branch committed it.
+ * The tip is the version the branch's tree holds; its object is in the entry of the commit that last
+ * changed it there (tree.commit_seq), whichever branch that commit was made on. An older version is
+ * on the branch when a commit of its lineage (branches.lineage, domain/lineage.ts) recorded it.
  */
 export class DownloadsRepository {
-  async resolve(q: Queryable, projectId: string, branch: string, lookups: readonly DownloadLookup[]): Promise<{ branchKnown: boolean; rows: DownloadRow[] }> {
+  async resolve(
+    q: Queryable,
+    projectId: string,
+    branch: string,
+    mainLineage: Lineage,
+    lookups: readonly DownloadLookup[],
+  ): Promise<{ branchKnown: boolean; rows: DownloadRow[] }> {
     const { rows } = await q.query<DownloadRow & { known: boolean; ord: number | null }>(
       `WITH b AS (
-         SELECT $2 = 'main' OR br.name IS NOT NULL AS known, br.base_seq
-         FROM (SELECT 1) one LEFT JOIN branches br ON br.project_id = $1 AND br.name = $2
+         SELECT COALESCE((SELECT lineage FROM branches WHERE project_id = $1 AND name = $2), CASE WHEN $2 = 'main' THEN $3::jsonb END) AS lineage
        )
-       SELECT b.known, r.*
+       SELECT b.lineage IS NOT NULL AS known, r.*
        FROM b LEFT JOIN LATERAL (
          SELECT i.ord, t.file_id AS "fileId", t.path, t.deleted, v.version, v.sha256, v.size, v.storage_key AS "storageKey"
-         FROM unnest(string_to_array($3, ',', '')::uuid[], string_to_array($4, E'\\x1f', ''), string_to_array($5, ',', '')::int[])
+         FROM unnest(string_to_array($4, ',', '')::uuid[], string_to_array($5, E'\\x1f', ''), string_to_array($6, ',', '')::int[])
            WITH ORDINALITY AS i(file_id, path_key, version, ord)
+         -- LIMIT 1: one index probe per entry, never a scan of the branch's tree.
          LEFT JOIN LATERAL (
            SELECT t.file_id, t.path, t.version, t.commit_seq, t.deleted FROM tree t
            WHERE t.project_id = $1 AND t.branch = $2
@@ -53,20 +59,23 @@ export class DownloadsRepository {
            WHERE i.version IS NULL AND NOT t.deleted AND c.project_id = $1 AND c.sequence_num = t.commit_seq
            UNION ALL
            SELECT e.version, e.sha256, e.size, e.storage_key
-           FROM commit_entries e JOIN commits c ON c.id = e.commit_id
-           WHERE i.version IS NOT NULL AND e.project_id = $1 AND e.branch = 'main' AND e.file_id = t.file_id AND e.version = i.version
-             AND e.action <> 'delete' AND ($2 = 'main' OR c.sequence_num <= b.base_seq)
-           UNION ALL
-           SELECT e.version, e.sha256, e.size, e.storage_key FROM commit_entries e
-           WHERE i.version IS NOT NULL AND $2 <> 'main' AND e.project_id = $1 AND e.branch = $2 AND e.file_id = t.file_id AND e.version = i.version
-             AND e.action <> 'delete'
+           FROM (
+             -- Literal branch conditions, so each arm matches its partial index.
+             SELECT commit_id, version, sha256, size, storage_key FROM commit_entries WHERE project_id = $1 AND branch = 'main' AND action <> 'delete' AND file_id = t.file_id AND version = i.version
+             UNION ALL
+             SELECT commit_id, version, sha256, size, storage_key FROM commit_entries WHERE project_id = $1 AND branch <> 'main' AND action <> 'delete' AND file_id = t.file_id AND version = i.version
+           ) e JOIN commits c ON c.id = e.commit_id
+           WHERE i.version IS NOT NULL
+             AND EXISTS (SELECT FROM jsonb_to_recordset(b.lineage) AS s(branch text, after int, through int)
+                         WHERE s.branch = c.branch AND c.sequence_num > s.after AND (s.through IS NULL OR c.sequence_num <= s.through))
            LIMIT 1
          ) v ON t.file_id IS NOT NULL
-       ) r ON b.known
+       ) r ON b.lineage IS NOT NULL
        ORDER BY r.ord`,
       [
         projectId,
         branch,
+        JSON.stringify(mainLineage),
         // One lookup's null column is '', which string_to_array reads as no element at all; unnest
         // pads the shorter arrays with nulls, so the columns stay aligned.
         textList(lookups.map((l) => l.fileId)),
