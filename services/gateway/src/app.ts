@@ -34,7 +34,6 @@ export interface GatewayDeps {
   services: readonly string[];
   /** The local storage driver's presigned-URL handler, when blobs live on this machine's disk. */
   localObjects?: (req: express.Request, res: express.Response) => Promise<void>;
-  readinessExtra?: Record<string, () => Promise<void>>;
   /** True once shutdown began: /readyz fails so the balancer stops sending before the drain. */
   stopping?: () => boolean;
 }
@@ -51,7 +50,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId, requestMetrics, accessLog(deps.logger), refuseUndecodablePath);
-  app.use(healthRoutes({ bus: deps.bus, services: deps.services, extra: deps.readinessExtra, stopping: deps.stopping }));
+  app.use(healthRoutes({ bus: deps.bus, services: deps.services, stopping: deps.stopping }));
 
   // Blob bytes stream through this route untouched by the JSON parser (local driver only).
   const localObjects = deps.localObjects;

@@ -98,7 +98,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     environment,
   });
 
-  const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, `${uniqueName('lode-test')}:`) : new MemoryWriteLimiter();
+  const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, { prefix: `${uniqueName('lode-test')}:` }) : new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
   const gateway = createGatewayApp({
     bus: gatewayBus,

@@ -6,7 +6,6 @@ export interface ReadinessChecks {
   bus: Bus;
   /** Services whose ping must answer for the gateway to take traffic. */
   services: readonly string[];
-  extra?: Record<string, () => Promise<void>>;
   stopping?: () => boolean;
 }
 
@@ -23,7 +22,6 @@ export function healthRoutes(checks: ReadinessChecks): Router {
     }
     const probes: Record<string, () => Promise<unknown>> = {
       ...Object.fromEntries(checks.services.map((s) => [s, () => checks.bus.call(pingContract(s), {}, { timeoutMs: 2000 })])),
-      ...checks.extra,
     };
     const results = await Promise.all(
       Object.entries(probes).map(async ([name, probe]) => {
