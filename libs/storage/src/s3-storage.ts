@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { mapConcurrently } from './concurrency.ts';
+import { asStorageOutage } from './storage-outage.ts';
 import { QueryPresigner } from './sigv4.ts';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 
@@ -30,6 +31,17 @@ export interface S3StorageOptions {
 }
 
 const MAX_DELETE_BATCH = 1000;
+
+/**
+ * How long a call waits on a silent store: a connection that does not open, or a socket that
+ * carries no byte, for this long fails the try, and the SDK tries twice in all. A stalled store
+ * thus fails a call within about 10 s (2 × (2 s + 3 s)) as 503 `service_unavailable`, inside the
+ * bus timeout (30 s by default), instead of the caller giving up with 504 while the call hangs
+ * on. A large object's body streams on: only silence counts.
+ */
+const CONNECT_TIMEOUT_MS = 2000;
+const IDLE_TIMEOUT_MS = 3000;
+const MAX_ATTEMPTS = 2;
 
 /** HEADs in flight at once: enough to hide S3's latency, well inside the SDK's pool of 50 sockets. */
 const HEADS_IN_FLIGHT = 32;
@@ -65,6 +77,8 @@ export class S3BlobStorage implements BlobStorage {
       // The SDK's default CRC32 checksums break presigned PUTs and stream aws-chunked bodies.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: MAX_ATTEMPTS,
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
     });
     this.#presigner = new QueryPresigner(credentials, options.region);
     const endpoint = options.endpoint ?? `https://s3.${options.region}.amazonaws.com`;
@@ -92,7 +106,7 @@ export class S3BlobStorage implements BlobStorage {
       return { size: head.ContentLength ?? 0, verifiedSha256: undefined };
     } catch (error) {
       if (isNotFound(error)) return null;
-      throw error;
+      throw asStorageOutage(error);
     }
   }
 
@@ -130,7 +144,9 @@ export class S3BlobStorage implements BlobStorage {
     let request: { StartAfter: string } | { ContinuationToken: string | undefined } = { StartAfter: wanted[0].slice(0, -1) };
     let found = 0;
     for (let pages = 1; ; pages++) {
-      const page: ListObjectsV2CommandOutput = await this.client.send(new ListObjectsV2Command({ Bucket: this.#options.bucket, Prefix: prefix, ...request }));
+      const page: ListObjectsV2CommandOutput = await this.client.send(new ListObjectsV2Command({ Bucket: this.#options.bucket, Prefix: prefix, ...request })).catch((error: unknown) => {
+        throw asStorageOutage(error);
+      });
       for (const { Key, Size } of page.Contents ?? []) {
         if (Key === undefined || !wantedKeys.has(Key)) continue;
         listed.set(Key, { size: Size ?? 0, verifiedSha256: undefined });
@@ -147,10 +163,14 @@ export class S3BlobStorage implements BlobStorage {
    * accepts a wrong one), so the SHA-256 is checked by reading the object once, streaming.
    */
   async computeSha256(key: string): Promise<string> {
-    const object = await this.client.send(new GetObjectCommand({ Bucket: this.#options.bucket, Key: key }));
-    const hash = createHash('sha256');
-    await pipeline(object.Body as Readable, hash);
-    return hash.digest('hex');
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.#options.bucket, Key: key }));
+      const hash = createHash('sha256');
+      await pipeline(object.Body as Readable, hash);
+      return hash.digest('hex');
+    } catch (error) {
+      throw asStorageOutage(error);
+    }
   }
 
   async delete(keys: readonly string[]): Promise<void> {
@@ -158,7 +178,9 @@ export class S3BlobStorage implements BlobStorage {
       const batch = keys.slice(i, i + MAX_DELETE_BATCH);
       const command = new DeleteObjectsCommand({ Bucket: this.#options.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } });
       withContentMd5(command);
-      const result = await this.client.send(command);
+      const result = await this.client.send(command).catch((error: unknown) => {
+        throw asStorageOutage(error);
+      });
       const failed = (result.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
       if (failed.length > 0) throw new Error(`S3 refused to delete ${failed.length} objects: ${failed[0]?.Code} ${failed[0]?.Message}`);
     }
