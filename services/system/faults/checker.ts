@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { connectNats } from '@lode/bus';
+import { mapConcurrently } from '@lode/storage';
 import type { LockPage, SyncAnswer, VersionsPage } from './api-shapes.ts';
 import type { FaultSystem } from './fault-system.ts';
 import type { Ledger } from './ledger.ts';
@@ -9,6 +10,7 @@ import type { Actor } from './workload.ts';
 const CATCH_UP_LIMIT_MS = 30_000;
 /** Of a commit this large, only a sample of files has its history read through the API. */
 const HISTORY_SAMPLE_ABOVE = 50;
+const HISTORY_READS_IN_FLIGHT = 8;
 
 /**
  * What must hold after every scenario, read through the API and in SQL on the suite's own database:
@@ -66,20 +68,20 @@ export class Checker {
     return problems;
   }
 
-  /** Each acknowledged commit's versions in its files' history through the API (a sample of a large one). */
+  /** Each acknowledged commit's versions in its files' history through the API (a sample of a large one), read a few at a time. */
   async #history(reader: Actor): Promise<string[]> {
-    const problems: string[] = [];
-    for (const commit of this.#ledger.commitsOf(reader.projectId)) {
-      if (this.#historyRead.has(commit.id)) continue;
+    const unread = this.#ledger.commitsOf(reader.projectId).filter((c) => !this.#historyRead.has(c.id));
+    const reads = unread.flatMap((commit) => {
       const files = commit.files.length > HISTORY_SAMPLE_ABOVE ? [commit.files[0], commit.files[Math.floor(commit.files.length / 2)], commit.files.at(-1)!] : commit.files;
-      for (const file of files) {
-        const page = await reader.api.call<VersionsPage>('GET', `/api/v1/projects/${reader.projectId}/files/${file.fileId}/versions?limit=200`, undefined, { expect: [200] });
-        const listed = page.body.data.some((v) => v.version === file.version && v.commitId === commit.id);
-        if (!listed && page.body.nextCursor === null) problems.push(`history of ${file.path} lacks version ${file.version} of acknowledged commit #${commit.sequenceNum}`);
-      }
-      this.#historyRead.add(commit.id);
-    }
-    return problems;
+      return files.map((file) => ({ commit, file }));
+    });
+    const missing = await mapConcurrently(reads, HISTORY_READS_IN_FLIGHT, async ({ commit, file }) => {
+      const page = await reader.api.call<VersionsPage>('GET', `/api/v1/projects/${reader.projectId}/files/${file.fileId}/versions?limit=200`, undefined, { expect: [200] });
+      const listed = page.body.data.some((v) => v.version === file.version && v.commitId === commit.id);
+      return listed || page.body.nextCursor !== null ? [] : [`history of ${file.path} lacks version ${file.version} of acknowledged commit #${commit.sequenceNum}`];
+    });
+    for (const commit of unread) this.#historyRead.add(commit.id);
+    return missing.flat();
   }
 
   async #confirmedVersions(): Promise<string[]> {

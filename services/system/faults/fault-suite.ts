@@ -14,13 +14,13 @@ const PROGRESS_WAIT_MS = 60_000;
 
 export interface FaultPlan {
   /** Puts the fault in effect. */
-  inject(): Promise<void>;
+  inject: () => Promise<void>;
   /** While the fault holds (FAULT_HOLD_MS when absent): what the scenario checks meanwhile; each sentence it answers is a broken promise. */
-  during?(): Promise<string[]>;
+  during?: () => Promise<string[]>;
   /** Ends the fault (restarts what it killed); the recovery clock starts once it resolves. */
-  heal(): Promise<void>;
+  heal: () => Promise<void>;
   /** After recovery, before the workload stops: what else must have happened (a big operation finished). */
-  after?(): Promise<string[]>;
+  after?: () => Promise<string[]>;
 }
 
 export interface ScenarioReport {
@@ -149,14 +149,26 @@ async function runScenario(ctx: ScenarioContext, name: string, plan: FaultPlan):
   broken.push(...(await untilEveryWorkerProgressed(workload, workload.snapshot(), 'before the fault')));
 
   mark('inject');
-  await plan.inject();
-  broken.push(...(plan.during ? await plan.during() : await delay(FAULT_HOLD_MS).then(() => [])));
+  // A plan that throws (its large operation never got under way) is one more broken promise; the
+  // fault is healed and the workload stopped whatever happened, so the next scenario starts clean.
+  const step = async (what: string, fn: () => Promise<string[] | void>) => {
+    try {
+      broken.push(...((await fn()) ?? []));
+    } catch (error) {
+      broken.push(`${what}: ${(error as Error).message}`);
+    }
+  };
+  await step('inject', () => plan.inject());
+  await step('during the fault', () => (plan.during ? plan.during() : delay(FAULT_HOLD_MS)));
   mark('heal');
-  await plan.heal();
+  await step('heal', () => plan.heal());
   const recovery = await measureRecovery(system, workload, ctx.cast.probeAs);
-  mark(`recovered in ${recovery.ms ?? 'never'} ms${recovery.failing.length > 0 ? `; failing: ${recovery.failing.join('; ')}` : ''}`);
+  mark(
+    `recovered in ${recovery.ms ?? 'never'} ms (ready ${recovery.readyMs ?? 'never'}, probe ${recovery.probedMs ?? 'never'})` +
+      (recovery.failingAtLimit.length > 0 ? `; failing at the limit: ${recovery.failingAtLimit.join('; ')}` : ''),
+  );
   broken.push(...(await untilEveryWorkerProgressed(workload, workload.snapshot(), 'after recovery')));
-  if (plan.after) broken.push(...(await plan.after()));
+  if (plan.after) await step('after recovery', plan.after);
 
   mark('stop the workload');
   const failures = await workload.stop();

@@ -17,8 +17,6 @@ import { BUS_TIMEOUT_MS } from './deadlines.ts';
 /** The settings the suite runs every process with, besides the infrastructure's addresses. */
 const FAULT_SUITE_ENV = {
   LODE_BUS_TIMEOUT_MS: String(BUS_TIMEOUT_MS),
-  // A fence a killed commit leaves behind keeps other users' lock requests out until it lapses.
-  LODE_LOCK_FENCE_TTL_MS: '20000',
   LODE_OUTBOX_POLL_MS: '200',
   // The workload's writes are never limited by their rate: what is measured is the faults.
   LODE_WRITE_RATE_PER_SECOND: '100000',

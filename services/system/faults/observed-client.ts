@@ -49,6 +49,12 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Statuses the caller handles; any other non-retryable answer fails the call. */
   expect: readonly number[];
+  /**
+   * How long the client waits for one try before it tries again with the same key, when that is
+   * shorter than the route's deadline: a client's own choice, so not a hang. A restore whose
+   * process died is otherwise waited for as long as the gateway does (120 s).
+   */
+  patienceMs?: number;
 }
 
 const RETRY_WAIT_MS = 250;
@@ -79,16 +85,17 @@ export class ObservedClient {
   }
 
   /** One try, through the next gateway; undefined when no answer came (refused, cut, or past its deadline). */
-  async once<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T> | undefined> {
+  async once<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, patienceMs = Infinity): Promise<ApiResponse<T> | undefined> {
     const gateway = this.#gateways[this.#next++ % this.#gateways.length];
     const what = `${method} ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id')}`;
     const deadline = deadlineOf(method, path);
+    const impatient = patienceMs < deadline;
     try {
       const response = await fetch(gateway + path, {
         method,
         headers: { ...this.#headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(deadline),
+        signal: AbortSignal.timeout(impatient ? patienceMs : deadline),
       });
       // Read inside the try: a body cut short by a dying process is a lost answer too.
       const res = await readResponse<T>(response);
@@ -96,6 +103,10 @@ export class ObservedClient {
       return res;
     } catch (error) {
       const name = (error as Error).name;
+      if (name === 'TimeoutError' && impatient) {
+        this.#count('client gave up a try');
+        return undefined;
+      }
       if (name === 'TimeoutError') this.#findings.add(what, `no answer within its ${deadline} ms deadline (hung)`);
       else if (!this.#findings.downGateways.has(gateway) && !cutStream(method, path, error)) this.#findings.add(what, `connection failed: ${(error as Error).message} ${causeOf(error)}`);
       this.#count(name === 'TimeoutError' ? 'hung' : cutStream(method, path, error) ? 'sync cut mid-stream' : 'network');
@@ -106,7 +117,7 @@ export class ObservedClient {
   /** Tries until an answer whose status is in `expect`, retrying what a client retries. */
   async call<T = unknown>(method: string, path: string, body: unknown, options: CallOptions): Promise<ApiResponse<T>> {
     for (;;) {
-      const res = await this.once<T>(method, path, body, options.headers);
+      const res = await this.once<T>(method, path, body, options.headers, options.patienceMs);
       if (res && options.expect.includes(res.status)) return res;
       if (res && !retryable(res)) throw new Error(`${method} ${path}: unexpected ${res.status} ${JSON.stringify(res.body)}`);
       if (res) this.#count(`${res.status} ${codeOf(res)}`);

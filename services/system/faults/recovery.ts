@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SyncAnswer } from './api-shapes.ts';
+import { RECOVERY_LIMIT_MS } from './deadlines.ts';
 import type { FaultSystem } from './fault-system.ts';
 import type { Actor, Workload } from './workload.ts';
 
@@ -10,8 +11,13 @@ const POLL_MS = 100;
 export interface Recovery {
   /** From the fault's end until every process was ready and the probe had gone through; undefined if that never came. */
   ms: number | undefined;
+  /** When every /readyz answered 200, and when the probe went through. */
+  readyMs: number | undefined;
+  probedMs: number | undefined;
   /** What was still failing when the wait ended (empty once recovered). */
   failing: string[];
+  /** What was failing RECOVERY_LIMIT_MS after the fault ended, had it not recovered by then. */
+  failingAtLimit: string[];
 }
 
 /**
@@ -29,18 +35,25 @@ export async function measureRecovery(system: FaultSystem, workload: Workload, p
     (error: unknown) => (probeFailure = (error as Error).message),
   );
   let failing: string[] = [];
+  let failingAtLimit: string[] | undefined;
   let readyAt: number | undefined;
+  const probeState = () => (probedAt === undefined ? [`probe through the API: ${probeFailure || 'not through yet'}`] : []);
   while (elapsed() < RECOVERY_WAIT_MS) {
     failing = await notReady(system);
     if (failing.length === 0) {
       readyAt = elapsed();
       break;
     }
+    if (failingAtLimit === undefined && elapsed() > RECOVERY_LIMIT_MS) failingAtLimit = [...failing, ...probeState()];
     await delay(POLL_MS);
   }
-  await Promise.race([probing, delay(Math.max(0, RECOVERY_WAIT_MS - elapsed()))]);
-  if (probedAt === undefined) failing.push(`probe through the API: ${probeFailure || 'no answer yet'}`);
-  return { ms: readyAt !== undefined && probedAt !== undefined ? Math.max(readyAt, probedAt) : undefined, failing };
+  while (probedAt === undefined && !probeFailure && elapsed() < RECOVERY_WAIT_MS) {
+    if (failingAtLimit === undefined && elapsed() > RECOVERY_LIMIT_MS) failingAtLimit = probeState();
+    await Promise.race([probing, delay(POLL_MS)]);
+  }
+  failing.push(...probeState());
+  const ms = readyAt !== undefined && probedAt !== undefined ? Math.max(readyAt, probedAt) : undefined;
+  return { ms, readyMs: readyAt, probedMs: probedAt, failing, failingAtLimit: ms !== undefined && ms <= RECOVERY_LIMIT_MS ? [] : (failingAtLimit ?? []) };
 }
 
 /** Processes (and gateways' APIs) whose /readyz does not answer 200 right now. */

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { describeContent } from '@lode/testkit';
+import { describeContent, type ApiResponse } from '@lode/testkit';
 import type { CommitAnswer, ConfirmAnswer, ErrorAnswer, InitiateResult, LockAnswer, RestoreAnswer, SyncAnswer, UnlockAnswer } from './api-shapes.ts';
 import type { AckedCommit, KnownVersion, Ledger } from './ledger.ts';
 import { GaveUp, type ObservedClient } from './observed-client.ts';
@@ -192,11 +192,11 @@ export class Workload {
     await this.commit(actor, first, 'restore base 1');
     const second = await this.push(actor, content(2));
     await this.commit(actor, second, 'restore base 2');
-    let round = 0;
+    let restores = 0;
     return async () => {
-      round++;
-      // The tip holds the other base's content, so nothing is skipped as already current.
-      const target = round % 2 === 1 ? first : second;
+      // The tip holds the other base's content, so nothing is skipped as already current: the
+      // target alternates with each acknowledged restore, not with each try.
+      const target = restores % 2 === 0 ? first : second;
       const restored = await this.restore(actor, target.map((f) => ({ fileId: f.fileId, toVersion: f.version })));
       const byId = new Map(target.map((f) => [f.fileId, f]));
       this.ledger.ackCommit({
@@ -205,16 +205,39 @@ export class Workload {
         sequenceNum: restored.sequenceNum,
         files: restored.restored.map((r) => ({ ...byId.get(r.fileId)!, version: r.newVersion })),
       });
+      restores++;
     };
   }
 
   /** One restore with a key of its own, retried with that key until it answers 200. */
-  async restore(actor: Actor, files: { fileId: string; toVersion: number }[]): Promise<RestoreAnswer> {
+  async restore(actor: Actor, files: { fileId: string; toVersion: number }[], options: { patienceMs?: number } = {}): Promise<RestoreAnswer> {
     const key = randomUUID();
     this.ledger.attemptRestore(actor.projectId, key);
-    const res = await actor.api.call<RestoreAnswer>('POST', `/api/v1/projects/${actor.projectId}/restore`, { files }, { headers: { 'x-idempotency-key': key }, expect: [200] });
+    const res = await actor.api.call<RestoreAnswer>('POST', `/api/v1/projects/${actor.projectId}/restore`, { files }, { headers: { 'x-idempotency-key': key }, expect: [200], ...options });
     if (res.body.skipped.length > 0) throw new Error(`restore skipped ${JSON.stringify(res.body.skipped).slice(0, 500)}`);
     return res.body;
+  }
+
+  /**
+   * One try of a restore, for a scenario that expects it refused: a 200 is recorded like any
+   * acknowledged restore. Undefined when no answer came.
+   */
+  async restoreOnce(actor: Actor, files: { fileId: string; toVersion: number }[]): Promise<ApiResponse<RestoreAnswer | ErrorAnswer> | undefined> {
+    const key = randomUUID();
+    this.ledger.attemptRestore(actor.projectId, key);
+    const res = await actor.api.once<RestoreAnswer | ErrorAnswer>('POST', `/api/v1/projects/${actor.projectId}/restore`, { files }, { 'x-idempotency-key': key });
+    if (res?.status === 200 && 'commitId' in res.body) this.ledger.ackCommit({ projectId: actor.projectId, id: res.body.commitId, sequenceNum: res.body.sequenceNum, files: [] });
+    return res;
+  }
+
+  /** Initiate and PUT, no confirm: what a scenario confirms itself. */
+  async uploadUnconfirmed(actor: Actor, path: string, bytes: Buffer): Promise<{ fileId: string; version: number; storageKey: string; sha256: string; size: number }> {
+    const content = describeContent(bytes);
+    const initiated = await actor.api.call<InitiateResult>('POST', `/api/v1/projects/${actor.projectId}/files/upload/initiate`, { path, ...content }, { expect: [200] });
+    const r = initiated.body;
+    if (!r.fileId || !r.uploadUrl || !r.storageKey) throw new Error(`initiate ${path}: ${JSON.stringify(r)}`);
+    await this.#putObject(r.uploadUrl, r.requiredHeaders!, bytes);
+    return { fileId: r.fileId, version: r.version, storageKey: r.storageKey, sha256: content.sha256, size: content.size };
   }
 
   /** Syncs the whole project: the answer must include every commit acknowledged before it was sent. */
