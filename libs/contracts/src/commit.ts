@@ -100,10 +100,11 @@ export const commitSchema = z.object({
 });
 export type Commit = z.infer<typeof commitSchema>;
 
+/** `kind`: set by the restore service for its commits; the gateway never sends it (a client's commit). */
 export const create = defineContract(
   'commit',
   'create',
-  z.object({ actor: actorSchema, commit: commitColumnsSchema, idempotencyKey: z.string().optional() }),
+  z.object({ actor: actorSchema, commit: commitColumnsSchema, idempotencyKey: z.string().optional(), kind: z.enum(['commit', 'restore']).default('commit') }),
   commitSchema,
 );
 
@@ -185,6 +186,10 @@ function wellFormedCommitted(values: readonly unknown[]): CommittedEntry[] | und
   return entries;
 }
 
+/** What made a commit: a client's commit, a restore (spec 4.8) or a merge of branches. */
+export const commitKindSchema = z.enum(['commit', 'restore', 'merge']);
+export type CommitKind = z.infer<typeof commitKindSchema>;
+
 /**
  * A commit became visible. A large commit is published as several parts (`part` of `parts`, in
  * order, each under NATS's max_payload); every part repeats the commit's header fields.
@@ -196,6 +201,13 @@ export const commitCreated = defineEvent(
     projectId: uuid,
     branch: z.string(),
     sequenceNum: z.number().int().min(1),
+    /** Absent from events published before kinds were recorded: those read as a commit. */
+    kind: commitKindSchema.optional(),
+    /**
+     * How many branch changes (branch.changed) the project had before this commit: a consumer that
+     * follows both applies those first. Absent from events published before they were counted.
+     */
+    branchChanges: z.number().int().min(0).optional(),
     message: z.string(),
     author: z.object({ userId: uuid, userName: z.string() }),
     createdAt: z.string(),
@@ -213,10 +225,6 @@ export const pageQuerySchema = z.object({
   cursor: z.string().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
 });
-
-/** What made a commit: a client's commit, a restore (spec 4.8) or a merge of branches. */
-export const commitKindSchema = z.enum(['commit', 'restore', 'merge']);
-export type CommitKind = z.infer<typeof commitKindSchema>;
 
 /** A commit as the log shows it. */
 export const logEntrySchema = commitSchema.extend({

@@ -22,6 +22,7 @@ import { serveDownloadUrls } from './handlers/download-urls.ts';
 import { serveLatestSequence } from './handlers/latest-sequence.ts';
 import { serveTreeStates } from './handlers/tree-states.ts';
 import { serveBranches } from './serve-branches.ts';
+import { CommitRecorder } from './domain/commit-recorder.ts';
 
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -57,15 +58,8 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   if (keyed > 0) logger.info({ keyed }, 'path keys written for files committed before file_paths existed');
   const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const repo = new CommitsRepository();
-  const commits = new CommitService({
-    db,
-    bus,
-    logger,
-    commits: repo,
-    idempotency: new IdempotencyRepository(),
-    fenceTtlMs: deps.fenceTtlMs,
-    onCommitted: () => outbox.relay.kick(),
-  });
+  const recorder = new CommitRecorder({ db, bus, logger, commits: repo, fenceTtlMs: deps.fenceTtlMs, onCommitted: () => outbox.relay.kick() });
+  const commits = new CommitService({ db, bus, recorder, idempotency: new IdempotencyRepository() });
   const links = new DownloadLinks(deps.storage);
   const history = new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: new CursorCodec(deps.cursorSecret) });
   serveCreateCommit(bus, commits);
@@ -74,7 +68,7 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   const tree = new TreeService({ db, commits: repo });
   serveLatestSequence(bus, tree);
   serveTreeStates(bus, tree);
-  serveBranches({ db, bus, cursorSecret: deps.cursorSecret, onChanged: () => outbox.relay.kick() });
+  serveBranches({ db, bus, cursorSecret: deps.cursorSecret, recorder, onChanged: () => outbox.relay.kick() });
   servePing(bus, 'commit', () => db.ping());
   const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => commits.purgeOutcomesOlderThan(deps.idempotencyTtlMs));
   return {

@@ -51,6 +51,8 @@ describe.each(['local', 'nats'] as const)('commit.created events (%s bus)', (bus
       projectId: p.projectId,
       branch: 'main',
       sequenceNum: 1,
+      kind: 'commit',
+      branchChanges: 0,
       message: 'add',
       author: { userId: p.userId, userName: expect.any(String) },
       createdAt: expect.stringMatching(/\.\d{3}Z$/),

@@ -3,5 +3,5 @@ import type { Bus } from '@lode/bus';
 import type { CommitService } from '../domain/commit-service.ts';
 
 export function serveCreateCommit(bus: Bus, service: CommitService): void {
-  bus.serve(commit.create, ({ actor, commit: body, idempotencyKey }) => service.create(actor, body, idempotencyKey));
+  bus.serve(commit.create, ({ actor, commit: body, idempotencyKey, kind }) => service.create(actor, body, idempotencyKey, kind));
 }

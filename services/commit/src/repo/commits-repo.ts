@@ -1,4 +1,5 @@
 import { pathKey } from '@lode/contracts';
+import type { commit } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
 import { BranchesRepository } from './branches-repo.ts';
@@ -12,6 +13,7 @@ export interface NewCommit {
   authorId: string;
   authorName: string;
   fileCount: number;
+  kind: commit.CommitKind;
 }
 
 /**
@@ -38,6 +40,12 @@ export class CommitsRepository {
     // which the branch may have been created or deleted.
     await this.#branches.createOnFirstCommit(tx, projectId, branch, main, rows[0].last_seq);
     return rows[0].last_seq;
+  }
+
+  /** How many branch changes the project has had: a commit's event carries it (docs/architecture.md, Lineage). */
+  async branchChanges(q: Queryable, projectId: string): Promise<number> {
+    const { rows } = await q.query<{ branch_changes: number }>('SELECT branch_changes FROM project_sequences WHERE project_id = $1', [projectId]);
+    return rows[0]?.branch_changes ?? 0;
   }
 
   async latestSequence(q: Queryable, projectId: string): Promise<number> {
@@ -79,8 +87,8 @@ export class CommitsRepository {
     };
     const { rows } = await tx.query<{ created_at: Date }>(
       `WITH made AS (
-         INSERT INTO commits (id, project_id, sequence_num, branch, message, author_id, author_name, file_count)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         INSERT INTO commits (id, project_id, sequence_num, branch, message, author_id, author_name, file_count, kind)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $26)
          RETURNING created_at
        ),
        input AS (
@@ -147,6 +155,7 @@ export class CommitsRepository {
         [...uploaders.values()].map((u) => u.id),
         [...uploaders.values()].map((u) => u.name),
         list((e) => pathKey(e.path), UNIT_SEPARATOR),
+        c.kind,
       ],
     );
     return rows[0].created_at;

@@ -25,6 +25,7 @@ export const ROUTES = [
   { key: 'branches', method: 'GET', path: '/api/v1/projects/:projectId/branches', surface: 'api', auth: 'key', weight: 3 },
   { key: 'create-branch', method: 'POST', path: '/api/v1/projects/:projectId/branches', surface: 'api', auth: 'key', weight: 4 },
   { key: 'delete-branch', method: 'DELETE', path: '/api/v1/projects/:projectId/branches/:name', surface: 'api', auth: 'key', weight: 3 },
+  { key: 'merge', method: 'POST', path: '/api/v1/projects/:projectId/branches/:name/merge', surface: 'api', auth: 'key', weight: 5 },
   { key: 'lock', method: 'POST', path: '/api/v1/projects/:projectId/locks', surface: 'api', auth: 'key', weight: 6 },
   { key: 'locks', method: 'GET', path: '/api/v1/projects/:projectId/locks', surface: 'api', auth: 'key', weight: 4 },
   { key: 'unlock', method: 'DELETE', path: '/api/v1/projects/:projectId/locks', surface: 'api', auth: 'key', weight: 5 },

@@ -114,6 +114,15 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
         .record({ name: fc.oneof(fc.constantFrom(...BRANCHES), fc.nat(50).map((n) => `fuzz/new-${n}`)), from: optional(fc.constantFrom(...BRANCHES)) })
         .map((body) => request({ params: project, body: defined(body) })),
     'delete-branch': fc.oneof(fc.constantFrom(...BRANCHES), fc.nat(50).map((n) => `fuzz/new-${n}`)).map((name) => request({ params: { ...project, name } })),
+    merge:
+      fc
+        .record({
+          name: fc.constantFrom(...BRANCHES),
+          into: optional(fc.constantFrom(...BRANCHES)),
+          message: optional(fc.constantFrom('Merge', 'fuzz merge')),
+          resolutions: optional(fc.uniqueArray(fc.record({ fileId, take: fc.constantFrom('source', 'target') }), { maxLength: 3, selector: (r) => r.fileId })),
+        })
+        .map(({ name: branch, ...body }) => request({ params: { ...project, name: branch }, body: defined(body) })),
     lock: fc.record({ fileIds, note: optional(fc.constantFrom('', 'editing', 'a\nb\tc', '😀'.repeat(280))) }).map((body) => request({ params: project, body: defined(body) })),
     locks:
       fc

@@ -70,7 +70,7 @@ export class RestoreService {
     const plan = request.plan ?? (await this.#prepare(actor, targets, request.id));
     // On a retry the commit service replays the commit if the first attempt made it; file_locked and
     // the other refusals of a commit reach the client unchanged.
-    const made = await this.#bus.call(commit.create, { actor, commit: commit.toColumns(plan.commit), idempotencyKey: `restore:${request.id}` });
+    const made = await this.#bus.call(commit.create, { actor, commit: commit.toColumns(plan.commit), idempotencyKey: `restore:${request.id}`, kind: 'restore' });
     const result = { commitId: made.id, sequenceNum: made.sequenceNum, restored: plan.restored, skipped: plan.skipped };
     await this.#requests.finish(this.#db, request.id, result);
     return result;
