@@ -15,6 +15,8 @@ export interface Profile {
   sync: Rounds & { files: number; parallel: number };
   restore: Rounds & { files: number };
   downloadUrls: Rounds & { entries: number };
+  /** The tree page's project size and the log page's commit count. */
+  browse: { files: number; commits: number };
 }
 
 const FULL: Profile = {
@@ -29,6 +31,7 @@ const FULL: Profile = {
   sync: { files: 100_000, rounds: 8, warmup: 2, parallel: 4, budgetMs: 45_000 },
   restore: { files: 1000, rounds: 15, warmup: 1, budgetMs: 60_000 },
   downloadUrls: { entries: 1000, rounds: 50, warmup: 5, budgetMs: 30_000 },
+  browse: { files: 25_000, commits: 200 },
 };
 
 /** A smoke run: every scenario end to end in about a minute per mode, too few samples to quote. */
@@ -44,6 +47,7 @@ const QUICK: Profile = {
   sync: { files: 20_000, rounds: 2, warmup: 1, parallel: 4 },
   restore: { files: 200, rounds: 2, warmup: 1 },
   downloadUrls: { entries: 1000, rounds: 5, warmup: 1 },
+  browse: { files: 2500, commits: 60 },
 };
 
 /**

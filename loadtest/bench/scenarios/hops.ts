@@ -17,6 +17,9 @@ export const LIST_VERSIONS: Hops = { http: 1, bus: 2, pg: 2 };
 export const INITIATE_BATCH: Hops = { http: 1, writeLimit: 1, bus: 1, pg: 1 };
 /** The commit service resolves every entry on the branch's tree in one statement; presigning is local CPU. A read: no write limit. */
 export const DOWNLOAD_URLS: Hops = { http: 1, bus: 1, pg: 1 };
+/** A page of a branch's files or of its log: one statement reads the branch's row and the page. */
+export const TREE_PAGE: Hops = { http: 1, bus: 1, pg: 1 };
+export const LOG_PAGE: Hops = { http: 1, bus: 1, pg: 1 };
 /** A presigned PUT: loopback HTTP is its floor (to the gateway on local disk, to S3 otherwise). */
 export const PUT_OBJECT: Hops = { http: 1 };
 export const CONFIRM: Hops = { http: 1, writeLimit: 1, bus: 1, pg: 1 };

@@ -1,3 +1,4 @@
+import { logPage, treePage } from './browse.ts';
 import { commitLarge, commitOne } from './commits.ts';
 import { downloadUrls } from './downloads.ts';
 import { restoreFiles } from './restore.ts';
@@ -11,6 +12,7 @@ export const SCENARIOS: readonly Scenario[] = [
   validateKey,
   lockUnlock,
   listVersions,
+  logPage,
   initiateBatch,
   push,
   pushMemory,
@@ -18,6 +20,7 @@ export const SCENARIOS: readonly Scenario[] = [
   commitLarge,
   restoreFiles,
   downloadUrls,
+  treePage,
   syncProject,
 ];
 
