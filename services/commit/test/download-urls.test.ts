@@ -248,7 +248,8 @@ describe.each(['local', 'nats'] as const)('batch download URLs through the gatew
     const db = new Database({ connectionString: stack.databaseUrl, schema: COMMIT_SCHEMA, max: 1 });
     try {
       // As migration 0010 leaves a file committed before it.
-      await db.query('UPDATE file_paths SET path_key = NULL WHERE file_id = $1', [file.fileId]);
+      await db.query('DELETE FROM file_paths WHERE file_id = $1', [file.fileId]);
+      await db.query('INSERT INTO file_paths_unkeyed (project_id, file_id, path) VALUES ($1, $2, $3)', [p.projectId, file.fileId, file.path]);
       expect(await ask([asked])).toEqual([{ ...asked, error: expect.any(String), code: 'not_found' }]);
       expect(await keyUnkeyedPaths(db, new FilePathsRepository())).toBe(1);
       expect(await keyUnkeyedPaths(db, new FilePathsRepository())).toBe(0);

@@ -61,6 +61,8 @@ describe("the commit schema's outbox is libs/outbox's table", () => {
       '0001_init.sql',
       '0002_outbox_uncompressed.sql',
       '0003_entries_fk_dropped.sql',
+      '0004_branches_lineage.sql',
+      '0010_download_paths.sql',
       'outbox/0001_outbox.sql',
     ]);
     const libraryOnly = open('outbox_only');

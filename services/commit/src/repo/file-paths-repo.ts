@@ -6,21 +6,27 @@ export interface UnkeyedPath {
   path: string;
 }
 
-/** file_paths rows still without a path key: those of files committed before the table existed. */
+/** Files committed before file_paths existed (migration 0010), waiting for their path keys. */
 export class FilePathsRepository {
   async unkeyed(q: Queryable, limit: number): Promise<UnkeyedPath[]> {
-    const { rows } = await q.query<UnkeyedPath>(
-      `SELECT project_id AS "projectId", file_id AS "fileId", path FROM file_paths WHERE path_key IS NULL LIMIT $1`,
-      [limit],
-    );
+    const { rows } = await q.query<UnkeyedPath>(`SELECT project_id AS "projectId", file_id AS "fileId", path FROM file_paths_unkeyed LIMIT $1`, [limit]);
     return rows;
   }
 
-  async setKeys(q: Queryable, paths: readonly UnkeyedPath[], keys: readonly string[]): Promise<void> {
+  /**
+   * Keys these files and takes them off the waiting list, in one statement. A key already there is
+   * the same file's (the upload service keeps one file per key): another replica keyed it first.
+   */
+  async key(q: Queryable, paths: readonly UnkeyedPath[], keys: readonly string[]): Promise<void> {
     await q.query(
-      `UPDATE file_paths f SET path_key = k.path_key
-       FROM unnest(string_to_array($1, ',')::uuid[], string_to_array($2, ',')::uuid[], string_to_array($3, E'\\x1f')) AS k(project_id, file_id, path_key)
-       WHERE f.project_id = k.project_id AND f.file_id = k.file_id AND f.path_key IS NULL`,
+      `WITH k AS (
+         SELECT * FROM unnest(string_to_array($1, ',')::uuid[], string_to_array($2, ',')::uuid[], string_to_array($3, E'\\x1f'))
+           AS k(project_id, file_id, path_key)
+       ),
+       keyed AS (
+         INSERT INTO file_paths (project_id, path_key, file_id) SELECT project_id, path_key, file_id FROM k ON CONFLICT DO NOTHING
+       )
+       DELETE FROM file_paths_unkeyed u USING k WHERE u.project_id = k.project_id AND u.file_id = k.file_id`,
       [textList(paths.map((p) => p.projectId)), textList(paths.map((p) => p.fileId)), textList(keys, UNIT_SEPARATOR)],
     );
   }
