@@ -1,6 +1,6 @@
 import type { Bus } from '@lode/bus';
 import { CursorCodec, type Database } from '@lode/db';
-import { BranchesRepository } from './repo/branches-repo.ts';
+import type { BranchesRepository } from './repo/branches-repo.ts';
 import { LogRepository } from './repo/log-repo.ts';
 import { TreePagesRepository } from './repo/tree-pages-repo.ts';
 import { MergeRepository } from './repo/merge-repo.ts';
@@ -24,10 +24,10 @@ import { serveMergeBranch } from './handlers/merge-branch.ts';
  * RPCs. `onChanged` runs after a branch change committed, so the outbox relay publishes it at once;
  * merges record their commits through `recorder`, as every commit is recorded.
  */
-export function serveBranches(deps: { db: Database; bus: Bus; cursorSecret: string; recorder: CommitRecorder; onChanged: () => void }): void {
+export function serveBranches(deps: { db: Database; bus: Bus; cursorSecret: string; recorder: CommitRecorder; branches: BranchesRepository; onChanged: () => void }): void {
   const { db, bus } = deps;
   const cursors = new ListCursors(new CursorCodec(deps.cursorSecret));
-  const repo = new BranchesRepository();
+  const repo = deps.branches;
   const branches = new BranchService({ db, branches: repo, cursors, onChanged: deps.onChanged });
   serveListBranches(bus, branches);
   serveCreateBranch(bus, branches);

@@ -6,6 +6,7 @@ import { runPeriodically } from '@lode/runtime';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
 import { CommitsRepository } from './repo/commits-repo.ts';
+import { BranchesRepository } from './repo/branches-repo.ts';
 import { HistoryRepository } from './repo/history-repo.ts';
 import { DownloadsRepository } from './repo/downloads-repo.ts';
 import { FilePathsRepository } from './repo/file-paths-repo.ts';
@@ -58,7 +59,8 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   if (keyed > 0) logger.info({ keyed }, 'path keys written for files committed before file_paths existed');
   const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const repo = new CommitsRepository();
-  const recorder = new CommitRecorder({ db, bus, logger, commits: repo, fenceTtlMs: deps.fenceTtlMs, onCommitted: () => outbox.relay.kick() });
+  const branchRows = new BranchesRepository();
+  const recorder = new CommitRecorder({ db, bus, logger, commits: repo, branches: branchRows, fenceTtlMs: deps.fenceTtlMs, onCommitted: () => outbox.relay.kick() });
   const commits = new CommitService({ db, bus, recorder, idempotency: new IdempotencyRepository() });
   const links = new DownloadLinks(deps.storage);
   const history = new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: new CursorCodec(deps.cursorSecret) });
@@ -68,7 +70,7 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   const tree = new TreeService({ db, commits: repo });
   serveLatestSequence(bus, tree);
   serveTreeStates(bus, tree);
-  serveBranches({ db, bus, cursorSecret: deps.cursorSecret, recorder, onChanged: () => outbox.relay.kick() });
+  serveBranches({ db, bus, cursorSecret: deps.cursorSecret, recorder, branches: branchRows, onChanged: () => outbox.relay.kick() });
   servePing(bus, 'commit', () => db.ping());
   const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => commits.purgeOutcomesOlderThan(deps.idempotencyTtlMs));
   return {

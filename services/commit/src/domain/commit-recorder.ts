@@ -6,15 +6,18 @@ import type { Bus } from '@lode/bus';
 import type { Database, Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import { writeOutbox } from '@lode/outbox';
+import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
 import { planEntries, type Resolution } from './commit-plan.ts';
 import { commitCreatedEvents } from './event-parts.ts';
 import { placeFence, type Fence } from './fence.ts';
+import { createdByCommit } from './lineage.ts';
 
 export interface CommitRecorderDeps {
   db: Database;
   bus: Bus;
   commits: CommitsRepository;
+  branches: BranchesRepository;
   logger: Logger;
   /** Lifetime of the lock fence; the transaction must commit well within it. */
   fenceTtlMs: number;
@@ -74,7 +77,8 @@ export class CommitRecorder {
 
   /**
    * Inside the transaction: the project's next number (its row lock serializes the project's
-   * commits), then `afterLock` (a check that must see everything committed before it), the entries
+   * commits), the branch if this is its first commit, then `afterLock` (a check that must see
+   * everything committed before it), the entries
    * planned against the branch's tree, and the commit recorded with its commit.created event.
    */
   async record(
@@ -84,11 +88,13 @@ export class CommitRecorder {
     resolved: Resolution,
     options: { kind: commit.CommitKind; afterLock?: () => Promise<void> },
   ): Promise<commit.Commit> {
-    const { commits } = this.#deps;
+    const { commits, branches } = this.#deps;
     const branch = columns.branch ?? MAIN_BRANCH;
-    const sequenceNum = await commits.nextSequence(tx, actor.projectId, branch, MAIN_BRANCH);
+    const sequenceNum = await commits.nextSequence(tx, actor.projectId);
+    // A branch's first commit creates it (after the lock: it may have been created or deleted meanwhile).
+    await branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum) });
     await options.afterLock?.();
-    const branchChanges = await commits.branchChanges(tx, actor.projectId);
+    const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
     const tree = await commits.treeStates(tx, actor.projectId, branch, columns.fileIds);
     const planned = planEntries(columns, resolved, tree);
     const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: columns.message, fileCount: planned.length, branch };

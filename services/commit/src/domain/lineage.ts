@@ -55,3 +55,9 @@ export function forkPoint(a: Lineage, b: Lineage): number {
   }
   return point;
 }
+
+/** How a branch that does not exist is created by a commit numbered `seq` to it: main as itself, another forked from main's head. */
+export function createdByCommit(name: string, seq: number): { forkedFrom: string | null; createdAfter: number; lineage: Lineage } {
+  if (name === MAIN_BRANCH) return { forkedFrom: null, createdAfter: 0, lineage: MAIN_LINEAGE };
+  return { forkedFrom: MAIN_BRANCH, createdAfter: seq - 1, lineage: forkLineage(name, MAIN_LINEAGE, seq - 1) };
+}

@@ -17,7 +17,7 @@ export class TreeService {
     this.#commits = deps.commits;
   }
 
-  async latestSequence(projectId: string): Promise<number> {
+  async latestSequence(projectId: string): Promise<{ sequenceNum: number; branchChanges: number }> {
     return this.#commits.latestSequence(this.#db, projectId);
   }
 

@@ -3,5 +3,5 @@ import type { Bus } from '@lode/bus';
 import type { TreeService } from '../domain/tree-service.ts';
 
 export function serveLatestSequence(bus: Bus, service: TreeService): void {
-  bus.serve(commit.latestSequence, async ({ projectId }) => ({ sequenceNum: await service.latestSequence(projectId) }));
+  bus.serve(commit.latestSequence, ({ projectId }) => service.latestSequence(projectId));
 }

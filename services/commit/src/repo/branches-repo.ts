@@ -1,5 +1,5 @@
 import type { Queryable } from '@lode/db';
-import { forkLineage, MAIN_LINEAGE, type Lineage } from '../domain/lineage.ts';
+import type { Lineage } from '../domain/lineage.ts';
 
 /** A branch's row, with the id of its head commit. */
 export interface BranchRow {
@@ -86,24 +86,19 @@ export class BranchesRepository {
   }
 
   /**
-   * A commit to a branch that does not exist creates it (docs/api.md, Commits): main as itself,
-   * another branch forked from main's head as it is before commit `seq`, main's tree copied. Run
-   * under the project's sequence row lock, in a statement of its own, so it sees every branch
-   * created or deleted before the lock was granted. True when created.
+   * A commit to a branch that does not exist creates it (docs/api.md, Commits), with the parent's
+   * head then and its tree copied. Run under the project's sequence row lock, in a statement of its
+   * own, so it sees every branch created or deleted before the lock was granted. True when created.
    */
-  async createOnFirstCommit(tx: Queryable, projectId: string, name: string, main: string, seq: number): Promise<boolean> {
-    const isMain = name === main;
-    const lineage = isMain ? MAIN_LINEAGE : forkLineage(name, MAIN_LINEAGE, seq - 1);
+  async createOnCommit(tx: Queryable, b: { projectId: string; name: string; forkedFrom: string | null; createdAfter: number; lineage: Lineage }): Promise<boolean> {
     const { rowCount } = await tx.query(
       `INSERT INTO branches (project_id, name, base_seq, forked_from, created_after, lineage)
-       SELECT $1, $2, CASE WHEN $4 THEN NULL ELSE (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3) END,
-              CASE WHEN $4 THEN NULL ELSE $3 END, CASE WHEN $4 THEN 0 ELSE $5::int - 1 END, $6::jsonb
+       VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3), $3, $4, $5)
        ON CONFLICT DO NOTHING`,
-      [projectId, name, main, isMain, seq, JSON.stringify(lineage)],
+      [b.projectId, b.name, b.forkedFrom, b.createdAfter, JSON.stringify(b.lineage)],
     );
-    if (rowCount !== 1 || isMain) return rowCount === 1;
-    await this.copyTree(tx, projectId, main, name);
-    return true;
+    if (rowCount === 1 && b.forkedFrom !== null) await this.copyTree(tx, b.projectId, b.forkedFrom, b.name);
+    return rowCount === 1;
   }
 
   /** A new branch's tree is its parent's, as it is now. */

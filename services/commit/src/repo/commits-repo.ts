@@ -2,7 +2,6 @@ import { pathKey } from '@lode/contracts';
 import type { commit } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
-import { BranchesRepository } from './branches-repo.ts';
 
 export interface NewCommit {
   id: string;
@@ -22,35 +21,32 @@ export interface NewCommit {
  * (latestSequence, treeStates) also answer other services, outside any commit, as of that moment.
  */
 export class CommitsRepository {
-  readonly #branches = new BranchesRepository();
-
   /**
    * Takes the project's next sequence number and holds its row lock until the transaction ends, so a
    * project's commits (and branch changes) are serialized and a rolled-back commit gives its number
-   * back: no gaps. A branch's first commit also creates the branch.
+   * back: no gaps. This statement's snapshot predates the lock it may have waited for: what must see
+   * everything committed before it (a branch created or deleted meanwhile) runs after, on its own.
    */
-  async nextSequence(tx: Queryable, projectId: string, branch: string, main: string): Promise<number> {
+  async nextSequence(tx: Queryable, projectId: string): Promise<number> {
     const { rows } = await tx.query<{ last_seq: number }>(
       `INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
        ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
        RETURNING last_seq`,
       [projectId],
     );
-    // A statement of its own: this one's snapshot predates the lock it may have waited for, during
-    // which the branch may have been created or deleted.
-    await this.#branches.createOnFirstCommit(tx, projectId, branch, main, rows[0].last_seq);
     return rows[0].last_seq;
   }
 
-  /** How many branch changes the project has had: a commit's event carries it (docs/architecture.md, Lineage). */
-  async branchChanges(q: Queryable, projectId: string): Promise<number> {
-    const { rows } = await q.query<{ branch_changes: number }>('SELECT branch_changes FROM project_sequences WHERE project_id = $1', [projectId]);
-    return rows[0]?.branch_changes ?? 0;
-  }
-
-  async latestSequence(q: Queryable, projectId: string): Promise<number> {
-    const { rows } = await q.query<{ last_seq: number }>('SELECT last_seq FROM project_sequences WHERE project_id = $1', [projectId]);
-    return rows[0]?.last_seq ?? 0;
+  /**
+   * The project's last commit number and how many branch changes it has had (a commit's event
+   * carries the count: docs/architecture.md, Lineage); zeros before either.
+   */
+  async latestSequence(q: Queryable, projectId: string): Promise<{ sequenceNum: number; branchChanges: number }> {
+    const { rows } = await q.query<{ sequenceNum: number; branchChanges: number }>(
+      'SELECT last_seq AS "sequenceNum", branch_changes AS "branchChanges" FROM project_sequences WHERE project_id = $1',
+      [projectId],
+    );
+    return rows[0] ?? { sequenceNum: 0, branchChanges: 0 };
   }
 
   async treeStates(tx: Queryable, projectId: string, branch: string, fileIds: readonly string[]): Promise<Map<string, TreeState>> {
