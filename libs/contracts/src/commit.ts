@@ -134,14 +134,15 @@ export const listVersions = defineContract(
 );
 
 /**
- * The project's latest commit sequence number (0 before the first commit), for read models that must
- * catch up with it before answering (read your writes).
+ * The project's latest commit sequence number (0 before the first commit) and how many branch
+ * changes it has had, for read models that must catch up with both before answering (read your
+ * writes).
  */
 export const latestSequence = defineContract(
   'commit',
   'latest_sequence',
   z.object({ projectId: uuid }),
-  z.object({ sequenceNum: z.number().int().min(0) }),
+  z.object({ sequenceNum: z.number().int().min(0), branchChanges: z.number().int().min(0) }),
 );
 
 /** A file's committed state on a branch's tree. A deleted file keeps its last version, sha256 and size. */
