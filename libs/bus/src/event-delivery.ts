@@ -1,16 +1,17 @@
 import type { EventContract, EventOf } from '@lode/contracts';
 import { extractTraceContext, inSpan, instruments, SpanKind, type Logger } from '@lode/telemetry';
-import type { EventHandler, EventMeta } from './events.ts';
+import { EventDeferred, type EventHandler, type EventMeta } from './events.ts';
 import { decode } from './wire.ts';
 
-/** What the transport does next: ack and move on, hand the same event over again, or drop it for good. */
-export type DeliveryOutcome = 'handled' | 'failed' | 'rejected';
+/** What the transport does next: ack and move on, or hand the same event over again (after a backoff for a failure). */
+export type DeliveryOutcome = 'handled' | 'failed' | 'deferred';
 
 export interface Delivery<E extends EventContract> {
   consumer: string;
   contract: E;
   handler: EventHandler<E>;
-  body: Uint8Array;
+  /** Already parsed with the contract (parseEvent). */
+  event: EventOf<E>;
   meta: EventMeta;
   /** Reads the event's trace headers. */
   header: (key: string) => string | undefined;
@@ -20,9 +21,9 @@ export interface Delivery<E extends EventContract> {
 }
 
 /**
- * What both event streams do with one delivery: parse the payload with the contract and run the
- * handler inside a CONSUMER span joined to the producer's trace. Never throws: a handler's error is
- * logged and becomes 'failed', so the transport's retry, not an unhandled rejection, deals with it.
+ * What both event streams do with one delivery: run the handler inside a CONSUMER span joined to
+ * the producer's trace. Never throws: a handler's error is logged and becomes 'failed', so the
+ * transport's retry, not an unhandled rejection, deals with it.
  */
 export async function deliverEvent<E extends EventContract>(delivery: Delivery<E>): Promise<DeliveryOutcome> {
   const { consumer, contract, meta, logger } = delivery;
@@ -35,12 +36,14 @@ export async function deliverEvent<E extends EventContract>(delivery: Delivery<E
   const parent = extractTraceContext(delivery.header);
   try {
     return await inSpan(`${contract.subject} process`, { kind: SpanKind.CONSUMER, parent, attributes }, async () => {
-      const parsed = parseEvent(contract, delivery.body);
-      if (!parsed.ok) {
-        logger.error({ ...context, problem: parsed.problem }, 'event breaks its contract; dropped');
-        return 'rejected';
+      try {
+        await delivery.handler(delivery.event, meta);
+      } catch (error) {
+        // Inside the span, so a deferral does not mark it as an error.
+        if (!(error instanceof EventDeferred)) throw error;
+        logger.debug({ ...context, reason: error.message }, 'event deferred');
+        return 'deferred';
       }
-      await delivery.handler(parsed.event, meta);
       recordLag(delivery);
       return 'handled';
     });
@@ -57,9 +60,26 @@ function recordLag(delivery: Delivery<EventContract>): void {
   metrics.consumerDelay.record(Math.max(0, Date.now() - delivery.backlog.publishedAtMs) / 1000, attributes);
 }
 
-type ParsedEvent<E extends EventContract> = { ok: true; event: EventOf<E> } | { ok: false; problem: unknown };
+/**
+ * The payload parsed with the contract, or undefined for one that breaks it (logged): the
+ * transport drops that event for good, so it cannot block the stream. Parsed before the event is
+ * queued, because its ordering key comes from the payload.
+ */
+export function parseEvent<E extends EventContract>(
+  contract: E,
+  body: Uint8Array,
+  logger: Logger,
+  context: { consumer: string; id: string; streamSeq: number },
+): EventOf<E> | undefined {
+  const parsed = parsePayload(contract, body);
+  if (parsed.ok) return parsed.event;
+  logger.error({ ...context, subject: contract.subject, problem: parsed.problem }, 'event breaks its contract; dropped');
+  return undefined;
+}
 
-function parseEvent<E extends EventContract>(contract: E, body: Uint8Array): ParsedEvent<E> {
+type ParsedPayload<E extends EventContract> = { ok: true; event: EventOf<E> } | { ok: false; problem: unknown };
+
+function parsePayload<E extends EventContract>(contract: E, body: Uint8Array): ParsedPayload<E> {
   let payload: unknown;
   try {
     payload = decode(body);

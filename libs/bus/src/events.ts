@@ -22,7 +22,14 @@ export interface OutgoingEvent {
 export interface EventMeta {
   id: string;
   streamSeq: number;
+  /** Handed over before: by the transport after a lost ack, or again here after the handler failed or deferred. */
   redelivered: boolean;
+  /**
+   * Whether every event of this consumer's subject stored before this one has been handled or
+   * dropped, by any replica. Once it holds, an event that should have come before this one is not
+   * on its way (a replica holding it, a delivery to redo) but lost. It never turns false again.
+   */
+  earlierSettled(): Promise<boolean>;
 }
 
 export type EventHandler<E extends EventContract> = (event: EventOf<E>, meta: EventMeta) => Promise<void>;
@@ -32,10 +39,24 @@ export interface EventConsumer {
   stop(): Promise<void>;
 }
 
-export interface ConsumerOptions {
+export interface ConsumerOptions<E extends EventContract = EventContract> {
   /** Where a consumer seen for the first time starts; a consumer that already exists keeps its position. */
   deliverFrom?: 'all' | 'new';
+  /**
+   * The event's ordering key, e.g. its project. Without one, a consumer takes one event at a time
+   * across all its replicas, in stream order, so one slow or failing event holds up every later one.
+   * With one, many events are in flight: within a process those of one key are handled one after
+   * another in stream order (a failing one is retried before the key's next), different keys at the
+   * same time. Across replicas two processes can hold events of one key at once, so a handler that
+   * needs them in order checks that itself and throws EventDeferred for an event that came early.
+   */
+  orderedBy?: (event: EventOf<E>) => string;
+  /** With orderedBy: how many keys' handlers run at once in this process (default 4). */
+  concurrency?: number;
 }
+
+/** Handlers of different keys running at once in one process, unless a consumer asks otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
 
 /**
  * Events that services publish after committing a change and consume in order, at least once.
@@ -51,12 +72,13 @@ export interface EventStream {
   publish(event: OutgoingEvent): Promise<void>;
   /**
    * A durable consumer named `name` (letters, digits, `_`, `-`) of one contract. It survives restarts,
-   * and consumers sharing a name share the work. The next event is handed over only once the handler
-   * has resolved; a handler that throws gets the same event again after a backoff, before any later
-   * one. An event failing the contract's schema is logged and dropped so it cannot block the stream.
-   * Handlers run inside a CONSUMER span whose parent is the event's trace context.
+   * and consumers sharing a name share the work. The next event (of the same key, with `orderedBy`)
+   * is handed over only once the handler has resolved; a handler that throws gets the same event
+   * again after a backoff, before any later one (of its key). An event failing the contract's schema
+   * is logged and dropped so it cannot block the stream. Handlers run inside a CONSUMER span whose
+   * parent is the event's trace context.
    */
-  consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options?: ConsumerOptions): Promise<EventConsumer>;
+  consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options?: ConsumerOptions<NoInfer<E>>): Promise<EventConsumer>;
   /** Stops every consumer, waiting for handlers in flight. Leaves the NATS connection open. */
   close(): Promise<void>;
 }
@@ -68,6 +90,24 @@ export interface RetryBackoff {
 }
 
 export const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 1000, maxMs: 60_000 };
+
+/**
+ * A deferred event is usually waiting for one another replica is applying at that moment: tried
+ * again soon, then less often while the wait lasts (a delivery to redo after its ack wait).
+ */
+export const DEFER_BACKOFF: RetryBackoff = { initialMs: 50, maxMs: 1000 };
+
+/**
+ * Thrown by a handler that cannot handle an event yet because it came ahead of an earlier one: the
+ * event is handed over again after DEFER_BACKOFF, before the key's later events, and logged only at
+ * debug level. Not a failure: nothing is wrong, the order is being restored.
+ */
+export class EventDeferred extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'EventDeferred';
+  }
+}
 
 /** failures: how many times this event's handler has failed so far (1 after the first failure). */
 export function retryDelayMs(backoff: RetryBackoff, failures: number): number {

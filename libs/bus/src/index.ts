@@ -4,6 +4,7 @@ export { NatsBus, type NatsBusOptions } from './nats-bus.ts';
 export { connectNats, busSettings } from './connect.ts';
 export { servePing } from './ping.ts';
 export {
+  EventDeferred,
   EventTooLargeError,
   type ConsumerOptions,
   type EventConsumer,

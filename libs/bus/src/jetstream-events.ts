@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
@@ -11,10 +10,8 @@ import {
   PubHeaders,
   RetentionPolicy,
   StorageType,
-  type Consumer,
   type JetStreamClient,
   type JetStreamManager,
-  type JsMsg,
 } from '@nats-io/jetstream';
 import type { EventContract } from '@lode/contracts';
 import { injectTraceContext, type Logger } from '@lode/telemetry';
@@ -23,7 +20,6 @@ import {
   consumerSubjectMismatch,
   DEFAULT_RETRY_BACKOFF,
   EventTooLargeError,
-  retryDelayMs,
   type ConsumerOptions,
   type EventConsumer,
   type EventHandler,
@@ -31,7 +27,7 @@ import {
   type OutgoingEvent,
   type RetryBackoff,
 } from './events.ts';
-import { deliverEvent } from './event-delivery.ts';
+import { ACK_WAIT_MS, JetStreamConsumer, KEYED_MAX_ACK_PENDING } from './jetstream-consumer.ts';
 import { encode } from './wire.ts';
 
 export interface JetStreamEventsOptions {
@@ -45,16 +41,14 @@ export interface JetStreamEventsOptions {
 const DEFAULT_MAX_AGE_MS = 7 * 24 * 60 * 60_000;
 /** A republish after a lost publish ack (the outbox retrying) within this window is known by its id. */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
-/** An unacked event is redelivered after this; a handler still running keeps extending it. */
-const ACK_WAIT_MS = 30_000;
-/** How long a pull waits for an event on the server before the next one is sent. */
-const PULL_EXPIRES_MS = 1_000;
 const STREAM_NAME_IN_USE = 10058;
 
 /**
- * Events on one JetStream stream per namespace, consumed through durable pull consumers with
- * max_ack_pending 1: the server hands out the next event only once the previous one is acked, which
- * keeps handlers in order across every replica sharing a consumer name.
+ * Events on one JetStream stream per namespace, consumed through durable pull consumers. One without
+ * an ordering key has max_ack_pending 1: the server hands out the next event only once the previous
+ * one is acked, which keeps handlers in order across every replica sharing its name. One with a key
+ * (ConsumerOptions.orderedBy) has many events in flight, ordered per key within a process
+ * (JetStreamConsumer).
  */
 export class JetStreamEvents implements EventStream {
   readonly streamName: string;
@@ -99,17 +93,28 @@ export class JetStreamEvents implements EventStream {
     await this.#js.publish(this.#prefix + event.subject, body, { headers: hdrs });
   }
 
-  async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions = {}): Promise<EventConsumer> {
+  async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions<NoInfer<E>> = {}): Promise<EventConsumer> {
     assertConsumerName(name);
-    await this.#ensureConsumer(name, this.#prefix + contract.subject, options.deliverFrom ?? 'all');
+    const filter = this.#prefix + contract.subject;
+    await this.#ensureConsumer(name, filter, options.deliverFrom ?? 'all', options.orderedBy ? KEYED_MAX_ACK_PENDING : 1);
     const consumer = await this.#js.consumers.get(this.streamName, name);
-    let stopping = false;
-    const running = this.#run(consumer, name, contract, handler, () => stopping);
+    const running = new JetStreamConsumer({
+      nc: this.#nc,
+      jsm: this.#jsm,
+      consumer,
+      streamName: this.streamName,
+      name,
+      filter,
+      contract,
+      handler,
+      options,
+      logger: this.#logger,
+      retry: this.#retry,
+    });
     const handle: EventConsumer = {
       stop: async () => {
-        stopping = true;
         this.#consumers.delete(handle);
-        await running;
+        await running.stop();
       },
     };
     this.#consumers.add(handle);
@@ -144,15 +149,21 @@ export class JetStreamEvents implements EventStream {
   /**
    * Creates the durable on first use. Replicas starting together send the same config, which the
    * server accepts twice; deliverFrom only matters at creation, as the server cannot change it later.
+   * A durable created by an earlier version (a 30 s ack wait, one event in flight) is updated in
+   * place, keeping its position.
    */
-  async #ensureConsumer(name: string, filter: string, deliverFrom: 'all' | 'new'): Promise<void> {
+  async #ensureConsumer(name: string, filter: string, deliverFrom: 'all' | 'new', maxAckPending: number): Promise<void> {
     const existing = await this.#jsm.consumers.info(this.streamName, name).catch((error: unknown) => {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
       throw error;
     });
+    const flow = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: maxAckPending };
     if (existing) {
       const consumes = existing.config.filter_subject ?? '';
       if (consumes !== filter) throw consumerSubjectMismatch(name, consumes, filter);
+      if (existing.config.ack_wait !== flow.ack_wait || existing.config.max_ack_pending !== flow.max_ack_pending) {
+        await this.#jsm.consumers.update(this.streamName, name, flow);
+      }
       return;
     }
     await this.#jsm.consumers.add(this.streamName, {
@@ -160,67 +171,9 @@ export class JetStreamEvents implements EventStream {
       filter_subject: filter,
       deliver_policy: deliverFrom === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
       ack_policy: AckPolicy.Explicit,
-      max_ack_pending: 1,
-      ack_wait: nanos(ACK_WAIT_MS),
       max_deliver: -1,
+      ...flow,
     });
-  }
-
-  /**
-   * One pull for one event at a time, each left to end on the server's side (an event or the
-   * expiry), never cancelled: a pull cancelled by unsubscribing can race an event the server is
-   * already sending, which then stays unacked for ACK_WAIT_MS and, with max_ack_pending 1, holds up
-   * every replica. The price is that stop() on an idle consumer takes up to PULL_EXPIRES_MS.
-   */
-  async #run<E extends EventContract>(consumer: Consumer, name: string, contract: E, handler: EventHandler<E>, stopping: () => boolean): Promise<void> {
-    while (!stopping() && !this.#nc.isClosed()) {
-      let msg: JsMsg | null;
-      try {
-        msg = await consumer.next({ expires: PULL_EXPIRES_MS });
-      } catch (error) {
-        this.#logger.warn({ err: error, consumer: name, subject: contract.subject }, 'pulling the next event failed; retrying');
-        await delay(PULL_EXPIRES_MS);
-        continue;
-      }
-      if (!msg) continue;
-      if (stopping()) {
-        // Arrived while stop() waited for the pull to end: hand it straight to another replica.
-        msg.nak();
-        return;
-      }
-      await this.#handle(msg, name, contract, handler);
-    }
-  }
-
-  async #handle<E extends EventContract>(msg: JsMsg, name: string, contract: E, handler: EventHandler<E>): Promise<void> {
-    const meta = { id: msg.headers?.get(PubHeaders.MsgIdHdr) ?? '', streamSeq: msg.seq, redelivered: msg.redelivered };
-    // Without this a handler slower than ACK_WAIT_MS would see its event redelivered, maybe to
-    // another replica while it is still running.
-    const keepAlive = setInterval(() => msg.working(), ACK_WAIT_MS / 3);
-    const outcome = await deliverEvent({
-      consumer: name,
-      contract,
-      handler,
-      body: msg.data,
-      meta,
-      header: (key) => msg.headers?.get(key) || undefined,
-      logger: this.#logger,
-      backlog: { pending: msg.info.pending, publishedAtMs: msg.info.timestampNanos / 1e6 },
-    }).finally(() => clearInterval(keepAlive));
-    switch (outcome) {
-      case 'handled':
-        // Confirmed before the next event, so once stop() resolves a restarted consumer starts after this one.
-        if (!(await msg.ackAck().catch(() => false))) {
-          this.#logger.warn({ consumer: name, subject: contract.subject, id: meta.id }, 'event ack unconfirmed; it may be delivered again');
-        }
-        break;
-      case 'failed':
-        msg.nak(retryDelayMs(this.#retry, msg.info.deliveryCount));
-        break;
-      case 'rejected':
-        msg.term();
-        break;
-    }
   }
 }
 

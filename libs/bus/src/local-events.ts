@@ -1,11 +1,11 @@
-import type { EventContract } from '@lode/contracts';
+import type { EventContract, EventOf } from '@lode/contracts';
 import { injectTraceContext, type Logger } from '@lode/telemetry';
 import {
   assertConsumerName,
   consumerSubjectMismatch,
+  DEFAULT_CONCURRENCY,
   DEFAULT_RETRY_BACKOFF,
   EventTooLargeError,
-  retryDelayMs,
   type ConsumerOptions,
   type EventConsumer,
   type EventHandler,
@@ -13,7 +13,8 @@ import {
   type OutgoingEvent,
   type RetryBackoff,
 } from './events.ts';
-import { deliverEvent, type DeliveryOutcome } from './event-delivery.ts';
+import { deliverEvent, parseEvent } from './event-delivery.ts';
+import { OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
 import { encode } from './wire.ts';
 
 export interface LocalEventsOptions {
@@ -37,28 +38,41 @@ interface StoredEvent {
   publishedAtMs: number;
 }
 
-type Deliver = (event: StoredEvent, redelivered: boolean) => Promise<DeliveryOutcome>;
+/** One consume() call's share of a cursor: takes events into its dispatcher while it is the first taker. */
+interface Taker {
+  take(event: StoredEvent, redelivered: boolean): void;
+  readonly dispatcher: Pick<OrderedDispatcher<HeldEvent>, 'room' | 'whenRoom'>;
+}
 
 /** A named consumer's place in the log. It outlives the consume() calls using it, as a durable does. */
 interface Cursor {
   subject: string;
-  /** Index in the log of the next event to look at. */
+  /** Index in the log of the next event to hand over. */
   position: number;
-  /** How often the event at `position` has failed so far. */
-  failures: number;
+  /** Seqs handed over and not yet handled: they hold back trimming, and answer earlierSettled. */
+  unsettled: Set<number>;
+  /** Events given back (parked, or queued when a consumer stopped), handed over again before the log's next, lowest first. */
+  redeliver: StoredEvent[];
   /** The consume() calls under this name; the first one takes the events while it runs. */
-  takers: Deliver[];
-  running: boolean;
-  /** The delivery in progress, which stop() waits for. */
-  delivering?: Promise<DeliveryOutcome>;
-  retryTimer?: NodeJS.Timeout;
+  takers: Taker[];
+  /** A feed is waiting for room in the first taker's dispatcher. */
+  awaitingRoom: boolean;
 }
 
+/** Events one consumer holds parsed at once, as JetStream's consumers do. */
+const HELD_EVENTS = 256;
+/** Events a stalled key keeps; the rest come back after LOCAL_PARK_MS. */
+const STALLED_KEY_HOLD = 8;
+const LOCAL_PARK_MS = 5_000;
+const STALL_AFTER_MS = 10_000;
+
 /**
- * The embedded-mode event stream: an append-only log in memory, one sequential loop per consumer
- * name. It keeps the promises of JetStreamEvents except durability across process restarts (the
- * embedded process replays its outbox at start instead). Events every consumer has passed are
- * dropped oldest first once they exceed `retainedBytes`, with their ids, so memory stays bounded.
+ * The embedded-mode event stream: an append-only log in memory, each consumer name a cursor whose
+ * events run through the same OrderedDispatcher as JetStream's: in order, one key at a time with
+ * `orderedBy`, one event at a time without. It keeps the promises of JetStreamEvents except
+ * durability across process restarts (the embedded process replays its outbox at start instead).
+ * Events every consumer has handled are dropped oldest first once they exceed `retainedBytes`,
+ * with their ids, so memory stays bounded.
  */
 export class LocalEvents implements EventStream {
   /** The retained suffix of the log; positions are absolute, `#dropped` events precede it. */
@@ -68,6 +82,7 @@ export class LocalEvents implements EventStream {
   readonly #ids = new Set<string>();
   readonly #cursors = new Map<string, Cursor>();
   readonly #consumers = new Set<EventConsumer>();
+  readonly #parkTimers = new Set<NodeJS.Timeout>();
   readonly #logger: Logger;
   readonly #maxPayloadBytes: number;
   readonly #retainedBytes: number;
@@ -89,40 +104,75 @@ export class LocalEvents implements EventStream {
     const traceContext = event.traceContext ?? activeTraceContext();
     this.#log.push({ seq: this.#length + 1, id: event.id, subject: event.subject, body, traceContext, publishedAtMs: Date.now() });
     this.#bytes += body.length;
-    for (const cursor of this.#cursors.values()) void this.#drain(cursor);
+    for (const cursor of this.#cursors.values()) this.#feed(cursor);
   }
 
-  async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions = {}): Promise<EventConsumer> {
+  async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions<NoInfer<E>> = {}): Promise<EventConsumer> {
     assertConsumerName(name);
     const cursor = this.#cursorFor(name, contract.subject, options.deliverFrom ?? 'all');
-    const deliver: Deliver = (event, redelivered) =>
+    type Held = HeldEvent & { stored: StoredEvent; event: EventOf<E>; redelivered: boolean };
+    const deliver = (held: Held, retried: boolean) =>
       deliverEvent({
         consumer: name,
         contract,
         handler,
-        body: event.body,
-        meta: { id: event.id, streamSeq: event.seq, redelivered },
-        header: (key) => event.traceContext[key],
+        event: held.event,
+        meta: {
+          id: held.stored.id,
+          streamSeq: held.seq,
+          redelivered: held.redelivered || retried,
+          earlierSettled: async () => ![...cursor.unsettled].some((seq) => seq < held.seq),
+        },
+        header: (key) => held.stored.traceContext[key],
         logger: this.#logger,
         // Every later event counts, whatever its subject: an upper bound for a filtered consumer.
-        backlog: { pending: this.#length - event.seq, publishedAtMs: event.publishedAtMs },
+        backlog: { pending: this.#length - held.seq, publishedAtMs: held.stored.publishedAtMs },
       });
-    cursor.takers.push(deliver);
+    const dispatcher = new OrderedDispatcher<Held>(
+      {
+        run: deliver,
+        settle: async (held) => {
+          cursor.unsettled.delete(held.seq);
+          this.#trim();
+        },
+        giveBack: (held, delayMs) => this.#giveBack(cursor, held.stored, delayMs),
+      },
+      {
+        concurrency: options.orderedBy ? (options.concurrency ?? DEFAULT_CONCURRENCY) : 1,
+        capacity: HELD_EVENTS,
+        stalledKeyHold: STALLED_KEY_HOLD,
+        stallAfterMs: STALL_AFTER_MS,
+        parkDelayMs: () => LOCAL_PARK_MS,
+        retry: this.#retry,
+      },
+    );
+    const taker: Taker = {
+      dispatcher,
+      take: (stored, redelivered) => {
+        const event = parseEvent(contract, stored.body, this.#logger, { consumer: name, id: stored.id, streamSeq: stored.seq });
+        if (event === undefined) return;
+        cursor.unsettled.add(stored.seq);
+        dispatcher.add({ key: options.orderedBy?.(event) ?? '', seq: stored.seq, stored, event, redelivered });
+      },
+    };
+    cursor.takers.push(taker);
     const consumer: EventConsumer = {
       stop: async () => {
         this.#consumers.delete(consumer);
-        cursor.takers = cursor.takers.filter((taker) => taker !== deliver);
-        await cursor.delivering;
+        cursor.takers = cursor.takers.filter((t) => t !== taker);
+        await dispatcher.stop();
+        this.#feed(cursor);
       },
     };
     this.#consumers.add(consumer);
-    void this.#drain(cursor);
+    this.#feed(cursor);
     return consumer;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const cursor of this.#cursors.values()) clearTimeout(cursor.retryTimer);
+    for (const timer of this.#parkTimers) clearTimeout(timer);
+    this.#parkTimers.clear();
     await Promise.all([...this.#consumers].map((consumer) => consumer.stop()));
   }
 
@@ -132,37 +182,55 @@ export class LocalEvents implements EventStream {
       if (existing.subject !== subject) throw consumerSubjectMismatch(name, existing.subject, subject);
       return existing;
     }
-    const cursor: Cursor = { subject, position: deliverFrom === 'new' ? this.#length : this.#dropped, failures: 0, takers: [], running: false };
+    const position = deliverFrom === 'new' ? this.#length : this.#dropped;
+    const cursor: Cursor = { subject, position, unsettled: new Set(), redeliver: [], takers: [], awaitingRoom: false };
     this.#cursors.set(name, cursor);
     return cursor;
   }
 
-  /** Hands a cursor's events over one at a time. Publish and consume both nudge it; one loop runs per cursor. */
-  async #drain(cursor: Cursor): Promise<void> {
-    if (cursor.running || cursor.retryTimer) return;
-    cursor.running = true;
-    try {
-      while (!this.#closed) {
-        const deliver = cursor.takers[0];
-        const event = this.#nextEvent(cursor);
-        if (!deliver || !event) return;
-        cursor.delivering = deliver(event, cursor.failures > 0);
-        if ((await cursor.delivering) === 'failed') {
-          cursor.failures += 1;
-          cursor.retryTimer = setTimeout(() => {
-            cursor.retryTimer = undefined;
-            void this.#drain(cursor);
-          }, retryDelayMs(this.#retry, cursor.failures));
-          return;
-        }
-        cursor.position += 1;
-        cursor.failures = 0;
-        this.#trim();
+  /** Hands the first taker what it has room for: given-back events first, then the log's next. */
+  #feed(cursor: Cursor): void {
+    const taker = cursor.takers[0];
+    if (!taker || this.#closed || cursor.awaitingRoom) return;
+    const { dispatcher } = taker;
+    for (;;) {
+      if (dispatcher.room <= 0) {
+        cursor.awaitingRoom = true;
+        void dispatcher.whenRoom().then(() => {
+          cursor.awaitingRoom = false;
+          this.#feed(cursor);
+        });
+        return;
       }
-    } finally {
-      cursor.running = false;
-      cursor.delivering = undefined;
+      const redelivery = cursor.redeliver.shift();
+      if (redelivery) {
+        taker.take(redelivery, true);
+        continue;
+      }
+      const event = this.#nextEvent(cursor);
+      if (!event) return;
+      // Moved on before the handler runs: a handler that publishes feeds this cursor again from here.
+      cursor.position += 1;
+      taker.take(event, false);
     }
+  }
+
+  #giveBack(cursor: Cursor, event: StoredEvent, delayMs: number): void {
+    const back = () => {
+      let at = cursor.redeliver.length;
+      while (at > 0 && cursor.redeliver[at - 1].seq > event.seq) at -= 1;
+      cursor.redeliver.splice(at, 0, event);
+      this.#feed(cursor);
+    };
+    if (delayMs === 0) {
+      back();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.#parkTimers.delete(timer);
+      back();
+    }, delayMs);
+    this.#parkTimers.add(timer);
   }
 
   get #length(): number {
@@ -174,10 +242,10 @@ export class LocalEvents implements EventStream {
     return this.#log[cursor.position - this.#dropped];
   }
 
-  /** Drops the oldest events beyond the retained bytes, but only those every consumer has passed. */
+  /** Drops the oldest events beyond the retained bytes, but only those every consumer has handled. */
   #trim(): void {
     if (this.#bytes <= this.#retainedBytes || this.#cursors.size === 0) return;
-    const floor = Math.min(...[...this.#cursors.values()].map((c) => c.position));
+    const floor = Math.min(...[...this.#cursors.values()].map((c) => Math.min(c.position, ...[...c.unsettled].map((seq) => seq - 1))));
     while (this.#dropped < floor && this.#bytes > this.#retainedBytes) {
       const oldest = this.#log.shift();
       if (!oldest) return;
