@@ -13,8 +13,11 @@ export interface Part {
 }
 
 export interface PartPlan {
-  /** skip: already applied (a redelivery) or unusable; stage: keep it for later; apply: the commit is complete. */
-  action: 'skip' | 'stage' | 'apply';
+  /**
+   * skip: already applied (a redelivery) or unusable; stage: keep it for later; apply: the commit is
+   * complete; defer: it came ahead of parts that are still on their way, so it waits for them.
+   */
+  action: 'skip' | 'stage' | 'apply' | 'defer';
   /** Staged parts of an earlier commit that can never complete: thrown away first. */
   discardStaged: boolean;
   /** Events the stream lost, for an error log: the read model of the project is incomplete from here. */
@@ -22,18 +25,22 @@ export interface PartPlan {
 }
 
 /**
- * What to do with one part of a commit.created event. Events come at least once and in order per
- * project, and sequence numbers have no gaps, so a part is new exactly when it is the next one; an
+ * What to do with one part of a commit.created event. A project's events are published in sequence
+ * order and sequence numbers have no gaps, so a part is new exactly when it is the next one; an
  * older one is a redelivery and is skipped, which makes applying idempotent. A part further ahead
- * means events were lost (beyond the stream's retention): it is applied all the same, so the
- * read model keeps moving, and the loss is reported.
+ * came early: another replica holds the ones before it, or they wait to be redelivered. It is
+ * deferred until they are applied, unless `earlierSettled` (every event stored before it has been
+ * handled) says they were lost (beyond the stream's retention): then it is applied all the same, so
+ * the read model keeps moving, and the loss is reported.
  */
-export function planPart(progress: Progress, event: Part): PartPlan {
+export function planPart(progress: Progress, event: Part, earlierSettled: boolean): PartPlan {
   const { appliedSeq, pendingSeq, pendingPart } = progress;
   const { sequenceNum: seq, part, parts } = event;
   const complete = part === parts ? 'apply' : 'stage';
   if (seq <= appliedSeq || (seq === pendingSeq && part <= pendingPart)) return { action: 'skip', discardStaged: false, problems: [] };
-  if (seq === pendingSeq && part === pendingPart + 1) return { action: complete, discardStaged: false, problems: [] };
+  const next = pendingSeq === null ? { seq: appliedSeq + 1, part: 1 } : { seq: pendingSeq, part: pendingPart + 1 };
+  if (seq === next.seq && part === next.part) return { action: complete, discardStaged: false, problems: [] };
+  if (!earlierSettled) return { action: 'defer', discardStaged: false, problems: [] };
   if (part !== 1) {
     return { action: 'skip', discardStaged: false, problems: [`part ${part} of commit ${seq} arrived without the parts before it; the commit is skipped`] };
   }

@@ -21,10 +21,15 @@ export interface ProjectorDeps {
   onApplied: () => void;
 }
 
+/** What became of one part: done (applied, staged or skipped), or deferred until the parts before it are applied. */
+export type PartOutcome = 'done' | 'deferred';
+
 /**
  * Builds the read model from commit.created, one part per transaction. The progress row decides
  * whether a part is new (planPart), so a redelivered part changes nothing, and a crash between
- * parts resumes from the staged ones. A commit is applied whole, with its last part.
+ * parts resumes from the staged ones. A commit is applied whole, with its last part. Parts are
+ * applied strictly in sequence order: one that came early is deferred, since two replicas can hold
+ * events of one project at once.
  */
 export class Projector {
   readonly #deps: ProjectorDeps;
@@ -33,33 +38,46 @@ export class Projector {
     this.#deps = deps;
   }
 
-  async apply(event: commit.CommitCreated): Promise<void> {
+  /**
+   * earlierSettled: whether every event stored before this one has been handled (EventMeta). Asked
+   * only for a part that came early, after the transaction that found it so, and monotonic: once
+   * true, a part still missing on the second try was lost.
+   */
+  async apply(event: commit.CommitCreated, earlierSettled: () => Promise<boolean>): Promise<PartOutcome> {
+    const first = await this.#applyPart(event, false);
+    if (first !== 'deferred' || !(await earlierSettled())) return first;
+    return this.#applyPart(event, true);
+  }
+
+  async #applyPart(event: commit.CommitCreated, earlierSettled: boolean): Promise<PartOutcome> {
     const { db, logger, progress, staging } = this.#deps;
     const { projectId, sequenceNum: seq } = event;
     // The same function as the client's paths go through (never SQL's lower()), so keys match.
     const entries = event.entries.map((entry) => ({ ...entry, pathKey: pathKey(entry.path) }));
-    const applied = await db.transaction(async (tx) => {
-      const plan = planPart(await progress.lock(tx, projectId), event);
+    const outcome = await db.transaction(async (tx) => {
+      const plan = planPart(await progress.lock(tx, projectId), event, earlierSettled);
       for (const problem of plan.problems) {
         logger.error({ projectId, commitId: event.commitId, sequenceNum: seq, part: event.part }, `sync read model incomplete: ${problem}; rebuild it (docs/architecture.md)`);
       }
-      if (plan.action === 'skip') return false;
+      if (plan.action === 'defer') return 'deferred';
+      if (plan.action === 'skip') return 'done';
       if (plan.discardStaged) await staging.discard(tx, projectId);
       await staging.add(tx, projectId, seq, entries);
       if (plan.action === 'stage') {
         await progress.markStaged(tx, projectId, seq, event.part);
-        return false;
+        return 'done';
       }
       await this.#applyStaged(tx, projectId, event.branch, seq);
       await progress.markApplied(tx, projectId, seq);
-      return true;
+      return 'applied';
     });
-    if (applied) this.#deps.onApplied();
+    if (outcome === 'applied') this.#deps.onApplied();
+    return outcome === 'deferred' ? 'deferred' : 'done';
   }
 
   /**
-   * Events arrive in sequence order, so when a branch's first commit arrives main holds exactly
-   * the commits before it: the branch starts from that state, as the commit service's branch does.
+   * Commits are applied in sequence order, so when a branch's first commit arrives main holds
+   * exactly the commits before it: the branch starts from that state, as the commit service's does.
    */
   async #applyStaged(tx: Queryable, projectId: string, branch: string, seq: number): Promise<void> {
     const { staging, branches, tree, history } = this.#deps;
