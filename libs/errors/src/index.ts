@@ -111,7 +111,12 @@ export const errors = {
   /** Retryable: the dependency is down or restarting, so a client should come back shortly. */
   serviceUnavailable: (service: string) =>
     new AppError('service_unavailable', `Service ${service} is not available`, { retryAfterSeconds: 1 }),
-  timeout: (service: string) => new AppError('timeout', `Service ${service} did not answer in time`),
+  /**
+   * The outcome is unknown: the service may still do, or have done, the work (its process died
+   * with the request, or it is slow). Retryable with the same idempotency key, which answers with
+   * the first result if there is one.
+   */
+  timeout: (service: string) => new AppError('timeout', `Service ${service} did not answer in time`, { retryAfterSeconds: 1 }),
   idempotencyKeyReused: () =>
     new AppError('idempotency_key_reused', 'This X-Idempotency-Key was already used with a different request body'),
   idempotencyInProgress: () =>
