@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SeededProject } from '@lode/testkit';
 import { Checker } from './checker.ts';
@@ -6,6 +7,7 @@ import { Ledger } from './ledger.ts';
 import { Findings, ObservedClient, type Finding } from './observed-client.ts';
 import { measureRecovery, type Recovery } from './recovery.ts';
 import { Workload, type Actor } from './workload.ts';
+import { RESTORE_PATIENCE_MS } from './deadlines.ts';
 
 /** How long a fault lasts once in effect, unless the scenario holds it for what it checks meanwhile. */
 export const FAULT_HOLD_MS = 3000;
@@ -25,6 +27,10 @@ export interface FaultPlan {
 
 export interface ScenarioReport {
   name: string;
+  /** How long healing took: for a killed process, its replacement's start until its own /readyz. */
+  healMs: number;
+  /** The host's 1-minute load average when the scenario ended. */
+  loadAverage: number;
   recovery: Recovery;
   /** Every promise the scenario saw broken; the suite expects none. */
   broken: string[];
@@ -102,7 +108,7 @@ async function castAndWorkload(system: FaultSystem): Promise<FaultSuite> {
   workload.add('bob commits', workload.committer(cast.bob, 'bob'));
   workload.add('carol locks', await workload.lockerSetup(cast.carol));
   workload.add('bob intrudes', workload.intruder(cast.bob));
-  workload.add('dave restores', await workload.restorerSetup(cast.dave));
+  workload.add('dave restores', await workload.restorerSetup(cast.dave, RESTORE_PATIENCE_MS));
   workload.add('alice syncs', workload.reader(cast.alice));
   workload.add('erin commits', workload.committer(cast.erin, 'erin'));
   workload.add('erin syncs', workload.reader(cast.erin));
@@ -161,7 +167,9 @@ async function runScenario(ctx: ScenarioContext, name: string, plan: FaultPlan):
   await step('inject', () => plan.inject());
   await step('during the fault', () => (plan.during ? plan.during() : delay(FAULT_HOLD_MS)));
   mark('heal');
+  const healing = performance.now();
   await step('heal', () => plan.heal());
+  const healMs = Math.round(performance.now() - healing);
   const recovery = await measureRecovery(system, workload, ctx.cast.probeAs);
   mark(
     `recovered in ${recovery.ms ?? 'never'} ms (ready ${recovery.readyMs ?? 'never'}, probe ${recovery.probedMs ?? 'never'})` +
@@ -181,6 +189,8 @@ async function runScenario(ctx: ScenarioContext, name: string, plan: FaultPlan):
   broken.push(...findings.of(name).map(describeFinding));
   return {
     name,
+    healMs,
+    loadAverage: loadavg()[0],
     recovery,
     broken: [...new Set(broken)],
     retried: diff(totalRetries(ctx.clients), retriedBefore),

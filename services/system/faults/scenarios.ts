@@ -1,9 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import type { ServiceProcess } from '@lode/testkit';
+import { untilAllReady, type ServiceProcess } from '@lode/testkit';
 import type { SyncAnswer } from './api-shapes.ts';
 import { processInLongTransaction } from './backend-owner.ts';
 import { seedLargeCommit, seedLargeRestore } from './big-operations.ts';
+import { RESTORE_PATIENCE_MS, STARTUP_WAIT_MS } from './deadlines.ts';
 import { FAULT_HOLD_MS, type FaultPlan, type FaultSuite } from './fault-suite.ts';
 import type { AckedCommit, KnownVersion } from './ledger.ts';
 import type { Workload } from './workload.ts';
@@ -90,18 +91,32 @@ export function storageFailing(suite: FaultSuite, mode: 'unavailable' | 'slow'):
   };
 }
 
-/** Processes SIGKILLed and, after the fault's hold, started again as an orchestrator would. */
+/**
+ * Processes SIGKILLed and, after the fault's hold, started again as an orchestrator would; the
+ * fault ends once the replacements answer their own /readyz.
+ */
 export function killed(suite: FaultSuite, victims: () => ServiceProcess[], during?: () => Promise<string[]>): FaultPlan {
   let dead: ServiceProcess[] = [];
   return {
     async inject() {
       dead = victims();
       for (const p of dead) if (p.name === 'gateway') suite.findings.downGateways.add(gatewayUrlOf(suite, p));
-      await Promise.all(dead.map((p) => p.kill()));
+      await killNow(suite, dead);
     },
     during,
-    heal: async () => dead.forEach((p) => p.restart()),
+    heal: () => restartAll(dead),
   };
+}
+
+async function killNow(suite: FaultSuite, processes: ServiceProcess[]): Promise<void> {
+  suite.findings.killedAt = performance.now();
+  await Promise.all(processes.map((p) => p.kill()));
+}
+
+/** Starts each again and resolves once it is ready, as an orchestrator's restart and readiness probe would. */
+async function restartAll(processes: ServiceProcess[]): Promise<void> {
+  for (const p of processes) p.restart();
+  await untilAllReady(processes, { timeoutMs: STARTUP_WAIT_MS, restarts: 0 });
 }
 
 /** One of the two lock replicas dies: the other serves, and commits (which fence through it) go on in every project. */
@@ -126,10 +141,10 @@ export function commitReplicaKilledMidLargeCommit(suite: FaultSuite): FaultPlan 
         (error: unknown) => `failed: ${(error as Error).message}`,
       );
       victim = await midway(large, () => processInLongTransaction(system, 'lode-commits', 300, system.stack.replicas.commit), 'the large commit');
-      await victim.kill();
+      await killNow(suite, [victim]);
     },
     during: () => keepsWorking(workload, ['erin commits', 'alice commits'], 2, 'with the commit replica dead'),
-    heal: async () => victim?.restart(),
+    heal: () => restartAll(victim ? [victim] : []),
     async after() {
       const answer = await large;
       return typeof answer === 'string' ? [`the ${LARGE_COMMIT_FILES}-file commit ${answer}`] : [];
@@ -149,7 +164,7 @@ export function restoreKilledMidLargeRestore(suite: FaultSuite): FaultPlan {
   return {
     async inject() {
       files = await seedLargeRestore(system, workload, cast.frank, LARGE_RESTORE_FILES);
-      large = workload.restore(cast.frank, files.map((f) => ({ fileId: f.fileId, toVersion: f.version })), { patienceMs: 20_000 }).then(
+      large = workload.restore(cast.frank, files.map((f) => ({ fileId: f.fileId, toVersion: f.version })), { patienceMs: RESTORE_PATIENCE_MS }).then(
         (answer) => (answer.restored.length === files.length ? undefined : `restored ${answer.restored.length} of ${files.length} files`),
         (error: unknown) => `failed: ${(error as Error).message}`,
       );
@@ -157,9 +172,9 @@ export function restoreKilledMidLargeRestore(suite: FaultSuite): FaultPlan {
         const [now] = await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM restore.restore_requests WHERE project_id = $1 AND state <> 'done'`, [cast.frank.projectId]);
         return now.n > 0 ? restore() : undefined;
       }, 'the large restore');
-      await restore().kill();
+      await killNow(suite, [restore()]);
     },
-    heal: async () => restore().restart(),
+    heal: () => restartAll([restore()]),
     async after() {
       const failure = await large;
       const [made] = await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM files.versions WHERE origin = 'restore' AND file_id = ANY($1::uuid[])`, [files.map((f) => f.fileId)]);

@@ -186,7 +186,7 @@ export class Workload {
   }
 
   /** Restores two files to one base, then the other: each restore is a commit of new versions. */
-  async restorerSetup(actor: Actor): Promise<Round> {
+  async restorerSetup(actor: Actor, patienceMs: number): Promise<Round> {
     const content = (v: number) => ['x', 'y'].map((name) => ({ path: `restore/${name}.fbx`, bytes: randomBytes(400 + v) }));
     const first = await this.push(actor, content(1));
     await this.commit(actor, first, 'restore base 1');
@@ -197,7 +197,7 @@ export class Workload {
       // The tip holds the other base's content, so nothing is skipped as already current: the
       // target alternates with each acknowledged restore, not with each try.
       const target = restores % 2 === 0 ? first : second;
-      const restored = await this.restore(actor, target.map((f) => ({ fileId: f.fileId, toVersion: f.version })));
+      const restored = await this.restore(actor, target.map((f) => ({ fileId: f.fileId, toVersion: f.version })), { patienceMs });
       const byId = new Map(target.map((f) => [f.fileId, f]));
       this.ledger.ackCommit({
         projectId: actor.projectId,
