@@ -25,9 +25,9 @@ export interface DownloadRow {
  * Batch download URLs' lookup: every entry in one statement, each by index probes (the tree's key, a
  * path key, a version's entries), so its cost follows the batch, never the size of the branch.
  *
- * The tip is the version the branch's tree holds; its object is in the entry of the commit that last
- * changed it there (tree.commit_seq), whichever branch that commit was made on. An older version is
- * on the branch when a commit of its lineage (branches.lineage, domain/lineage.ts) recorded it.
+ * The tip is the version the branch's tree holds, whose object any entry of that version names (a
+ * version is immutable), whichever branch recorded it. Another version is on the branch when a
+ * commit of its lineage (branches.lineage, domain/lineage.ts) recorded it.
  */
 export class DownloadsRepository {
   async resolve(
@@ -48,28 +48,26 @@ export class DownloadsRepository {
            WITH ORDINALITY AS i(file_id, path_key, version, ord)
          -- LIMIT 1: one index probe per entry, never a scan of the branch's tree.
          LEFT JOIN LATERAL (
-           SELECT t.file_id, t.path, t.version, t.commit_seq, t.deleted FROM tree t
+           SELECT t.file_id, t.path, t.version, t.deleted FROM tree t
            WHERE t.project_id = $1 AND t.branch = $2
              AND t.file_id = COALESCE(i.file_id, (SELECT f.file_id FROM file_paths f WHERE f.project_id = $1 AND f.path_key = i.path_key))
            LIMIT 1
          ) t ON true
          LEFT JOIN LATERAL (
            SELECT e.version, e.sha256, e.size, e.storage_key
-           FROM commits c JOIN commit_entries e ON e.commit_id = c.id AND e.file_id = t.file_id
-           WHERE i.version IS NULL AND NOT t.deleted AND c.project_id = $1 AND c.sequence_num = t.commit_seq
-           UNION ALL
-           SELECT e.version, e.sha256, e.size, e.storage_key
            FROM (
-             -- Literal branch conditions, so each arm matches its partial index.
-             SELECT commit_id, version, sha256, size, storage_key FROM commit_entries WHERE project_id = $1 AND branch = 'main' AND action <> 'delete' AND file_id = t.file_id AND version = i.version
+             -- Literal branch conditions, so each arm matches its partial index; main's first.
+             SELECT commit_id, version, sha256, size, storage_key FROM commit_entries
+             WHERE project_id = $1 AND branch = 'main' AND action <> 'delete' AND file_id = t.file_id AND version = COALESCE(i.version, t.version)
              UNION ALL
-             SELECT commit_id, version, sha256, size, storage_key FROM commit_entries WHERE project_id = $1 AND branch <> 'main' AND action <> 'delete' AND file_id = t.file_id AND version = i.version
-           ) e JOIN commits c ON c.id = e.commit_id
-           WHERE i.version IS NOT NULL
-             AND EXISTS (SELECT FROM jsonb_to_recordset(b.lineage) AS s(branch text, after int, through int)
-                         WHERE s.branch = c.branch AND c.sequence_num > s.after AND (s.through IS NULL OR c.sequence_num <= s.through))
+             SELECT commit_id, version, sha256, size, storage_key FROM commit_entries
+             WHERE project_id = $1 AND branch <> 'main' AND action <> 'delete' AND file_id = t.file_id AND version = COALESCE(i.version, t.version)
+           ) e
+           WHERE i.version IS NULL
+              OR EXISTS (SELECT FROM commits c CROSS JOIN jsonb_to_recordset(b.lineage) AS s(branch text, after int, through int)
+                         WHERE c.id = e.commit_id AND s.branch = c.branch AND c.sequence_num > s.after AND (s.through IS NULL OR c.sequence_num <= s.through))
            LIMIT 1
-         ) v ON t.file_id IS NOT NULL
+         ) v ON t.file_id IS NOT NULL AND (i.version IS NOT NULL OR NOT t.deleted)
        ) r ON b.lineage IS NOT NULL
        ORDER BY r.ord`,
       [
