@@ -10,11 +10,13 @@ import { SessionsRepository } from './repo/sessions-repo.ts';
 import { StagingRepository } from './repo/staging-repo.ts';
 import { TreeRepository } from './repo/tree-repo.ts';
 import { AppliedSignal } from './domain/applied-signal.ts';
+import { BranchProjector } from './domain/branch-projector.ts';
 import { Projector } from './domain/projector.ts';
 import { SyncService } from './domain/sync-service.ts';
 import { serveCompare } from './handlers/compare.ts';
 import { serveListRemoteOnly } from './handlers/list-remote-only.ts';
-import { consumeCommitCreated } from './handlers/commit-created.ts';
+import { consumeCommitCreated, PROJECTION_CONSUMER } from './handlers/commit-created.ts';
+import { consumeBranchChanged } from './handlers/branch-changed.ts';
 
 export const SYNC_SCHEMA = 'sync';
 export const syncMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -36,7 +38,7 @@ export interface RunningSyncService {
   stop(): Promise<void>;
 }
 
-/** Migrates the `sync` schema, serves the sync RPCs and keeps the read model up with commit.created. */
+/** Migrates the `sync` schema, serves the sync RPCs and keeps the read model up with commit.created and branch.changed. */
 export async function startSyncService(deps: SyncDeps): Promise<RunningSyncService> {
   const { db, bus, logger } = deps;
   await migrate(db, syncMigrations);
@@ -70,9 +72,11 @@ export async function startSyncService(deps: SyncDeps): Promise<RunningSyncServi
   serveListRemoteOnly(bus, service);
   servePing(bus, 'sync', () => db.ping());
   const consumer = await consumeCommitCreated(deps.events, projector, deps.consumerName);
+  const branchProjector = new BranchProjector({ db, logger, progress, branches, tree, onApplied: () => applied.notify() });
+  const branchConsumer = await consumeBranchChanged(deps.events, branchProjector, deps.consumerName ?? PROJECTION_CONSUMER);
   return {
     async stop() {
-      await Promise.all([consumer.stop(), purge.stop()]);
+      await Promise.all([consumer.stop(), branchConsumer.stop(), purge.stop()]);
     },
   };
 }

@@ -5,6 +5,7 @@ const at = (appliedSeq: number, pending?: [seq: number, part: number]): Progress
   appliedSeq,
   pendingSeq: pending?.[0] ?? null,
   pendingPart: pending?.[1] ?? 0,
+  appliedChanges: 0,
 });
 const part = (sequenceNum: number, p = 1, parts = 1) => ({ sequenceNum, part: p, parts });
 /** Earlier events may still come (another replica holds them, a redelivery is due). */
@@ -65,5 +66,15 @@ describe('planPart', () => {
     expect(plan.action).toBe('skip');
     expect(plan.problems).toHaveLength(1);
     expect(planPart(at(4, [5, 1]), part(5, 3, 3), settled).action).toBe('skip');
+  });
+
+  it('defers a commit until the branch changes made before it are applied, whatever else says it may go', () => {
+    const after = (changes: number) => ({ ...at(4), appliedChanges: changes });
+    const commit = { ...part(5), branchChanges: 2 };
+    for (const earlier of [inFlight, settled]) expect(planPart(after(1), commit, earlier)).toEqual({ action: 'defer', discardStaged: false, problems: [] });
+    expect(planPart(after(2), commit, inFlight).action).toBe('apply');
+    // A redelivery of an applied commit is skipped, and an event of before the count is not held up.
+    expect(planPart({ ...at(5), appliedChanges: 0 }, commit, inFlight).action).toBe('skip');
+    expect(planPart(after(0), part(5), inFlight).action).toBe('apply');
   });
 });

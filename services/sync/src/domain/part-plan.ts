@@ -4,12 +4,16 @@ export interface Progress {
   /** The commit whose first pendingPart parts are staged, if any. */
   pendingSeq: number | null;
   pendingPart: number;
+  /** How many of the project's branch changes (branch.changed) are applied. */
+  appliedChanges: number;
 }
 
 export interface Part {
   sequenceNum: number;
   part: number;
   parts: number;
+  /** The project's branch changes made before the commit (absent from older events: none awaited). */
+  branchChanges?: number;
 }
 
 export interface PartPlan {
@@ -31,13 +35,16 @@ export interface PartPlan {
  * came early: another replica holds the ones before it, or they wait to be redelivered. It is
  * deferred until they are applied, unless `earlierSettled` (every event stored before it has been
  * handled) says they were lost (beyond the stream's retention): then it is applied all the same, so
- * the read model keeps moving, and the loss is reported.
+ * the read model keeps moving, and the loss is reported. A commit also waits for the branch changes
+ * made before it (a branch created from another at the commit before it must be copied first), which
+ * come through their own consumer (branch-change-plan.ts).
  */
 export function planPart(progress: Progress, event: Part, earlierSettled: boolean): PartPlan {
   const { appliedSeq, pendingSeq, pendingPart } = progress;
   const { sequenceNum: seq, part, parts } = event;
   const complete = part === parts ? 'apply' : 'stage';
   if (seq <= appliedSeq || (seq === pendingSeq && part <= pendingPart)) return { action: 'skip', discardStaged: false, problems: [] };
+  if (event.branchChanges !== undefined && progress.appliedChanges < event.branchChanges) return { action: 'defer', discardStaged: false, problems: [] };
   const next = pendingSeq === null ? { seq: appliedSeq + 1, part: 1 } : { seq: pendingSeq, part: pendingPart + 1 };
   if (seq === next.seq && part === next.part) return { action: complete, discardStaged: false, problems: [] };
   if (!earlierSettled) return { action: 'defer', discardStaged: false, problems: [] };

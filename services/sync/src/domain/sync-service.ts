@@ -10,6 +10,9 @@ import type { TreeRepository } from '../repo/tree-repo.ts';
 import type { AppliedSignal } from './applied-signal.ts';
 import { appendRow, decideStatus, emptyColumns } from './sync-status.ts';
 
+/** What the commit service has made of a project so far: the read model must have applied it all. */
+type Latest = ReplyOf<typeof commit.latestSequence>;
+
 /** Longest a waiting sync goes without looking at the progress again (another replica may apply). */
 const CATCH_UP_POLL_MS = 25;
 /** A session idle this long lost its client: its listed paths are removed. */
@@ -48,7 +51,7 @@ export class SyncService {
       const missing = await sessions.missingBatches(db, projectId, request.session.id, request.session.batch);
       if (missing.length > 0) throw errors.syncSessionIncomplete(missing);
     }
-    const { sequenceNum: latest } = await bus.call(commit.latestSequence, { projectId });
+    const latest = await bus.call(commit.latestSequence, { projectId });
     const [answer] = await Promise.all([
       this.#answerOnceApplied(projectId, latest, branch, files),
       session && sessions.record(db, projectId, session, files.keys),
@@ -77,18 +80,18 @@ export class SyncService {
   }
 
   /**
-   * Read your writes: the commit service named the project's latest sequence number, and the batch
-   * is answered from a snapshot in which the read model has applied it, waiting (bounded) for the
-   * read model to get there; a 503 rather than stale data.
+   * Read your writes: the commit service named the project's latest sequence number and its count of
+   * branch changes, and the batch is answered from a snapshot in which the read model has applied
+   * both, waiting (bounded) for the read model to get there; a 503 rather than stale data.
    */
-  async #answerOnceApplied(projectId: string, latest: number, branch: string | undefined, files: sync.BatchFiles) {
+  async #answerOnceApplied(projectId: string, latest: Latest, branch: string | undefined, files: sync.BatchFiles) {
     const { db, applied, catchUpMs } = this.#deps;
     const deadline = performance.now() + catchUpMs;
     for (;;) {
       const { rows, latestCommitSeq } = await db.transaction((tx) => this.#answer(tx, projectId, latest, branch, files));
       if (rows) return { rows, latestCommitSeq };
       const left = deadline - performance.now();
-      if (left <= 0) throw errors.syncCatchingUp(latest, latestCommitSeq);
+      if (left <= 0) throw errors.syncCatchingUp(latest.sequenceNum, latestCommitSeq);
       await applied.next(Math.min(left, CATCH_UP_POLL_MS));
     }
   }
@@ -97,12 +100,12 @@ export class SyncService {
    * One snapshot for the progress and the batch, so latestCommitSeq names exactly the state the
    * rows describe even while later commits are being applied. No rows while it is before `latest`.
    */
-  async #answer(tx: Queryable, projectId: string, latest: number, branch: string | undefined, files: sync.BatchFiles) {
+  async #answer(tx: Queryable, projectId: string, latest: Latest, branch: string | undefined, files: sync.BatchFiles) {
     const { progress, branches, tree } = this.#deps;
     // JIT compiling these index-probe plans costs more than it saves (about a quarter of a batch).
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off');
-    const latestCommitSeq = await progress.appliedSeq(tx, projectId);
-    if (latestCommitSeq < latest) return { rows: undefined, latestCommitSeq };
+    const { appliedSeq: latestCommitSeq, appliedChanges } = await progress.applied(tx, projectId);
+    if (latestCommitSeq < latest.sequenceNum || appliedChanges < latest.branchChanges) return { rows: undefined, latestCommitSeq };
     const lineage = await branches.lineage(tx, projectId, branch ?? commit.MAIN_BRANCH);
     const found = await tree.compare(tx, projectId, lineage, files);
     const rows = emptyColumns();

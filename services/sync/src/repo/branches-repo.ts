@@ -1,31 +1,57 @@
 import type { Queryable } from '@lode/db';
 import { MAIN_BRANCH } from '@lode/contracts/commit';
 
-/** The branch a sync reads and the main commits its history includes (null: main's own). */
-export interface Lineage {
+/** Commits of `branch` numbered after `after` and up to `through` (null: no end). */
+export interface Segment {
   branch: string;
-  baseSeq: number | null;
+  after: number;
+  through: number | null;
 }
 
-/** Branches other than main and where they started (table `branches`). */
+/** The branch whose tree a sync reads, and the commits its history includes (its lineage). */
+export interface Lineage {
+  branch: string;
+  segments: readonly Segment[];
+}
+
+const MAIN: Lineage = { branch: MAIN_BRANCH, segments: [{ branch: MAIN_BRANCH, after: 0, through: null }] };
+
+/** Branches other than main and their lineages (table `branches`). */
 export class BranchesRepository {
-  /** Records a branch on its first commit; true when it is new, so the caller copies main's tree. */
+  /**
+   * Records a branch on its first commit (`baseSeq` = the commit before it), forked from main then;
+   * true when it is new, so the caller copies main's tree. The commit service does the same.
+   */
   async create(tx: Queryable, projectId: string, name: string, baseSeq: number): Promise<boolean> {
-    const { rowCount } = await tx.query('INSERT INTO branches (project_id, name, base_seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+    const lineage = [
+      { branch: name, after: baseSeq, through: null },
+      { branch: MAIN_BRANCH, after: 0, through: baseSeq },
+    ];
+    return this.createForked(tx, projectId, name, baseSeq, lineage);
+  }
+
+  /** Records a branch created by POST /branches (branch.changed) with the lineage it came with. */
+  async createForked(tx: Queryable, projectId: string, name: string, baseSeq: number, lineage: readonly Segment[]): Promise<boolean> {
+    const { rowCount } = await tx.query('INSERT INTO branches (project_id, name, base_seq, lineage) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
       projectId,
       name,
       baseSeq,
+      JSON.stringify(lineage),
     ]);
     return rowCount === 1;
   }
 
+  async delete(tx: Queryable, projectId: string, name: string): Promise<void> {
+    await tx.query('DELETE FROM branches WHERE project_id = $1 AND name = $2', [projectId, name]);
+  }
+
   /**
-   * A branch without a commit yet reads as main: its first commit will start it from main's state
-   * (docs/api.md, Commits), so that is what the client would get.
+   * A branch the read model does not hold (never created, or deleted) reads as main: a commit to it
+   * would create it from main's state (docs/api.md, Commits), so that is what the client would get.
    */
   async lineage(q: Queryable, projectId: string, name: string): Promise<Lineage> {
-    if (name === MAIN_BRANCH) return { branch: MAIN_BRANCH, baseSeq: null };
-    const { rows } = await q.query<{ base_seq: number }>('SELECT base_seq FROM branches WHERE project_id = $1 AND name = $2', [projectId, name]);
-    return rows[0] ? { branch: name, baseSeq: rows[0].base_seq } : { branch: MAIN_BRANCH, baseSeq: null };
+    if (name === MAIN_BRANCH) return MAIN;
+    const { rows } = await q.query<{ lineage: Segment[] }>('SELECT lineage FROM branches WHERE project_id = $1 AND name = $2', [projectId, name]);
+    return rows[0] ? { branch: name, segments: rows[0].lineage } : MAIN;
   }
 }

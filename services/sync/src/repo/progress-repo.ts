@@ -1,7 +1,8 @@
 import type { Queryable } from '@lode/db';
+import type { BranchProgress } from '../domain/branch-change-plan.ts';
 import type { Progress } from '../domain/part-plan.ts';
 
-/** How far each project's commit.created events are applied (table `progress`). */
+/** How far each project's commit.created and branch.changed events are applied (table `progress`). */
 export class ProgressRepository {
   /**
    * The project's progress, its row locked until the transaction ends: replicas sharing the
@@ -10,7 +11,7 @@ export class ProgressRepository {
   async lock(tx: Queryable, projectId: string): Promise<Progress> {
     await tx.query('INSERT INTO progress (project_id) VALUES ($1) ON CONFLICT DO NOTHING', [projectId]);
     const { rows } = await tx.query<Progress>(
-      `SELECT applied_seq AS "appliedSeq", pending_seq AS "pendingSeq", pending_part AS "pendingPart"
+      `SELECT applied_seq AS "appliedSeq", pending_seq AS "pendingSeq", pending_part AS "pendingPart", applied_changes AS "appliedChanges"
        FROM progress WHERE project_id = $1 FOR UPDATE`,
       [projectId],
     );
@@ -25,8 +26,23 @@ export class ProgressRepository {
     await tx.query('UPDATE progress SET applied_seq = $2, pending_seq = NULL, pending_part = 0 WHERE project_id = $1', [projectId, seq]);
   }
 
-  async appliedSeq(q: Queryable, projectId: string): Promise<number> {
-    const { rows } = await q.query<{ applied_seq: number }>('SELECT applied_seq FROM progress WHERE project_id = $1', [projectId]);
-    return rows[0]?.applied_seq ?? 0;
+  /** The project's progress as a branch change needs it, its row locked until the transaction ends (as lock does). */
+  async lockForBranchChange(tx: Queryable, projectId: string): Promise<BranchProgress> {
+    await tx.query('INSERT INTO progress (project_id) VALUES ($1) ON CONFLICT DO NOTHING', [projectId]);
+    const { rows } = await tx.query<BranchProgress>(
+      'SELECT applied_seq AS "appliedSeq", applied_changes AS "appliedChanges" FROM progress WHERE project_id = $1 FOR UPDATE',
+      [projectId],
+    );
+    return rows[0];
+  }
+
+  async markChangeApplied(tx: Queryable, projectId: string, change: number): Promise<void> {
+    await tx.query('UPDATE progress SET applied_changes = $2 WHERE project_id = $1', [projectId, change]);
+  }
+
+  /** How far the project is applied: its commits and its branch changes. */
+  async applied(q: Queryable, projectId: string): Promise<BranchProgress> {
+    const { rows } = await q.query<BranchProgress>('SELECT applied_seq AS "appliedSeq", applied_changes AS "appliedChanges" FROM progress WHERE project_id = $1', [projectId]);
+    return rows[0] ?? { appliedSeq: 0, appliedChanges: 0 };
   }
 }

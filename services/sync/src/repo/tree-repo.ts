@@ -1,3 +1,4 @@
+import { MAX_INT4 } from '@lode/contracts';
 import { LINE_SEPARATOR, textList, type Queryable } from '@lode/db';
 import type { RemoteFile } from '../domain/sync-status.ts';
 import type { Lineage } from './branches-repo.ts';
@@ -35,7 +36,7 @@ const TREE_COLUMNS = 't.file_id, t.path, t.path_key, t.version, t.sha256, t.size
 
 /** The committed tree per branch (table `tree`). */
 export class TreeRepository {
-  /** A new branch starts as a copy of main's tree at that moment, as the commit service's does. */
+  /** A new branch starts as a copy of its parent's tree at that moment, as the commit service's does. */
   async copyBranch(tx: Queryable, projectId: string, from: string, to: string): Promise<void> {
     await tx.query(
       `INSERT INTO tree (project_id, branch, path_key, path, file_id, version, sha256, size, commit_seq, deleted)
@@ -43,6 +44,11 @@ export class TreeRepository {
        FROM tree WHERE project_id = $1 AND branch = $2`,
       [projectId, from, to],
     );
+  }
+
+  /** A deleted branch's files go; its history stays, for the branches forked from it. */
+  async deleteBranch(tx: Queryable, projectId: string, branch: string): Promise<void> {
+    await tx.query('DELETE FROM tree WHERE project_id = $1 AND branch = $2', [projectId, branch]);
   }
 
   /** Moves the branch to the staged commit; a delete keeps the last version's fields, as history does. */
@@ -61,8 +67,8 @@ export class TreeRepository {
 
   /**
    * One batch in one statement: each listed path probed in the branch's tree, then in the history
-   * index for its local content on the lineage (the branch's own versions, and main's up to where
-   * the branch started), unless it is the live tip's (up_to_date needs no history). Answers in
+   * index for its local content on the lineage (the versions committed on its segments: its own,
+   * and its parents' up to each fork), unless it is the live tip's (up_to_date needs no history). Answers in
    * request order. The LATERAL ... LIMIT subqueries keep both as index probes per listed file
    * whatever the table statistics say: a planner misled by statistics gone stale after a large
    * commit scanned the project's whole tree once per file (seconds for a batch instead of ~70 ms).
@@ -83,11 +89,20 @@ export class TreeRepository {
          SELECT true AS known FROM history
          WHERE (t.deleted OR t.sha256 IS DISTINCT FROM i.sha256)
            AND project_id = $1 AND file_id = t.file_id AND sha256 = i.sha256 COLLATE "C"
-           AND (branch = $2 OR (branch = 'main' AND commit_seq <= $3))
+           AND EXISTS (SELECT FROM unnest($3::text[], $6::int[], $7::int[]) AS s(branch, after, through)
+                       WHERE history.branch = s.branch AND history.commit_seq > s.after AND history.commit_seq <= s.through)
          LIMIT 1
        ) h ON true
        ORDER BY i.ord`,
-      [projectId, lineage.branch, lineage.baseSeq, textList(files.keys, LINE_SEPARATOR), textList(files.sha256s, LINE_SEPARATOR)],
+      [
+        projectId,
+        lineage.branch,
+        lineage.segments.map((s) => s.branch),
+        textList(files.keys, LINE_SEPARATOR),
+        textList(files.sha256s, LINE_SEPARATOR),
+        lineage.segments.map((s) => s.after),
+        lineage.segments.map((s) => s.through ?? MAX_INT4),
+      ],
     );
     return rows.map((row, i) => {
       if (row.file_id === null) return { remote: undefined, contentKnown: false };
