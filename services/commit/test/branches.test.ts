@@ -247,6 +247,40 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
     });
   });
 
+  it("knows nothing of another project's branches, commits and paths on any of these routes", async () => {
+    const mine = await project();
+    const theirs = await project();
+    const secret = await theirs.api.push('secret/plan.bin');
+    const theirCommit = await theirs.api.commit([secret]);
+    await theirs.api.createBranch('their-branch');
+    const { p, api } = mine;
+    const unknown: [string, () => Promise<{ status: number; body: unknown }>][] = [
+      ['log of their branch', () => p.api.get(`${api.base}/commits?branch=their-branch`)],
+      ['tree of their branch', () => p.api.get(`${api.base}/files?branch=their-branch`)],
+      ['their commit', () => p.api.get(`${api.base}/commits/${theirCommit.id}`)],
+      ['their commit files', () => p.api.get(`${api.base}/commits/${theirCommit.id}/files`)],
+      ['fork from their branch', () => p.api.post(`${api.base}/branches`, { name: 'copy', from: 'their-branch' })],
+      ['delete their branch', () => p.api.delete(`${api.base}/branches/their-branch`)],
+      ['merge their branch', () => p.api.post(`${api.base}/branches/their-branch/merge`, {})],
+    ];
+    for (const [what, call] of unknown) {
+      const res = await call();
+      expect(res, what).toMatchObject({ status: 404, body: { code: 'not_found' } });
+      expect(JSON.stringify(res.body), what).not.toMatch(/secret|their-branch/);
+    }
+    // Their project's id in the path with my key: 404 before anything is read.
+    for (const path of ['/branches', '/commits', `/commits/${theirCommit.id}`, `/commits/${theirCommit.id}/files`, '/files']) {
+      expect(await p.api.get(`${theirs.api.base}${path}`), path).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    }
+    expect(await p.api.post(`${theirs.api.base}/branches`, { name: 'x' })).toMatchObject({ status: 404 });
+    expect(await p.api.delete(`${theirs.api.base}/branches/their-branch`)).toMatchObject({ status: 404 });
+    expect(await p.api.post(`${theirs.api.base}/branches/their-branch/merge`, {})).toMatchObject({ status: 404 });
+    // My listings hold none of theirs; their branch is still there.
+    expect((await api.expectStatus(await p.api.get(`${api.base}/branches`), 200)).data.map((b: { name: string }) => b.name)).toEqual(['main']);
+    expect(await api.tree()).toEqual([]);
+    expect((await theirs.api.log('their-branch')).data).toHaveLength(1);
+  });
+
   it('counts branch writes against the write rate limit, reads not', async () => {
     const p: SeededProject = await stack.seed.project({ writeRateLimit: { perSecond: 0.001, burst: 2 } });
     const base = `/api/v1/projects/${p.projectId}`;
