@@ -106,11 +106,14 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
       expect(await p.api.delete(`${api.base}/branches/${encodeURIComponent('feature/x')}`)).toMatchObject({ status: 200, body: { name: 'feature/x', deleted: true } });
     });
 
-    it('still creates a branch on its first commit, from main, as before', async () => {
-      const { api } = await project();
+    it('still creates a branch on its first commit, from main, as before, with the committer as its creator', async () => {
+      const { p, api } = await project();
       const a = await api.push('a.bin');
       const first = await api.commit([a]);
       await api.commit([await api.push('b.bin')], { branch: 'implicit' });
+      const listed = api.expectStatus(await p.api.get(`${api.base}/branches`), 200).data;
+      expect(listed[1]).toMatchObject({ name: 'implicit', forkedFrom: { branch: 'main', sequenceNum: first.sequenceNum }, createdBy: { userId: p.userId } });
+      expect(listed[0]).toMatchObject({ name: 'main', createdBy: null });
       expect((await api.log('implicit')).data.map((c: { sequenceNum: number }) => c.sequenceNum)).toEqual([first.sequenceNum + 1, first.sequenceNum]);
       expect(await api.tree('implicit')).toEqual([
         { path: 'a.bin', version: 1 },

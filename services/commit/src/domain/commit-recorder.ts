@@ -92,7 +92,8 @@ export class CommitRecorder {
     const branch = columns.branch ?? MAIN_BRANCH;
     const sequenceNum = await commits.nextSequence(tx, actor.projectId);
     // A branch's first commit creates it (after the lock: it may have been created or deleted meanwhile).
-    await branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum) });
+    const committer = { userId: actor.userId, userName: actor.userName };
+    await branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum, committer) });
     await options.afterLock?.();
     const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
     const tree = await commits.treeStates(tx, actor.projectId, branch, columns.fileIds);

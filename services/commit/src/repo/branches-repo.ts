@@ -90,12 +90,15 @@ export class BranchesRepository {
    * head then and its tree copied. Run under the project's sequence row lock, in a statement of its
    * own, so it sees every branch created or deleted before the lock was granted. True when created.
    */
-  async createOnCommit(tx: Queryable, b: { projectId: string; name: string; forkedFrom: string | null; createdAfter: number; lineage: Lineage }): Promise<boolean> {
+  async createOnCommit(
+    tx: Queryable,
+    b: { projectId: string; name: string; forkedFrom: string | null; createdAfter: number; lineage: Lineage; createdBy: { userId: string; userName: string } | null },
+  ): Promise<boolean> {
     const { rowCount } = await tx.query(
-      `INSERT INTO branches (project_id, name, base_seq, forked_from, created_after, lineage)
-       VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3), $3, $4, $5)
+      `INSERT INTO branches (project_id, name, base_seq, forked_from, created_after, lineage, created_by_id, created_by_name)
+       VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3), $3, $4, $5, $6, $7)
        ON CONFLICT DO NOTHING`,
-      [b.projectId, b.name, b.forkedFrom, b.createdAfter, JSON.stringify(b.lineage)],
+      [b.projectId, b.name, b.forkedFrom, b.createdAfter, JSON.stringify(b.lineage), b.createdBy?.userId ?? null, b.createdBy?.userName ?? null],
     );
     if (rowCount === 1 && b.forkedFrom !== null) await this.copyTree(tx, b.projectId, b.forkedFrom, b.name);
     return rowCount === 1;
