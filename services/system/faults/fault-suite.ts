@@ -184,7 +184,8 @@ async function runScenario(ctx: ScenarioContext, name: string, plan: FaultPlan):
   mark('check');
   broken.push(...(await ctx.checker.check()));
   mark('checked');
-  broken.push(...system.stack.all.filter((p) => !p.running()).map((p) => `${p.name} (${p.opsUrl}) exited and was not restarted`));
+  // An exit nobody asked for is a crash: its last words go into the report.
+  broken.push(...system.stack.all.filter((p) => !p.running()).map((p) => `${p.name} (${p.opsUrl}) exited; its last output:\n${lastLines(p.output(), 40)}`));
   broken.push(...system.stack.all.flatMap((p) => p.unhandledRejections().map((r) => `${p.name}: unhandled rejection ${JSON.stringify(r).slice(0, 300)}`)));
   broken.push(...findings.of(name).map(describeFinding));
   return {
@@ -207,6 +208,10 @@ async function untilEveryWorkerProgressed(workload: Workload, since: Map<string,
     await delay(100);
   }
   return [`no round completed ${when} within ${PROGRESS_WAIT_MS} ms by: ${workload.laggingSince(since).join(', ')}`];
+}
+
+function lastLines(text: string, count: number): string {
+  return text.trimEnd().split('\n').slice(-count).join('\n');
 }
 
 function describeFinding(f: Finding): string {

@@ -59,9 +59,8 @@ describe('the fault suite', () => {
   scenario('storage answering 503', (suite) => storageFailing(suite, 'unavailable'));
   scenario('storage answering slowly', (suite) => storageFailing(suite, 'slow'));
   scenario('a gateway SIGKILLed', (suite) => killed(suite, () => [suite.system.stack.gateways[1]]));
-  scenario('the identity service SIGKILLed', (suite) => killed(suite, () => suite.system.stack.replicas.identity));
-  scenario('the upload service SIGKILLed', (suite) => killed(suite, () => suite.system.stack.replicas.upload));
-  scenario('the sync service SIGKILLed', (suite) => killed(suite, () => suite.system.stack.replicas.sync));
+  // One replica each: killed together, they are restarted together, as a node's loss would.
+  scenario('the identity, upload and sync services SIGKILLed', (suite) => killed(suite, () => (['identity', 'upload', 'sync'] as const).flatMap((name) => suite.system.stack.replicas[name])));
   scenario('one of two lock replicas SIGKILLed', lockReplicaKilled);
   scenario('a commit replica SIGKILLed mid 25,000-file commit', commitReplicaKilledMidLargeCommit);
   scenario('the restore service SIGKILLed mid restore', restoreKilledMidLargeRestore);
