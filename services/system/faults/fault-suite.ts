@@ -185,7 +185,7 @@ async function runScenario(ctx: ScenarioContext, name: string, plan: FaultPlan):
   broken.push(...(await ctx.checker.check()));
   mark('checked');
   // An exit nobody asked for is a crash: its last words go into the report.
-  broken.push(...system.stack.all.filter((p) => !p.running()).map((p) => `${p.name} (${p.opsUrl}) exited; its last output:\n${lastLines(p.output(), 40)}`));
+  broken.push(...system.stack.all.filter((p) => !p.running()).map((p) => `${p.name} (${p.opsUrl}) exited; its last output:\n${lastLines(p.output(), 80)}`));
   broken.push(...system.stack.all.flatMap((p) => p.unhandledRejections().map((r) => `${p.name}: unhandled rejection ${JSON.stringify(r).slice(0, 300)}`)));
   broken.push(...findings.of(name).map(describeFinding));
   return {
