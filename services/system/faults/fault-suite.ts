@@ -6,6 +6,7 @@ import { startFaultSystem, type FaultSystem } from './fault-system.ts';
 import { Ledger } from './ledger.ts';
 import { Findings, ObservedClient, type Finding } from './observed-client.ts';
 import { measureRecovery, type Recovery } from './recovery.ts';
+import { Supervisor } from './supervisor.ts';
 import { Workload, type Actor } from './workload.ts';
 import { RESTORE_PATIENCE_MS } from './deadlines.ts';
 
@@ -62,6 +63,7 @@ export interface FaultSuite {
   workload: Workload;
   cast: Cast;
   clients: ObservedClient[];
+  supervisor: Supervisor;
   run(name: string, plan: FaultPlan): Promise<ScenarioReport>;
   stop(): Promise<void>;
 }
@@ -116,6 +118,8 @@ async function castAndWorkload(system: FaultSystem): Promise<FaultSuite> {
   await workload.push(cast.probeAs(() => false), [{ path: 'probe/probe.bin', bytes: Buffer.from('the fault suite’s recovery probe') }]);
 
   const checker = new Checker(system, ledger, [cast.alice, cast.erin, cast.frank, cast.probeAs(() => false)]);
+  const supervisor = new Supervisor(stack.all);
+  supervisor.start();
   return {
     system,
     findings,
@@ -123,8 +127,12 @@ async function castAndWorkload(system: FaultSystem): Promise<FaultSuite> {
     workload,
     cast,
     clients,
-    run: (name, plan) => runScenario({ system, findings, workload, checker, cast, clients }, name, plan),
-    stop: () => system.stop(),
+    supervisor,
+    run: (name, plan) => runScenario({ system, findings, workload, checker, cast, clients, supervisor }, name, plan),
+    async stop() {
+      supervisor.stop();
+      await system.stop();
+    },
   };
 }
 
@@ -135,6 +143,7 @@ interface ScenarioContext {
   checker: Checker;
   cast: Cast;
   clients: ObservedClient[];
+  supervisor: Supervisor;
 }
 
 /**
@@ -184,8 +193,7 @@ async function runScenario(ctx: ScenarioContext, name: string, plan: FaultPlan):
   mark('check');
   broken.push(...(await ctx.checker.check()));
   mark('checked');
-  // An exit nobody asked for is a crash: its last words go into the report.
-  broken.push(...system.stack.all.filter((p) => !p.running()).map((p) => `${p.name} (${p.opsUrl}) exited; its last output:\n${lastLines(p.output(), 80)}`));
+  broken.push(...ctx.supervisor.takeCrashes());
   broken.push(...system.stack.all.flatMap((p) => p.unhandledRejections().map((r) => `${p.name}: unhandled rejection ${JSON.stringify(r).slice(0, 300)}`)));
   broken.push(...findings.of(name).map(describeFinding));
   return {
@@ -208,10 +216,6 @@ async function untilEveryWorkerProgressed(workload: Workload, since: Map<string,
     await delay(100);
   }
   return [`no round completed ${when} within ${PROGRESS_WAIT_MS} ms by: ${workload.laggingSince(since).join(', ')}`];
-}
-
-function lastLines(text: string, count: number): string {
-  return text.trimEnd().split('\n').slice(-count).join('\n');
 }
 
 function describeFinding(f: Finding): string {

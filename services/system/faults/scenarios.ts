@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import { untilAllReady, type ServiceProcess } from '@lode/testkit';
+import type { ServiceProcess } from '@lode/testkit';
 import type { SyncAnswer } from './api-shapes.ts';
 import { processInLongTransaction } from './backend-owner.ts';
 import { seedLargeCommit, seedLargeRestore } from './big-operations.ts';
-import { RESTORE_PATIENCE_MS, STARTUP_WAIT_MS } from './deadlines.ts';
+import { RESTORE_PATIENCE_MS } from './deadlines.ts';
 import { FAULT_HOLD_MS, type FaultPlan, type FaultSuite } from './fault-suite.ts';
 import type { AckedCommit, KnownVersion } from './ledger.ts';
 import type { Workload } from './workload.ts';
@@ -106,19 +106,13 @@ export function killed(suite: FaultSuite, victims: () => ServiceProcess[], durin
       await killNow(suite, dead);
     },
     during,
-    heal: () => restartAll(dead),
+    heal: () => suite.supervisor.restart(dead),
   };
 }
 
 async function killNow(suite: FaultSuite, processes: ServiceProcess[]): Promise<void> {
   suite.findings.killedAt = performance.now();
-  await Promise.all(processes.map((p) => p.kill()));
-}
-
-/** Starts each again and resolves once it is ready, as an orchestrator's restart and readiness probe would. */
-async function restartAll(processes: ServiceProcess[]): Promise<void> {
-  for (const p of processes) p.restart();
-  await untilAllReady(processes, { timeoutMs: STARTUP_WAIT_MS, restarts: 0 });
+  await suite.supervisor.kill(processes);
 }
 
 /** One of the two lock replicas dies: the other serves, and commits (which fence through it) go on in every project. */
@@ -146,7 +140,7 @@ export function commitReplicaKilledMidLargeCommit(suite: FaultSuite): FaultPlan 
       await killNow(suite, [victim]);
     },
     during: () => keepsWorking(workload, ['erin commits', 'alice commits'], 2, 'with the commit replica dead'),
-    heal: () => restartAll(victim ? [victim] : []),
+    heal: () => suite.supervisor.restart(victim ? [victim] : []),
     async after() {
       const answer = await large;
       return typeof answer === 'string' ? [`the ${LARGE_COMMIT_FILES}-file commit ${answer}`] : [];
@@ -176,7 +170,7 @@ export function restoreKilledMidLargeRestore(suite: FaultSuite): FaultPlan {
       }, 'the large restore');
       await killNow(suite, [restore()]);
     },
-    heal: () => restartAll([restore()]),
+    heal: () => suite.supervisor.restart([restore()]),
     async after() {
       const failure = await large;
       const [made] = await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM files.versions WHERE origin = 'restore' AND file_id = ANY($1::uuid[])`, [files.map((f) => f.fileId)]);
