@@ -43,6 +43,12 @@ export class Database implements Queryable {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
+    // Nor may a client between listeners: a backend terminated as its connection is handed out sends
+    // its FATAL in the same read as the startup's last message, after the pool has dropped its idle
+    // listener and before checkout() attaches its own (seen in the fault suite: the process died of
+    // an unhandled 'error' event). Every client keeps this one for its whole life; the others still
+    // hear the error and decide what it means.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.#unobserve = this.#observePool();
   }
 
