@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceProcess } from '@lode/testkit';
 import type { SyncAnswer } from './api-shapes.ts';
 import { processInLongTransaction } from './backend-owner.ts';
+import { notReady } from './recovery.ts';
 import { seedLargeCommit, seedLargeRestore } from './big-operations.ts';
 import { RESTORE_PATIENCE_MS } from './deadlines.ts';
 import { FAULT_HOLD_MS, type FaultPlan, type FaultSuite } from './fault-suite.ts';
@@ -41,12 +42,16 @@ export function natsKilled({ system }: FaultSuite): FaultPlan {
 
 /**
  * Redis holds only the write rate limit's buckets. The limit fails open to a per-gateway bucket
- * (docs/api.md, Write rate limit): writes of every project go on while Redis is down.
+ * (docs/api.md, Write rate limit): writes of every project go on while Redis is down, and every
+ * gateway stays ready (a balancer would otherwise take them all out).
  */
 export function redisStopped({ system, workload }: FaultSuite): FaultPlan {
   return {
     inject: () => system.redis.kill(),
-    during: () => keepsWorking(workload, ['erin commits', 'alice commits'], 2, 'while Redis is down'),
+    async during() {
+      const broken = await keepsWorking(workload, ['erin commits', 'alice commits'], 2, 'while Redis is down');
+      return [...broken, ...(await notReady(system)).map((what) => `not ready while Redis is down: ${what}`)];
+    },
     heal: () => system.redis.restart(),
   };
 }
