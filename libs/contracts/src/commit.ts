@@ -61,30 +61,36 @@ export type CommitBody = z.infer<typeof commitBodySchema>;
  * fileIds[i], actions[i], versions[i]; a delete's version is null). Three flat arrays are about half
  * the bytes of 25,000 objects and validate an order of magnitude faster.
  */
-export const commitColumnsSchema = z
-  .object({
-    message: commitMessage,
-    branch: branchName.optional(),
-    fileIds: uuidList(MAX_COMMIT_ENTRIES, { count: 1, message: 'must list 1 to 25,000 entries' }),
-    actions: z.array(z.enum(['add', 'modify', 'delete'])),
-    versions: z.array(positiveVersion.nullable()),
-  })
-  .check((ctx) => {
-    const { fileIds, actions, versions } = ctx.value;
-    if (actions.length !== fileIds.length || versions.length !== fileIds.length) {
-      ctx.issues.push({ code: 'custom', message: 'fileIds, actions and versions must have one value per entry', input: ctx.value, path: ['actions'] });
-      return;
-    }
-    const missing = actions.findIndex((action, i) => (action === 'delete') !== (versions[i] === null));
-    if (missing >= 0) ctx.issues.push({ code: 'custom', message: 'add and modify need a version; a delete has none', input: ctx.value, path: ['versions', missing] });
-  });
+const entryColumns = {
+  fileIds: uuidList(MAX_COMMIT_ENTRIES, { count: 1, message: 'must list 1 to 25,000 entries' }),
+  actions: z.array(z.enum(['add', 'modify', 'delete'])),
+  versions: z.array(positiveVersion.nullable()),
+};
+export type EntryColumns = z.infer<z.ZodObject<typeof entryColumns>>;
+
+function checkAligned(ctx: z.core.ParsePayload<EntryColumns>): void {
+  const { fileIds, actions, versions } = ctx.value;
+  if (actions.length !== fileIds.length || versions.length !== fileIds.length) {
+    ctx.issues.push({ code: 'custom', message: 'fileIds, actions and versions must have one value per entry', input: ctx.value, path: ['actions'] });
+    return;
+  }
+  const missing = actions.findIndex((action, i) => (action === 'delete') !== (versions[i] === null));
+  if (missing >= 0) ctx.issues.push({ code: 'custom', message: 'add and modify need a version; a delete has none', input: ctx.value, path: ['versions', missing] });
+}
+
+/** A batch's entries alone, as columns (draft commits stage them: libs/contracts drafts.ts). */
+export const entryColumnsSchema = z.object(entryColumns).check(checkAligned);
+
+export const commitColumnsSchema = z.object({ message: commitMessage, branch: branchName.optional(), ...entryColumns }).check(checkAligned);
 export type CommitColumns = z.infer<typeof commitColumnsSchema>;
 
 export function toColumns(body: CommitBody): CommitColumns {
-  const entries = body.fileVersions;
+  return { message: body.message, branch: body.branch, ...entryColumnsOf(body.fileVersions) };
+}
+
+/** A batch's entries as columns (a delete's version is null). */
+export function entryColumnsOf(entries: CommitBody['fileVersions']): EntryColumns {
   return {
-    message: body.message,
-    branch: body.branch,
     fileIds: entries.map((e) => e.fileId),
     actions: entries.map((e) => e.action),
     versions: entries.map((e) => (e.action === 'delete' ? null : e.version)),
@@ -187,8 +193,8 @@ function wellFormedCommitted(values: readonly unknown[]): CommittedEntry[] | und
   return entries;
 }
 
-/** What made a commit: a client's commit, a restore (spec 4.8) or a merge of branches. */
-export const commitKindSchema = z.enum(['commit', 'restore', 'merge']);
+/** What made a commit: a client's commit, a restore (spec 4.8), a merge of branches or a finalized draft commit. */
+export const commitKindSchema = z.enum(['commit', 'restore', 'merge', 'draft']);
 export type CommitKind = z.infer<typeof commitKindSchema>;
 
 /**

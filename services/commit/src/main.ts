@@ -36,6 +36,7 @@ async function main(): Promise<void> {
         outbox: outboxOptions(config),
         idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
         fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
+        draftTtlMs: config.LODE_DRAFT_TTL_MS,
       }),
   });
 }

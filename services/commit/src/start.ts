@@ -24,11 +24,17 @@ import { serveLatestSequence } from './handlers/latest-sequence.ts';
 import { serveTreeStates } from './handlers/tree-states.ts';
 import { serveBranches } from './serve-branches.ts';
 import { CommitRecorder } from './domain/commit-recorder.ts';
+import { DraftService } from './domain/draft-service.ts';
+import { DraftsRepository } from './repo/drafts-repo.ts';
+import { StagedCommitsRepository } from './repo/staged-commits-repo.ts';
+import { serveDrafts } from './serve-drafts.ts';
 
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
 const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
+/** Expired drafts hold their entries until swept: at most a tenth of their lifetime, and an hour. */
+const draftSweepIntervalMs = (ttlMs: number) => Math.min(HOUSEKEEPING_INTERVAL_MS, Math.max(1000, ttlMs / 10));
 
 export interface CommitDeps {
   db: Database;
@@ -42,11 +48,15 @@ export interface CommitDeps {
   outbox: OutboxOptions;
   idempotencyTtlMs: number;
   fenceTtlMs: number;
+  /** How long a draft commit lives (LODE_DRAFT_TTL_MS). */
+  draftTtlMs: number;
 }
 
 export interface RunningCommitService {
   /** Publishes commit.created; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
+  /** Removes expired drafts now, as the housekeeping does periodically; answers how many. */
+  sweepExpiredDrafts(): Promise<number>;
   /** Stops the relay and housekeeping, letting runs in progress finish. */
   stop(): Promise<void>;
 }
@@ -60,8 +70,20 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const repo = new CommitsRepository();
   const branchRows = new BranchesRepository();
-  const recorder = new CommitRecorder({ db, bus, logger, commits: repo, branches: branchRows, fenceTtlMs: deps.fenceTtlMs, onCommitted: () => outbox.relay.kick() });
-  const commits = new CommitService({ db, bus, recorder, idempotency: new IdempotencyRepository() });
+  const recorder = new CommitRecorder({
+    db,
+    bus,
+    logger,
+    commits: repo,
+    branches: branchRows,
+    staged: new StagedCommitsRepository(),
+    fenceTtlMs: deps.fenceTtlMs,
+    onCommitted: () => outbox.relay.kick(),
+  });
+  const idempotency = new IdempotencyRepository();
+  const commits = new CommitService({ db, bus, recorder, idempotency });
+  const drafts = new DraftService({ db, bus, recorder, idempotency, drafts: new DraftsRepository(), ttlMs: deps.draftTtlMs });
+  serveDrafts(bus, drafts);
   const links = new DownloadLinks(deps.storage);
   const history = new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: new CursorCodec(deps.cursorSecret) });
   serveCreateCommit(bus, commits);
@@ -73,10 +95,12 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   serveBranches({ db, bus, cursorSecret: deps.cursorSecret, recorder, branches: branchRows, onChanged: () => outbox.relay.kick() });
   servePing(bus, 'commit', () => db.ping());
   const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => commits.purgeOutcomesOlderThan(deps.idempotencyTtlMs));
+  const draftSweep = runPeriodically('draft sweep', draftSweepIntervalMs(deps.draftTtlMs), logger, () => drafts.sweepExpired());
   return {
     relay: outbox.relay,
+    sweepExpiredDrafts: () => drafts.sweepExpired(),
     async stop() {
-      await Promise.all([outbox.stop(), housekeeping.stop()]);
+      await Promise.all([outbox.stop(), housekeeping.stop(), draftSweep.stop()]);
     },
   };
 }

@@ -63,6 +63,7 @@ describe("the commit schema's outbox is libs/outbox's table", () => {
       '0003_entries_fk_dropped.sql',
       '0004_branches_lineage.sql',
       '0010_download_paths.sql',
+      '0011_drafts.sql',
       'outbox/0001_outbox.sql',
     ]);
     const libraryOnly = open('outbox_only');

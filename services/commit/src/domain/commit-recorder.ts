@@ -9,15 +9,21 @@ import { writeOutbox } from '@lode/outbox';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
 import { planEntries, type Resolution } from './commit-plan.ts';
-import { commitCreatedEvents } from './event-parts.ts';
-import { placeFence, type Fence } from './fence.ts';
+import type { StagedCommitsRepository } from '../repo/staged-commits-repo.ts';
+import { commitCreatedEvents, commitCreatedPart, PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
+import { placeFence, placeFencePages, type Fence } from './fence.ts';
 import { createdByCommit } from './lineage.ts';
+
+function isPaged(fileIds: readonly string[] | AsyncIterable<string[]>): fileIds is AsyncIterable<string[]> {
+  return Symbol.asyncIterator in fileIds;
+}
 
 export interface CommitRecorderDeps {
   db: Database;
   bus: Bus;
   commits: CommitsRepository;
   branches: BranchesRepository;
+  staged: StagedCommitsRepository;
   logger: Logger;
   /** Lifetime of the lock fence; the transaction must commit well within it. */
   fenceTtlMs: number;
@@ -52,11 +58,12 @@ export class CommitRecorder {
    * The fence is asked for first and placed while `prepare` runs, and the transaction opens only
    * once it is in place: no transaction waits on another service's reply, so a lock service that
    * does not answer holds no connection and no project's sequence row. Its refusal (file_locked)
-   * comes before anything the transaction would find.
+   * comes before anything the transaction would find. A commit of more files than one fence request
+   * carries gives its file ids page by page (placeFencePages).
    */
-  async fenced<P, R>(actor: Actor, fileIds: readonly string[], steps: FencedSteps<P, R>): Promise<R> {
+  async fenced<P, R>(actor: Actor, fileIds: readonly string[] | AsyncIterable<string[]>, steps: FencedSteps<P, R>): Promise<R> {
     const { db, bus, fenceTtlMs } = this.#deps;
-    const fence = placeFence(bus, actor, [...fileIds], fenceTtlMs);
+    const fence = isPaged(fileIds) ? placeFencePages(bus, actor, fileIds, fenceTtlMs) : placeFence(bus, actor, [...fileIds], fenceTtlMs);
     let outcome: { value: R } | undefined;
     try {
       const prepared = await steps.prepare();
@@ -88,17 +95,13 @@ export class CommitRecorder {
     resolved: Resolution,
     options: { kind: commit.CommitKind; afterLock?: () => Promise<void> },
   ): Promise<commit.Commit> {
-    const { commits, branches } = this.#deps;
-    const branch = columns.branch ?? MAIN_BRANCH;
-    const sequenceNum = await commits.nextSequence(tx, actor.projectId);
-    // A branch's first commit creates it (after the lock: it may have been created or deleted meanwhile).
-    const committer = { userId: actor.userId, userName: actor.userName };
-    await branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum, committer) });
+    const { commits } = this.#deps;
+    const opened = await this.#open(tx, actor, columns.branch ?? MAIN_BRANCH);
     await options.afterLock?.();
     const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
-    const tree = await commits.treeStates(tx, actor.projectId, branch, columns.fileIds);
+    const tree = await commits.treeStates(tx, actor.projectId, opened.branch, columns.fileIds);
     const planned = planEntries(columns, resolved, tree);
-    const reply: commit.Commit = { id: randomUUID(), sequenceNum, message: columns.message, fileCount: planned.length, branch };
+    const reply: commit.Commit = { id: randomUUID(), ...opened, message: columns.message, fileCount: planned.length };
     const createdAt = await commits.record(
       tx,
       { ...reply, kind: options.kind, projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName },
@@ -108,22 +111,63 @@ export class CommitRecorder {
     await writeOutbox(
       tx,
       commitCreatedEvents(
-        {
-          commitId: reply.id,
-          projectId: actor.projectId,
-          branch,
-          sequenceNum,
-          kind: options.kind,
-          branchChanges,
-          message: columns.message,
-          author: { userId: actor.userId, userName: actor.userName },
-          createdAt: createdAt.toISOString(),
-          fileCount: planned.length,
-        },
+        this.#header(actor, reply, { kind: options.kind, branchChanges, createdAt }),
         planned.map(({ fileId, path, action, version, sha256, size }) => ({ fileId, path, action, version, sha256, size })),
       ),
     );
     return reply;
+  }
+
+  /**
+   * A draft's staged entries as one commit (kind `draft`), under the same lock and rules as
+   * `record`, set-based in SQL: the entries are checked against the branch's tree and copied from
+   * the draft, and its commit.created event is written part by part, one part's entries in memory at
+   * a time (a query per part: that is what bounds the memory of a commit of any size).
+   */
+  async recordStaged(tx: Queryable, actor: Actor, draft: { id: string; message: string; branch: string }): Promise<commit.Commit> {
+    const { commits, staged } = this.#deps;
+    const opened = await this.#open(tx, actor, draft.branch);
+    const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
+    const stale = await staged.staleEntries(tx, draft.id, actor.projectId, opened.branch);
+    if (stale.length > 0) throw errors.staleVersion(stale);
+    const absent = await staged.absentDeletions(tx, draft.id, actor.projectId, opened.branch);
+    if (absent.length > 0) throw errors.fileNotInBranch(absent);
+    const id = randomUUID();
+    const kind = 'draft';
+    const author = { projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName };
+    const { createdAt, fileCount } = await staged.record(tx, { id, ...opened, message: draft.message, kind, ...author }, draft.id);
+    const reply: commit.Commit = { id, ...opened, message: draft.message, fileCount };
+    const header = this.#header(actor, reply, { kind, branchChanges, createdAt });
+    const starts = await staged.partStarts(tx, id, PART_ENTRY_BYTES);
+    for (const [i, from] of starts.entries()) {
+      const entries = await staged.partEntries(tx, id, from, starts[i + 1]);
+      await writeOutbox(tx, [commitCreatedPart(header, { part: i + 1, parts: starts.length }, entries)]);
+    }
+    return reply;
+  }
+
+  /** The project's next number and the branch, created if this is its first commit. */
+  async #open(tx: Queryable, actor: Actor, branch: string): Promise<{ sequenceNum: number; branch: string }> {
+    const sequenceNum = await this.#deps.commits.nextSequence(tx, actor.projectId);
+    // A branch's first commit creates it (after the lock: it may have been created or deleted meanwhile).
+    const committer = { userId: actor.userId, userName: actor.userName };
+    await this.#deps.branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum, committer) });
+    return { sequenceNum, branch };
+  }
+
+  #header(actor: Actor, reply: commit.Commit, at: { kind: commit.CommitKind; branchChanges: number; createdAt: Date }): CommitCreatedHeader {
+    return {
+      commitId: reply.id,
+      projectId: actor.projectId,
+      branch: reply.branch,
+      sequenceNum: reply.sequenceNum,
+      kind: at.kind,
+      branchChanges: at.branchChanges,
+      message: reply.message,
+      author: { userId: actor.userId, userName: actor.userName },
+      createdAt: at.createdAt.toISOString(),
+      fileCount: reply.fileCount,
+    };
   }
 
   /**
@@ -132,11 +176,13 @@ export class CommitRecorder {
    * commit.created.
    */
   async #settle(actor: Actor, fence: Fence, committed: boolean): Promise<void> {
-    if (!(await fence.wasPlaced())) return;
-    try {
-      await this.#deps.bus.call(lock.settleFence, { projectId: actor.projectId, fenceId: fence.fenceId, committed });
-    } catch (error) {
-      this.#deps.logger.warn({ err: error, fenceId: fence.fenceId }, 'settling the lock fence failed; it lapses on its own');
-    }
+    const settled = (await fence.placedIds()).map(async (fenceId) => {
+      try {
+        await this.#deps.bus.call(lock.settleFence, { projectId: actor.projectId, fenceId, committed });
+      } catch (error) {
+        this.#deps.logger.warn({ err: error, fenceId }, 'settling the lock fence failed; it lapses on its own');
+      }
+    });
+    await Promise.all(settled);
   }
 }

@@ -8,10 +8,10 @@ import type { OutboxEvent } from '@lode/outbox';
  */
 export const PART_ENTRY_BYTES = 512 * 1024;
 
-type Header = Omit<commit.CommitCreated, 'part' | 'parts' | 'entries'>;
+export type CommitCreatedHeader = Omit<commit.CommitCreated, 'part' | 'parts' | 'entries'>;
 
 /** The commit.created event of one commit, split into parts in entry order; ids are `<commitId>.<part>`. */
-export function commitCreatedEvents(header: Header, entries: readonly commit.CommittedEntry[]): OutboxEvent[] {
+export function commitCreatedEvents(header: CommitCreatedHeader, entries: readonly commit.CommittedEntry[]): OutboxEvent[] {
   const chunks: commit.CommittedEntry[][] = [[]];
   let bytes = 0;
   for (const entry of entries) {
@@ -23,8 +23,11 @@ export function commitCreatedEvents(header: Header, entries: readonly commit.Com
     chunks[chunks.length - 1].push(entry);
     bytes += size;
   }
-  return chunks.map((chunk, i) => {
-    const data: commit.CommitCreated = { ...header, part: i + 1, parts: chunks.length, entries: chunk };
-    return { subject: commit.commitCreated.subject, id: `${header.commitId}.${i + 1}`, data };
-  });
+  return chunks.map((chunk, i) => commitCreatedPart(header, { part: i + 1, parts: chunks.length }, chunk));
+}
+
+/** Part `part` of `parts` of a commit's commit.created event. */
+export function commitCreatedPart(header: CommitCreatedHeader, at: { part: number; parts: number }, entries: commit.CommittedEntry[]): OutboxEvent {
+  const data: commit.CommitCreated = { ...header, ...at, entries };
+  return { subject: commit.commitCreated.subject, id: `${header.commitId}.${at.part}`, data };
 }

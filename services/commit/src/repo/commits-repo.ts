@@ -2,6 +2,7 @@ import { pathKey } from '@lode/contracts';
 import type { commit } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
+import { commitWritesSql } from './commit-writes-sql.ts';
 
 export interface NewCommit {
   id: string;
@@ -99,33 +100,7 @@ export class CommitsRepository {
          -- In the indexes' order: the inserts below then walk each index once instead of at random.
          ORDER BY file_id
        ),
-       entries AS (
-         INSERT INTO commit_entries (commit_id, project_id, branch, file_id, path, action, version, version_id, sha256, size,
-                                     storage_key, uploader_id, uploader_name, version_created_at)
-         SELECT $1, $2, $4, file_id, path, action, version, version_id, sha256, size, storage_key, uploader_id, uploader_name, version_created_at
-         FROM input
-       ),
-       added AS (
-         INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
-         SELECT $2, $4, file_id, path, tree_version, tree_sha256, tree_size, $3, action = 'delete'
-         FROM input WHERE NOT in_tree
-       ),
-       -- No ON CONFLICT (its speculative insertion makes this insert half as costly again): the project's commits
-       -- are serialized, and keys of older files are written before the service serves (path-keys.ts).
-       keyed AS (
-         INSERT INTO file_paths (project_id, path_key, file_id)
-         SELECT $2, path_key, file_id FROM input i
-         WHERE NOT in_tree AND NOT EXISTS (SELECT FROM file_paths f WHERE f.project_id = $2 AND f.path_key = i.path_key)
-       ),
-       changed AS (
-         UPDATE tree t
-         SET path = i.path, version = i.tree_version, sha256 = i.tree_sha256, size = i.tree_size, commit_seq = $3, deleted = i.action = 'delete'
-         FROM input i
-         WHERE i.in_tree AND t.project_id = $2 AND t.branch = $4 AND t.file_id = i.file_id
-       ),
-       head AS (
-         UPDATE branches SET head_seq = $3 WHERE project_id = $2 AND name = $4
-       )
+       ${commitWritesSql('action')}
        SELECT created_at FROM made`,
       [
         c.id,

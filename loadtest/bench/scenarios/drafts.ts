@@ -1,0 +1,82 @@
+import { commit } from '@lode/contracts';
+import type { Hops } from '../legs.ts';
+import { timed } from '../load.ts';
+import { watchRss } from '../memory.ts';
+import type { Scenario } from './scenario.ts';
+
+/** Files of the draft: the issue's 100,000, fewer in --quick or when every file must be pushed over the API (--url). */
+const FULL_FILES = 100_000;
+const SMALL_FILES = 10_000;
+
+/**
+ * The fence pages (one lock-service call per 25,000 files, in flight together) and the transaction:
+ * the draft read, the sequence, the checks, the set-based commit, one read and one outbox write per
+ * event part (not counted: they grow with the draft), the draft's deletion.
+ */
+const DRAFT_COMMIT: Hops = { http: 1, writeLimit: 1, bus: 3, pg: 8 };
+
+/**
+ * A draft of `files` files staged in calls of 25,000, then finalized as one commit, once, while every
+ * process's RSS is sampled: from the finalize until the sync read model applied the commit (its
+ * commit.created parts travel to the lock and sync services after the 201). Memory should not grow
+ * with the draft: the commit service reads the draft page by page and writes the commit in SQL.
+ */
+export const draftCommit: Scenario = {
+  name: 'draft-commit',
+  async run(ctx) {
+    const files = ctx.profile.name === 'quick' || !ctx.fixtures.bulk ? SMALL_FILES : FULL_FILES;
+    const p = await ctx.fixtures.project();
+    ctx.log(`draft-commit: seeding ${files.toLocaleString('en-US')} versions`);
+    const versions = await ctx.fixtures.confirmed(p, files, { objects: false });
+    const base = `/api/v1/projects/${p.projectId}/drafts`;
+    const draft = await p.api.call<{ id: string }>('POST', base, 201, { message: 'bench import' });
+    const staging = await timed(async () => {
+      for (let i = 0; i < files; i += commit.MAX_COMMIT_ENTRIES) {
+        const fileVersions = versions.slice(i, i + commit.MAX_COMMIT_ENTRIES).map((v) => ({ fileId: v.fileId, version: v.version, action: 'add' }));
+        await p.api.call('POST', `${base}/${draft.id}/files`, 200, { fileVersions });
+      }
+    });
+
+    const watch = ctx.deployment.processes.length > 0 ? await watchRss(ctx.deployment.processes) : undefined;
+    const started = performance.now();
+    const finalize = await timed(async () => {
+      const created = await p.api.call<{ fileCount: number }>('POST', `${base}/${draft.id}/commit`, 201, {});
+      if (created.fileCount !== files) throw new Error(`the draft's commit counted ${created.fileCount} files`);
+    });
+    await syncedUp(p.api, p.projectId);
+    const applied = performance.now() - started;
+    const memory = (await watch?.stop()) ?? [];
+
+    const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`;
+    const header = `memory during draft-commit-${files} (finalize, then until sync applied it): RSS before → peak (sampled every 20 ms) → after`;
+    const details =
+      memory.length === 0
+        ? [header, '  not measured: the deployment runs elsewhere (--url)']
+        : [header, ...memory.map((m) => `  ${m.name.padEnd(9)} ${mib(m.before)} → ${mib(m.peak)} → ${mib(m.after)}  (peak +${mib(m.peak - m.before)})`)];
+    const perSecond = Math.round(files / (finalize / 1000)).toLocaleString('en-US');
+    return [
+      {
+        name: `draft-commit-${files}`,
+        p50Ms: finalize,
+        p99Ms: finalize,
+        opsPerSec: 1000 / finalize,
+        legs: ctx.legs(DRAFT_COMMIT),
+        note: `one round, ${perSecond} files/s; staging ${(staging / 1000).toFixed(1)} s in ${Math.ceil(files / commit.MAX_COMMIT_ENTRIES)} calls; sync applied it ${(applied / 1000).toFixed(1)} s after the finalize began`,
+        details,
+      },
+    ];
+  },
+};
+
+/** Until a sync answers: it waits for the read model to apply the latest commit, and says 503 while it has not. */
+async function syncedUp(api: { call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> }, projectId: string): Promise<void> {
+  const deadline = performance.now() + 600_000;
+  for (;;) {
+    try {
+      await api.call('POST', `/api/v1/projects/${projectId}/sync`, 200, { files: [] });
+      return;
+    } catch (error) {
+      if (!(error instanceof Error && / 503 /.test(error.message)) || performance.now() > deadline) throw error;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commit } from '@lode/contracts';
+import type { SeededProject } from '@lode/testkit';
+import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
+
+const FILES = 100_000;
+/** Seeding 100,000 versions, four 25,000-entry staging calls, the commit and the read model catching up. */
+const LARGE_TEST_TIMEOUT_MS = 400_000;
+/** NATS's max_payload on this machine and by default. */
+const MAX_PAYLOAD = 1024 * 1024;
+
+describe.each(['local', 'nats'] as const)('a 100,000-file draft (%s bus)', (bus) => {
+  let stack: TestStack;
+  let p: SeededProject;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ bus });
+    p = await stack.seed.project();
+  });
+  afterAll(async () => stack?.stop());
+
+  it('is staged in 4 calls and lands as one commit, seen whole by the log, the tree, the events and sync', async () => {
+    const base = `/api/v1/projects/${p.projectId}`;
+    // Seeded 25,000 at a time: one statement of 100,000 can outlast the statement timeout on a loaded host.
+    const files = [];
+    for (let start = 0; start < FILES; start += commit.MAX_COMMIT_ENTRIES) files.push(...(await seedConfirmedVersions(stack.databaseUrl, p, commit.MAX_COMMIT_ENTRIES)));
+    const draft = await p.api.post(`${base}/drafts`, { message: 'first import' });
+    expect(draft.status).toBe(201);
+    for (let start = 0; start < FILES; start += commit.MAX_COMMIT_ENTRIES) {
+      const page = files.slice(start, start + commit.MAX_COMMIT_ENTRIES);
+      const staged = await p.api.post(`${base}/drafts/${draft.body.id}/files`, { fileVersions: page.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })) });
+      expect(staged.status, JSON.stringify(staged.body).slice(0, 500)).toBe(200);
+      expect(staged.body.fileCount).toBe(start + page.length);
+    }
+
+    const res = await p.api.post(`${base}/drafts/${draft.body.id}/commit`);
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
+    expect(res.body).toEqual({ id: expect.any(String), sequenceNum: 1, message: 'first import', fileCount: FILES, branch: 'main' });
+
+    const log = await p.api.get(`${base}/commits`);
+    expect(log.body.data).toEqual([expect.objectContaining({ id: res.body.id, kind: 'draft', fileCount: FILES })]);
+    const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : 1));
+    const tree = await p.api.get(`${base}/files?limit=200`);
+    expect(tree.body.data.map((row: { path: string; version: number }) => [row.path, row.version])).toEqual(byPath.slice(0, 200).map((f) => [f.path, 1]));
+    const entries = await p.api.get(`${base}/commits/${res.body.id}/files?limit=1`);
+    expect(entries.body.data[0]).toMatchObject({ path: byPath[0].path, action: 'add', version: 1, sha256: byPath[0].sha256 });
+
+    // Every part of commit.created under NATS's payload limit, together every entry once, each saying it came from a draft.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ parts: number; entries: number; distinct: number; largest: number; kinds: string[] }>(
+        `SELECT count(*)::int AS parts, sum(jsonb_array_length(payload::jsonb->'entries'))::int AS entries,
+                array_agg(DISTINCT payload::jsonb->>'kind') AS kinds,
+                count(DISTINCT payload::jsonb->>'parts')::int AS distinct, max(octet_length(payload))::int AS largest
+         FROM commits.outbox WHERE event_id LIKE $1`,
+        [`${res.body.id}.%`],
+      );
+      expect(rows[0]).toMatchObject({ entries: FILES, distinct: 1, kinds: ['draft'] });
+      expect(rows[0].parts).toBeGreaterThan(1);
+      expect(rows[0].largest).toBeLessThan(MAX_PAYLOAD / 2 + 64 * 1024);
+    } finally {
+      await db.end();
+    }
+
+    // Sync answers once its read model applied the whole commit (503 sync_catching_up until then).
+    const probe = [files[0], files[54_321], files[FILES - 1]];
+    const deadline = Date.now() + 240_000;
+    let synced = await p.api.post(`${base}/sync`, { files: probe.map((f) => ({ path: f.path, sha256: f.sha256 })) });
+    while (synced.status === 503 && Date.now() < deadline) synced = await p.api.post(`${base}/sync`, { files: probe.map((f) => ({ path: f.path, sha256: f.sha256 })) });
+    expect(synced.status, JSON.stringify(synced.body)).toBe(200);
+    expect(synced.body.latestCommitSeq).toBe(1);
+    expect(synced.body.files.map((row: { status: string; remoteCommitSeq: number }) => [row.status, row.remoteCommitSeq])).toEqual(probe.map(() => ['up_to_date', 1]));
+  }, LARGE_TEST_TIMEOUT_MS);
+});
