@@ -83,6 +83,34 @@ export const confirm = defineContract(
   z.object({ confirmed: z.literal(true), version: positiveVersion }),
 );
 
+export const MAX_CONFIRM_BATCH = 1000;
+
+export const confirmedFormSchema = z.object({ fileId: uuid, version: positiveVersion, confirmed: z.literal(true) });
+/**
+ * A confirm-batch entry that failed, with the single confirm's code. fileId and version echo the
+ * entry (null where it did not carry a usable one); versionConflict is the single confirm's 409 flag.
+ */
+export const confirmErrorFormSchema = z.object({
+  fileId: z.string().nullable(),
+  version: z.number().nullable(),
+  error: z.string(),
+  code: z.string(),
+  versionConflict: z.literal(true).optional(),
+});
+export const confirmResultSchema = z.union([confirmedFormSchema, confirmErrorFormSchema]);
+export type ConfirmResult = z.infer<typeof confirmResultSchema>;
+
+/**
+ * Confirms 1 to 1,000 uploads with every check of the single confirm; like initiateBatch, entries
+ * travel unvalidated so that a bad one becomes its own error form instead of failing the batch.
+ */
+export const confirmBatch = defineContract(
+  'upload',
+  'confirm_batch',
+  z.object({ actor: actorSchema, files: z.array(z.unknown()).min(1).max(MAX_CONFIRM_BATCH) }),
+  z.object({ results: z.array(confirmResultSchema) }),
+);
+
 
 /**
  * What other services need to know about files and confirmed versions, for many at once: the commit

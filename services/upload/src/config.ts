@@ -1,7 +1,13 @@
 import { env } from '@lode/config';
+import { cursorSecretSetting } from '@lode/db';
+import { outboxSettings } from '@lode/outbox';
 
 /** Settings of the upload service, in its own process or embedded. */
 export const uploadSettings = {
+  /** plugin.published goes out through the upload service's outbox. */
+  ...outboxSettings,
+  /** Signs the plugin lists' cursors (the same secret in every replica). */
+  ...cursorSecretSetting,
   /** How often the reservation collector runs. */
   LODE_GC_INTERVAL_MS: env.int(60_000, 1000),
   /** How long after its URL expired a never-confirmed upload is kept before it is collected. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { createStorage, storageSettings } from '@lode/storage';
+import { outboxOptions } from '@lode/outbox';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
 import { startUploadService, UPLOAD_SCHEMA } from './start.ts';
 import { uploadSettings } from './config.ts';
@@ -22,13 +23,16 @@ async function main(): Promise<void> {
     schema: UPLOAD_SCHEMA,
     config,
     logger,
-    start: ({ db, bus }) =>
+    start: ({ db, bus, events }) =>
       startUploadService({
         db,
         bus,
+        events,
         storage: createStorage(config, { publicUrl: 'http://localhost:8080' }),
         logger,
         gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
+        cursorSecret: config.LODE_CURSOR_SECRET,
+        outbox: outboxOptions(config),
       }),
   });
 }

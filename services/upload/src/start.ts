@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { servePing, type Bus } from '@lode/bus';
-import { migrate, type Database } from '@lode/db';
+import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { CursorCodec, migrate, type Database } from '@lode/db';
+import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
 import { FilesRepository } from './repo/files-repo.ts';
@@ -10,40 +11,63 @@ import { RestorePreparer } from './domain/restore-preparer.ts';
 import { serveInitiate } from './handlers/initiate.ts';
 import { serveInitiateBatch } from './handlers/initiate-batch.ts';
 import { serveConfirm } from './handlers/confirm.ts';
+import { serveConfirmBatch } from './handlers/confirm-batch.ts';
 import { serveResolveVersions } from './handlers/resolve-versions.ts';
 import { servePrepareRestore } from './handlers/prepare-restore.ts';
+import { PluginsRepository } from './repo/plugins-repo.ts';
+import { PluginService } from './domain/plugin-service.ts';
+import { servePlugins } from './handlers/plugins.ts';
 
 export const UPLOAD_SCHEMA = 'files';
-export const uploadMigrations = path.join(import.meta.dirname, '..', 'migrations');
+export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
 export interface UploadDeps {
   db: Database;
   bus: Bus;
+  /** The upload service's outbox (plugin.published) publishes here. */
+  events: EventStream;
   storage: BlobStorage;
   logger: Logger;
+  /** Signs the plugin lists' cursors. */
+  cursorSecret: string;
+  /** The relay runs unless `relay: false` (then the caller starts it); libs/outbox's defaults unless given. */
+  outbox?: OutboxOptions;
   /** Garbage collection of never-confirmed uploads; omit to run no collector in this process. */
   gc?: { intervalMs: number; graceMs: number };
 }
 
 export interface RunningUploadService {
   collector: ReservationCollector;
-  /** Stops the periodic collector, letting a run in progress finish. */
+  /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
+  relay: OutboxRelay;
+  /** Stops the periodic collector and the outbox relay, letting runs in progress finish. */
   stop(): Promise<void>;
 }
 
-/** Migrates the `files` schema, serves every upload RPC on the bus and starts the collector. */
-export async function startUploadService({ db, bus, storage, logger, gc }: UploadDeps): Promise<RunningUploadService> {
+/** Migrates the `files` schema, serves every upload RPC on the bus and starts the collector and the outbox relay. */
+export async function startUploadService({ db, bus, events, storage, logger, gc, cursorSecret, outbox: outboxOptions }: UploadDeps): Promise<RunningUploadService> {
   await migrate(db, uploadMigrations);
   await storage.ensureReady();
   const files = new FilesRepository();
   const service = new UploadService({ db, files, storage });
-  const collector = new ReservationCollector({ db, files, storage, logger }, { graceMs: gc?.graceMs ?? 0 });
+  const plugins = new PluginsRepository();
+  const collector = new ReservationCollector({ db, kinds: [files, plugins], storage, logger }, { graceMs: gc?.graceMs ?? 0 });
   serveInitiate(bus, service);
   serveInitiateBatch(bus, service);
   serveConfirm(bus, service);
+  serveConfirmBatch(bus, service);
   serveResolveVersions(bus, service);
   servePrepareRestore(bus, new RestorePreparer({ db, files, storage }));
   servePing(bus, 'upload', () => db.ping());
+  const outbox = startOutbox({ db, events, logger, options: outboxOptions });
+  const pluginService = new PluginService({ db, plugins, storage, cursors: new CursorCodec(cursorSecret), onPublished: () => outbox.relay.kick() });
+  servePlugins(bus, pluginService);
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
-  return { collector, stop: stopCollector };
+  return {
+    collector,
+    relay: outbox.relay,
+    async stop() {
+      await Promise.all([stopCollector(), outbox.stop()]);
+    },
+  };
 }

@@ -1,8 +1,16 @@
-import type { Database } from '@lode/db';
+import type { Database, Queryable } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
-import type { FilesRepository } from '../repo/files-repo.ts';
+
+/**
+ * One kind of reservation (file uploads, plugin publishes): its expired, never-confirmed rows, locked
+ * until the transaction ends, and their removal. A dedup reservation points at a blob others use.
+ */
+export interface ExpiringReservations {
+  lockExpiredReservations(tx: Queryable, before: Date, limit: number): Promise<{ id: string; storage_key: string; dedup: boolean }[]>;
+  deleteReservations(tx: Queryable, ids: readonly string[]): Promise<void>;
+}
 
 export interface CollectorOptions {
   /** How long after its URL expired a reservation is kept (a PUT begun before expiry may still be running). */
@@ -11,20 +19,21 @@ export interface CollectorOptions {
 }
 
 /**
- * Garbage collection of uploads that were reserved and never confirmed. Nothing confirmed is ever
- * touched: only rows still in state `reserved`, whose keys no version or blob refers to.
+ * Garbage collection of uploads (file uploads and plugin publishes) that were reserved and never
+ * confirmed. Nothing confirmed is ever touched: only rows still in state `reserved`, whose keys no
+ * version or blob refers to.
  */
 export class ReservationCollector {
   readonly #db: Database;
-  readonly #files: FilesRepository;
+  readonly #kinds: readonly ExpiringReservations[];
   readonly #storage: BlobStorage;
   readonly #logger: Logger;
   readonly #graceMs: number;
   readonly #batchSize: number;
 
-  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage; logger: Logger }, options: CollectorOptions) {
+  constructor(deps: { db: Database; kinds: readonly ExpiringReservations[]; storage: BlobStorage; logger: Logger }, options: CollectorOptions) {
     this.#db = deps.db;
-    this.#files = deps.files;
+    this.#kinds = deps.kinds;
     this.#storage = deps.storage;
     this.#logger = deps.logger;
     this.#graceMs = options.graceMs;
@@ -35,10 +44,12 @@ export class ReservationCollector {
   async runOnce(now = Date.now()): Promise<number> {
     const before = new Date(now - this.#graceMs);
     let total = 0;
-    for (;;) {
-      const removed = await this.#collectBatch(before);
-      total += removed;
-      if (removed < this.#batchSize) break;
+    for (const kind of this.#kinds) {
+      for (;;) {
+        const removed = await this.#collectBatch(kind, before);
+        total += removed;
+        if (removed < this.#batchSize) break;
+      }
     }
     if (total > 0) this.#logger.info({ removed: total }, 'collected expired upload reservations');
     return total;
@@ -51,13 +62,13 @@ export class ReservationCollector {
    * Objects go first: if deleting the rows then fails, the next run deletes the (already missing)
    * objects again, which is harmless; rows deleted first would leave objects nothing points to.
    */
-  async #collectBatch(before: Date): Promise<number> {
+  async #collectBatch(kind: ExpiringReservations, before: Date): Promise<number> {
     return this.#db.transaction(async (tx) => {
-      const expired = await this.#files.lockExpiredReservations(tx, before, this.#batchSize);
+      const expired = await kind.lockExpiredReservations(tx, before, this.#batchSize);
       if (expired.length === 0) return 0;
       // A dedup reservation points at a confirmed blob that others use: only its row goes.
       await this.#storage.delete(expired.filter((r) => !r.dedup).map((r) => r.storage_key));
-      await this.#files.deleteReservations(tx, expired.map((r) => r.id));
+      await kind.deleteReservations(tx, expired.map((r) => r.id));
       return expired.length;
     });
   }

@@ -56,10 +56,19 @@ export interface ResolvedFiles {
   versions: ResolvedVersions;
 }
 
+/** A confirmed upload's version, in the project the recording statement is given. */
 export interface NewVersion extends VersionFields {
-  projectId: string;
   uploadId: string;
   origin: 'upload' | 'dedup';
+}
+
+/** What a confirm names its reservation by: the storage key of an upload, or null and the content of a dedup. */
+export interface ReservationLookup {
+  storageKey: string | null;
+  fileId: string;
+  version: number;
+  sha256: string;
+  size: number;
 }
 
 export interface NewRestoreVersions {
@@ -124,62 +133,98 @@ export class FilesRepository {
     return rows;
   }
 
-  async findUploadByKey(q: Queryable, projectId: string, storageKey: string): Promise<UploadRow | undefined> {
-    const { rows } = await q.query<UploadRow>(
-      `SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
-       WHERE project_id = $1 AND storage_key = $2 AND NOT dedup`,
-      [projectId, storageKey],
+  /**
+   * The reservation each confirm entry names, in one statement, aligned with `entries` (undefined
+   * where there is none in the project): by storage key for an uploaded file; by file, version and
+   * content for a dedup, a confirmed one first. One index probe per entry (LATERAL … LIMIT 1),
+   * whatever the project's size.
+   */
+  async findReservations(q: Queryable, projectId: string, entries: readonly ReservationLookup[]): Promise<(UploadRow | undefined)[]> {
+    const { rows } = await q.query<UploadRow & { n: number }>(
+      `SELECT r.n::int AS n, u.*
+       FROM unnest($2::text[], $3::uuid[], $4::int[], $5::text[], $6::bigint[]) WITH ORDINALITY AS r(storage_key, file_id, version, sha256, size, n)
+       CROSS JOIN LATERAL (
+         SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
+         WHERE r.storage_key IS NOT NULL AND project_id = $1 AND storage_key = r.storage_key AND NOT dedup
+         UNION ALL
+         (SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
+          WHERE r.storage_key IS NULL AND project_id = $1 AND file_id = r.file_id AND version = r.version AND dedup
+            AND sha256 = r.sha256 AND size = r.size
+          ORDER BY state = 'confirmed' DESC LIMIT 1)
+       ) u`,
+      [
+        projectId,
+        entries.map((e) => e.storageKey),
+        entries.map((e) => e.fileId),
+        entries.map((e) => e.version),
+        entries.map((e) => e.sha256),
+        entries.map((e) => e.size),
+      ],
     );
-    return rows[0];
-  }
-
-  async findDedupUpload(q: Queryable, projectId: string, fileId: string, version: number, sha256: string, size: number): Promise<UploadRow | undefined> {
-    const { rows } = await q.query<UploadRow>(
-      `SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
-       WHERE project_id = $1 AND file_id = $2 AND version = $3 AND dedup AND sha256 = $4 AND size = $5
-       ORDER BY state = 'confirmed' DESC LIMIT 1`,
-      [projectId, fileId, version, sha256, size],
-    );
-    return rows[0];
+    const found = new Array<UploadRow | undefined>(entries.length);
+    for (const { n, ...row } of rows) found[n - 1] = row;
+    return found;
   }
 
   /**
-   * Locks the reservation row until the transaction ends, so the garbage collector (which skips
-   * locked rows) cannot remove it while it is being confirmed; answers its state, or undefined
-   * when it is gone.
+   * Locks the reservations in id order until the transaction ends (the collector skips locked rows,
+   * and batches sharing rows queue instead of deadlocking); answers each one's state by id, without
+   * the ones that are gone.
    */
-  async lockReservation(tx: Queryable, uploadId: string): Promise<UploadRow['state'] | undefined> {
-    const { rows } = await tx.query<{ state: UploadRow['state'] }>('SELECT state FROM uploads WHERE id = $1 FOR UPDATE', [uploadId]);
-    return rows[0]?.state;
+  async lockReservations(tx: Queryable, uploadIds: readonly string[]): Promise<Map<string, UploadRow['state']>> {
+    const { rows } = await tx.query<{ id: string; state: UploadRow['state'] }>(
+      'SELECT id, state FROM uploads WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+      [uploadIds],
+    );
+    return new Map(rows.map((row) => [row.id, row.state]));
   }
 
   /**
-   * Advances the tip from version-1 to version, records the version and confirms the reservation,
-   * in one statement; false when the tip is no longer at version-1. Ten racing confirms serialize
-   * on the file's row lock; after the first commits, the others no longer match `version - 1`.
+   * Records many versions in one statement (at most one per file): each file's tip advances from
+   * version-1 to version, its version row is inserted, its reservation confirmed and its content
+   * indexed for dedup; answers the upload ids that were recorded. A file whose tip moved meanwhile
+   * (another upload took the number) records nothing. Run after lockReservations and lockFiles, in
+   * their transaction: racing confirms of one file serialize on its row lock.
    */
-  async recordVersion(tx: Queryable, v: NewVersion): Promise<boolean> {
-    const { rows } = await tx.query<{ confirmed: number }>(
-      `WITH tip AS (
-         UPDATE files SET tip_version = $3 WHERE id = $2 AND project_id = $1 AND tip_version = $3 - 1 RETURNING id
+  async recordVersions(tx: Queryable, projectId: string, versions: readonly NewVersion[]): Promise<Set<string>> {
+    const { rows } = await tx.query<{ upload_id: string }>(
+      `WITH input AS (
+         SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::bigint[], $6::text[], $7::uuid[], $8::text[], $9::uuid[], $10::text[])
+           AS t(file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin)
        ),
-       version_row AS (
+       tip AS (
+         UPDATE files f SET tip_version = i.version FROM input i
+         WHERE f.id = i.file_id AND f.project_id = $1 AND f.tip_version = i.version - 1
+         RETURNING f.id
+       ),
+       recorded AS (SELECT i.* FROM input i JOIN tip ON tip.id = i.file_id),
+       version_rows AS (
          INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin)
-         SELECT gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM tip
-         RETURNING id
+         SELECT gen_random_uuid(), $1, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin FROM recorded
        ),
-       reservation AS (
-         UPDATE uploads SET state = 'confirmed' WHERE id = $9 AND EXISTS (SELECT 1 FROM tip) RETURNING id
+       reservations AS (
+         UPDATE uploads SET state = 'confirmed' WHERE id IN (SELECT upload_id FROM recorded)
        ),
-       blob AS (
+       blob_rows AS (
          INSERT INTO blobs (project_id, sha256, size, storage_key)
-         SELECT $1, $4, $5, $6 FROM tip
+         SELECT DISTINCT ON (sha256, size) $1, sha256, size, storage_key FROM recorded
          ON CONFLICT DO NOTHING
        )
-       SELECT count(*)::int AS confirmed FROM version_row`,
-      [v.projectId, v.fileId, v.version, v.sha256, v.size, v.storageKey, v.uploaderId, v.uploaderName, v.uploadId, v.origin],
+       SELECT upload_id FROM recorded`,
+      [
+        projectId,
+        versions.map((v) => v.fileId),
+        versions.map((v) => v.version),
+        versions.map((v) => v.sha256),
+        versions.map((v) => v.size),
+        versions.map((v) => v.storageKey),
+        versions.map((v) => v.uploaderId),
+        versions.map((v) => v.uploaderName),
+        versions.map((v) => v.uploadId),
+        versions.map((v) => v.origin),
+      ],
     );
-    return rows[0]?.confirmed === 1;
+    return new Set(rows.map((row) => row.upload_id));
   }
 
   /**

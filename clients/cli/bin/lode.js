@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// Installed from its tarball the package holds dist/ (built by `prepack`) and no sources. In the
+// repository, Node 24 runs the TypeScript sources directly, and @lode/sdk resolves to its sources
+// too (its `development` export), so `npx lode` needs no build.
+import { existsSync } from 'node:fs';
+import module from 'node:module';
+
+const source = new URL('../src/main.ts', import.meta.url);
+if (existsSync(source) && process.features.typescript && module.registerHooks) {
+  module.registerHooks({
+    resolve: (specifier, context, next) =>
+      next(specifier, specifier === '@lode/sdk' ? { ...context, conditions: [...context.conditions, 'development'] } : context),
+  });
+  await import(source.href);
+} else {
+  await import('../dist/main.js');
+}

@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { allPages, LodeApiError } from '@lode/sdk';
+import { CliError, EXIT } from '../failure.ts';
+import { connected } from '../run.ts';
+
+interface MergeConflict {
+  fileId: string;
+  path: string;
+  sourceVersion: number | null;
+  targetVersion: number | null;
+}
+
+export function branchCommands(program: Command): void {
+  const branch = program.command('branch').description('list, create, delete and merge branches');
+
+  branch
+    .command('list')
+    .description('every branch, main first')
+    .action(
+      connected(async ({ client, out, signal }) => {
+        const branches = await allPages((cursor) => client.listBranches({ limit: 200, cursor }, { signal }));
+        out.result({ data: branches }, () => branches.map((b) => `${b.name}  ${b.headSequenceNum === null ? '(no commits)' : `#${b.headSequenceNum}`}${b.forkedFrom ? `  from ${b.forkedFrom.branch}` : ''}`));
+      }),
+    );
+
+  branch
+    .command('create')
+    .argument('<name>')
+    .option('--from <branch>', 'fork from this branch’s head (default main)')
+    .action(
+      connected(async ({ client, out, signal }, name: string, options: { from?: string }) => {
+        const created = await client.createBranch(name, options.from, { signal });
+        out.result(created, () => [`Created ${created.name} from ${created.forkedFrom?.branch ?? 'main'}.`]);
+      }),
+    );
+
+  branch
+    .command('delete')
+    .argument('<name>')
+    .action(
+      connected(async ({ client, out, signal }, name: string) => {
+        const deleted = await client.deleteBranch(name, { signal });
+        out.result(deleted, () => [`Deleted ${name}.`]);
+      }),
+    );
+
+  branch
+    .command('merge')
+    .argument('<name>', 'the branch to merge')
+    .option('--into <branch>', 'the target (default main)')
+    .option('-m, --message <message>', 'the merge commit message')
+    .option('--take <side>', 'for every conflicting file, take the source or the target', (v) => {
+      if (v !== 'source' && v !== 'target') throw new CliError('--take is source or target', { exitCode: EXIT.usage, code: 'usage' });
+      return v;
+    })
+    .action(
+      connected(async ({ client, out, signal }, name: string, options: { into?: string; message?: string; take?: 'source' | 'target' }) => {
+        const request = { into: options.into, message: options.message };
+        let merged;
+        try {
+          merged = await client.mergeBranch(name, request, { signal });
+        } catch (error) {
+          if (!(error instanceof LodeApiError && error.code === 'merge_conflict')) throw error;
+          const conflicts = (error.body.conflicts as MergeConflict[] | undefined) ?? [];
+          if (!options.take) {
+            throw new CliError(
+              `${error.body.count as number} file(s) changed on both branches:\n${conflicts.map((c) => `  ${c.path} (source v${c.sourceVersion ?? '-'}, target v${c.targetVersion ?? '-'})`).join('\n')}\nMerge again with --take source or --take target.`,
+              { exitCode: EXIT.conflict, code: 'merge_conflict', details: { conflicts } },
+            );
+          }
+          merged = await client.mergeBranch(name, { ...request, resolutions: conflicts.map((c) => ({ fileId: c.fileId, take: options.take as 'source' | 'target' })) }, { signal });
+        }
+        out.result(merged, () => [`Merged ${name} into ${merged.branch}: commit #${merged.sequenceNum} (${merged.fileCount} files).`]);
+      }),
+    );
+}

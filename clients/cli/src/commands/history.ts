@@ -1,0 +1,78 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { downloadFiles } from '@lode/sdk';
+import { CliError, EXIT } from '../failure.ts';
+import { formatBytes } from '../output.ts';
+import { optionalWorkspace, resolveFiles } from '../resolve.ts';
+import { connected } from '../run.ts';
+
+const integer = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${value} is not a version number (an integer from 1)`, { exitCode: EXIT.usage, code: 'usage' });
+  return n;
+};
+
+export function historyCommands(program: Command): void {
+  program
+    .command('log')
+    .description("a branch's commits, newest first")
+    .option('--branch <name>', 'the branch (default main)')
+    .option('-n, --limit <n>', 'how many', integer, 20)
+    .action(
+      connected(async ({ client, out, signal }, options: { branch?: string; limit: number }) => {
+        const page = await client.listCommits({ branch: options.branch, limit: Math.min(options.limit, 200) }, { signal });
+        out.result(page, () => page.data.map((c) => `#${c.sequenceNum}  ${c.createdAt}  ${c.authorName}  ${c.kind === 'commit' ? '' : `[${c.kind}] `}${c.message} (${c.fileCount} files)`));
+      }),
+    );
+
+  program
+    .command('history')
+    .description("a file's versions on main, newest first")
+    .argument('<path>', 'the file')
+    .option('-n, --limit <n>', 'how many', integer, 50)
+    .action(
+      connected(async ({ client, out, signal }, file: string, options: { limit: number }) => {
+        const [named] = await resolveFiles(client, await optionalWorkspace(), [file], undefined, signal);
+        const page = await client.listVersions(named.fileId, { limit: Math.min(options.limit, 200) }, { signal });
+        out.result({ ...named, ...page }, () => [named.path, ...page.data.map((v) => `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`)]);
+      }),
+    );
+
+  program
+    .command('restore')
+    .description('bring files back to an earlier version (one new commit on main; nothing is overwritten)')
+    .argument('<paths...>', 'the files')
+    .requiredOption('--to <version>', 'the version to bring back', integer)
+    .action(
+      connected(async ({ client, out, signal }, paths: string[], options: { to: number }) => {
+        const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
+        const answer = await client.restore(files.map((f) => ({ fileId: f.fileId, toVersion: options.to })), { signal });
+        const names = new Map(files.map((f) => [f.fileId, f.path]));
+        out.result(answer, () => [
+          `Restore commit #${answer.sequenceNum}: ${answer.restored.map((r) => `${names.get(r.fileId)} is now v${r.newVersion}`).join(', ')}`,
+          ...answer.skipped.map((s) => `skipped ${names.get(s.fileId)}: ${s.message}`),
+          'Run `lode pull` to bring the restored content into this workspace.',
+        ]);
+      }),
+    );
+
+  program
+    .command('download')
+    .description('download one version of a file (verified against its SHA-256)')
+    .argument('<path>', 'the project path')
+    .requiredOption('--version <n>', 'the version', integer)
+    .option('-o, --output <file>', 'where to write it (default: the file name, with .v<N>)')
+    .option('--branch <name>', 'the branch whose lineage holds the version (default main)')
+    .action(
+      connected(async ({ client, out, signal }, file: string, options: { version: number; output?: string; branch?: string }) => {
+        const workspace = await optionalWorkspace();
+        const projectPath = workspace ? workspace.projectPath(file) : file;
+        const dest = path.resolve(options.output ?? `${path.basename(projectPath)}.v${options.version}`);
+        const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal });
+        const failure = result.failures[0];
+        if (failure) throw new CliError(`${failure.path}: ${failure.message}`, { code: failure.code, exitCode: failure.code === 'transfer_failed' ? EXIT.error : EXIT.usage });
+        const done = result.done[0];
+        out.result(done, () => [`Wrote ${done.path} v${done.version} (${formatBytes(done.size)}, sha256 ${done.sha256.slice(0, 12)}…) to ${dest}`]);
+      }),
+    );
+}

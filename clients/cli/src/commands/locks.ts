@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { allPages } from '@lode/sdk';
+import { describeLock, EXIT } from '../failure.ts';
+import { optionalWorkspace, resolveFiles } from '../resolve.ts';
+import { connected } from '../run.ts';
+
+export function lockCommands(program: Command): void {
+  program
+    .command('lock')
+    .description('lock files for exclusive editing')
+    .argument('<paths...>', 'files to lock')
+    .option('--note <text>', 'what you are doing (at most 280 characters)')
+    .action(
+      connected(async ({ client, out, signal }, paths: string[], options: { note?: string }) => {
+        const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
+        const answer = await client.lock(files.map((f) => f.fileId), options.note, { signal });
+        out.result(answer, () => [
+          ...answer.acquired.map((l) => `locked ${l.path}`),
+          ...answer.conflicts.map((c) => (c.reason === 'locked' ? `not locked: ${describeLock(c)}` : `not locked: ${c.path} is being committed by ${c.userName ?? 'someone'}; try again in a moment`)),
+        ]);
+        return answer.conflicts.length > 0 ? EXIT.conflict : EXIT.ok;
+      }),
+    );
+
+  program
+    .command('unlock')
+    .description('release your locks (--force: anyone’s, for org owners and admins)')
+    .argument('<paths...>', 'files to unlock')
+    .option('--force', "release a teammate's lock")
+    .action(
+      connected(async ({ client, out, signal }, paths: string[], options: { force?: boolean }) => {
+        const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
+        const answer = await client.unlock(files.map((f) => f.fileId), Boolean(options.force), { signal });
+        out.result(answer, () => [
+          ...answer.released.map((l) => `unlocked ${l.path}`),
+          ...answer.notReleased.map((n) => (n.reason === 'held_by_other' ? `not unlocked: ${describeLock(n)} (--force needs an org owner or admin)` : `${n.path} was not locked`)),
+        ]);
+        return answer.notReleased.some((n) => n.reason === 'held_by_other') ? EXIT.conflict : EXIT.ok;
+      }),
+    );
+
+  program
+    .command('locks')
+    .description("list the project's active locks")
+    .option('--prefix <path>', 'only under this folder')
+    .action(
+      connected(async ({ client, out, signal }, options: { prefix?: string }) => {
+        const locks = await allPages((cursor) => client.listLocks({ limit: 200, cursor, pathPrefix: options.prefix }, { signal }));
+        out.result({ data: locks }, () => (locks.length === 0 ? ['No locks.'] : locks.map((l) => `${l.path}  ${l.isMine ? 'you' : l.userName}  ${l.lockedAt}${l.note ? `  ${l.note}` : ''}`)));
+      }),
+    );
+}

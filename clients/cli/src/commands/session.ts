@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { LodeClient } from '@lode/sdk';
+import { action } from '../run.ts';
+import { Output } from '../output.ts';
+import { configDir, ensureDeviceId, readSettings, writeSettings } from '../settings.ts';
+import { Workspace } from '../workspace.ts';
+import { CliError } from '../failure.ts';
+
+export function sessionCommands(program: Command): void {
+  program
+    .command('login')
+    .description('check a project key and keep it in the config dir ($XDG_CONFIG_HOME/lode/config.json, mode 0600)')
+    .requiredOption('--url <url>', "the server's base URL")
+    .requiredOption('--key <key>', 'a project key (lode_…)')
+    .option('--device <name>', "this machine's device name (default: an id generated once per machine)")
+    .action(
+      action(async (options: { url: string; key: string; device?: string; json?: boolean }) => {
+        const out = new Output(Boolean(options.json));
+        const settings = await readSettings();
+        const deviceId = options.device ?? settings.device ?? (await ensureDeviceId(settings));
+        const identity = await new LodeClient({ url: options.url, key: options.key, deviceId }).validateKey();
+        const file = await writeSettings({ ...settings, url: options.url, key: options.key, device: options.device ?? settings.device });
+        out.result({ ...identity, deviceId, configFile: file }, () => [
+          `Logged in as ${identity.userName} to ${identity.orgName} / ${identity.projectName} (device ${deviceId}).`,
+          `Settings kept in ${file}.`,
+        ]);
+      }),
+    );
+
+  program
+    .command('init')
+    .description('make the current folder a workspace (.lode/ holds its state; .lodeignore uses gitignore syntax)')
+    .option('--branch <name>', 'the branch push and pull use by default', 'main')
+    .action(
+      action(async (options: { branch: string; json?: boolean }) => {
+        const out = new Output(Boolean(options.json));
+        const root = process.cwd();
+        if (await Workspace.exists(root)) throw new CliError(`${root} is already a workspace.`, { code: 'already_a_workspace' });
+        await Workspace.create(root, options.branch);
+        out.result({ root, branch: options.branch, configDir: configDir() }, () => [`Initialised a Lode workspace in ${root} (branch ${options.branch}). Next: lode status, lode pull, lode push -m MESSAGE.`]);
+      }),
+    );
+}

@@ -1,0 +1,99 @@
+import { Option, type Command } from 'commander';
+import { colors, formatBytes } from '../output.ts';
+import { EXIT } from '../failure.ts';
+import { pull } from '../pull.ts';
+import { push } from '../push.ts';
+import { connected } from '../run.ts';
+import { groupByStatus, inScope, workspaceStatus, type FileStatus } from '../status.ts';
+import { Workspace } from '../workspace.ts';
+
+const LABELS: Record<FileStatus, string> = {
+  conflict: 'conflict (changed here and remotely: resolve before pushing)',
+  modified: 'modified (push uploads)',
+  local_only: 'new (push uploads)',
+  deleted_local: 'deleted here (push records the deletion)',
+  outdated: 'outdated (pull downloads)',
+  missing: 'missing (pull downloads)',
+  deleted_remote: 'deleted remotely (pull removes)',
+  up_to_date: 'up to date',
+};
+
+const count = (v: string) => Number.parseInt(v, 10);
+const concurrency = () => new Option('-j, --concurrency <n>', 'transfers in flight at once').argParser(count).default(16);
+const batchSize = () => new Option('--batch-size <n>', 'files per initiate/confirm call (1 to 1,000): smaller ones journal progress sooner').argParser(count).default(1000);
+
+export function syncCommands(program: Command): void {
+  program
+    .command('status')
+    .description('how each file stands against the branch (the 7 sync statuses, grouped)')
+    .option('--branch <name>', 'the branch to compare with (default: the workspace’s)')
+    .option('--all', 'list up-to-date files too')
+    .action(
+      connected(async ({ client, out, signal }, options: { branch?: string; all?: boolean }) => {
+        const workspace = await Workspace.find();
+        const branch = options.branch ?? workspace.state.branch;
+        const status = await workspaceStatus(client, workspace, branch, signal);
+        await workspace.save();
+        const groups = groupByStatus(status.entries);
+        const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
+        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
+          const lines = [`On branch ${branch} (latest commit #${status.latestCommitSeq})`];
+          for (const [s, list] of groups) {
+            if (list.length === 0 || (s === 'up_to_date' && !options.all)) continue;
+            lines.push(colors.bold(`${LABELS[s]}: ${list.length}`), ...list.slice(0, 200).map((e) => `  ${e.path}`));
+            if (list.length > 200) lines.push(`  … and ${list.length - 200} more (--json lists all)`);
+          }
+          if (!options.all) lines.push(`${counts.up_to_date} file(s) up to date.`);
+          return lines;
+        });
+        return groups.get('conflict')?.length ? EXIT.conflict : EXIT.ok;
+      }),
+    );
+
+  program
+    .command('push')
+    .description('upload modified and new files, record deletions, in one commit (resumes after an interruption)')
+    .argument('[paths...]', 'files or folders to push (default: everything)')
+    .requiredOption('-m, --message <message>', 'the commit message')
+    .option('--branch <name>', 'the branch to commit to (default: the workspace’s)')
+    .addOption(concurrency())
+    .addOption(batchSize())
+    .action(
+      connected(async (ctx, paths: string[], options: { message: string; branch?: string; concurrency: number; batchSize: number }) => {
+        const workspace = await Workspace.find();
+        const scopes = paths.map((p) => workspace.projectPath(p));
+        const report = await push(ctx, workspace, { message: options.message, branch: options.branch, scopes, concurrency: options.concurrency, batchSize: options.batchSize });
+        ctx.out.result(report, () => {
+          const lines: string[] = [];
+          if (report.resumed) lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${report.resumed.fileCount} files).`);
+          if (!report.commit) return [...lines, 'Nothing to push.'];
+          lines.push(
+            `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${report.commit.fileCount} file(s) — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
+          );
+          return lines;
+        });
+      }),
+    );
+
+  program
+    .command('pull')
+    .description('download outdated and missing files, remove files deleted remotely; never overwrites local edits')
+    .argument('[paths...]', 'files or folders to pull (default: everything)')
+    .option('--branch <name>', 'the branch to pull from (default: the workspace’s)')
+    .addOption(concurrency())
+    .action(
+      connected(async (ctx, paths: string[], options: { branch?: string; concurrency: number }) => {
+        const workspace = await Workspace.find();
+        const scopes = paths.map((p) => workspace.projectPath(p));
+        const report = await pull(ctx, workspace, { branch: options.branch, scopes, concurrency: options.concurrency });
+        ctx.out.result(report, () => [
+          `Downloaded ${report.downloaded} file(s) (${formatBytes(report.bytes)}), removed ${report.removed}.`,
+          ...(report.kept.length ? [`${report.kept.length} local edit(s) kept (push them): ${report.kept.slice(0, 20).join(', ')}`] : []),
+          ...(report.conflicts.length
+            ? [colors.yellow(`${report.conflicts.length} conflict(s) left untouched (changed here and remotely): ${report.conflicts.slice(0, 20).join(', ')}`), 'Move your copy aside and pull again to take theirs, or keep yours and push once you have their version merged.']
+            : []),
+        ]);
+        return report.conflicts.length > 0 && report.conflicts.some((c) => inScope(c, scopes)) ? EXIT.conflict : EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,68 @@
+import { LodeApiError } from '@lode/sdk';
+
+/** Exit codes: 0 ok, 1 error, 2 usage, 3 conflicts or locks (something a teammate holds or changed). */
+export const EXIT = { ok: 0, error: 1, usage: 2, conflict: 3 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A failure the CLI explains itself: what happened, what to do next, and its exit code. */
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+
+  constructor(message: string, options: { exitCode?: ExitCode; code?: string; details?: Record<string, unknown> } = {}) {
+    super(message);
+    this.exitCode = options.exitCode ?? EXIT.error;
+    this.code = options.code ?? 'error';
+    this.details = options.details ?? {};
+  }
+}
+
+interface LockedFile {
+  path: string;
+  userName: string;
+  lockedAt?: string;
+}
+
+/** A lock line a person can act on: which file, who holds it, since when. */
+export function describeLock(file: LockedFile): string {
+  return `${file.path} is locked by ${file.userName}${file.lockedAt ? ` since ${file.lockedAt}` : ''}`;
+}
+
+/** An API error as the CLI reports it: a sentence that says what to do next, and the exit code. */
+export function fromApiError(error: LodeApiError): CliError {
+  const details = { ...error.body, status: error.status, requestId: error.requestId };
+  const make = (message: string, exitCode: ExitCode = EXIT.error) => new CliError(message, { exitCode, code: error.code, details });
+  switch (error.code) {
+    case 'file_locked': {
+      const locked = (error.body.lockedFiles as LockedFile[] | undefined) ?? [];
+      const lines = locked.map((f) => `  ${describeLock(f)}`);
+      return make(`Nothing was committed: ${locked.length} file(s) are locked by teammates:\n${lines.join('\n')}\nAsk them to commit or unlock the files (an org owner or admin can run \`lode unlock --force PATH\`), then push again.`, EXIT.conflict);
+    }
+    case 'stale_version':
+      return make('Nothing was committed: a teammate committed newer versions of some of these files. Run `lode pull`, resolve what it reports, then push again.', EXIT.conflict);
+    case 'merge_conflict':
+      return make(`${error.message}. Merge again with --take source|target for each conflicting file.`, EXIT.conflict);
+    case 'missing_key':
+    case 'invalid_key':
+    case 'key_revoked':
+      return make(`${error.message}. Log in with a valid project key: lode login --url URL --key KEY`);
+    case 'device_mismatch':
+      return make(`${error.message}. A key works from one device only: use this machine's own key, or ask an operator to reset the key's device.`);
+    case 'rate_limited':
+    case 'service_unavailable':
+    case 'timeout':
+      return make(`${error.message} (the server stayed busy through every retry; try again in a moment)`);
+    default:
+      return make(`${error.message} (${error.code}, HTTP ${error.status}${error.requestId ? `, request ${error.requestId}` : ''})`);
+  }
+}
+
+/** Any thrown value as a CliError. */
+export function toCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof LodeApiError) return fromApiError(error);
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (error instanceof TypeError && cause?.code) return new CliError(`Cannot reach the server: ${cause.message ?? cause.code}. Check the URL (lode login) and your network.`, { code: 'network_error' });
+  return new CliError(error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { CommitRequest, UploadedFile } from '@lode/sdk';
+import { readJsonFile, removeFile, writeJsonFile } from './json-file.ts';
+import type { Workspace } from './workspace.ts';
+
+/**
+ * What a push has done so far, in `.lode/push-journal.json`, so a push interrupted anywhere (even
+ * SIGKILLed) and run again neither uploads a confirmed file twice nor commits twice: the confirmed
+ * versions are kept as they are confirmed, and the commit is sent with the same idempotency key and,
+ * once sent, the same body, which the server answers with the first result.
+ */
+export interface PushJournal {
+  idempotencyKey: string;
+  /** Confirmed versions by path; reused while the local file still has that SHA-256. */
+  confirmed: Record<string, UploadedFile>;
+  /** The commit as sent, kept until its answer is recorded. */
+  commit: PendingCommit | null;
+}
+
+export interface PendingCommit {
+  request: CommitRequest;
+  uploads: UploadedFile[];
+  deletes: { path: string; fileId: string }[];
+}
+
+export class JournalStore {
+  readonly #file: string;
+  journal: PushJournal;
+
+  private constructor(file: string, journal: PushJournal) {
+    this.#file = file;
+    this.journal = journal;
+  }
+
+  static async open(workspace: Workspace): Promise<JournalStore> {
+    const file = workspace.journalFile();
+    return new JournalStore(file, await readJsonFile<PushJournal>(file, { idempotencyKey: randomUUID(), confirmed: {}, commit: null }));
+  }
+
+  async recordConfirmed(files: UploadedFile[]): Promise<void> {
+    for (const file of files) this.journal.confirmed[file.path] = file;
+    await this.save();
+  }
+
+  async recordCommit(commit: PendingCommit): Promise<void> {
+    this.journal.commit = commit;
+    await this.save();
+  }
+
+  /** A refused commit recorded nothing on the server: the key and the body may change on the next try. */
+  async forgetCommit(): Promise<void> {
+    this.journal.commit = null;
+    this.journal.idempotencyKey = randomUUID();
+    await this.save();
+  }
+
+  save(): Promise<void> {
+    return writeJsonFile(this.#file, this.journal);
+  }
+
+  finish(): Promise<void> {
+    return removeFile(this.#file);
+  }
+}

@@ -1,0 +1,73 @@
+import { rm } from 'node:fs/promises';
+import { downloadFiles } from '@lode/sdk';
+import type { Context } from './context.ts';
+import { CliError } from './failure.ts';
+import { TransferProgress } from './progress.ts';
+import { inScope, workspaceStatus } from './status.ts';
+import type { Workspace } from './workspace.ts';
+
+export interface PullOptions {
+  branch?: string;
+  scopes: string[];
+  concurrency?: number;
+}
+
+export interface PullReport {
+  downloaded: number;
+  removed: number;
+  bytes: number;
+  /** Local edits left alone (`modified`): push them. */
+  kept: string[];
+  /** Edited here and by a teammate: never overwritten. */
+  conflicts: string[];
+}
+
+/**
+ * Downloads `outdated` and `missing` files (each verified against its SHA-256, written to a
+ * temporary file and renamed), removes `deleted_remote` files this workspace had not changed, and
+ * never touches a `modified` or `conflict` file.
+ */
+export async function pull(ctx: Context, workspace: Workspace, options: PullOptions): Promise<PullReport> {
+  const branch = options.branch ?? workspace.state.branch;
+  const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal);
+  const scoped = status.entries.filter((e) => inScope(e.path, options.scopes));
+  const files = workspace.state.files;
+  for (const e of scoped) {
+    if (e.status === 'up_to_date' && e.row.fileId && e.row.remoteVersion && e.row.remoteSha256) {
+      files[e.path] = { fileId: e.row.fileId, version: e.row.remoteVersion, sha256: e.row.remoteSha256 };
+    }
+  }
+  const toDownload = scoped.filter((e) => (e.status === 'outdated' || e.status === 'missing') && e.row.fileId);
+  const toRemove = scoped.filter((e) => e.status === 'deleted_remote' && e.local && files[e.path]?.sha256 === e.local.digest.sha256);
+  const totalBytes = toDownload.reduce((sum, e) => sum + (e.row.remoteSize ?? 0), 0);
+  const progress = new TransferProgress('pull', toDownload.length, totalBytes, ctx.out.json);
+  let result;
+  try {
+    result = await downloadFiles(
+      ctx.client,
+      toDownload.map((e) => ({ fileId: e.row.fileId as string, dest: workspace.file(e.path) })),
+      { branch, concurrency: options.concurrency, signal: ctx.signal, onProgress: progress.update },
+    );
+  } finally {
+    progress.stop();
+  }
+  for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
+  for (const e of toRemove) {
+    await rm(workspace.file(e.path), { force: true });
+    delete files[e.path];
+  }
+  await workspace.save();
+  if (result.failures.length > 0) {
+    throw new CliError(`${result.failures.length} file(s) could not be downloaded (pull again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`, {
+      code: 'download_failed',
+      details: { failures: result.failures },
+    });
+  }
+  return {
+    downloaded: result.done.length,
+    removed: toRemove.length,
+    bytes: result.done.reduce((sum, d) => sum + d.size, 0),
+    kept: scoped.filter((e) => e.status === 'modified').map((e) => e.path),
+    conflicts: scoped.filter((e) => e.status === 'conflict').map((e) => e.path),
+  };
+}

@@ -1,0 +1,124 @@
+import { allPages, commitFiles, LodeApiError, uploadFiles, type CommitCreated, type CommitEntry } from '@lode/sdk';
+import type { Context } from './context.ts';
+import { CliError, describeLock, EXIT } from './failure.ts';
+import { JournalStore, type PendingCommit } from './journal.ts';
+import { TransferProgress } from './progress.ts';
+import { inScope, workspaceStatus, type StatusEntry } from './status.ts';
+import type { Workspace } from './workspace.ts';
+
+export interface PushOptions {
+  message: string;
+  branch?: string;
+  /** Project paths (files or folders) to push; none: the whole workspace. */
+  scopes: string[];
+  concurrency?: number;
+  batchSize?: number;
+}
+
+export interface PushReport {
+  commit: CommitCreated | null;
+  /** A commit an interrupted push had sent, answered now. */
+  resumed: CommitCreated | null;
+  uploaded: number;
+  reused: number;
+  deduplicated: number;
+  deleted: number;
+  bytes: number;
+}
+
+/**
+ * Uploads `modified` and `local_only` files, records files deleted here, and makes one commit. A run
+ * after an interruption finishes the previous one first (the journal), so nothing is uploaded or
+ * committed twice.
+ */
+export async function push(ctx: Context, workspace: Workspace, options: PushOptions): Promise<PushReport> {
+  const { client, signal } = ctx;
+  const branch = options.branch ?? workspace.state.branch;
+  const store = await JournalStore.open(workspace);
+  const resumed = store.journal.commit ? await sendCommit(ctx, workspace, store, store.journal.commit) : null;
+  const status = await workspaceStatus(client, workspace, branch, signal);
+  await workspace.save();
+  const scoped = status.entries.filter((e) => inScope(e.path, options.scopes));
+  const conflicts = scoped.filter((e) => e.status === 'conflict');
+  if (conflicts.length > 0) {
+    throw new CliError(
+      `${conflicts.length} file(s) changed here and by a teammate since your last pull:\n${conflicts.map((c) => `  ${c.path} (remote version ${c.row.remoteVersion})`).join('\n')}\nKeep a copy of your version, run \`lode pull\` after moving it aside, then push again.`,
+      { exitCode: EXIT.conflict, code: 'conflict', details: { conflicts: conflicts.map((c) => c.path) } },
+    );
+  }
+  const uploads = scoped.filter((e): e is StatusEntry & { local: NonNullable<StatusEntry['local']> } => (e.status === 'modified' || e.status === 'local_only') && e.local !== undefined);
+  const deletes = scoped.filter((e) => e.status === 'deleted_local' && e.row.fileId).map((e) => ({ path: e.path, fileId: e.row.fileId as string }));
+  const report: PushReport = { commit: null, resumed, uploaded: 0, reused: 0, deduplicated: 0, deleted: deletes.length, bytes: 0 };
+  if (uploads.length === 0 && deletes.length === 0) {
+    await store.finish();
+    return report;
+  }
+  await refuseLockedFiles(ctx, [...uploads.map((u) => u.path), ...deletes.map((d) => d.path)]);
+
+  const reused = uploads.flatMap((u) => {
+    const confirmed = store.journal.confirmed[u.path];
+    return confirmed && confirmed.sha256 === u.local.digest.sha256 ? [confirmed] : [];
+  });
+  const reusedPaths = new Set(reused.map((r) => r.path));
+  const toUpload = uploads.filter((u) => !reusedPaths.has(u.path));
+  const totalBytes = toUpload.reduce((sum, u) => sum + u.local.digest.size, 0);
+  const progress = new TransferProgress('push', toUpload.length, totalBytes, ctx.out.json);
+  let result;
+  try {
+    result = await uploadFiles(
+      client,
+      toUpload.map((u) => ({ path: u.path, localPath: u.local.localPath, digest: u.local.digest })),
+      { concurrency: options.concurrency, batchSize: options.batchSize, signal, onProgress: progress.update, onConfirmed: (files) => store.recordConfirmed(files) },
+    );
+  } finally {
+    progress.stop();
+  }
+  if (result.failures.length > 0) {
+    throw new CliError(
+      `${result.failures.length} file(s) could not be uploaded (nothing was committed; run the push again to retry them):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`,
+      { code: 'upload_failed', details: { failures: result.failures } },
+    );
+  }
+  const uploaded = [...reused, ...result.done];
+  const fileVersions: CommitEntry[] = [
+    ...uploaded.map((u) => ({ fileId: u.fileId, action: 'modify' as const, version: u.version })),
+    ...deletes.map((d) => ({ fileId: d.fileId, action: 'delete' as const })),
+  ];
+  const pending: PendingCommit = { request: { message: options.message, branch, fileVersions }, uploads: uploaded, deletes };
+  await store.recordCommit(pending);
+  report.commit = await sendCommit(ctx, workspace, store, pending);
+  report.uploaded = result.done.filter((d) => !d.dedup).length;
+  report.deduplicated = result.done.length - report.uploaded;
+  report.reused = reused.length;
+  report.bytes = totalBytes;
+  return report;
+}
+
+/** Sends the journal's commit with its key; on success records the new versions as synced and closes the journal. */
+async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStore, pending: PendingCommit): Promise<CommitCreated> {
+  let commit: CommitCreated;
+  try {
+    commit = await commitFiles(ctx.client, pending.request, { idempotencyKey: store.journal.idempotencyKey, signal: ctx.signal });
+  } catch (error) {
+    // A refusal (locks, stale versions…) recorded nothing: the confirmed uploads stay for the next try.
+    if (error instanceof LodeApiError && error.status < 500) await store.forgetCommit();
+    throw error;
+  }
+  for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };
+  for (const d of pending.deletes) delete workspace.state.files[d.path];
+  await workspace.save();
+  await store.finish();
+  return commit;
+}
+
+/** Checked before any byte moves: a commit would refuse files a teammate has locked. */
+async function refuseLockedFiles(ctx: Context, paths: string[]): Promise<void> {
+  const wanted = new Set(paths.map((p) => p.toLowerCase()));
+  const locks = await allPages((cursor) => ctx.client.listLocks({ limit: 200, cursor }, { signal: ctx.signal }));
+  const locked = locks.filter((lock) => !lock.isMine && wanted.has(lock.path.toLowerCase()));
+  if (locked.length === 0) return;
+  throw new CliError(
+    `Nothing was pushed: ${locked.length} file(s) are locked by teammates:\n${locked.map((l) => `  ${describeLock(l)}`).join('\n')}\nAsk them to commit or unlock the files, or push the other files only (lode push PATH…).`,
+    { exitCode: EXIT.conflict, code: 'file_locked', details: { lockedFiles: locked } },
+  );
+}

@@ -1,0 +1,67 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { hashFile, mapLimit, type ContentDigest } from '@lode/sdk';
+import { STATE_DIR, type Workspace } from './workspace.ts';
+
+export interface LocalEntry {
+  path: string;
+  localPath: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface HashedEntry extends LocalEntry {
+  digest: ContentDigest;
+}
+
+/** `.lodeignore` at the workspace root, in gitignore syntax; the state folder and our temporary files always. */
+async function ignoreRules(root: string): Promise<Ignore> {
+  const rules = ignore().add([`${STATE_DIR}/`, '*.lode-tmp']);
+  try {
+    rules.add(await readFile(path.join(root, '.lodeignore'), 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return rules;
+}
+
+/** Every regular file of the workspace that `.lodeignore` keeps, as project paths (symlinks are skipped). */
+export async function scanWorkspace(workspace: Workspace): Promise<LocalEntry[]> {
+  const rules = await ignoreRules(workspace.root);
+  const found: LocalEntry[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    const subdirs: [string, string][] = [];
+    for (const entry of entries) {
+      const projectPath = prefix + entry.name;
+      if (entry.isDirectory()) {
+        if (!rules.ignores(`${projectPath}/`)) subdirs.push([path.join(dir, entry.name), `${projectPath}/`]);
+      } else if (entry.isFile() && !rules.ignores(projectPath)) {
+        found.push({ path: projectPath, localPath: path.join(dir, entry.name), size: 0, mtimeMs: 0 });
+      }
+    }
+    await mapLimit(subdirs, 8, ([full, sub]) => walk(full, sub));
+  };
+  await walk(workspace.root, '');
+  await mapLimit(found, 32, async (entry) => {
+    const info = await stat(entry.localPath);
+    entry.size = info.size;
+    entry.mtimeMs = info.mtimeMs;
+  });
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Digests of the entries, from the cache when size and mtime are unchanged, otherwise hashed (4 at a time). */
+export async function hashEntries(workspace: Workspace, entries: LocalEntry[], signal?: AbortSignal): Promise<HashedEntry[]> {
+  const cache = workspace.hashes;
+  const hashed = await mapLimit(entries, 4, async (entry): Promise<HashedEntry> => {
+    const cached = cache[entry.path];
+    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs) return { ...entry, digest: cached };
+    const digest = await hashFile(entry.localPath, signal);
+    return { ...entry, digest };
+  });
+  // The cache keeps only files that exist now, so it never outgrows the workspace.
+  workspace.hashes = Object.fromEntries(hashed.map((e) => [e.path, { ...e.digest, mtimeMs: e.mtimeMs }]));
+  return hashed;
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { homedir, hostname } from 'node:os';
+import path from 'node:path';
+import { CliError } from './failure.ts';
+
+/** What `lode login` keeps: the server, the key, and this machine's device id. */
+export interface Settings {
+  url?: string;
+  key?: string;
+  /** A device name chosen with `--device`; else `deviceId`. */
+  device?: string;
+  /** Generated once per machine, so a key stays bound to it. */
+  deviceId?: string;
+}
+
+export interface Connection {
+  url: string;
+  key: string;
+  deviceId: string;
+}
+
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME || (process.platform === 'win32' && env.APPDATA) || path.join(homedir(), '.config');
+  return path.join(base, 'lode');
+}
+
+const configFile = () => path.join(configDir(), 'config.json');
+
+export async function readSettings(): Promise<Settings> {
+  try {
+    return JSON.parse(await readFile(configFile(), 'utf8')) as Settings;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new CliError(`Cannot read ${configFile()}: ${(error as Error).message}`);
+  }
+}
+
+/** Written whole to a temporary file with mode 0600 (it holds a key), then renamed into place. */
+export async function writeSettings(settings: Settings): Promise<string> {
+  const file = configFile();
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+  await chmod(temp, 0o600);
+  await rename(temp, file);
+  return file;
+}
+
+/** This machine's device id, made (and saved) on first use. */
+export async function ensureDeviceId(settings: Settings): Promise<string> {
+  if (!settings.deviceId) {
+    settings.deviceId = `${hostname().replace(/[^\x21-\x7e]/g, '').slice(0, 60) || 'device'}-${randomUUID()}`;
+    await writeSettings(settings);
+  }
+  return settings.deviceId;
+}
+
+/** The connection to use: LODE_URL, LODE_KEY and LODE_DEVICE override what `lode login` saved. */
+export async function resolveConnection(env: NodeJS.ProcessEnv = process.env): Promise<Connection> {
+  const settings = await readSettings();
+  const url = env.LODE_URL || settings.url;
+  const key = env.LODE_KEY || settings.key;
+  if (!url || !key) throw new CliError('Not logged in: run `lode login --url URL --key KEY` (or set LODE_URL and LODE_KEY).', { code: 'not_logged_in' });
+  const deviceId = env.LODE_DEVICE || settings.device || (await ensureDeviceId(settings));
+  return { url, key, deviceId };
+}

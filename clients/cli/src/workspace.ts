@@ -1,0 +1,79 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ContentDigest } from '@lode/sdk';
+import { CliError } from './failure.ts';
+import { readJsonFile, writeJsonFile } from './json-file.ts';
+
+export const STATE_DIR = '.lode';
+
+/** The version of a path this workspace last synced: its `baseVersion` next time. */
+export interface SyncedFile {
+  fileId: string;
+  version: number;
+  sha256: string;
+}
+
+export interface WorkspaceState {
+  /** The branch push and pull use when `--branch` is not given. */
+  branch: string;
+  files: Record<string, SyncedFile>;
+}
+
+/** A file's digest, valid while its size and mtime stay as recorded: an unchanged file is never hashed twice. */
+export interface CachedDigest extends ContentDigest {
+  mtimeMs: number;
+}
+
+export class Workspace {
+  readonly root: string;
+  state: WorkspaceState;
+  hashes: Record<string, CachedDigest>;
+
+  private constructor(root: string, state: WorkspaceState, hashes: Record<string, CachedDigest>) {
+    this.root = root;
+    this.state = state;
+    this.hashes = hashes;
+  }
+
+  static async create(root: string, branch: string): Promise<Workspace> {
+    const workspace = new Workspace(root, { branch, files: {} }, {});
+    await workspace.save();
+    return workspace;
+  }
+
+  /** The workspace holding `from`: the nearest folder upwards with a `.lode/state.json`. */
+  static async find(from: string = process.cwd()): Promise<Workspace> {
+    for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
+      const state = await readJsonFile<WorkspaceState | null>(path.join(dir, STATE_DIR, 'state.json'), null);
+      if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}));
+      if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
+    }
+  }
+
+  static async exists(dir: string): Promise<boolean> {
+    return stat(path.join(dir, STATE_DIR, 'state.json')).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  file(projectPath: string): string {
+    return path.join(this.root, ...projectPath.split('/'));
+  }
+
+  /** A path on disk (relative to the current folder) as a project path, refused outside the workspace. */
+  projectPath(localPath: string): string {
+    const relative = path.relative(this.root, path.resolve(localPath));
+    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new CliError(`${localPath} is outside the workspace ${this.root}`, { exitCode: 2, code: 'usage' });
+    return relative.split(path.sep).join('/');
+  }
+
+  journalFile(): string {
+    return path.join(this.root, STATE_DIR, 'push-journal.json');
+  }
+
+  async save(): Promise<void> {
+    await writeJsonFile(path.join(this.root, STATE_DIR, 'state.json'), this.state);
+    await writeJsonFile(path.join(this.root, STATE_DIR, 'hash-cache.json'), this.hashes);
+  }
+}

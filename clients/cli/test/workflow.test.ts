@@ -1,0 +1,163 @@
+import { readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '@lode/system/testing';
+import { CliUser, collect } from './cli-runner.ts';
+import { expectOk, expectSameTree, newWorkspace, readText, writeRandomFiles, writeText } from './workspace-fixtures.ts';
+
+/** Each step starts a CLI process, seconds apiece on a loaded machine. */
+const TIMEOUT = 240_000;
+
+describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bus)', (bus) => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ bus });
+  });
+  afterAll(async () => stack?.stop());
+
+  /** Two teammates of one project, each with a key and a config dir of their own. */
+  const team = async () => {
+    const owner = await stack.seed.project();
+    const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    return { ada: await CliUser.create(stack.baseUrl, owner), bo: await CliUser.create(stack.baseUrl, member) };
+  };
+
+  const commitCount = async (user: CliUser, dir: string) => (expectOk(await user.run(dir, ['log', '--json', '-n', '200'])).json.data as unknown[]).length;
+
+  it('pushes a workspace, pulls it byte for byte into an empty one, and a second push uploads nothing', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeRandomFiles(a, 'Textures', 30, 70_000);
+    await writeText(a, 'Levels/Forest.umap', 'forest v1');
+    await writeText(a, 'notes.tmp', 'ignored');
+    await writeText(a, '.lodeignore', '*.tmp\n');
+    const pushed = expectOk(await ada.run(a, ['push', '-m', 'first', '--json']));
+    expect(pushed.json).toMatchObject({ commit: { sequenceNum: 1, fileCount: 32 }, uploaded: 32 });
+
+    const b = await newWorkspace(bo);
+    const pulled = expectOk(await bo.run(b, ['pull', '--json']));
+    expect(pulled.json).toMatchObject({ downloaded: 32, kept: [], conflicts: [] });
+    await rm(path.join(a, 'notes.tmp'));
+    expectSameTree(a, b);
+
+    const again = expectOk(await ada.run(a, ['push', '-m', 'again', '--json']));
+    expect(again.json).toMatchObject({ commit: null, uploaded: 0 });
+    const status = expectOk(await bo.run(b, ['status', '--json']));
+    expect(status.json.counts).toMatchObject({ up_to_date: 32, modified: 0, local_only: 0, outdated: 0, missing: 0 });
+  }, TIMEOUT);
+
+  it("stops a push on a teammate's lock with exit 3 and a message naming the file and the holder, committing nothing", async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'Levels/Castle.umap', 'v1');
+    expectOk(await ada.run(a, ['push', '-m', 'castle']));
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    expectOk(await bo.run(b, ['lock', 'Levels/Castle.umap', '--note', 'lighting pass']));
+
+    await writeText(a, 'Levels/Castle.umap', 'v2 by ada');
+    const refused = await ada.run(a, ['push', '-m', 'castle v2']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/Levels\/Castle\.umap is locked by User [0-9a-f]+ since/);
+    expect(await commitCount(ada, a)).toBe(1);
+    const json = await ada.run(a, ['push', '-m', 'castle v2', '--json']);
+    expect(json.code).toBe(3);
+    expect(json.json.error).toMatchObject({ code: 'file_locked', lockedFiles: [{ path: 'Levels/Castle.umap', isMine: false }] });
+
+    expectOk(await bo.run(b, ['unlock', 'Levels/Castle.umap']));
+    expect(expectOk(await ada.run(a, ['push', '-m', 'castle v2', '--json'])).json.commit.sequenceNum).toBe(2);
+  }, TIMEOUT);
+
+  it('detects a conflict between two workspaces: push refuses it (exit 3), pull never overwrites it', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'hero.fbx', 'base');
+    expectOk(await ada.run(a, ['push', '-m', 'base']));
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+
+    await writeText(b, 'hero.fbx', 'bo edit');
+    expectOk(await bo.run(b, ['push', '-m', 'bo edit']));
+    await writeText(a, 'hero.fbx', 'ada edit');
+    const status = await ada.run(a, ['status', '--json']);
+    expect(status.code).toBe(3);
+    expect(status.json.files).toEqual([expect.objectContaining({ path: 'hero.fbx', status: 'conflict', remoteVersion: 2 })]);
+    const push = await ada.run(a, ['push', '-m', 'ada edit']);
+    expect(push.code).toBe(3);
+    expect(push.stderr).toContain('hero.fbx');
+    const pull = await ada.run(a, ['pull', '--json']);
+    expect(pull.code).toBe(3);
+    expect(pull.json).toMatchObject({ downloaded: 0, conflicts: ['hero.fbx'] });
+    expect(await readText(a, 'hero.fbx')).toBe('ada edit');
+
+    // Moving one's copy aside resolves it: pull takes theirs.
+    await rm(path.join(a, 'hero.fbx'));
+    expectOk(await ada.run(a, ['pull']));
+    expect(await readText(a, 'hero.fbx')).toBe('bo edit');
+  }, TIMEOUT);
+
+  it('records local deletions on push and removes files deleted remotely on pull, keeping local edits', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'old.txt', 'old');
+    await writeText(a, 'keep.txt', 'keep');
+    expectOk(await ada.run(a, ['push', '-m', 'two']));
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    await writeText(b, 'keep.txt', 'edited by bo');
+
+    await rm(path.join(a, 'old.txt'));
+    expect(expectOk(await ada.run(a, ['push', '-m', 'remove old', '--json'])).json).toMatchObject({ deleted: 1, commit: { fileCount: 1 } });
+    expect(expectOk(await bo.run(b, ['pull', '--json'])).json).toMatchObject({ removed: 1, kept: ['keep.txt'] });
+    await expect(stat(path.join(b, 'old.txt'))).rejects.toThrow();
+    expect(await readText(b, 'keep.txt')).toBe('edited by bo');
+  }, TIMEOUT);
+
+  it('finishes a push SIGKILLed half-way without uploading its confirmed files again, in one commit', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    const files = await writeRandomFiles(a, 'Props', 120, 40_000);
+    const journal = path.join(a, '.lode/push-journal.json');
+    const child = ada.spawn(a, ['push', '-m', 'props', '--batch-size', '10', '-j', '2']);
+    const exited = collect(child);
+    let journaled = 0;
+    const deadline = Date.now() + 60_000;
+    while (journaled === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      journaled = await readFile(journal, 'utf8').then(
+        (text) => Object.keys(JSON.parse(text).confirmed).length,
+        () => 0,
+      );
+    }
+    child.kill('SIGKILL');
+    await exited;
+    expect(journaled).toBeGreaterThan(0);
+
+    const resumed = expectOk(await ada.run(a, ['push', '-m', 'props', '--json']));
+    const { reused, uploaded, deduplicated, commit, resumed: finished } = resumed.json;
+    const committed = finished ?? commit;
+    expect(committed).toMatchObject({ sequenceNum: 1, fileCount: files.length });
+    if (!finished) {
+      expect(reused).toBeGreaterThanOrEqual(journaled);
+      // A batch confirmed just before the kill, not journaled yet, is found as stored content (dedup): no bytes move again.
+      expect(reused + uploaded + deduplicated).toBe(files.length);
+    }
+    expect(await commitCount(ada, a)).toBe(1);
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    expectSameTree(a, b);
+  }, TIMEOUT);
+
+  it('explains usage errors with exit 2 and API errors with exit 1, as JSON with --json', async () => {
+    const { ada } = await team();
+    const a = await newWorkspace(ada);
+    expect((await ada.run(a, ['push'])).code).toBe(2);
+    expect((await ada.run(a, ['frobnicate'])).code).toBe(2);
+    const bad = new CliUser(stack.baseUrl, { ...(await stack.seed.project()), key: `lode_${'x'.repeat(40)}` }, path.join(a, 'cfg'));
+    const refused = await bad.run(a, ['log', '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'invalid_key', status: 401 });
+    expect(refused.json.error.message).toContain('lode login');
+  }, TIMEOUT);
+});

@@ -1,0 +1,43 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { CliResult, CliUser } from './cli-runner.ts';
+
+export async function emptyDir(prefix = 'lode-ws-'): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+/** A fresh workspace (`lode init`) for this user. */
+export async function newWorkspace(user: CliUser): Promise<string> {
+  const dir = await emptyDir();
+  expectOk(await user.run(dir, ['init']));
+  return dir;
+}
+
+/** Writes `count` files of random bytes under `folder`, `size` bytes each. */
+export async function writeRandomFiles(root: string, folder: string, count: number, size: number): Promise<string[]> {
+  await mkdir(path.join(root, folder), { recursive: true });
+  const names = Array.from({ length: count }, (_, i) => `${folder}/f${String(i).padStart(5, '0')}.bin`);
+  for (const name of names) await writeFile(path.join(root, name), randomBytes(size));
+  return names;
+}
+
+export async function writeText(root: string, name: string, text: string): Promise<void> {
+  await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+  await writeFile(path.join(root, name), text);
+}
+
+export const readText = (root: string, name: string) => readFile(path.join(root, name), 'utf8');
+
+/** Two workspaces hold the same files, byte for byte (their .lode state aside). */
+export function expectSameTree(a: string, b: string): void {
+  expect(() => execFileSync('diff', ['-r', '-q', '-x', '.lode', a, b])).not.toThrow();
+}
+
+export function expectOk(result: CliResult): CliResult {
+  if (result.code !== 0) throw new Error(`lode exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  return result;
+}

@@ -1,0 +1,37 @@
+/** An answer of the Lode API that is not a success: its status, `code` and the whole JSON body. */
+export class LodeApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly body: Record<string, unknown>;
+  readonly requestId: string | null;
+
+  constructor(status: number, body: Record<string, unknown>, requestId: string | null) {
+    const message = typeof body.message === 'string' ? body.message : `HTTP ${status}`;
+    super(message);
+    this.name = 'LodeApiError';
+    this.status = status;
+    this.code = typeof body.code === 'string' ? body.code : `http_${status}`;
+    this.body = body;
+    this.requestId = requestId;
+  }
+}
+
+/** A transfer to or from object storage that failed (status, or bytes that do not match). */
+export class LodeTransferError extends Error {
+  readonly path: string;
+  readonly status: number | null;
+
+  constructor(path: string, message: string, status: number | null = null) {
+    super(`${path}: ${message}`);
+    this.name = 'LodeTransferError';
+    this.path = path;
+    this.status = status;
+  }
+}
+
+/** Why one file of an upload or download flow failed; the others carry on. */
+export interface FileFailure {
+  path: string;
+  code: string;
+  message: string;
+}

@@ -1,0 +1,95 @@
+import { LodeApiError } from './errors.ts';
+import { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, sleep, type RetryPolicy } from './retry.ts';
+
+export interface ConnectionOptions {
+  /** The server's base URL, e.g. `https://lode.example.com`. */
+  url: string;
+  /** A project key (`lode_…`). */
+  key: string;
+  /** Sent as `X-Device-Id`: a key binds to the first device that uses it. */
+  deviceId?: string;
+  retry?: Partial<RetryPolicy>;
+  /** Told before each retry, e.g. to log it. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface RetryEvent {
+  method: string;
+  path: string;
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  idempotencyKey?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+/** JSON calls to the API with the key and device headers, retried as `RetryPolicy` says. */
+export class ApiTransport {
+  readonly baseUrl: string;
+  readonly retry: RetryPolicy;
+  readonly #headers: Record<string, string>;
+  readonly #onRetry: ((event: RetryEvent) => void) | undefined;
+
+  constructor(options: ConnectionOptions) {
+    this.baseUrl = options.url.replace(/\/+$/, '');
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#headers = { authorization: `Bearer ${options.key}`, accept: 'application/json' };
+    if (options.deviceId) this.#headers['x-device-id'] = options.deviceId;
+    this.#onRetry = options.onRetry;
+  }
+
+  async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+    const url = this.baseUrl + path + queryString(options.query);
+    const headers: Record<string, string> = { ...this.#headers };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(url, { method, headers, body: payload, signal: options.signal });
+      } catch (error) {
+        // A lost connection: every write of this API is safe to send again (confirm is idempotent,
+        // commits and restores carry an idempotency key), so it is retried like a 503.
+        if (options.signal?.aborted || attempt >= this.retry.attempts) throw error;
+        await this.#wait(method, path, attempt, null, (error as Error).message, options.signal);
+        continue;
+      }
+      const answer = await readJson(response);
+      if (response.ok) return answer as T;
+      const failure = new LodeApiError(response.status, answer, response.headers.get('x-request-id'));
+      if (!isRetryableStatus(response.status, failure.code) || attempt >= this.retry.attempts) throw failure;
+      await this.#wait(method, path, attempt, response.headers.get('retry-after'), `${response.status} ${failure.code}`, options.signal);
+    }
+  }
+
+  async #wait(method: string, path: string, attempt: number, retryAfter: string | null, reason: string, signal?: AbortSignal): Promise<void> {
+    const delayMs = retryDelayMs(this.retry, attempt, retryAfter);
+    this.#onRetry?.({ method, path, attempt, delayMs, reason });
+    await sleep(delayMs, signal);
+  }
+}
+
+function queryString(query: CallOptions['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+async function readJson(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  if (!text) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : { value: parsed };
+  } catch {
+    // A proxy's HTML error page, for instance: keep its start as the message.
+    return { message: `HTTP ${response.status}: ${text.slice(0, 200)}` };
+  }
+}

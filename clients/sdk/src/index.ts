@@ -1,0 +1,11 @@
+export { LodeClient, allPages, paginate, type LodeClientOptions } from './client.ts';
+export { ApiTransport, type CallOptions, type ConnectionOptions, type RetryEvent } from './http.ts';
+export { LodeApiError, LodeTransferError, type FileFailure } from './errors.ts';
+export { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, type RetryPolicy } from './retry.ts';
+export { hashFile, type ContentDigest } from './hash.ts';
+export { chunk, createLimiter, mapLimit } from './limit.ts';
+export { uploadFiles, MAX_BATCH, type FlowOptions, type FlowProgress, type FlowResult, type LocalFile, type UploadedFile, type UploadOptions } from './upload.ts';
+export { downloadFiles, type DownloadTarget, type DownloadedFile } from './download.ts';
+export { commitFiles, MAX_COMMIT_ENTRIES } from './commit.ts';
+export { putFile, downloadToFile, type TransferOptions } from './transfer.ts';
+export * from './types.ts';

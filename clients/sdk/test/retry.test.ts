@@ -1,0 +1,101 @@
+import { randomBytes, createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '@lode/system/testing';
+import { LodeApiError, LodeClient, type RetryEvent } from '../src/index.ts';
+
+function content() {
+  const bytes = randomBytes(64);
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, contentMd5: createHash('md5').update(bytes).digest('base64') };
+}
+
+/** A proxy in front of the gateway that answers the first `refusals` requests 503 with Retry-After: 1, as a busy service does. */
+async function flakyProxy(target: string, refusals: number): Promise<{ url: string; seen: () => number; close: () => Promise<void> }> {
+  let seen = 0;
+  const server = http.createServer((req, res) => {
+    seen++;
+    if (seen <= refusals) {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end(JSON.stringify({ code: 'service_unavailable', message: 'busy', retryAfterSeconds: 1 }));
+      return;
+    }
+    const upstream = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, seen: () => seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe.each(['local', 'nats'] as const)('the SDK retries what the server says to retry (%s bus)', (bus) => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ bus });
+  });
+  afterAll(async () => stack?.stop());
+
+  it("waits out a 429's Retry-After and then succeeds", async () => {
+    const project = await stack.seed.project({ writeRateLimit: { perSecond: 1, burst: 1 } });
+    const retries: RetryEvent[] = [];
+    const client = new LodeClient({ url: stack.baseUrl, key: project.key, deviceId: project.deviceId, onRetry: (e) => retries.push(e) });
+    const first = await client.initiateBatch([{ path: 'a.bin', ...content() }]);
+    const second = await client.initiateBatch([{ path: 'b.bin', ...content() }]);
+    expect(first[0]).toMatchObject({ path: 'a.bin', version: 1 });
+    expect(second[0]).toMatchObject({ path: 'b.bin', version: 1 });
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries[0]).toMatchObject({ method: 'POST', reason: '429 rate_limited' });
+    expect(retries[0].delayMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("retries a 503 after its Retry-After, and gives up with the server's error once its attempts are spent", async () => {
+    const project = await stack.seed.project();
+    const proxy = await flakyProxy(stack.baseUrl, 2);
+    try {
+      const retries: RetryEvent[] = [];
+      const client = new LodeClient({ url: proxy.url, key: project.key, deviceId: project.deviceId, onRetry: (e) => retries.push(e) });
+      expect(await client.validateKey()).toMatchObject({ valid: true, projectId: project.projectId });
+      expect(retries.map((r) => [r.reason, r.delayMs])).toEqual([
+        ['503 service_unavailable', 1000],
+        ['503 service_unavailable', 1000],
+      ]);
+      expect(proxy.seen()).toBe(3);
+    } finally {
+      await proxy.close();
+    }
+    const always = await flakyProxy(stack.baseUrl, Number.POSITIVE_INFINITY);
+    try {
+      const client = new LodeClient({ url: always.url, key: project.key, deviceId: project.deviceId, retry: { attempts: 2 } });
+      await expect(client.validateKey()).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+      expect(always.seen()).toBe(2);
+    } finally {
+      await always.close();
+    }
+  });
+
+  it('stops waiting when its AbortSignal aborts', async () => {
+    const project = await stack.seed.project();
+    const always = await flakyProxy(stack.baseUrl, Number.POSITIVE_INFINITY);
+    try {
+      const client = new LodeClient({ url: always.url, key: project.key, deviceId: project.deviceId, retry: { attempts: 10 } });
+      const controller = new AbortController();
+      const call = client.validateKey({ signal: controller.signal });
+      controller.abort(new Error('user cancelled'));
+      await expect(call).rejects.toThrow(/cancelled|abort/i);
+      expect(always.seen()).toBeLessThanOrEqual(1);
+    } finally {
+      await always.close();
+    }
+  });
+
+  it('does not retry a refusal (4xx): it surfaces as a LodeApiError with code and status', async () => {
+    const project = await stack.seed.project();
+    const client = new LodeClient({ url: stack.baseUrl, key: `lode_${'x'.repeat(40)}`, deviceId: project.deviceId, projectId: project.projectId });
+    const error = await client.listCommits().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LodeApiError);
+    expect(error).toMatchObject({ status: 401, code: 'invalid_key' });
+  });
+});

@@ -1,0 +1,164 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+// The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
+import { commitFiles, createLimiter, downloadToFile, hashFile, LodeClient, MAX_BATCH, putFile, uploadFiles, chunk, type DownloadResult, type LocalFile, type UploadForm } from '../../../clients/sdk/src/index.ts';
+import { BENCH_WRITE_LIMIT } from '../deployment.ts';
+import { timed } from '../load.ts';
+import { PUT_OBJECT } from './hops.ts';
+import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
+const IN_FLIGHT = 16;
+const MiB = 1024 * 1024;
+
+interface Shape {
+  label: string;
+  files: number;
+  bytes: number;
+}
+
+/** The issue's shapes: 10,000 files of 64 KiB and one 1 GiB file (quick: a twentieth and 64 MiB). */
+const shapes = (quick: boolean): Shape[] =>
+  quick
+    ? [
+        { label: '500x64KiB', files: 500, bytes: 64 * 1024 },
+        { label: '1x64MiB', files: 1, bytes: 64 * MiB },
+      ]
+    : [
+        { label: '10000x64KiB', files: 10_000, bytes: 64 * 1024 },
+        { label: '1x1GiB', files: 1, bytes: 1024 * MiB },
+      ];
+
+async function writeFiles(dir: string, shape: Shape): Promise<LocalFile[]> {
+  await mkdir(path.join(dir, 'data'), { recursive: true });
+  const files: LocalFile[] = [];
+  for (let i = 0; i < shape.files; i++) {
+    const name = `data/f${i}.bin`;
+    const localPath = path.join(dir, name);
+    if (shape.bytes > 64 * MiB) {
+      // Written in 64 MiB pieces, so making a 1 GiB file never holds it in memory.
+      const handle = await open(localPath, 'w');
+      for (let written = 0; written < shape.bytes; written += 64 * MiB) await handle.write(randomBytes(Math.min(64 * MiB, shape.bytes - written)));
+      await handle.close();
+    } else await writeFile(localPath, randomBytes(shape.bytes));
+    files.push({ path: name, localPath, digest: await hashFile(localPath) });
+  }
+  return files;
+}
+
+async function client(ctx: BenchContext) {
+  const seeded = await ctx.deployment.seeder.project({ writeRateLimit: BENCH_WRITE_LIMIT });
+  return { seeded, client: new LodeClient({ url: ctx.deployment.baseUrl, key: seeded.key, deviceId: seeded.deviceId, projectId: seeded.projectId }) };
+}
+
+/** Bare storage: presigned PUTs of the files (URLs fetched beforehand, untimed), 16 in flight, no confirm. */
+async function rawPuts(api: LodeClient, files: LocalFile[]): Promise<number> {
+  const forms: UploadForm[] = [];
+  for (const batch of chunk(files, MAX_BATCH)) {
+    const results = await api.initiateBatch(batch.map((f) => ({ path: f.path, sha256: f.digest.sha256, size: f.digest.size, contentMd5: f.digest.md5 })));
+    for (const r of results) if ('uploadUrl' in r) forms.push(r);
+  }
+  if (forms.length !== files.length) throw new Error(`raw PUTs: ${forms.length} of ${files.length} files got an upload URL`);
+  const limit = createLimiter(IN_FLIGHT);
+  return timed(() => Promise.all(forms.map((form, i) => limit(() => putFile(form.path, form.uploadUrl, form.requiredHeaders, files[i].localPath, { retry: api.transport.retry })))));
+}
+
+/** Bare storage: presigned GETs of the committed files (URLs fetched beforehand, untimed), 16 in flight. */
+async function rawGets(api: LodeClient, files: LocalFile[], dir: string): Promise<number> {
+  const urls: DownloadResult[] = [];
+  for (const batch of chunk(files, MAX_BATCH)) urls.push(...(await api.downloadUrls(batch.map((f) => ({ path: f.path })))));
+  const limit = createLimiter(IN_FLIGHT);
+  return timed(() =>
+    Promise.all(
+      urls.map((u, i) => {
+        if (!('downloadUrl' in u)) throw new Error(`raw GETs: ${u.code}`);
+        return limit(() => downloadToFile(u.path, u.downloadUrl, path.join(dir, `${i}.bin`), u, { retry: api.transport.retry }));
+      }),
+    ),
+  );
+}
+
+function result(ctx: BenchContext, name: string, ms: number, rawMs: number, bytes: number, files: number): ScenarioResult {
+  const ratio = rawMs / ms;
+  return {
+    name,
+    p50Ms: ms,
+    p99Ms: ms,
+    opsPerSec: files / (ms / 1000),
+    legs: ctx.legs(PUT_OBJECT),
+    note: `one round, ${(bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s, ${ratio.toFixed(2)}× bare storage (${(rawMs / 1000).toFixed(2)} s)`,
+  };
+}
+
+/**
+ * `lode push` and `lode pull` as child processes (as a user runs them: hashing, sync, initiate-batch,
+ * PUTs, confirm-batch, commit; sync, download URLs, GETs checked by SHA-256), each as a ratio to
+ * bare storage moving the same files in the same run: presigned PUTs and GETs with no Lode call.
+ */
+export const cliTransfers: Scenario = {
+  name: 'cli',
+  async run(ctx) {
+    const results: ScenarioResult[] = [];
+    for (const shape of shapes(ctx.profile.name === 'quick')) {
+      const dir = await mkdtemp(path.join(tmpdir(), 'lode-bench-cli-'));
+      try {
+        const workspace = path.join(dir, 'push');
+        const files = await writeFiles(workspace, shape);
+        const total = shape.files * shape.bytes;
+        ctx.log(`cli ${shape.label}: bare PUTs`);
+        const rawPut = await rawPuts((await client(ctx)).client, files);
+        const { seeded, client: api } = await client(ctx);
+        const env = { ...process.env, LODE_URL: ctx.deployment.baseUrl, LODE_KEY: seeded.key, LODE_DEVICE: seeded.deviceId, XDG_CONFIG_HOME: path.join(dir, 'config') };
+        const lode = (cwd: string, ...args: string[]) => run(process.execPath, [BIN, ...args, '--json'], { cwd, env, maxBuffer: 64 * MiB });
+        await lode(workspace, 'init');
+        ctx.log(`cli ${shape.label}: lode push`);
+        const pushMs = await timed(() => lode(workspace, 'push', '-m', 'bench'));
+        ctx.log(`cli ${shape.label}: bare GETs`);
+        await mkdir(path.join(dir, 'raw'));
+        const rawGet = await rawGets(api, files, path.join(dir, 'raw'));
+        await rm(path.join(dir, 'raw'), { recursive: true });
+        const pulled = path.join(dir, 'pull');
+        await mkdir(pulled);
+        await lode(pulled, 'init');
+        ctx.log(`cli ${shape.label}: lode pull`);
+        const pullMs = await timed(() => lode(pulled, 'pull'));
+        results.push(result(ctx, `cli-push-${shape.label}`, pushMs, rawPut, total, shape.files), result(ctx, `cli-pull-${shape.label}`, pullMs, rawGet, total, shape.files));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+    return results;
+  },
+};
+
+/**
+ * The SDK's whole push of 2,000 files of 1 KiB (initiate-batch, PUTs, confirm-batch, commit; the
+ * files hashed beforehand, as the CLI's cache has them) as a ratio to the bare PUTs of the same
+ * files. Goal: at least 0.7×.
+ */
+export const sdkPush: Scenario = {
+  name: 'sdk-push',
+  async run(ctx) {
+    const count = ctx.profile.name === 'quick' ? 500 : 2000;
+    const dir = await mkdtemp(path.join(tmpdir(), 'lode-bench-sdk-'));
+    try {
+      const files = await writeFiles(dir, { label: '', files: count, bytes: 1024 });
+      const rawMs = await rawPuts((await client(ctx)).client, files);
+      const { client: api } = await client(ctx);
+      const ms = await timed(async () => {
+        const { done, failures } = await uploadFiles(api, files, { concurrency: IN_FLIGHT });
+        if (failures.length > 0) throw new Error(`sdk push: ${failures.length} failures, first ${failures[0].message}`);
+        await commitFiles(api, { message: 'bench', fileVersions: done.map((d) => ({ fileId: d.fileId, version: d.version, action: 'add' })) }, { idempotencyKey: randomBytes(16).toString('hex') });
+      });
+      const r = result(ctx, `sdk-push-${count}x1KiB`, ms, rawMs, count * 1024, count);
+      return [{ ...r, note: `${r.note}; goal ≥ 0.70×`, targets: [{ label: 'push ≥ 0.7× bare PUTs', met: () => rawMs / ms >= 0.7 }] }];
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { uuid } from '@lode/contracts';
+
+/** `/a/:b/c` as OpenAPI writes it: `/a/{b}/c`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:(\w+)/g, '{$1}');
+}
+
+/**
+ * The path parameters of an express route template, as the zod object OpenAPI renders: `…Id` is a
+ * UUID (the routes answer 404 for anything else) unless the operation says otherwise; any other
+ * name must be given by the operation, or building the description fails (and its test with it).
+ */
+export function pathParams(expressPath: string, given: z.ZodRawShape = {}): z.ZodObject | undefined {
+  const names = [...expressPath.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  if (names.length === 0) return undefined;
+  return z.object(
+    Object.fromEntries(
+      names.map((name) => {
+        const schema = given[name] ?? (name.endsWith('Id') ? uuid : undefined);
+        if (!schema) throw new Error(`Path parameter :${name} of ${expressPath} needs a schema in its operation's params`);
+        return [name, schema];
+      }),
+    ),
+  );
+}

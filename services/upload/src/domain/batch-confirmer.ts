@@ -1,0 +1,156 @@
+import { errors, isAppError, type AppError } from '@lode/errors';
+import type { Actor } from '@lode/contracts';
+import type { Database } from '@lode/db';
+import { mapConcurrently, type BlobStorage } from '@lode/storage';
+import type { FilesRepository, NewVersion, UploadRow } from '../repo/files-repo.ts';
+import { validateConfirmEntries, type ConfirmBody } from './confirm-entries.ts';
+import { verifyStoredObject } from './stored-content.ts';
+
+/** What confirming one entry came to: its version, or a failure of that entry alone. */
+export type ConfirmOutcome =
+  | { fileId: string; version: number; confirmed: true }
+  | { fileId: string | null; version: number | null; failure: AppError };
+
+/**
+ * Objects read at once to check their SHA-256 where the driver did not verify it on write (S3): a
+ * small object's read is mostly waiting for the store, so 16 keep it busy; few enough that 1,000
+ * files do not open 1,000 streams, and each stream hashes as it reads (memory stays flat).
+ */
+const HASHES_IN_FLIGHT = 16;
+
+interface Pending {
+  index: number;
+  body: ConfirmBody;
+  reservation: UploadRow;
+}
+
+/**
+ * Confirms many reservations with every check of spec 4.5, set-based: one statement finds the
+ * reservations, one batched head checks the objects, their hashes are checked a few at a time, and
+ * one transaction records every version. Entries are isolated: each succeeds or fails on its own.
+ */
+export class BatchConfirmer {
+  readonly #db: Database;
+  readonly #files: FilesRepository;
+  readonly #storage: BlobStorage;
+
+  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage }) {
+    this.#db = deps.db;
+    this.#files = deps.files;
+    this.#storage = deps.storage;
+  }
+
+  async confirm(actor: Actor, raw: readonly unknown[]): Promise<ConfirmOutcome[]> {
+    const { valid, invalid } = validateConfirmEntries(raw);
+    const results = new Array<ConfirmOutcome>(raw.length);
+    for (const entry of invalid) results[entry.index] = { fileId: entry.fileId, version: entry.version, failure: entry.error };
+    const fail = (entry: { index: number; body: ConfirmBody }, failure: AppError) => {
+      results[entry.index] = { fileId: entry.body.fileId, version: entry.body.version, failure };
+    };
+    const succeed = (entry: { index: number; body: ConfirmBody }) => {
+      results[entry.index] = { fileId: entry.body.fileId, version: entry.body.version, confirmed: true };
+    };
+
+    const reservations = valid.length === 0 ? [] : await this.#files.findReservations(
+      this.#db,
+      actor.projectId,
+      valid.map(({ body }) => ({ ...body, storageKey: body.dedup ? null : (body.storageKey ?? null) })),
+    );
+    const pending: Pending[] = [];
+    valid.forEach((entry, i) => {
+      const reservation = reservations[i];
+      const mismatch = reservationMismatch(entry.body, reservation);
+      if (mismatch) fail(entry, mismatch);
+      // A repeated confirm of the same reservation answers as the first did.
+      else if (reservation?.state === 'confirmed') succeed(entry);
+      else if (reservation) pending.push({ ...entry, reservation });
+    });
+
+    const stored = await this.#verifyObjects(pending);
+    const verified = pending.filter((entry, i) => {
+      const failure = stored[i];
+      if (failure) fail(entry, failure);
+      return !failure;
+    });
+    const outcomes = await this.#record(actor, verified);
+    verified.forEach((entry, i) => {
+      const outcome = outcomes[i];
+      if (outcome === 'confirmed') succeed(entry);
+      else if (outcome === 'gone') fail(entry, errors.notFound('Upload reservation (expired and collected; initiate again)'));
+      else fail(entry, errors.versionConflict(entry.reservation.file_id, entry.reservation.version));
+    });
+    return results;
+  }
+
+  /**
+   * Each entry's object checked as the single confirm checks it, from one batched head. Dedup entries
+   * share their blob's object: each object is verified once, whatever the number of entries naming it.
+   */
+  async #verifyObjects(pending: readonly Pending[]): Promise<(AppError | undefined)[]> {
+    if (pending.length === 0) return [];
+    const keys = [...new Set(pending.map((p) => p.reservation.storage_key))];
+    const heads = await this.#storage.headMany(keys);
+    const headOf = new Map(keys.map((key, i) => [key, heads[i] ?? null]));
+    const checks = new Map<string, Promise<AppError | undefined>>();
+    return mapConcurrently(pending, HASHES_IN_FLIGHT, ({ reservation: r }) => {
+      let check = checks.get(r.storage_key);
+      if (!check) {
+        const expected = { storageKey: r.storage_key, sha256: r.sha256, size: r.size };
+        // An AppError is this entry's failure; anything else (storage down) fails the whole call.
+        check = verifyStoredObject(this.#storage, expected, headOf.get(r.storage_key) ?? null).then(
+          () => undefined,
+          (error: unknown) => {
+            if (isAppError(error)) return error;
+            throw error;
+          },
+        );
+        checks.set(r.storage_key, check);
+      }
+      return check;
+    });
+  }
+
+  /**
+   * Records the verified entries in one transaction. The reservations are locked first, so the
+   * collector cannot remove them meanwhile, then the files, both in id order so that batches sharing
+   * rows queue instead of deadlocking. A reservation another confirm recorded meanwhile answers as
+   * confirmed; a file whose tip moved is a version conflict.
+   */
+  async #record(actor: Actor, entries: readonly Pending[]): Promise<('confirmed' | 'gone' | 'conflict')[]> {
+    if (entries.length === 0) return [];
+    return this.#db.transaction(async (tx) => {
+      const states = await this.#files.lockReservations(tx, entries.map((e) => e.reservation.id));
+      const reserved = entries.filter((e) => states.get(e.reservation.id) === 'reserved');
+      await this.#files.lockFiles(tx, actor.projectId, reserved.map((e) => e.reservation.file_id));
+      const versions = reserved.map(({ reservation: r }): NewVersion => ({
+        fileId: r.file_id,
+        version: r.version,
+        sha256: r.sha256,
+        size: r.size,
+        storageKey: r.storage_key,
+        uploaderId: actor.userId,
+        uploaderName: actor.userName,
+        uploadId: r.id,
+        origin: r.dedup ? 'dedup' : 'upload',
+      }));
+      const recorded = reserved.length === 0 ? new Set<string>() : await this.#files.recordVersions(tx, actor.projectId, versions);
+      return entries.map(({ reservation: r }) => {
+        const state = states.get(r.id);
+        if (state === undefined) return 'gone';
+        return state === 'confirmed' || recorded.has(r.id) ? 'confirmed' : 'conflict';
+      });
+    });
+  }
+}
+
+/** The single confirm's checks of an entry against the reservation it names (spec 4.5). */
+function reservationMismatch(body: ConfirmBody, reservation: UploadRow | undefined): AppError | undefined {
+  if (!reservation) return errors.notFound('Upload reservation');
+  if (reservation.file_id !== body.fileId || reservation.version !== body.version) {
+    return errors.validation('fileId and version do not match the reservation for this storageKey');
+  }
+  if (reservation.sha256 !== body.sha256 || reservation.size !== body.size) {
+    return errors.contentMismatch('sha256 and size must match the values given at initiate');
+  }
+  return undefined;
+}
