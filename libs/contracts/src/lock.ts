@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
+import { defineEvent } from './event.ts';
 import { actorSchema, isoTimestamp, uuid } from './common.ts';
 import { DEFAULT_PAGE_SIZE, MAX_COMMIT_ENTRIES, MAX_PAGE_SIZE } from './commit.ts';
 import { MAX_PATH_LENGTH } from './paths.ts';
@@ -123,3 +124,38 @@ export const release = defineContract(
   z.object({ actor: actorSchema, ...releaseBodySchema.shape }),
   z.object({ released: z.array(lockSchema), notReleased: z.array(notReleasedSchema), notFound: z.array(uuid) }),
 );
+
+// ---- Events: locks taken and released, for the public catalogue (docs/api.md, Events) ----------
+
+/** A lock as events carry it: who holds (held) the file, with the holder's note. */
+export const lockedFileSchema = z.object({
+  fileId: uuid,
+  path: z.string(),
+  userId: uuid,
+  userName: z.string(),
+  note: z.string(),
+  lockedAt: isoTimestamp,
+});
+export type LockedFile = z.infer<typeof lockedFileSchema>;
+
+/** released: by its holder; forced: by an owner or admin (force: true); committed: by the holder's commit. */
+export const lockReleaseReasonSchema = z.enum(['released', 'forced', 'committed']);
+export type LockReleaseReason = z.infer<typeof lockReleaseReasonSchema>;
+
+/**
+ * Locks were taken (or a holder's own refreshed) or released, in one request, published through the
+ * lock service's outbox in the same transaction as the change.
+ */
+export const locksChanged = defineEvent(
+  'lock.changed',
+  z.object({
+    projectId: uuid,
+    action: z.enum(['acquired', 'released']),
+    /** Set when action is released. */
+    reason: lockReleaseReasonSchema.optional(),
+    by: z.object({ userId: uuid, userName: z.string().nullable() }),
+    at: isoTimestamp,
+    locks: z.array(lockedFileSchema),
+  }),
+);
+export type LocksChanged = z.infer<typeof locksChanged.schema>;

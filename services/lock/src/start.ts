@@ -50,8 +50,8 @@ export async function startLockService(deps: LockDeps): Promise<RunningLockServi
   await migrate(db, lockMigrations);
   const locks = new LocksRepository();
   const fencesRepo = new FencesRepository();
-  const service = new LockService({ db, bus, locks, cursors: new CursorCodec(deps.cursorSecret) });
-  const fences = new FenceService({ db, locks, fences: fencesRepo });
+  const service = new LockService({ db, bus, locks, cursors: new CursorCodec(deps.cursorSecret), onEvents: () => outbox.relay.kick() });
+  const fences = new FenceService({ db, locks, fences: fencesRepo, onEvents: () => outbox.relay.kick() });
   serveAcquireLocks(bus, service);
   serveListLocks(bus, service);
   serveReleaseLocks(bus, service);

@@ -13,11 +13,14 @@ export class FenceService {
   readonly #db: Database;
   readonly #locks: LocksRepository;
   readonly #fences: FencesRepository;
+  readonly #onEvents: () => void;
 
-  constructor(deps: { db: Database; locks: LocksRepository; fences: FencesRepository }) {
+  /** onEvents: a release that wrote its lock.changed event committed (the outbox relay publishes it at once). */
+  constructor(deps: { db: Database; locks: LocksRepository; fences: FencesRepository; onEvents: () => void }) {
     this.#db = deps.db;
     this.#locks = deps.locks;
     this.#fences = deps.fences;
+    this.#onEvents = deps.onEvents;
   }
 
   /** 409 file_locked if another user holds any of the files; otherwise other users cannot lock them until settled or expired. */
@@ -38,6 +41,7 @@ export class FenceService {
    */
   async settle({ projectId, fenceId, committed }: ParsedRequestOf<typeof lock.settleFence>): Promise<ReplyOf<typeof lock.settleFence>> {
     const { releasedLocks } = await this.#fences.settle(this.#db, projectId, fenceId, committed);
+    if (releasedLocks > 0) this.#onEvents();
     return { releasedLocks };
   }
 
@@ -47,7 +51,8 @@ export class FenceService {
    * and a settle that did happen are harmless; a lock taken again after the commit survives.
    */
   async releaseCommitted(event: commit.CommitCreated): Promise<void> {
-    await this.#locks.removeHolders(this.#db, event.projectId, event.author.userId, event.entries.map((e) => e.fileId), event.createdAt);
+    const released = await this.#locks.removeHolders(this.#db, event.projectId, event.author.userId, event.entries.map((e) => e.fileId), event.createdAt);
+    if (released > 0) this.#onEvents();
   }
 
   async purgeExpired(): Promise<number> {

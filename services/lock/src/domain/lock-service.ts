@@ -15,12 +15,15 @@ export class LockService {
   readonly #locks: LocksRepository;
   readonly #cursors: CursorCodec;
   readonly #known = new PathCache();
+  readonly #onEvents: () => void;
 
-  constructor(deps: { db: Database; bus: Bus; locks: LocksRepository; cursors: CursorCodec }) {
+  /** onEvents: a change that wrote lock.changed events committed (the outbox relay publishes them at once). */
+  constructor(deps: { db: Database; bus: Bus; locks: LocksRepository; cursors: CursorCodec; onEvents: () => void }) {
     this.#db = deps.db;
     this.#bus = deps.bus;
     this.#locks = deps.locks;
     this.#cursors = deps.cursors;
+    this.#onEvents = deps.onEvents;
   }
 
   async acquire(actor: Actor, fileIds: readonly string[], note = ''): Promise<ReplyOf<typeof lock.acquire>> {
@@ -31,6 +34,7 @@ export class LockService {
       return path === undefined ? [] : [{ fileId, path, pathKey: pathKey(path) }];
     });
     const { taken, held, fenced } = files.length === 0 ? { taken: [], held: [], fenced: [] } : await this.#locks.acquire(this.#db, actor.projectId, actor, note, files);
+    if (taken.length > 0) this.#onEvents();
     const plan = planAcquire(requested, paths, held, fenced, actor.userId);
     return {
       acquired: inRequestOrder(taken, requested).map((row) => toLock(row, actor.userId)),
@@ -55,7 +59,8 @@ export class LockService {
   async release(actor: Actor, fileIds: readonly string[], force: boolean): Promise<ReplyOf<typeof lock.release>> {
     if (force && !mayForce(actor.role)) throw errors.forbidden('Only org owners and admins may release locks held by others (force: true)');
     const requested = distinct(fileIds);
-    const plan = planRelease(requested, await this.#locks.release(this.#db, actor.projectId, requested, actor.userId, force), actor.userId, force);
+    const plan = planRelease(requested, await this.#locks.release(this.#db, actor.projectId, requested, actor, force), actor.userId, force);
+    if (plan.release.length > 0) this.#onEvents();
     // Only files without a lock need the upload service, to tell a file that exists here from one that does not.
     const paths = plan.unlocked.length === 0 ? new Map<string, string>() : await this.#paths(actor.projectId, plan.unlocked);
     return {

@@ -1,4 +1,6 @@
+import { lock } from '@lode/contracts';
 import { textList, type Queryable } from '@lode/db';
+import { lockEventCte } from './lock-event-sql.ts';
 import { LOCK_COLUMNS, type LockRow } from './lock-rows.ts';
 
 export interface NewFence {
@@ -34,8 +36,8 @@ export class FencesRepository {
   }
 
   /**
-   * Deletes the fence and, when `releaseLocks`, its holder's locks on its files; answers whether the
-   * fence was still there and how many locks went. One statement, with the file list never leaving
+   * Deletes the fence and, when `releaseLocks`, its holder's locks on its files (with their
+   * lock.changed event); answers whether the fence was still there and how many locks went. One statement, with the file list never leaving
    * the database, and without the project mutex: it only frees files. Its commit does not wait for
    * the WAL to reach the disk (the setting is local to the statement's own transaction): see
    * FenceService.settle for why a crash undoing it is safe.
@@ -48,11 +50,12 @@ export class FencesRepository {
        released AS (
          DELETE FROM locks l USING fence
          WHERE $3 AND l.project_id = $2 AND l.user_id = fence.user_id AND l.file_id = ANY (fence.file_ids)
-         RETURNING 1
-       )
+         RETURNING l.*
+       ),
+       ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$2', subject: '$4' })}
        SELECT EXISTS (SELECT 1 FROM fence) AS found, (SELECT count(*) FROM released)::int AS "releasedLocks",
               set_config('synchronous_commit', 'off', true) AS "asynchronousCommit"`,
-      [fenceId, projectId, releaseLocks],
+      [fenceId, projectId, releaseLocks, lock.locksChanged.subject],
     );
     return rows[0];
   }

@@ -1,4 +1,6 @@
+import { lock } from '@lode/contracts';
 import type { Queryable } from '@lode/db';
+import { lockEventCte } from './lock-event-sql.ts';
 import { LOCK_COLUMNS, type FenceHolder, type LockRow } from './lock-rows.ts';
 
 export interface Holder {
@@ -33,11 +35,13 @@ export class LocksRepository {
    * Locks the files for the holder, or refreshes (note, time) the holder's own locks on them, unless
    * another user holds or is committing (an unexpired fence) one; answers the locks taken and, for
    * the files left, the other users' locks and fences. One round trip under the project mutex
-   * (migration 0003, acquire_locks).
+   * (migration 0003, acquire_locks), which also writes the lock.changed event of the locks taken.
    */
   async acquire(q: Queryable, projectId: string, holder: Holder, note: string, files: readonly FileToLock[]): Promise<Acquired> {
     const { rows } = await q.query<LockRow & { kind: 'taken' | 'held' | 'fenced' }>(
-      `SELECT kind, ${LOCK_COLUMNS} FROM acquire_locks($1, $2, $3, $4, $5, $6::uuid[], $7::text[], $8::text[])`,
+      `WITH r AS (SELECT * FROM acquire_locks($1, $2, $3, $4, $5, $6::uuid[], $7::text[], $8::text[])),
+       ${lockEventCte({ name: 'acquired_event', rows: 'r', where: "r.kind = 'taken'", action: 'acquired', byUserId: '$2', byUserName: '$3', project: '$1', subject: '$9' })}
+       SELECT kind, ${LOCK_COLUMNS} FROM r`,
       [
         projectId,
         holder.userId,
@@ -47,6 +51,7 @@ export class LocksRepository {
         files.map((f) => f.fileId),
         files.map((f) => f.path),
         files.map((f) => f.pathKey),
+        lock.locksChanged.subject,
       ],
     );
     const acquired: Acquired = { taken: [], held: [], fenced: [] };
@@ -61,32 +66,42 @@ export class LocksRepository {
    * Deletes the caller's locks among the files, or every lock on them with `force`, and answers all
    * the locks the files had: the deleted ones and those left to other users. One statement needs no
    * project mutex: a release only frees files, so a fence or lock request running beside it is right
-   * whether it sees the lock or not.
+   * whether it sees the lock or not. It writes lock.changed events: the caller's own locks as
+   * `released`, other users' (force) as `forced`.
    */
-  async release(q: Queryable, projectId: string, fileIds: readonly string[], callerId: string, force: boolean): Promise<LockRow[]> {
+  async release(q: Queryable, projectId: string, fileIds: readonly string[], caller: { userId: string; userName: string }, force: boolean): Promise<LockRow[]> {
+    const by = { byUserId: '$3', byUserName: '$5::text', project: '$1', subject: '$6', rows: 'released', action: 'released' } as const;
     const { rows } = await q.query<LockRow>(
       `WITH released AS (
-         DELETE FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND (user_id = $3 OR $4) RETURNING ${LOCK_COLUMNS}
-       )
-       SELECT * FROM released
+         DELETE FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND (user_id = $3 OR $4) RETURNING *
+       ),
+       ${lockEventCte({ ...by, name: 'released_event', where: 'r.user_id = $3', reason: 'released' })},
+       ${lockEventCte({ ...by, name: 'forced_event', where: 'r.user_id <> $3', reason: 'forced' })}
+       SELECT ${LOCK_COLUMNS} FROM released
        UNION ALL
        SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND NOT (user_id = $3 OR $4)`,
-      [projectId, fileIds, callerId, force],
+      [projectId, fileIds, caller.userId, force, caller.userName, lock.locksChanged.subject],
     );
     return rows;
   }
 
   /**
    * Releases one holder's locks on the files, only those taken before `lockedBefore` when given:
-   * a commit releases the locks its author held, not one taken again after it.
+   * a commit releases the locks its author held, not one taken again after it. Those it releases go
+   * out as one lock.changed event (reason committed).
    */
   async removeHolders(q: Queryable, projectId: string, userId: string, fileIds: readonly string[], lockedBefore?: string): Promise<number> {
-    const { rowCount } = await q.query(
-      `DELETE FROM locks
-       WHERE project_id = $1 AND user_id = $2 AND file_id = ANY($3::uuid[]) AND ($4::timestamptz IS NULL OR locked_at < $4)`,
-      [projectId, userId, fileIds, lockedBefore ?? null],
+    const { rows } = await q.query<{ released: number }>(
+      `WITH released AS (
+         DELETE FROM locks
+         WHERE project_id = $1 AND user_id = $2 AND file_id = ANY($3::uuid[]) AND ($4::timestamptz IS NULL OR locked_at < $4)
+         RETURNING *
+       ),
+       ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$1', subject: '$5' })}
+       SELECT count(*)::int AS released FROM released`,
+      [projectId, userId, fileIds, lockedBefore ?? null, lock.locksChanged.subject],
     );
-    return rowCount ?? 0;
+    return rows[0]?.released ?? 0;
   }
 
   /** Keyset page in (path, file_id) order; `after` is the last row's position. */

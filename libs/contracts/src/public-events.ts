@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { uuid } from './common.ts';
+import { committedEntrySchema } from './commit.ts';
+import { lockedFileSchema, lockReleaseReasonSchema } from './lock.ts';
+
+/**
+ * The public event catalogue (docs/api.md, Events): what webhooks receive and the live feed streams.
+ * Each is derived from one internal event of the service that owns the fact, by the webhooks service.
+ */
+export const PUBLIC_EVENT_TYPES = ['commit.created', 'lock.acquired', 'lock.released', 'branch.created', 'branch.deleted', 'plugin.published'] as const;
+export const publicEventTypeSchema = z.enum(PUBLIC_EVENT_TYPES);
+export type PublicEventType = z.infer<typeof publicEventTypeSchema>;
+
+/** What a webhook ping carries: not part of the catalogue, never on the feed. */
+export const PING_EVENT_TYPE = 'webhook.ping';
+
+/** Entries a commit.created event lists; the rest are paged through `filesUrl`. */
+export const COMMIT_EVENT_ENTRIES = 100;
+
+export const commitCreatedData = z.object({
+  commitId: uuid,
+  branch: z.string(),
+  sequenceNum: z.number().int().min(1),
+  /** commit, restore, merge, or what later producers add (draft finalizes). */
+  kind: z.string(),
+  message: z.string(),
+  author: z.object({ userId: uuid, userName: z.string() }),
+  createdAt: z.string(),
+  fileCount: z.number().int().min(0),
+  /** The first COMMIT_EVENT_ENTRIES entries in commit order; `entriesTruncated` when there are more. */
+  entries: z.array(committedEntrySchema),
+  entriesTruncated: z.boolean(),
+  /** GET this (with the project key) to page through every entry: the commit files route. */
+  filesUrl: z.string(),
+});
+
+export const lockAcquiredData = z.object({ locks: z.array(lockedFileSchema) });
+export const lockReleasedData = z.object({
+  reason: lockReleaseReasonSchema,
+  /** Who released them: the holder, an owner or admin forcing it, or the committer. */
+  releasedBy: z.object({ userId: uuid, userName: z.string().nullable() }),
+  locks: z.array(lockedFileSchema),
+});
+export const branchCreatedData = z.object({ name: z.string(), forkedFrom: z.string().nullable() });
+export const branchDeletedData = z.object({ name: z.string() });
+
+/** The envelope every public event travels in; `data` depends on `type`. */
+export const publicEventSchema = z.object({
+  id: uuid,
+  type: z.string(),
+  projectId: uuid,
+  occurredAt: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type PublicEvent = z.infer<typeof publicEventSchema>;

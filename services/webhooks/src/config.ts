@@ -1,0 +1,44 @@
+import { env } from '@lode/config';
+
+/** Settings of the webhooks service, in its own process or embedded (docs/api.md, Webhooks). */
+export const webhooksSettings = {
+  /** Lets deliveries reach private, loopback and link-local addresses: tests and single-machine setups only. */
+  LODE_WEBHOOK_ALLOW_PRIVATE: env.flag(false),
+  /** First retry delay; each later one doubles it (with jitter), up to an hour apart. Tests make it tiny. */
+  LODE_WEBHOOK_RETRY_BASE_MS: env.int(10_000, 1),
+  /** How long a delivery is retried after its event before it is given up. */
+  LODE_WEBHOOK_RETRY_WINDOW_MS: env.int(24 * 3_600_000, 1),
+  /** How long one delivery attempt may take. */
+  LODE_WEBHOOK_TIMEOUT_MS: env.int(15_000, 100),
+  /** How often the delivery worker looks for due deliveries when nothing woke it. */
+  LODE_WEBHOOK_POLL_MS: env.int(1000, 10),
+  /** How long public events stay on the live feed (a reconnecting client older than this gets a reset). */
+  LODE_FEED_RETENTION_MS: env.int(24 * 3_600_000, 1000),
+};
+
+export interface WebhooksConfig {
+  allowPrivate: boolean;
+  retryBaseMs: number;
+  retryWindowMs: number;
+  timeoutMs: number;
+  pollMs: number;
+  feedRetentionMs: number;
+}
+
+export function webhooksConfig(config: {
+  LODE_WEBHOOK_ALLOW_PRIVATE: boolean;
+  LODE_WEBHOOK_RETRY_BASE_MS: number;
+  LODE_WEBHOOK_RETRY_WINDOW_MS: number;
+  LODE_WEBHOOK_TIMEOUT_MS: number;
+  LODE_WEBHOOK_POLL_MS: number;
+  LODE_FEED_RETENTION_MS: number;
+}): WebhooksConfig {
+  return {
+    allowPrivate: config.LODE_WEBHOOK_ALLOW_PRIVATE,
+    retryBaseMs: config.LODE_WEBHOOK_RETRY_BASE_MS,
+    retryWindowMs: config.LODE_WEBHOOK_RETRY_WINDOW_MS,
+    timeoutMs: config.LODE_WEBHOOK_TIMEOUT_MS,
+    pollMs: config.LODE_WEBHOOK_POLL_MS,
+    feedRetentionMs: config.LODE_FEED_RETENTION_MS,
+  };
+}

@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { migrate, type Database } from '@lode/db';
+import { runPeriodically } from '@lode/runtime';
+import type { Logger } from '@lode/telemetry';
+import type { WebhooksConfig } from './config.ts';
+import { DeliveriesRepository } from './repo/deliveries-repo.ts';
+import { EventsRepository } from './repo/events-repo.ts';
+import { WebhooksRepository } from './repo/webhooks-repo.ts';
+import { DeliveryWorker } from './domain/delivery-worker.ts';
+import { EventRecorder } from './domain/event-recorder.ts';
+import { FeedService } from './domain/feed-service.ts';
+import { FeedSignal } from './domain/feed-signal.ts';
+import { WebhookService } from './domain/webhook-service.ts';
+import { serveDeliveries } from './handlers/deliveries.ts';
+import { consumeInternalEvents } from './handlers/internal-events.ts';
+import { serveManageWebhooks } from './handlers/manage-webhooks.ts';
+import { serveReadFeed } from './handlers/read-feed.ts';
+
+export const WEBHOOKS_SCHEMA = 'webhooks';
+export const webhooksMigrations = path.join(import.meta.dirname, '..', 'migrations');
+
+/** Old events and finished deliveries are deleted hourly, past the feed's retention. */
+const PURGE_INTERVAL_MS = 3_600_000;
+
+export interface WebhooksDeps {
+  db: Database;
+  bus: Bus;
+  /** Where the services' internal events come from (commit.created, branch.changed, lock.changed, plugin.published). */
+  events: EventStream;
+  logger: Logger;
+  config: WebhooksConfig;
+}
+
+export interface RunningWebhooksService {
+  /** Sends the due deliveries now, as the worker's poll does; answers how many attempts it made. */
+  deliverDue(): Promise<number>;
+  /** Stops consuming, the delivery worker and the purge, letting work in progress finish. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the `webhooks` schema, records the public events, serves webhooks and the feed, and delivers. */
+export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningWebhooksService> {
+  const { db, bus, logger, config } = deps;
+  await migrate(db, webhooksMigrations);
+  const webhooks = new WebhooksRepository();
+  const deliveries = new DeliveriesRepository();
+  const events = new EventsRepository();
+  const signal = new FeedSignal();
+  const worker = new DeliveryWorker({
+    db,
+    logger,
+    deliveries,
+    webhooks,
+    sender: { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivate },
+    retry: { baseMs: config.retryBaseMs, windowMs: config.retryWindowMs },
+    pollMs: config.pollMs,
+  });
+  const service = new WebhookService({ db, webhooks, deliveries, allowPrivate: config.allowPrivate, onQueued: () => worker.kick() });
+  serveManageWebhooks(bus, service);
+  serveDeliveries(bus, service);
+  serveReadFeed(bus, new FeedService({ db, events, signal }));
+  servePing(bus, 'webhooks', () => db.ping());
+  const recorder = new EventRecorder({
+    db,
+    events,
+    onRecorded: (projectId) => {
+      signal.notify(projectId);
+      worker.kick();
+    },
+  });
+  const consumers = await consumeInternalEvents(deps.events, recorder);
+  const purge = runPeriodically('webhooks purge', PURGE_INTERVAL_MS, logger, async () => {
+    await events.purgeOlderThan(db, config.feedRetentionMs);
+    await deliveries.purgeFinishedOlderThan(db, config.feedRetentionMs);
+  });
+  worker.kick();
+  return {
+    deliverDue: () => worker.runOnce(),
+    async stop() {
+      await Promise.all([...consumers.map((consumer) => consumer.stop()), worker.stop(), purge.stop()]);
+    },
+  };
+}

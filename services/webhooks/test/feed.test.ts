@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pushFile, type SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
+import { FeedClient } from './sse.ts';
+
+describe.each(['local', 'nats'] as const)('the live event feed, GET /events as Server-Sent Events (%s bus)', (bus) => {
+  let stack: TestStack;
+  const open: FeedClient[] = [];
+  beforeAll(async () => {
+    stack = await startTestStack({ bus });
+  });
+  // A feed left open would hold the gateway's server open at stop.
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((feed) => feed.close()));
+  });
+  afterAll(async () => stack?.stop());
+
+  async function feedOf(p: SeededProject, query = '', headers: Record<string, string> = {}): Promise<FeedClient> {
+    const feed = await FeedClient.open(`${stack.baseUrl}/api/v1/projects/${p.projectId}/events${query}`, { ...p.api.headers, ...headers });
+    open.push(feed);
+    return feed;
+  }
+
+  async function lockFile(p: SeededProject) {
+    const file = await pushFile(p.api, p.projectId, `art/${randomBytes(3).toString('hex')}.psd`, randomBytes(32));
+    expect((await p.api.post(`/api/v1/projects/${p.projectId}/locks`, { fileIds: [file.fileId] })).body.acquired).toHaveLength(1);
+    return file;
+  }
+
+  it("shows a lock taken by one client on another client's feed, each event with its id", async () => {
+    const owner = await stack.seed.project();
+    const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const feed = await feedOf(teammate);
+    expect(feed.status).toBe(200);
+    expect(feed.contentType).toMatch(/^text\/event-stream/);
+    const file = await lockFile(owner);
+    const event = await feed.next('lock.acquired');
+    expect(event).toMatchObject({ type: 'lock.acquired', projectId: owner.projectId, data: { locks: [{ fileId: file.fileId, userId: owner.userId }] } });
+    expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(event.feedId).toMatch(/^\d+$/);
+  });
+
+  it('resumes after Last-Event-ID with what the client missed, and only that', async () => {
+    const owner = await stack.seed.project();
+    const first = await feedOf(owner);
+    const file = await lockFile(owner);
+    const acquired = await first.next('lock.acquired');
+    await first.close();
+
+    await owner.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [file.fileId] });
+    const resumed = await feedOf(owner, '', { 'last-event-id': String(acquired.feedId) });
+    const released = await resumed.next('lock.released');
+    expect(released.data).toMatchObject({ reason: 'released', locks: [{ fileId: file.fileId }] });
+    expect(resumed.events[0].event).toBe('lock.released');
+    expect(resumed.events.some((e) => e.event === 'lock.acquired')).toBe(false);
+  });
+
+  it('tells a client whose position it does not know to reload (a reset event), then follows on', async () => {
+    const owner = await stack.seed.project();
+    const feed = await feedOf(owner, '', { 'last-event-id': '999999' });
+    const reset = await feed.next<{ next: number }>('reset');
+    expect(reset.next).toBe(0);
+    await lockFile(owner);
+    await feed.next('lock.acquired');
+  });
+
+  it('streams only the types asked for, and refuses an unknown type or a malformed Last-Event-ID with a JSON 400', async () => {
+    const owner = await stack.seed.project();
+    const feed = await feedOf(owner, '?types=lock.released');
+    const file = await lockFile(owner);
+    await owner.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [file.fileId] });
+    await feed.next('lock.released');
+    expect(feed.events.map((e) => e.event)).toEqual(['lock.released']);
+
+    for (const [query, headers] of [['?types=lock.stolen', {}], ['', { 'last-event-id': 'abc' }]] as const) {
+      const res = await fetch(`${stack.baseUrl}/api/v1/projects/${owner.projectId}/events${query}`, { headers: { ...owner.api.headers, ...headers } });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'validation_failed' });
+    }
+  });
+
+  it("never shows another project's events, and another project's feed is unknown (404)", async () => {
+    const a = await stack.seed.project();
+    const b = await stack.seed.project();
+    const feedOfB = await feedOf(b);
+    await lockFile(a);
+    const mine = await lockFile(b);
+    // A's lock was recorded first: had it leaked, it would have come before B's.
+    await feedOfB.next('lock.acquired');
+    expect(feedOfB.events.map((e) => JSON.parse(e.data).projectId)).toEqual([b.projectId]);
+    expect(JSON.parse(feedOfB.events[0].data).data.locks[0].fileId).toBe(mine.fileId);
+
+    const res = await fetch(`${stack.baseUrl}/api/v1/projects/${a.projectId}/events`, { headers: b.api.headers });
+    expect(res.status).toBe(404);
+    await res.body?.cancel();
+    const anonymous = await fetch(`${stack.baseUrl}/api/v1/projects/${a.projectId}/events`);
+    expect(anonymous.status).toBe(401);
+    await anonymous.body?.cancel();
+  });
+});

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalBus, LocalEvents } from '@lode/bus';
+import { webhooks } from '@lode/contracts';
+import { Database } from '@lode/db';
+import { createLogger } from '@lode/telemetry';
+import { createTestDatabase, type TestDatabase } from '@lode/testkit';
+import { sendDelivery } from '../src/domain/sender.ts';
+import { startWebhooksService, WEBHOOKS_SCHEMA, type RunningWebhooksService } from '../src/start.ts';
+
+/** The webhooks service as deployed: private targets refused (LODE_WEBHOOK_ALLOW_PRIVATE unset). */
+describe('webhooks refuse private, loopback and link-local targets', () => {
+  const logger = createLogger('test', 'silent');
+  let database: TestDatabase;
+  let db: Database;
+  let bus: LocalBus;
+  let events: LocalEvents;
+  let service: RunningWebhooksService;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = new Database({ connectionString: database.url, schema: WEBHOOKS_SCHEMA, max: 2 });
+    bus = new LocalBus(logger);
+    events = new LocalEvents(logger);
+    const config = { allowPrivate: false, retryBaseMs: 20, retryWindowMs: 60_000, timeoutMs: 2000, pollMs: 1000, feedRetentionMs: 60_000 };
+    service = await startWebhooksService({ db, bus, events, logger, config });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await events?.close();
+    await bus?.close();
+    await db?.close();
+    await database?.drop();
+  });
+
+  const manager = { projectId: randomUUID(), role: 'owner' as const };
+
+  it.each(['http://127.0.0.1:8080/hook', 'http://10.0.0.5/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://localhost:9464/metrics'])(
+    'refuses %s when the webhook is saved (400)',
+    async (url) => {
+      await expect(bus.call(webhooks.create, { manager, url, events: ['lock.acquired'] })).rejects.toMatchObject({ code: 'validation_failed' });
+    },
+  );
+
+  it('accepts a public address', async () => {
+    const created = await bus.call(webhooks.create, { manager, url: 'https://203.0.113.10/hook', events: ['lock.acquired'] });
+    expect(created.url).toBe('https://203.0.113.10/hook');
+  });
+
+  it('refuses at delivery a name that resolves to a private address, without connecting', async () => {
+    let reached = false;
+    const server = createServer((_req, res) => {
+      reached = true;
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const delivery = { secret: `whsec_${Buffer.alloc(24).toString('base64')}`, eventId: randomUUID(), body: '{}' };
+      // A name saved while it resolved elsewhere and rebound to loopback since, and the literal address.
+      for (const url of [`http://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`]) {
+        expect(await sendDelivery({ ...delivery, url }, { timeoutMs: 2000, allowPrivate: false })).toMatchObject({ kind: 'refused' });
+      }
+      expect(reached).toBe(false);
+      expect(await sendDelivery({ ...delivery, url: `http://localhost:${port}/hook` }, { timeoutMs: 2000, allowPrivate: true })).toMatchObject({ kind: 'answered', status: 204 });
+    } finally {
+      server.close();
+    }
+  });
+});
