@@ -69,7 +69,8 @@ const pageQuery = { cursor: z.string().optional(), limit: z.number().int().min(1
 const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 
 export const orgSchema = z.object({ id: uuid, name: z.string(), slug: z.string(), createdAt: isoTimestamp });
-export const userSchema = z.object({ id: uuid, name: z.string(), avatarUrl: z.string().nullable(), createdAt: isoTimestamp });
+/** `email`: how an OpenID Connect sign-in finds a user an admin made (issue 21). */
+export const userSchema = z.object({ id: uuid, name: z.string(), avatarUrl: z.string().nullable(), email: z.string().nullable(), createdAt: isoTimestamp });
 export const memberSchema = z.object({ orgId: uuid, userId: uuid, role: roleSchema, createdAt: isoTimestamp });
 export const projectSchema = z.object({
   id: uuid,
@@ -97,7 +98,13 @@ export const apiKeySchema = z.object({
 export const createOrg = defineContract('identity', 'create_org', z.object({ name: displayName, slug }), orgSchema);
 export const listOrgs = defineContract('identity', 'list_orgs', z.object(pageQuery), pageOf(orgSchema));
 
-export const createUser = defineContract('identity', 'create_user', z.object({ name: displayName, avatarUrl: imageUrl.nullable() }), userSchema);
+export const email = z.email().max(320);
+export const createUser = defineContract(
+  'identity',
+  'create_user',
+  z.object({ name: displayName, avatarUrl: imageUrl.nullable(), email: email.nullable().default(null) }),
+  userSchema,
+);
 export const listUsers = defineContract('identity', 'list_users', z.object(pageQuery), pageOf(userSchema));
 
 /** Adding a member twice changes their role: the last call states the intended role. */

@@ -26,6 +26,12 @@ import { serveCreateKey } from './handlers/create-key.ts';
 import { serveListKeys } from './handlers/list-keys.ts';
 import { serveRevokeKey } from './handlers/revoke-key.ts';
 import { serveResetDevice } from './handlers/reset-device.ts';
+import { SessionsRepository } from './repo/sessions-repo.ts';
+import { SessionsService } from './domain/sessions-service.ts';
+import { DashboardService } from './domain/dashboard-service.ts';
+import { SESSION_IDLE_MS } from './domain/session-rules.ts';
+import { serveSessions } from './handlers/sessions.ts';
+import { serveDashboard } from './handlers/dashboard.ts';
 
 export const IDENTITY_SCHEMA = 'identity';
 /** The files the gateway applied before this service owned the schema, unchanged, so existing histories match. */
@@ -41,6 +47,8 @@ export interface IdentityDeps {
   cursorSecret: string;
   /** The relay runs unless `relay: false` (then the caller starts it); libs/outbox's defaults unless given. */
   outbox?: OutboxOptions;
+  /** How long an unused session lives; SESSION_IDLE_MS unless given (tests). */
+  sessionIdleMs?: number;
 }
 
 export interface RunningIdentityService {
@@ -57,8 +65,15 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   const pager = new Pager(new CursorCodec(deps.cursorSecret));
   const members = new MembershipsRepository();
   const projects = new ProjectsRepository();
-  const keys = new KeysService({ db, keys: new ApiKeysRepository(), identities: new KeyIdentitiesRepository(), members, projects, pager });
-  const admin = new AdminService({ db, orgs: new OrgsRepository(), users: new UsersRepository(), members, projects, pager });
+  const apiKeys = new ApiKeysRepository();
+  const identities = new KeyIdentitiesRepository();
+  const orgs = new OrgsRepository();
+  const users = new UsersRepository();
+  const keys = new KeysService({ db, keys: apiKeys, identities, members, projects, pager });
+  const admin = new AdminService({ db, orgs, users, members, projects, pager });
+  const sessions = new SessionsService({ db, sessions: new SessionsRepository(), users, identities, idleMs: deps.sessionIdleMs ?? SESSION_IDLE_MS });
+  serveSessions(bus, sessions);
+  serveDashboard(bus, new DashboardService({ db, orgs, users, members, projects, keys: apiKeys, admin, keyService: keys, pager }));
   serveResolveKey(bus, keys);
   serveBindDevice(bus, keys);
   serveCreateKey(bus, keys);

@@ -37,7 +37,7 @@ describe('the identity schema, taken over from the gateway', () => {
     const identity = await startIdentityService({ db, bus, events, logger, cursorSecret: 'x'.repeat(32), outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 } });
     try {
       const { rows } = await db.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
-      expect(rows.map((r) => r.version)).toEqual(['0001', 'outbox/0001']);
+      expect(rows.map((r) => r.version)).toEqual(['0001', '0002', 'outbox/0001']);
       expect((await db.query('SELECT slug FROM orgs')).rows).toEqual([{ slug: 'studio' }]);
     } finally {
       await identity.stop();

@@ -48,8 +48,8 @@ export class AdminService {
     return this.#pager.page('orgs', query, (after, limit) => this.#orgs.list(this.#db, after, limit), createdAtPosition, view.org);
   }
 
-  async createUser(name: string, avatarUrl: string | null) {
-    return view.user(await this.#users.insert(this.#db, { id: randomUUID(), name, avatarUrl }));
+  async createUser(name: string, avatarUrl: string | null, email: string | null) {
+    return view.user(await this.#users.insert(this.#db, { id: randomUUID(), name, avatarUrl, email }));
   }
 
   listUsers(query: PageQuery) {

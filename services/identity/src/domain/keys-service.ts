@@ -37,7 +37,9 @@ export class KeysService {
   }
 
   async resolve(keyHash: string): Promise<identity.KeyIdentity | null> {
-    return (await this.#identities.findByHash(this.#db, keyHash)) ?? null;
+    const found = await this.#identities.findByHash(this.#db, keyHash);
+    if (found && !found.revoked) await this.#identities.touchLastUsed(this.#db, found.keyId);
+    return found ?? null;
   }
 
   bindDevice(keyId: string, deviceId: string): Promise<string | null> {

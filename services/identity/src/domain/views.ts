@@ -6,7 +6,7 @@ type KeyView = ReplyOf<typeof identity.revokeKey>;
 /** Wire shapes of the admin operations (camelCase, ISO timestamps); rows never leave the service raw. */
 export const view = {
   org: (r: OrgRow) => ({ id: r.id, name: r.name, slug: r.slug, createdAt: r.created_at.toISOString() }),
-  user: (r: UserRow) => ({ id: r.id, name: r.name, avatarUrl: r.avatar_url, createdAt: r.created_at.toISOString() }),
+  user: (r: UserRow) => ({ id: r.id, name: r.name, avatarUrl: r.avatar_url, email: r.email, createdAt: r.created_at.toISOString() }),
   member: (r: MembershipRow) => ({ orgId: r.org_id, userId: r.user_id, role: r.role, createdAt: r.created_at.toISOString() }),
   project: (r: ProjectRow) => ({
     id: r.id,

@@ -3,5 +3,5 @@ import type { Bus } from '@lode/bus';
 import type { AdminService } from '../domain/admin-service.ts';
 
 export function serveCreateUser(bus: Bus, service: AdminService): void {
-  bus.serve(identity.createUser, ({ name, avatarUrl }) => service.createUser(name, avatarUrl));
+  bus.serve(identity.createUser, ({ name, avatarUrl, email }) => service.createUser(name, avatarUrl, email));
 }

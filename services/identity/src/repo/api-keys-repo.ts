@@ -2,7 +2,9 @@ import type { Queryable } from '@lode/db';
 import { afterClause } from './keyset.ts';
 import type { ApiKeyRow } from './rows.ts';
 
-const COLUMNS = 'id, project_id, user_id, key_hint, device_id, device_bound_at, created_at, revoked_at';
+export type ApiKeyWithUserRow = ApiKeyRow & { user_name: string };
+
+const COLUMNS = 'id, project_id, user_id, key_hint, device_id, device_bound_at, created_at, revoked_at, last_used_at';
 
 /** Key administration; the request path's lookups live in key-identities-repo.ts. */
 export class ApiKeysRepository {
@@ -36,6 +38,23 @@ export class ApiKeysRepository {
     const { rows } = await db.query<ApiKeyRow>(
       `SELECT ${COLUMNS} FROM api_keys WHERE project_id = $1 AND ${where.sql} ORDER BY created_at, id LIMIT $2`,
       [projectId, limit, ...where.params],
+    );
+    return rows;
+  }
+
+  async find(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {
+    return (await db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id])).rows[0];
+  }
+
+  /** The dashboard's list: every key of the project, or one user's, with the owner's name. */
+  async listWithUsers(db: Queryable, projectId: string, userId: string | null, after: string[] | undefined, limit: number): Promise<ApiKeyWithUserRow[]> {
+    const where = afterClause(after, 4);
+    const { rows } = await db.query<ApiKeyWithUserRow>(
+      `SELECT k.*, u.name AS user_name FROM (
+         SELECT ${COLUMNS} FROM api_keys WHERE project_id = $1 AND ($3::uuid IS NULL OR user_id = $3) AND ${where.sql}
+         ORDER BY created_at, id LIMIT $2
+       ) k JOIN users u ON u.id = k.user_id ORDER BY k.created_at, k.id`,
+      [projectId, limit, userId, ...where.params],
     );
     return rows;
   }

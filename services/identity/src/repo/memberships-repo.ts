@@ -1,6 +1,8 @@
 import type { Queryable } from '@lode/db';
 import type { Role } from '@lode/contracts';
-import type { MembershipRow } from './rows.ts';
+import type { MembershipRow, OrgRow, UserRow } from './rows.ts';
+
+export type MemberWithUserRow = MembershipRow & Pick<UserRow, 'name' | 'email'>;
 
 export class MembershipsRepository {
   /** Adding a member twice changes their role: the last call states the intended role. */
@@ -23,5 +25,34 @@ export class MembershipsRepository {
       [orgId, after?.[0] ?? null, limit],
     );
     return rows;
+  }
+
+  /** Every org the user belongs to, with their role: a person belongs to a handful, so no paging. */
+  async orgsOf(db: Queryable, userId: string): Promise<(OrgRow & { role: Role })[]> {
+    const { rows } = await db.query<OrgRow & { role: Role }>(
+      'SELECT o.*, m.role FROM memberships m JOIN orgs o ON o.id = m.org_id WHERE m.user_id = $1 ORDER BY o.name, o.id LIMIT 1000',
+      [userId],
+    );
+    return rows;
+  }
+
+  async listWithUsers(db: Queryable, orgId: string, after: string[] | undefined, limit: number): Promise<MemberWithUserRow[]> {
+    const { rows } = await db.query<MemberWithUserRow>(
+      `SELECT m.*, u.name, u.email FROM memberships m JOIN users u ON u.id = m.user_id
+       WHERE m.org_id = $1 AND ($2::uuid IS NULL OR m.user_id > $2) ORDER BY m.user_id LIMIT $3`,
+      [orgId, after?.[0] ?? null, limit],
+    );
+    return rows;
+  }
+
+  /** The org's owners, locked: two owners demoting each other at once cannot leave the org with none. */
+  async lockOwners(db: Queryable, orgId: string): Promise<number> {
+    const { rows } = await db.query<{ user_id: string }>("SELECT user_id FROM memberships WHERE org_id = $1 AND role = 'owner' FOR UPDATE", [orgId]);
+    return rows.length;
+  }
+
+  async remove(db: Queryable, orgId: string, userId: string): Promise<boolean> {
+    const { rowCount } = await db.query('DELETE FROM memberships WHERE org_id = $1 AND user_id = $2', [orgId, userId]);
+    return rowCount === 1;
   }
 }

@@ -33,4 +33,12 @@ export class ProjectsRepository {
     );
     return rows;
   }
+
+  async setWriteLimit(db: Queryable, id: string, limit: { perSecond: number; burst: number } | null): Promise<ProjectRow | undefined> {
+    const { rows } = await db.query<ProjectRow>(
+      'UPDATE projects SET write_rate_per_second = $2, write_rate_burst = $3 WHERE id = $1 RETURNING *',
+      [id, limit?.perSecond ?? null, limit?.burst ?? null],
+    );
+    return rows[0];
+  }
 }

@@ -1,7 +1,7 @@
 import type { Role } from '@lode/contracts';
 
 export interface OrgRow { id: string; name: string; slug: string; created_at: Date }
-export interface UserRow { id: string; name: string; avatar_url: string | null; created_at: Date }
+export interface UserRow { id: string; name: string; avatar_url: string | null; email: string | null; created_at: Date }
 export interface MembershipRow { org_id: string; user_id: string; role: Role; created_at: Date }
 export interface ProjectRow {
   id: string;
@@ -22,4 +22,5 @@ export interface ApiKeyRow {
   device_bound_at: Date | null;
   created_at: Date;
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }

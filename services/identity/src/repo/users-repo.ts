@@ -3,16 +3,21 @@ import { afterClause } from './keyset.ts';
 import type { UserRow } from './rows.ts';
 
 export class UsersRepository {
-  async insert(db: Queryable, user: { id: string; name: string; avatarUrl: string | null }): Promise<UserRow> {
+  async insert(db: Queryable, user: { id: string; name: string; avatarUrl: string | null; email: string | null }): Promise<UserRow> {
     const { rows } = await db.query<UserRow>(
-      'INSERT INTO users (id, name, avatar_url) VALUES ($1, $2, $3) RETURNING *',
-      [user.id, user.name, user.avatarUrl],
+      'INSERT INTO users (id, name, avatar_url, email) VALUES ($1, $2, $3, $4) RETURNING *',
+      [user.id, user.name, user.avatarUrl, user.email],
     );
     return rows[0];
   }
 
   async find(db: Queryable, id: string): Promise<UserRow | undefined> {
     return (await db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
+  }
+
+  /** Emails compare case-insensitively, as the unique index does. */
+  async findByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
+    return (await db.query<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email])).rows[0];
   }
 
   async list(db: Queryable, after: string[] | undefined, limit: number): Promise<UserRow[]> {

@@ -1,0 +1,62 @@
+import '@mantine/core/styles.css';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createBrowserRouter, RouterProvider } from 'react-router';
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { ApiError } from './api.ts';
+import { Shell } from './components/Shell.tsx';
+import { SignInPage } from './pages/SignIn.tsx';
+import { HomePage } from './pages/Home.tsx';
+import { ProjectLayout } from './pages/ProjectLayout.tsx';
+import { FilesPage } from './pages/Files.tsx';
+import { FilePage } from './pages/FilePage.tsx';
+import { CommitsPage, CommitPage } from './pages/Commits.tsx';
+import { BranchesPage } from './pages/Branches.tsx';
+import { LocksPage } from './pages/Locks.tsx';
+import { KeysPage } from './pages/Keys.tsx';
+import { MembersPage } from './pages/Members.tsx';
+import { SettingsPage } from './pages/Settings.tsx';
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    // A 4xx will not change by asking again; a 5xx or a network error may.
+    queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2 },
+  },
+});
+
+const router = createBrowserRouter([
+  { path: '/sign-in', element: <SignInPage /> },
+  {
+    element: <Shell />,
+    children: [
+      { path: '/', element: <HomePage /> },
+      {
+        path: '/projects/:projectId',
+        element: <ProjectLayout />,
+        children: [
+          { index: true, element: <FilesPage /> },
+          { path: 'files', element: <FilesPage /> },
+          { path: 'files/:fileId', element: <FilePage /> },
+          { path: 'commits', element: <CommitsPage /> },
+          { path: 'commits/:commitId', element: <CommitPage /> },
+          { path: 'branches', element: <BranchesPage /> },
+          { path: 'locks', element: <LocksPage /> },
+          { path: 'keys', element: <KeysPage /> },
+          { path: 'members', element: <MembersPage /> },
+          { path: 'settings', element: <SettingsPage /> },
+        ],
+      },
+    ],
+  },
+]);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <MantineProvider>
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);

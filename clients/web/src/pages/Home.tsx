@@ -1,0 +1,84 @@
+import { useState } from 'react';
+import { Anchor, Badge, Button, Card, Group, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { api, get } from '../api.ts';
+import { ErrorNotice, QueryState } from '../components/States.tsx';
+import type { Org, Page, Project } from '../types.ts';
+
+/** The person's organizations and their projects. */
+export function HomePage() {
+  const orgs = useQuery({ queryKey: ['orgs'], queryFn: () => get<{ data: Org[] }>('/api/v1/me/orgs') });
+  return (
+    <Stack>
+      <Title order={2}>Projects</Title>
+      <QueryState query={orgs} isEmpty={(d) => d.data.length === 0} empty="You are not a member of any organization yet: ask an administrator to add you.">
+        {(data) => data.data.map((org) => <OrgProjects key={org.id} org={org} />)}
+      </QueryState>
+    </Stack>
+  );
+}
+
+function OrgProjects({ org }: { org: Org }) {
+  const projects = useQuery({ queryKey: ['org', org.id, 'projects'], queryFn: () => get<Page<Project>>(`/api/v1/orgs/${org.id}/projects?limit=200`) });
+  const manages = org.role !== 'member';
+  return (
+    <Card withBorder component="section" aria-label={`Organization ${org.name}`}>
+      <Group justify="space-between" mb="sm">
+        <Title order={3}>{org.name}</Title>
+        <Badge variant="light">{org.role}</Badge>
+      </Group>
+      <QueryState query={projects} isEmpty={(d) => d.data.length === 0} empty="No projects yet.">
+        {(data) => (
+          <Stack gap="xs">
+            {data.data.map((project) => (
+              <Anchor key={project.id} component={Link} to={`/projects/${project.id}/files`}>
+                {project.name} <Text span c="dimmed" size="sm">({project.slug})</Text>
+              </Anchor>
+            ))}
+          </Stack>
+        )}
+      </QueryState>
+      {manages && <CreateProject orgId={org.id} />}
+    </Card>
+  );
+}
+
+function CreateProject({ orgId }: { orgId: string }) {
+  const [name, setName] = useState('');
+  const [slug, setSlug] = useState('');
+  const client = useQueryClient();
+  const create = useMutation({
+    mutationFn: () => api<Project>('POST', `/api/v1/orgs/${orgId}/projects`, { name, slug }),
+    onSuccess: async () => {
+      setName('');
+      setSlug('');
+      await client.invalidateQueries({ queryKey: ['org', orgId, 'projects'] });
+    },
+  });
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        create.mutate();
+      }}
+    >
+      <Stack gap="xs" mt="md">
+        <Group align="end" wrap="wrap">
+          <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
+          <TextInput
+            label="Slug"
+            description="lowercase letters, digits, hyphens"
+            value={slug}
+            onChange={(e) => setSlug(e.currentTarget.value)}
+            required
+          />
+          <Button type="submit" loading={create.isPending}>
+            Create project
+          </Button>
+        </Group>
+        <ErrorNotice error={create.error} />
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,24 @@
+import { useQuery } from '@tanstack/react-query';
+import { ApiError, get, setCsrfToken } from './api.ts';
+import type { Session } from './types.ts';
+
+/** The signed-in person, or null when nobody is (a 401); other failures are errors. */
+export function useSession() {
+  return useQuery({
+    queryKey: ['session'],
+    queryFn: async (): Promise<Session | null> => {
+      try {
+        const session = await get<Session>('/api/v1/session');
+        setCsrfToken(session.csrfToken);
+        return session;
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) {
+          setCsrfToken(undefined);
+          return null;
+        }
+        throw error;
+      }
+    },
+    staleTime: 60_000,
+  });
+}

@@ -1,0 +1,30 @@
+/** The API's wire shapes the dashboard reads (docs/api.md). */
+
+export type Role = 'owner' | 'admin' | 'member';
+export interface Page<T> { data: T[]; nextCursor: string | null }
+export interface User { id: string; name: string; avatarUrl: string | null; email: string | null }
+export interface Session { user: User; csrfToken: string }
+export interface Org { id: string; name: string; slug: string; createdAt: string; role: Role }
+export interface WriteRateLimit { perSecond: number; burst: number }
+export interface Project { id: string; orgId: string; name: string; slug: string; iconUrl: string | null; writeRateLimit: WriteRateLimit | null; createdAt: string }
+export interface ProjectOverview { project: Project; org: Omit<Org, 'role'>; role: Role }
+export interface Member { userId: string; name: string; email: string | null; role: Role; createdAt: string }
+export interface ApiKey {
+  id: string;
+  userId: string;
+  userName: string;
+  hint: string;
+  deviceBound: boolean;
+  deviceId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+export interface TreeFile { fileId: string; path: string; version: number; sha256: string; size: number; commitSeq: number; updatedAt: string }
+export interface FileVersion { id: string; version: number; size: number; sha256: string; uploaderId: string; uploaderName: string; commitId: string | null; downloadUrl: string; createdAt: string }
+export interface Commit { id: string; sequenceNum: number; message: string; fileCount: number; branch: string; kind: string; authorId: string; authorName: string; createdAt: string }
+export interface CommitFile { fileId: string; path: string; action: 'add' | 'modify' | 'delete'; version: number | null; sha256: string | null; size: number | null }
+export interface Branch { name: string; headCommitId: string | null; headSequenceNum: number | null; createdAt: string | null; createdBy: { userId: string; userName: string } | null }
+export interface Lock { fileId: string; path: string; userId: string; userName: string; isMine: boolean; note: string; lockedAt: string }
+export interface MergeConflict { fileId: string; path: string; sourceVersion: number | null; targetVersion: number | null; baseVersion: number | null }
+export interface Webhook { id: string; url: string; events: string[]; description: string; disabled: boolean; disabledReason: string | null; createdAt: string }

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { defineContract } from './contract.ts';
+import { isoTimestamp, roleSchema, uuid } from './common.ts';
+import { apiKeyHash, apiKeySchema, displayName, keyIdentitySchema, MAX_ADMIN_PAGE_SIZE, orgSchema, projectSchema, slug, writeRateLimitSchema } from './identity.ts';
+
+// ---- People's sessions (issue 21): sign-in links, OpenID Connect, the session cookie ------------
+
+/** What sign-in links and session cookies carry: 43 base64url characters (256 random bits). */
+export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const token = z.string().regex(TOKEN_PATTERN, 'is not a sign-in token');
+const tokenHashField = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hexadecimal characters');
+
+/** Session and link tokens are found by their hex SHA-256, as keys are. */
+export const tokenHash = (value: string): string => apiKeyHash(value);
+
+export const sessionUserSchema = z.object({ id: uuid, name: z.string(), avatarUrl: z.string().nullable(), email: z.string().nullable() });
+export type SessionUser = z.infer<typeof sessionUserSchema>;
+
+/** A new session: the token goes into the cookie and is never stored, only its hash. */
+export const newSessionSchema = z.object({ token: z.string(), csrfToken: z.string(), user: sessionUserSchema });
+
+/** A link valid 15 minutes, usable once; the token appears only in this reply. */
+export const createSignInLink = defineContract(
+  'identity',
+  'create_sign_in_link',
+  z.object({ userId: uuid }),
+  z.object({ token: z.string(), expiresAt: isoTimestamp }),
+);
+
+/** Spends a sign-in link on a new session; an unknown, used or expired link is 401 unauthorized. */
+export const redeemSignInLink = defineContract('identity', 'redeem_sign_in_link', z.object({ token }), newSessionSchema);
+
+/**
+ * An OpenID Connect sign-in: the user linked to (issuer, subject), else the admin-made user whose
+ * email the provider verified (then linked); anyone else is 403 forbidden.
+ */
+export const signInWithOidc = defineContract(
+  'identity',
+  'sign_in_with_oidc',
+  z.object({ issuer: z.string().min(1), subject: z.string().min(1), email: z.string().nullable(), emailVerified: z.boolean() }),
+  newSessionSchema,
+);
+
+/**
+ * The live session with this token hash (null when unknown, ended or idle too long; a hit counts as
+ * activity) and, when a project is named, the caller's identity in it shaped as a key's, with the
+ * session's id as keyId and no device (null when the user is not a member of the project's org).
+ */
+export const resolveSession = defineContract(
+  'identity',
+  'resolve_session',
+  z.object({ tokenHash: tokenHashField, projectId: uuid.nullable() }),
+  z.object({
+    session: z.object({ id: uuid, csrfToken: z.string(), user: sessionUserSchema }).nullable(),
+    project: keyIdentitySchema.nullable(),
+  }),
+);
+
+/** Sign-out: the session ends at once, everywhere. Ending an ended or unknown session is a no-op. */
+export const endSession = defineContract('identity', 'end_session', z.object({ tokenHash: tokenHashField }), z.object({ ended: z.boolean() }));
+
+// ---- The dashboard's reads and settings, scoped to the signed-in user --------------------------
+// `viewerId` is the session's user as the gateway resolved it; the identity service applies every rule.
+
+const viewer = { viewerId: uuid };
+const pageQuery = { cursor: z.string().optional(), limit: z.number().int().min(1).max(MAX_ADMIN_PAGE_SIZE) };
+const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+export const myOrgSchema = orgSchema.extend({ role: roleSchema });
+export const myOrgs = defineContract('identity', 'my_orgs', z.object(viewer), z.object({ data: z.array(myOrgSchema) }));
+
+export const orgProjects = defineContract('identity', 'org_projects', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(projectSchema));
+
+/** Owners and admins create projects. */
+export const createOrgProject = defineContract(
+  'identity',
+  'create_org_project',
+  z.object({ ...viewer, orgId: uuid, name: displayName, slug }),
+  projectSchema,
+);
+
+/** The project as its org's members see it, with the viewer's role. */
+export const projectOverview = defineContract(
+  'identity',
+  'project_overview',
+  z.object({ ...viewer, projectId: uuid }),
+  z.object({ project: projectSchema, org: orgSchema, role: roleSchema }),
+);
+
+/** Owners and admins set a project's write budget; null brings back the gateway's default. */
+export const setProjectWriteLimit = defineContract(
+  'identity',
+  'set_project_write_limit',
+  z.object({ ...viewer, projectId: uuid, writeRateLimit: writeRateLimitSchema.nullable() }),
+  projectSchema,
+);
+
+export const orgMemberSchema = z.object({ userId: uuid, name: z.string(), email: z.string().nullable(), role: roleSchema, createdAt: isoTimestamp });
+export const orgMembers = defineContract('identity', 'org_members', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(orgMemberSchema));
+
+/**
+ * Owners and admins add an existing user by email or change a member's role; only an owner makes
+ * or unmakes an owner, and an org always keeps one owner.
+ */
+export const setMemberRole = defineContract(
+  'identity',
+  'set_member_role',
+  z.object({ ...viewer, orgId: uuid, member: z.union([z.object({ userId: uuid }), z.object({ email: z.email() })]), role: roleSchema }),
+  orgMemberSchema,
+);
+export const removeMember = defineContract('identity', 'remove_member', z.object({ ...viewer, orgId: uuid, userId: uuid }), z.object({ removed: z.boolean() }));
+
+/** A key in the dashboard: its owner's name and when it last authenticated. */
+export const dashboardKeySchema = apiKeySchema.extend({ userName: z.string(), lastUsedAt: isoTimestamp.nullable() });
+
+/** Members see their own keys; owners and admins see everyone's. */
+export const projectKeys = defineContract('identity', 'project_keys', z.object({ ...viewer, projectId: uuid, ...pageQuery }), pageOf(dashboardKeySchema));
+
+/** A key for the viewer, or for another member when an owner or admin asks; the key appears only here. */
+export const createProjectKey = defineContract(
+  'identity',
+  'create_project_key',
+  z.object({ ...viewer, projectId: uuid, userId: uuid.nullable() }),
+  dashboardKeySchema.extend({ key: z.string() }),
+);
+
+/** Revoke or unbind one key: its owner, or an owner or admin of its project's org. */
+export const changeProjectKey = defineContract(
+  'identity',
+  'change_project_key',
+  z.object({ ...viewer, projectId: uuid, keyId: uuid, change: z.enum(['revoke', 'reset_device']) }),
+  dashboardKeySchema,
+);

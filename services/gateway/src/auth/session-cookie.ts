@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { errors } from '@lode/errors';
+import { sessions } from '@lode/contracts';
+
+export const SESSION_COOKIE = 'lode_session';
+export const CSRF_HEADER = 'x-csrf-token';
+/** The browser keeps the cookie this long; the identity service ends an idle session much sooner. */
+const COOKIE_MAX_AGE_S = 30 * 24 * 3600;
+
+/** A cookie's value when it matches its pattern (our values need no decoding), else undefined. */
+export function readCookie(req: Request, cookie: string, pattern: RegExp): string | undefined {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const separator = part.indexOf('=');
+    if (separator < 0 || part.slice(0, separator).trim() !== cookie) continue;
+    const value = part.slice(separator + 1).trim();
+    if (pattern.test(value)) return value;
+  }
+  return undefined;
+}
+
+/** The session token from the Cookie header, or undefined when there is none of the right shape. */
+export function sessionToken(req: Request): string | undefined {
+  return readCookie(req, SESSION_COOKIE, sessions.TOKEN_PATTERN);
+}
+
+/** Behind an https proxy the cookie is Secure; on plain http (localhost, tests) it cannot be. */
+function isHttps(req: Request): boolean {
+  return req.secure || req.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
+}
+
+/** httpOnly so page scripts never read it; SameSite=Lax so other sites' requests do not carry it on writes. */
+export function setSessionCookie(req: Request, res: Response, token: string): void {
+  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${COOKIE_MAX_AGE_S}`, ...(isHttps(req) ? ['Secure'] : [])];
+  res.append('Set-Cookie', `${SESSION_COOKIE}=${token}; ${attributes.join('; ')}`);
+}
+
+export function clearSessionCookie(req: Request, res: Response): void {
+  res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${isHttps(req) ? '; Secure' : ''}`);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * Every state-changing call made with the cookie must echo the session's CSRF token in X-CSRF-Token:
+ * another site can make the browser send the cookie, but cannot read the token to send with it.
+ */
+export function checkCsrf(req: Request, csrfToken: string): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const given = req.get(CSRF_HEADER) ?? '';
+  if (!timingSafeEqual(digest(given), digest(csrfToken))) {
+    throw errors.forbidden('Missing or wrong X-CSRF-Token: send the token GET /api/v1/session answers');
+  }
+}

@@ -1,0 +1,92 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { errors } from '@lode/errors';
+import { identity, roleSchema, sessions, uuid } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { requireSession, sessionOf } from '../auth/sessions.ts';
+import { listQuery } from '../http/admin-bodies.ts';
+import { parse } from '../http/parse.ts';
+
+export const createProjectBody = z.object({ name: identity.displayName, slug: identity.slug });
+export const memberBody = z.union([z.object({ userId: uuid, role: roleSchema }), z.object({ email: identity.email, role: roleSchema })]);
+export const createKeyBody = z.object({ userId: uuid.nullable().optional() });
+export const writeLimitBody = z.object({ writeRateLimit: identity.writeRateLimitSchema.nullable() });
+
+/** A malformed id names nothing, as an unknown one: 404 before any call. */
+function idParam(req: Request, name: string, what: string): string {
+  const parsed = uuid.safeParse(req.params[name]);
+  if (!parsed.success) throw errors.notFound(what);
+  return parsed.data;
+}
+
+const viewerId = (res: Response) => sessionOf(res).user.id;
+
+/**
+ * The dashboard's own routes, for a signed-in person only (issue 21): their orgs, projects, members,
+ * keys and project settings. The identity service decides what the person may see and change.
+ */
+export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator }): Router {
+  const { bus } = deps;
+  const router = Router();
+  const session = requireSession(bus);
+
+  router.get('/api/v1/me/orgs', session, async (_req, res) => {
+    res.json(await bus.call(sessions.myOrgs, { viewerId: viewerId(res) }));
+  });
+
+  router.get('/api/v1/orgs/:orgId/projects', session, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    res.json(await bus.call(sessions.orgProjects, { viewerId: viewerId(res), orgId, ...parse(listQuery, req.query, 'query') }));
+  });
+  router.post('/api/v1/orgs/:orgId/projects', session, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    res.status(201).json(await bus.call(sessions.createOrgProject, { viewerId: viewerId(res), orgId, ...parse(createProjectBody, req.body) }));
+  });
+
+  router.get('/api/v1/orgs/:orgId/members', session, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    res.json(await bus.call(sessions.orgMembers, { viewerId: viewerId(res), orgId, ...parse(listQuery, req.query, 'query') }));
+  });
+  router.post('/api/v1/orgs/:orgId/members', session, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    const { role, ...member } = parse(memberBody, req.body);
+    res.json(await bus.call(sessions.setMemberRole, { viewerId: viewerId(res), orgId, member, role }));
+  });
+  router.delete('/api/v1/orgs/:orgId/members/:userId', session, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    const userId = idParam(req, 'userId', 'Member');
+    res.json(await bus.call(sessions.removeMember, { viewerId: viewerId(res), orgId, userId }));
+  });
+
+  router.get('/api/v1/projects/:projectId/overview', session, async (req, res) => {
+    const projectId = idParam(req, 'projectId', 'Project');
+    res.json(await bus.call(sessions.projectOverview, { viewerId: viewerId(res), projectId }));
+  });
+  router.put('/api/v1/projects/:projectId/write-rate-limit', session, async (req, res) => {
+    const projectId = idParam(req, 'projectId', 'Project');
+    res.json(await bus.call(sessions.setProjectWriteLimit, { viewerId: viewerId(res), projectId, ...parse(writeLimitBody, req.body) }));
+  });
+
+  router.get('/api/v1/projects/:projectId/keys', session, async (req, res) => {
+    const projectId = idParam(req, 'projectId', 'Project');
+    res.json(await bus.call(sessions.projectKeys, { viewerId: viewerId(res), projectId, ...parse(listQuery, req.query, 'query') }));
+  });
+  router.post('/api/v1/projects/:projectId/keys', session, async (req, res) => {
+    const projectId = idParam(req, 'projectId', 'Project');
+    const { userId } = parse(createKeyBody, req.body);
+    res.status(201).json(await bus.call(sessions.createProjectKey, { viewerId: viewerId(res), projectId, userId: userId ?? null }));
+  });
+  // Both change what a key may do: this gateway's cache forgets it at once, others within their TTL.
+  const changeKey = (change: 'revoke' | 'reset_device') => async (req: Request, res: Response) => {
+    const projectId = idParam(req, 'projectId', 'Project');
+    const keyId = idParam(req, 'keyId', 'API key');
+    const key = await bus.call(sessions.changeProjectKey, { viewerId: viewerId(res), projectId, keyId, change });
+    deps.authenticator.forgetKey(key.id);
+    res.json(key);
+  };
+  router.delete('/api/v1/projects/:projectId/keys/:keyId', session, changeKey('revoke'));
+  router.post('/api/v1/projects/:projectId/keys/:keyId/reset-device', session, changeKey('reset_device'));
+
+  return router;
+}

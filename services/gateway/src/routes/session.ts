@@ -1,0 +1,62 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError, errors } from '@lode/errors';
+import { sessions } from '@lode/contracts';
+import type { Bus } from '@lode/bus';
+import type { OidcSignIn } from '../auth/oidc.ts';
+import { clearSessionCookie, sessionToken, setSessionCookie } from '../auth/session-cookie.ts';
+import { requireSession, sessionOf } from '../auth/sessions.ts';
+import { parse } from '../http/parse.ts';
+
+export const signInBody = z.object({ token: z.string().regex(sessions.TOKEN_PATTERN, 'is not a sign-in link token') });
+
+/** Where a person signs in (a one-time link or OpenID Connect), reads their session and signs out. */
+export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined }): Router {
+  const { bus, oidc } = deps;
+  const router = Router();
+
+  // The link's token comes in a JSON body, never a GET: a mail scanner opening the link spends nothing.
+  router.post('/api/v1/session', async (req, res) => {
+    const { token } = parse(signInBody, req.body);
+    const session = await bus.call(sessions.redeemSignInLink, { token });
+    setSessionCookie(req, res, session.token);
+    res.status(201).json({ user: session.user, csrfToken: session.csrfToken });
+  });
+
+  router.get('/api/v1/session/options', (_req, res) => {
+    res.json({ oidc: oidc !== undefined });
+  });
+
+  router.get('/api/v1/session', requireSession(bus), (_req, res) => {
+    const session = sessionOf(res);
+    res.json({ user: session.user, csrfToken: session.csrfToken });
+  });
+
+  router.delete('/api/v1/session', requireSession(bus), async (req, res) => {
+    await bus.call(sessions.endSession, { tokenHash: sessions.tokenHash(sessionToken(req) ?? '') });
+    clearSessionCookie(req, res);
+    res.json({ ended: true });
+  });
+
+  router.get('/api/v1/session/oidc/start', async (req, res) => {
+    if (!oidc) throw errors.notFound('OpenID Connect sign-in');
+    res.redirect(303, (await oidc.start(req, res)).href);
+  });
+
+  router.get('/api/v1/session/oidc/callback', async (req, res) => {
+    if (!oidc) throw errors.notFound('OpenID Connect sign-in');
+    let token: string;
+    try {
+      token = (await bus.call(sessions.signInWithOidc, await oidc.finish(req, res))).token;
+    } catch (error) {
+      // A person, not a program, follows this redirect: a refusal goes back to the sign-in page, which shows it.
+      if (!(error instanceof AppError) || !['unauthorized', 'forbidden'].includes(error.code)) throw error;
+      res.redirect(303, `/sign-in#error=${encodeURIComponent(error.message)}`);
+      return;
+    }
+    setSessionCookie(req, res, token);
+    res.redirect(303, '/');
+  });
+
+  return router;
+}

@@ -1,0 +1,164 @@
+import { errors } from '@lode/errors';
+import type { Database } from '@lode/db';
+import type { ParsedRequestOf, Role, sessions } from '@lode/contracts';
+import type { ApiKeysRepository, ApiKeyWithUserRow } from '../repo/api-keys-repo.ts';
+import { createdAtPosition } from '../repo/keyset.ts';
+import type { MembershipsRepository, MemberWithUserRow } from '../repo/memberships-repo.ts';
+import type { OrgsRepository } from '../repo/orgs-repo.ts';
+import type { ProjectsRepository } from '../repo/projects-repo.ts';
+import type { UsersRepository } from '../repo/users-repo.ts';
+import type { AdminService } from './admin-service.ts';
+import type { KeysService } from './keys-service.ts';
+import { managesOrg, mayHandleKey, membershipChangeRefusal } from './dashboard-rules.ts';
+import type { Pager, PageQuery } from './pages.ts';
+import { view } from './views.ts';
+
+const memberView = (r: MemberWithUserRow) => ({ userId: r.user_id, name: r.name, email: r.email, role: r.role, createdAt: r.created_at.toISOString() });
+const keyView = (r: ApiKeyWithUserRow) => ({ ...view.key(r), userName: r.user_name, lastUsedAt: r.last_used_at?.toISOString() ?? null });
+
+/**
+ * The dashboard's operations for a signed-in person (issue 21). Every call starts from the viewer's
+ * membership: an org or project they do not belong to is 404 (its existence is not told), a change
+ * their role does not allow is 403. The admin operations underneath are the operators' own.
+ */
+export class DashboardService {
+  readonly #db: Database;
+  readonly #orgs: OrgsRepository;
+  readonly #users: UsersRepository;
+  readonly #members: MembershipsRepository;
+  readonly #projects: ProjectsRepository;
+  readonly #keys: ApiKeysRepository;
+  readonly #admin: AdminService;
+  readonly #keyService: KeysService;
+  readonly #pager: Pager;
+
+  constructor(deps: {
+    db: Database;
+    orgs: OrgsRepository;
+    users: UsersRepository;
+    members: MembershipsRepository;
+    projects: ProjectsRepository;
+    keys: ApiKeysRepository;
+    admin: AdminService;
+    keyService: KeysService;
+    pager: Pager;
+  }) {
+    this.#db = deps.db;
+    this.#orgs = deps.orgs;
+    this.#users = deps.users;
+    this.#members = deps.members;
+    this.#projects = deps.projects;
+    this.#keys = deps.keys;
+    this.#admin = deps.admin;
+    this.#keyService = deps.keyService;
+    this.#pager = deps.pager;
+  }
+
+  async myOrgs(viewerId: string) {
+    return { data: (await this.#members.orgsOf(this.#db, viewerId)).map((r) => ({ ...view.org(r), role: r.role })) };
+  }
+
+  async orgProjects(viewerId: string, orgId: string, query: PageQuery) {
+    await this.#roleIn(orgId, viewerId);
+    return this.#pager.page('projects', query, (after, limit) => this.#projects.listByOrg(this.#db, orgId, after, limit), createdAtPosition, view.project);
+  }
+
+  async createOrgProject(viewerId: string, orgId: string, name: string, slug: string) {
+    this.#requireManager(await this.#roleIn(orgId, viewerId), 'create projects');
+    return this.#admin.createProject(orgId, { name, slug, iconUrl: null, writeRateLimit: null });
+  }
+
+  async projectOverview(viewerId: string, projectId: string) {
+    const { project, role } = await this.#projectAndRole(projectId, viewerId);
+    const org = await this.#orgs.find(this.#db, project.org_id);
+    if (!org) throw errors.notFound('Project');
+    return { project: view.project(project), org: view.org(org), role };
+  }
+
+  async setProjectWriteLimit(viewerId: string, projectId: string, limit: { perSecond: number; burst: number } | null) {
+    const { role } = await this.#projectAndRole(projectId, viewerId);
+    this.#requireManager(role, 'change project settings');
+    const row = await this.#projects.setWriteLimit(this.#db, projectId, limit);
+    if (!row) throw errors.notFound('Project');
+    return view.project(row);
+  }
+
+  async orgMembers(viewerId: string, orgId: string, query: PageQuery) {
+    await this.#roleIn(orgId, viewerId);
+    return this.#pager.page('members', query, (after, limit) => this.#members.listWithUsers(this.#db, orgId, after, limit), (m) => [m.user_id], memberView);
+  }
+
+  async setMemberRole(request: ParsedRequestOf<typeof sessions.setMemberRole>) {
+    const { viewerId, orgId, member, role } = request;
+    const viewerRole = await this.#roleIn(orgId, viewerId);
+    const user = 'userId' in member ? await this.#users.find(this.#db, member.userId) : await this.#users.findByEmail(this.#db, member.email);
+    if (!user) throw errors.notFound('User');
+    const row = await this.#db.transaction(async (tx) => {
+      await this.#checkMembershipChange(tx, orgId, user.id, viewerRole, role);
+      return this.#members.upsert(tx, orgId, user.id, role);
+    });
+    return memberView({ ...row, name: user.name, email: user.email });
+  }
+
+  async removeMember(viewerId: string, orgId: string, userId: string) {
+    const viewerRole = await this.#roleIn(orgId, viewerId);
+    const removed = await this.#db.transaction(async (tx) => {
+      await this.#checkMembershipChange(tx, orgId, userId, viewerRole, null);
+      return this.#members.remove(tx, orgId, userId);
+    });
+    return { removed };
+  }
+
+  async projectKeys(viewerId: string, projectId: string, query: PageQuery) {
+    const { role } = await this.#projectAndRole(projectId, viewerId);
+    const onlyUser = managesOrg(role) ? null : viewerId;
+    return this.#pager.page('dashboard-keys', query, (after, limit) => this.#keys.listWithUsers(this.#db, projectId, onlyUser, after, limit), createdAtPosition, keyView);
+  }
+
+  async createProjectKey(viewerId: string, projectId: string, forUserId: string | null) {
+    const { role } = await this.#projectAndRole(projectId, viewerId);
+    const userId = forUserId ?? viewerId;
+    if (!mayHandleKey({ userId: viewerId, role }, userId)) throw errors.forbidden('Only owners and admins make keys for other members');
+    const created = await this.#keyService.create(projectId, userId);
+    const user = await this.#users.find(this.#db, userId);
+    return { ...created, userName: user?.name ?? '', lastUsedAt: null };
+  }
+
+  async changeProjectKey(request: ParsedRequestOf<typeof sessions.changeProjectKey>) {
+    const { viewerId, projectId, keyId, change } = request;
+    const { role } = await this.#projectAndRole(projectId, viewerId);
+    const key = await this.#keys.find(this.#db, keyId);
+    // Another project's key, or one the viewer may not even see, is unknown here.
+    if (!key || key.project_id !== projectId || !mayHandleKey({ userId: viewerId, role }, key.user_id)) throw errors.notFound('API key');
+    const changed = change === 'revoke' ? await this.#keys.revoke(this.#db, keyId) : await this.#keys.resetDevice(this.#db, keyId);
+    const user = await this.#users.find(this.#db, key.user_id);
+    if (!changed || !user) throw errors.notFound('API key');
+    return keyView({ ...changed, user_name: user.name });
+  }
+
+  async #checkMembershipChange(tx: Parameters<MembershipsRepository['find']>[0], orgId: string, userId: string, viewerRole: Role, nextRole: Role | null) {
+    const owners = await this.#members.lockOwners(tx, orgId);
+    const current = await this.#members.find(tx, orgId, userId);
+    if (!current && nextRole === null) throw errors.notFound('Member');
+    const refusal = membershipChangeRefusal({ viewerRole, currentRole: current?.role ?? null, nextRole, owners });
+    if (refusal) throw errors.forbidden(refusal);
+  }
+
+  /** The viewer's role in the org; an org they are not in is unknown to them. */
+  async #roleIn(orgId: string, viewerId: string): Promise<Role> {
+    const membership = await this.#members.find(this.#db, orgId, viewerId);
+    if (!membership) throw errors.notFound('Organization');
+    return membership.role;
+  }
+
+  async #projectAndRole(projectId: string, viewerId: string) {
+    const project = await this.#projects.find(this.#db, projectId);
+    const membership = project && (await this.#members.find(this.#db, project.org_id, viewerId));
+    if (!project || !membership) throw errors.notFound('Project');
+    return { project, role: membership.role };
+  }
+
+  #requireManager(role: Role, what: string) {
+    if (!managesOrg(role)) throw errors.forbidden(`Only owners and admins ${what}`);
+  }
+}

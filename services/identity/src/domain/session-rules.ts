@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+
+/** Issue 21: a sign-in link is valid 15 minutes and usable once. */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+
+/** 256 random bits as 43 base64url characters: sign-in links, session cookies and CSRF tokens alike. */
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export interface OidcClaims {
+  email: string | null;
+  emailVerified: boolean;
+}
+
+/** Only an address the provider verified may link a person to an admin-made user (else anyone could claim one). */
+export function linkableEmail(claims: OidcClaims): string | null {
+  return claims.emailVerified && claims.email ? claims.email : null;
+}
+
+/** A session unused this long has ended: the next call is 401 and the person signs in again. */
+export const SESSION_IDLE_MS = 12 * 60 * 60_000;

@@ -1,0 +1,72 @@
+import type { Queryable } from '@lode/db';
+import type { UserRow } from './rows.ts';
+
+export interface SessionUserRow extends UserRow {
+  session_id: string;
+  csrf_token: string;
+}
+
+/** Sign-in links, sessions and OpenID Connect identities; tokens are looked up by their SHA-256 only. */
+export class SessionsRepository {
+  async insertLink(db: Queryable, link: { tokenHash: string; userId: string; ttlMs: number }): Promise<Date> {
+    const { rows } = await db.query<{ expires_at: Date }>(
+      `INSERT INTO sign_in_links (token_hash, user_id, expires_at)
+       VALUES (decode($1, 'hex'), $2, date_trunc('milliseconds', now()) + $3 * interval '1 millisecond') RETURNING expires_at`,
+      [link.tokenHash, link.userId, link.ttlMs],
+    );
+    return rows[0].expires_at;
+  }
+
+  /** Marks the link used and answers its user; a second redemption, even a concurrent one, matches nothing. */
+  async spendLink(db: Queryable, tokenHash: string): Promise<string | undefined> {
+    const { rows } = await db.query<{ user_id: string }>(
+      `UPDATE sign_in_links SET used_at = now()
+       WHERE token_hash = decode($1, 'hex') AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+      [tokenHash],
+    );
+    return rows[0]?.user_id;
+  }
+
+  async insertSession(db: Queryable, s: { id: string; tokenHash: string; csrfToken: string; userId: string }): Promise<void> {
+    await db.query(`INSERT INTO sessions (id, token_hash, csrf_token, user_id) VALUES ($1, decode($2, 'hex'), $3, $4)`, [
+      s.id,
+      s.tokenHash,
+      s.csrfToken,
+      s.userId,
+    ]);
+  }
+
+  /**
+   * The live session and its user, counting this as activity. last_seen_at is written at most once
+   * a minute per session, so a page's burst of calls is one write, not one per call.
+   */
+  async touch(db: Queryable, tokenHash: string, idleMs: number): Promise<SessionUserRow | undefined> {
+    const { rows } = await db.query<SessionUserRow>(
+      `WITH live AS (
+         SELECT id FROM sessions
+         WHERE token_hash = decode($1, 'hex') AND ended_at IS NULL AND last_seen_at > now() - $2 * interval '1 millisecond'
+       ), touched AS (
+         UPDATE sessions s SET last_seen_at = date_trunc('milliseconds', now())
+         FROM live WHERE s.id = live.id AND s.last_seen_at < now() - interval '1 minute'
+       )
+       SELECT u.*, s.id AS session_id, s.csrf_token FROM live JOIN sessions s ON s.id = live.id JOIN users u ON u.id = s.user_id`,
+      [tokenHash, idleMs],
+    );
+    return rows[0];
+  }
+
+  async end(db: Queryable, tokenHash: string): Promise<boolean> {
+    const { rowCount } = await db.query(`UPDATE sessions SET ended_at = now() WHERE token_hash = decode($1, 'hex') AND ended_at IS NULL`, [tokenHash]);
+    return rowCount === 1;
+  }
+
+  async findOidcUser(db: Queryable, issuer: string, subject: string): Promise<string | undefined> {
+    const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM oidc_identities WHERE issuer = $1 AND subject = $2', [issuer, subject]);
+    return rows[0]?.user_id;
+  }
+
+  /** Links an identity once; a concurrent first sign-in keeps the first link. */
+  async linkOidc(db: Queryable, issuer: string, subject: string, userId: string): Promise<void> {
+    await db.query('INSERT INTO oidc_identities (issuer, subject, user_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [issuer, subject, userId]);
+  }
+}
