@@ -39,11 +39,26 @@ export function mapPgError(error: unknown): unknown {
       // Class 08 (connection exceptions) and the socket errors of a database that is down or gone:
       // the request may succeed on retry, so 503 rather than a 500 that clients do not retry.
       if (code?.startsWith('08') || UNREACHABLE.has(code ?? '')) return errors.serviceUnavailable('database');
+      if (code === undefined && error instanceof Error && CONNECTION_LOST.has(error.message)) return errors.serviceUnavailable('database');
       return error;
   }
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * What node-postgres throws, with no SQLSTATE, for a connection that closed under a query (a server
+ * stopped or killed, a network cut) or a pooled client handed out just after its backend died (seen
+ * in the fault suite as a 500 from a confirm while Postgres was stopped). Its messages are all it
+ * gives to tell them apart.
+ */
+const CONNECTION_LOST = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+]);
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const e = error as PgError;
