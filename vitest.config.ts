@@ -14,11 +14,11 @@ export default defineConfig({
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: faultSuite ? '.ci/fault-results.json' : '.ci/test-results.json' },
     projects: [
-      { test: { name: 'unit', include: ['{libs,services}/*/src/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['{libs,services,clients}/*/src/**/*.test.ts'] } },
       {
         test: {
           name: 'integration',
-          include: ['{libs,services}/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
+          include: ['{libs,services,clients}/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           globalSetup: ['libs/testkit/src/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

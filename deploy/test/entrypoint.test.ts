@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats, JetStreamEvents, NatsBus } from '@lode/bus';
-import { commit, identity, lock, pathKey, restore, sync, upload, type Actor } from '@lode/contracts';
+import { commit, identity, lock, pathKey, restore, sync, upload, webhooks, type Actor } from '@lode/contracts';
 import { Database } from '@lode/db';
 import { SERVICES } from '@lode/system';
 import { createLogger } from '@lode/telemetry';
@@ -170,6 +170,7 @@ describe('each SERVICE as a plain process on NATS', () => {
 
   /** Each service's request, and what a successful reply holds. Ordered so callees outlive callers. */
   const inFlightRequests: [string, (bus: NatsBus) => Promise<unknown>][] = [
+    ['webhooks', (bus) => bus.call(webhooks.list, { manager: { projectId: actor.projectId, role: 'owner' } }).then((r) => expect(r.data).toEqual([]))],
     ['restore', (bus) => bus.call(restore.create, { actor, restore: { files: [{ fileId: level.fileId, toVersion: 1 }] } }).then((r) => expect(r.restored).toHaveLength(1))],
     [
       'sync',

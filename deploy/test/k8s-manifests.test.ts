@@ -7,11 +7,12 @@ import { DEPLOYED_SERVICES } from './repo.ts';
 const SECRETS_NEEDED: Record<(typeof DEPLOYED_SERVICES)[number], string[]> = {
   gateway: ['REDIS_URL', 'LODE_ADMIN_TOKEN'],
   identity: ['DATABASE_URL', 'LODE_CURSOR_SECRET'],
-  upload: ['DATABASE_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'],
+  upload: ['DATABASE_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'LODE_CURSOR_SECRET'],
   commit: ['DATABASE_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'LODE_CURSOR_SECRET'],
   lock: ['DATABASE_URL', 'LODE_CURSOR_SECRET'],
   sync: ['DATABASE_URL'],
   restore: ['DATABASE_URL'],
+  webhooks: ['DATABASE_URL'],
 };
 const OPS_PORT = 9464;
 const GATEWAY_PORT = 8080;

@@ -12,8 +12,9 @@
  *             or LODE_ADMIN_TOKEN); its legs are counted as a multi-process one's, the baselines are
  *             this machine's (DATABASE_URL, NATS_URL, REDIS_URL or the test defaults), and the
  *             commit and sync projects shrink to a tenth (every file is pushed through the API).
- * --only      scenarios by name: validate-key, lock-unlock, versions, initiate-batch, push,
- *             push-memory, commit-1, commit-large, restore, download-urls, log-page, tree-page, sync.
+ * --only      scenarios by name: validate-key, lock-unlock, versions, initiate-batch, confirm-batch, push,
+ *             push-memory, commit-1, commit-large, restore, download-urls, log-page, tree-page, sync,
+ *             draft-commit.
  * --quick     a smoke run: small sizes, few rounds; its figures are not for quoting.
  * --json      writes {mode, baselines: {<name>: {p50Ms, p99Ms, opsPerSec}}, scenarios: [{name,
  *             opsPerSec, p50Ms, p99Ms, ratioToBaseline}]}; with --mode all, an array of one such

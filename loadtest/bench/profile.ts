@@ -7,6 +7,8 @@ export interface Profile {
   small: SmallCallShape;
   versions: { count: number };
   initiateBatch: Rounds & { entries: number };
+  /** Both ways of confirming, each `rounds` times; `inFlight` single confirms at a time. */
+  confirmBatch: Rounds & { entries: number; bytes: number; inFlight: number };
   push: Rounds & { files: number; bytes: number; inFlight: number };
   pushMemory: { files: number; mib: number; inFlight: number };
   commitOne: Rounds;
@@ -24,6 +26,7 @@ const FULL: Profile = {
   small: { samples: 2000, warmup: 200, budgetMs: 10_000, loop: { inFlight: 64, durationMs: 5000, warmupMs: 1000 } },
   versions: { count: 50 },
   initiateBatch: { entries: 1000, rounds: 30, warmup: 3, budgetMs: 30_000 },
+  confirmBatch: { entries: 1000, bytes: 1024, inFlight: 8, rounds: 10, warmup: 1, budgetMs: 60_000 },
   push: { files: 100, bytes: 4096, rounds: 10, warmup: 1, inFlight: 8, budgetMs: 30_000 },
   pushMemory: { files: 20, mib: 8, inFlight: 4 },
   commitOne: { rounds: 200, warmup: 20, budgetMs: 30_000 },
@@ -40,6 +43,7 @@ const QUICK: Profile = {
   small: { samples: 200, warmup: 20, loop: { inFlight: 64, durationMs: 1000, warmupMs: 300 } },
   versions: { count: 10 },
   initiateBatch: { entries: 1000, rounds: 3, warmup: 1 },
+  confirmBatch: { entries: 1000, bytes: 1024, inFlight: 8, rounds: 2, warmup: 1 },
   push: { files: 20, bytes: 4096, rounds: 2, warmup: 1, inFlight: 8 },
   pushMemory: { files: 4, mib: 8, inFlight: 4 },
   commitOne: { rounds: 20, warmup: 5 },

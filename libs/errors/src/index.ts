@@ -21,6 +21,7 @@ export const errorCodes = [
   'slug_taken',
   'path_case_conflict',
   'version_conflict',
+  'version_exists',
   'upload_incomplete',
   'content_mismatch',
   'file_locked',
@@ -34,6 +35,7 @@ export const errorCodes = [
   'branch_protected',
   'merge_conflict',
   'nothing_to_merge',
+  'empty_draft',
   'sync_session_incomplete',
   'sync_catching_up',
   'rate_limited',
@@ -104,6 +106,9 @@ export const errors = {
     new AppError('version_conflict', `Version ${version} of file ${fileId} was taken by another upload; initiate again`, {
       versionConflict: true,
     }),
+  /** Plugin versions are immutable (docs/api.md, Plugins): a published version is never replaced. */
+  versionExists: (name: string, version: string) =>
+    new AppError('version_exists', `Plugin "${name}" already has version ${version}; versions are immutable, publish a new one`),
   uploadIncomplete: (message: string) => new AppError('upload_incomplete', message),
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
   rateLimited: (retryAfterSeconds: number) =>
@@ -143,6 +148,7 @@ export const errors = {
     }),
   nothingToMerge: (source: string, into: string) =>
     new AppError('nothing_to_merge', `Branch "${source}" has nothing that "${into}" does not already have`),
+  emptyDraft: () => new AppError('empty_draft', 'The draft has no files staged; stage files before committing it'),
   fileLocked: (lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; lockedAt: string }[]) =>
     new AppError('file_locked', `${lockedFiles.length} file(s) in this commit are locked by another user`, { lockedFiles }),
   /** Read your writes (docs/api.md, Sync): the read model has not applied the project's latest commit yet. */

@@ -23,6 +23,8 @@ export const LOG_PAGE: Hops = { http: 1, bus: 1, pg: 1 };
 /** A presigned PUT: loopback HTTP is its floor (to the gateway on local disk, to S3 otherwise). */
 export const PUT_OBJECT: Hops = { http: 1 };
 export const CONFIRM: Hops = { http: 1, writeLimit: 1, bus: 1, pg: 1 };
+/** One statement finds every reservation, then one transaction locks them and their files and records every version; storage (one batched head) has no baseline. */
+export const CONFIRM_BATCH: Hops = { http: 1, writeLimit: 1, bus: 1, pg: 4 };
 /** The versions from the upload service and the lock fence from the lock service, then one transaction. */
 export const COMMIT: Hops = { http: 1, writeLimit: 1, bus: 3, pg: 3 };
 /** Read-your-writes asks the commit service for the latest sequence, then one snapshot compare. */

@@ -1,5 +1,8 @@
 import { logPage, treePage } from './browse.ts';
+import { cliTransfers, sdkPush } from './cli.ts';
 import { commitLarge, commitOne } from './commits.ts';
+import { confirmBatch } from './confirm-batch.ts';
+import { draftCommit } from './drafts.ts';
 import { downloadUrls } from './downloads.ts';
 import { restoreFiles } from './restore.ts';
 import type { Scenario } from './scenario.ts';
@@ -14,6 +17,7 @@ export const SCENARIOS: readonly Scenario[] = [
   listVersions,
   logPage,
   initiateBatch,
+  confirmBatch,
   push,
   pushMemory,
   commitOne,
@@ -22,6 +26,9 @@ export const SCENARIOS: readonly Scenario[] = [
   downloadUrls,
   treePage,
   syncProject,
+  draftCommit,
+  sdkPush,
+  cliTransfers,
 ];
 
 export type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';

@@ -40,7 +40,7 @@ export interface InviteArgs {
 }
 
 /** Commands that take several admin calls. */
-export type Workflow = { kind: 'quickstart'; args: QuickstartArgs } | { kind: 'invite'; args: InviteArgs };
+export type Workflow = { kind: 'quickstart'; args: QuickstartArgs } | { kind: 'invite'; args: InviteArgs } | { kind: 'sign-in-link'; user: string };
 
 export type Invocation = { kind: 'help' } | { kind: 'call'; call: HttpCall } | { kind: 'list'; call: HttpCall; all: boolean } | Workflow;
 
@@ -169,6 +169,11 @@ const commands: Record<string, CommandSpec> = {
         userName: f('user-name'),
       },
     }),
+  },
+  'sign-in-link': {
+    usage: 'sign-in-link --user <name|userId>',
+    required: ['user'],
+    build: (f) => ({ kind: 'sign-in-link', user: f('user') }),
   },
   invite: {
     usage: 'invite --project <projectId|org-slug/project-slug> --user <name|userId> [--role owner|admin|member]',

@@ -102,6 +102,26 @@ async function grant(client: AdminClient, note: Note, project: Project, userRef:
   return { orgId: project.orgId, projectId: project.id, userId: user.id, role, keyId: key.id, key: key.key };
 }
 
+interface SignInLink {
+  url: string;
+  expiresAt: string;
+}
+
+async function makeSignInLink(client: AdminClient, note: Note, userId: string): Promise<SignInLink> {
+  const link = await client.send<SignInLink>({ method: 'POST', path: `/admin/v1/users/${userId}/sign-in-links` });
+  note(`Sign in to the dashboard: open ${link.url} (once, within 15 minutes)`);
+  return link;
+}
+
+/** A one-time dashboard link for a user named exactly once, or given by id; nobody is created. */
+export async function signInLink(client: AdminClient, note: Note, nameOrId: string): Promise<SignInLink> {
+  if (UUID.test(nameOrId)) return makeSignInLink(client, note, nameOrId);
+  const namesakes = (await client.sendAll<User>({ method: 'GET', path: '/admin/v1/users' })).data.filter((u) => u.name === nameOrId);
+  if (namesakes.length === 0) throw new CliFailure(`No user is named "${nameOrId}" (npm run admin -- users list --all)`);
+  if (namesakes.length > 1) throw new CliFailure(`${namesakes.length} users are named "${nameOrId}" (${namesakes.map((u) => u.id).join(', ')}): pass --user <userId>`);
+  return makeSignInLink(client, note, namesakes[0].id);
+}
+
 export async function invite(client: AdminClient, note: Note, args: InviteArgs): Promise<Granted> {
   return grant(client, note, await resolveProject(client, args.project), args.user, args.role, 'member');
 }
@@ -110,7 +130,7 @@ export async function invite(client: AdminClient, note: Note, args: InviteArgs):
  * Org, project, owner and key in one go. The project comes right after the org so that a bad
  * project slug is refused before any user exists; whatever was made is reported on failure.
  */
-export async function quickstart(client: AdminClient, note: Note, args: QuickstartArgs): Promise<Granted> {
+export async function quickstart(client: AdminClient, note: Note, args: QuickstartArgs): Promise<Granted & { signInUrl: string }> {
   const created: Record<string, string> = {};
   try {
     let org = await findOrg(client, args.orgSlug);
@@ -126,7 +146,9 @@ export async function quickstart(client: AdminClient, note: Note, args: Quicksta
       project = await client.send<Project>({ method: 'POST', path: `/admin/v1/orgs/${orgId}/projects`, body: { name: args.projectName, slug: args.projectSlug } });
       created.projectId = project.id;
     }
-    return await grant(client, note, project, args.userName, undefined, 'owner');
+    const granted = await grant(client, note, project, args.userName, undefined, 'owner');
+    // The newcomer's next step is the dashboard: a link for the owner just made or found.
+    return { ...granted, signInUrl: (await makeSignInLink(client, note, granted.userId)).url };
   } catch (error) {
     if (Object.keys(created).length > 0) note(`quickstart stopped after creating ${JSON.stringify(created)}`);
     throw error;

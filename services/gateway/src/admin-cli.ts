@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdminClient, CliFailure, HttpError } from './admin-cli-client.ts';
 import { parseCommandLine, usage, UsageError, type Invocation } from './admin-cli-commands.ts';
-import { invite, quickstart } from './admin-cli-workflows.ts';
+import { invite, quickstart, signInLink } from './admin-cli-workflows.ts';
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -43,6 +43,8 @@ async function run(client: AdminClient, invocation: Exclude<Invocation, { kind: 
       return quickstart(client, note, invocation.args);
     case 'invite':
       return invite(client, note, invocation.args);
+    case 'sign-in-link':
+      return signInLink(client, note, invocation.user);
   }
 }
 

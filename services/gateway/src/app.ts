@@ -4,7 +4,9 @@ import type { Logger } from '@lode/telemetry';
 import { LOCAL_OBJECTS_ROUTE } from '@lode/storage';
 import { Authenticator } from './auth/authenticator.ts';
 import { identityKeyDirectory } from './auth/key-directory.ts';
-import { limitWrites, requireKey, requireOwnProject } from './auth/middleware.ts';
+import { limitWrites, requireOwnProject } from './auth/middleware.ts';
+import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
+import { requireKeyOrSession } from './auth/sessions.ts';
 import { accessLog } from './http/access-log.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import { JSON_TYPES, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
@@ -14,6 +16,7 @@ import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
 import { authRoutes } from './routes/auth.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { healthRoutes } from './routes/health.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { commitRoutes } from './routes/commits.ts';
 import { branchRoutes } from './routes/branches.ts';
@@ -21,6 +24,13 @@ import { lockRoutes } from './routes/locks.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { restoreRoutes } from './routes/restore.ts';
 import { downloadRoutes } from './routes/downloads.ts';
+import { pluginRoutes } from './routes/plugins.ts';
+import { draftRoutes } from './routes/drafts.ts';
+import { sessionRoutes } from './routes/session.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { webRoutes } from './routes/web.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
+import { eventRoutes } from './routes/events.ts';
 
 export interface GatewayDeps {
   bus: Bus;
@@ -36,6 +46,10 @@ export interface GatewayDeps {
   localObjects?: (req: express.Request, res: express.Response) => Promise<void>;
   /** True once shutdown began: /readyz fails so the balancer stops sending before the drain. */
   stopping?: () => boolean;
+  /** OpenID Connect sign-in for the dashboard; off unless configured. */
+  oidc?: OidcSettings | undefined;
+  /** Where the dashboard's build is; clients/web/dist unless given. */
+  webRoot?: string;
 }
 
 export interface Gateway {
@@ -51,6 +65,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.set('query parser', 'simple');
   app.use(requestId, requestMetrics, accessLog(deps.logger), refuseUndecodablePath);
   app.use(healthRoutes({ bus: deps.bus, services: deps.services, stopping: deps.stopping }));
+  app.use(docsRoutes());
 
   // Blob bytes stream through this route untouched by the JSON parser (local driver only).
   const localObjects = deps.localObjects;
@@ -64,19 +79,26 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES }), refuseUnacceptableValues);
   app.use(authRoutes(authenticator));
   app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator }));
+  app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc) }));
+  app.use(dashboardRoutes({ bus: deps.bus, authenticator }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);
   const projectMount = '/api/v1/projects/:projectId';
   const project = express.Router({ mergeParams: true });
-  project.use(mountedAt(projectMount), requireKey(authenticator), requireOwnProject);
+  project.use(mountedAt(projectMount), requireKeyOrSession(authenticator, deps.bus), requireOwnProject);
   project.use(uploadRoutes(deps.bus, writes));
   project.use(commitRoutes(deps.bus, writes));
+  project.use(draftRoutes(deps.bus, writes));
   project.use(branchRoutes(deps.bus, writes));
   project.use(lockRoutes(deps.bus, writes));
   project.use(syncRoutes(deps.bus));
   project.use(restoreRoutes(deps.bus, writes));
   project.use(downloadRoutes(deps.bus));
+  project.use(pluginRoutes(deps.bus, writes));
+  project.use(webhookRoutes(deps.bus, writes));
+  project.use(eventRoutes(deps.bus));
   app.use(projectMount, project);
+  app.use(webRoutes(deps.webRoot));
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

@@ -1,2 +1,2 @@
 /** Services behind the gateway's routes; /readyz pings each over the bus. */
-export const PROJECT_SERVICES = ['identity', 'upload', 'commit', 'lock', 'sync', 'restore'] as const;
+export const PROJECT_SERVICES = ['identity', 'upload', 'commit', 'lock', 'sync', 'restore', 'webhooks'] as const;

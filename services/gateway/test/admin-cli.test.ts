@@ -73,7 +73,9 @@ describe('admin CLI (npm run admin)', () => {
       role: 'owner',
       keyId: expect.any(String),
       key: expect.stringMatching(/^lode_[0-9A-Za-z]{40}$/),
+      signInUrl: expect.stringMatching(/\/sign-in#token=[\w-]{43}$/),
     });
+    expect(run.stderr).toContain('Sign in to the dashboard: open http');
     const api = new ApiClient(stack.baseUrl, { authorization: `Bearer ${created.key}` });
     const identity = await api.post('/api/v1/auth/validate-key');
     expect(identity).toMatchObject({ status: 200, body: { userName: 'Ada', projectSlug: 'forest', orgId: created.orgId } });
@@ -83,6 +85,19 @@ describe('admin CLI (npm run admin)', () => {
     expect(JSON.stringify(keys)).not.toContain(created.key);
     const members = await json<Page<{ userId: string; role: string }>>(['members', 'list', '--org', created.orgId]);
     expect(members.data).toEqual([expect.objectContaining({ userId: created.userId, role: 'owner' })]);
+  });
+
+  it('sign-in-link prints a one-time dashboard link for a user named once, and refuses unknown or ambiguous names', async () => {
+    const name = `Link-${tag()}`;
+    const user = await json<{ id: string }>(['users', 'create', '--name', name]);
+    for (const ref of [name, user.id]) {
+      const link = await json<{ url: string; expiresAt: string }>(['sign-in-link', '--user', ref]);
+      const token = new URL(link.url).hash.replace('#token=', '');
+      expect(await new ApiClient(stack.baseUrl).post('/api/v1/session', { token })).toMatchObject({ status: 201, body: { user: { id: user.id } } });
+    }
+    expect(await cli(['sign-in-link', '--user', `nobody-${tag()}`])).toMatchObject({ code: 1, stderr: expect.stringContaining('No user is named') });
+    await json(['users', 'create', '--name', name]);
+    expect(await cli(['sign-in-link', '--user', name])).toMatchObject({ code: 1, stderr: expect.stringContaining('2 users are named') });
   });
 
   /** The key works: validate-key answers 200 for the user and project it was made for. */

@@ -133,7 +133,7 @@ describe('admin API (issue 2)', () => {
     it('creates a user with or without an avatar', async () => {
       const plain = await admin.post<User>('/admin/v1/users', { name: 'Ada' });
       expect(plain.status).toBe(201);
-      expect(plain.body).toEqual({ id: expect.stringMatching(UUID), name: 'Ada', avatarUrl: null, createdAt: expect.stringMatching(ISO) });
+      expect(plain.body).toEqual({ id: expect.stringMatching(UUID), name: 'Ada', avatarUrl: null, email: null, createdAt: expect.stringMatching(ISO) });
       const avatarUrl = 'https://cdn.example.com/ada.png';
       expect((await admin.post<User>('/admin/v1/users', { name: 'Ada', avatarUrl })).body.avatarUrl).toBe(avatarUrl);
     });

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalBus } from '@lode/bus';
-import { createLogger } from '@lode/telemetry';
-import { createGatewayApp } from '../src/app.ts';
-import { MemoryWriteLimiter } from '../src/ratelimit/memory-limiter.ts';
+import { bareGatewayApp } from './bare-gateway.ts';
 import { ROUTES } from './fuzz/catalogue.ts';
 import { coverage, loggedErrors, reportFindings } from './fuzz/findings.ts';
 import { controlChanges, seedFuzz, snapshotControl, type ControlSnapshot, type SeededFuzz } from './fuzz/fixtures.ts';
@@ -29,25 +26,13 @@ const NO_ANSWER_MS = 150_000;
 
 describe('the fuzz catalogue', () => {
   it('lists every route and mounted handler the gateway registers', async () => {
-    const logger = createLogger('fuzz-catalogue', 'silent');
-    const bus = new LocalBus(logger);
+    const { app, close } = bareGatewayApp();
     try {
-      const { app } = createGatewayApp({
-        bus,
-        limiter: new MemoryWriteLimiter(),
-        logger,
-        adminToken: 'x'.repeat(32),
-        defaultWriteLimit: { perSecond: 1, burst: 1 },
-        authCacheMs: 1,
-        bodyLimit: '1mb',
-        services: [],
-        localObjects: async () => undefined,
-      });
       const registered = registeredRoutes(app);
       expect(registered.length).toBeGreaterThan(20);
       expect(unlisted(registered, ROUTES.filter((r) => r.surface === 'api'))).toEqual([]);
     } finally {
-      await bus.close();
+      await close();
     }
   });
 });

@@ -71,7 +71,9 @@ describe.each(['local', 's3'] as const)('large files through the %s driver: memo
     const warm = await peaks();
     await push(p, 'Cinematics/intro.mov', 256 * MiB);
     const after = await peaks();
-    expect(after.gateway - warm.gateway).toBeLessThan(32 * MiB);
-    expect(after.upload - warm.upload).toBeLessThan(32 * MiB);
+    // A quarter of the second file: far below holding it, above the slack a collector starved of CPU
+    // leaves on a loaded machine (33 MB was seen at load average 20).
+    expect(after.gateway - warm.gateway).toBeLessThan(64 * MiB);
+    expect(after.upload - warm.upload).toBeLessThan(64 * MiB);
   });
 });

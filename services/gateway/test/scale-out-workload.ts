@@ -133,7 +133,7 @@ export class Workload {
     }
   }
 
-  /** Reads history and sync while the rest writes: each must already show what was acknowledged before it began. */
+  /** Reads history, sync and the webhook list while the rest writes: each must already show what was acknowledged before it began. */
   async reader(api: RetryingClient): Promise<void> {
     while (!this.#finished) {
       const known = [...this.commits];
@@ -152,6 +152,8 @@ export class Workload {
       if (sync === undefined) this.syncsUnavailable++;
       else if (sync.status !== 200) throw new Error(`sync: ${sync.status} ${JSON.stringify(sync.body)}`);
       else if (sync.body.latestCommitSeq < latest) this.violations.push(`sync answered at commit ${sync.body.latestCommitSeq} after commit ${latest} was acknowledged`);
+      // The webhooks service is behind the gateway too: its replicas must share and survive the load like the others.
+      await call(api.get(`${this.#base}/webhooks`), 200, 'webhooks');
       this.reads++;
     }
   }

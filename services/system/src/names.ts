@@ -3,5 +3,5 @@
  * and the deploy checks need without loading any service's code. Each has its definition in
  * registry.ts, which the compiler holds to exactly this list.
  */
-export const SERVICE_NAMES = ['identity', 'upload', 'commit', 'lock', 'sync', 'restore'] as const;
+export const SERVICE_NAMES = ['identity', 'upload', 'commit', 'lock', 'sync', 'restore', 'webhooks'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];

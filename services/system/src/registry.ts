@@ -8,6 +8,7 @@ import { COMMIT_SCHEMA, commitMigrations, commitSettings, startCommitService } f
 import { LOCK_SCHEMA, lockMigrations, lockSettings, startLockService } from '@lode/lock';
 import { startSyncService, SYNC_SCHEMA, syncMigrations, syncSettings } from '@lode/sync';
 import { RESTORE_SCHEMA, restoreMigrations, restoreSettings, startRestoreService } from '@lode/restore';
+import { startWebhooksService, WEBHOOKS_SCHEMA, webhooksConfig, webhooksMigrations, webhooksSettings } from '@lode/webhooks';
 import { defineService, type ServiceDefinition } from './definition.ts';
 import type { SERVICE_NAMES} from './names.ts';
 import { type ServiceName } from './names.ts';
@@ -39,7 +40,13 @@ export const SERVICES = [
     migrations: uploadMigrations,
     entry: entryOf('upload'),
     settings: { ...storageSettings, ...uploadSettings },
-    start: (runtime, config) => startUploadService({ ...runtime, gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS } }),
+    start: (runtime, config) =>
+      startUploadService({
+        ...runtime,
+        gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
+        cursorSecret: config.LODE_CURSOR_SECRET,
+        outbox: outboxOptions(config),
+      }),
   }),
   defineService({
     name: 'commit',
@@ -54,6 +61,7 @@ export const SERVICES = [
         outbox: outboxOptions(config),
         idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
         fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
+        draftTtlMs: config.LODE_DRAFT_TTL_MS,
       }),
   }),
   defineService({
@@ -80,6 +88,14 @@ export const SERVICES = [
     entry: entryOf('restore'),
     settings: restoreSettings,
     start: (runtime, config) => startRestoreService({ ...runtime, idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS }),
+  }),
+  defineService({
+    name: 'webhooks',
+    schema: WEBHOOKS_SCHEMA,
+    migrations: webhooksMigrations,
+    entry: entryOf('webhooks'),
+    settings: webhooksSettings,
+    start: (runtime, config) => startWebhooksService({ ...runtime, config: webhooksConfig(config) }),
   }),
 ] as const satisfies DefinitionsOf<typeof SERVICE_NAMES>;
 

@@ -22,6 +22,8 @@ export interface StackOptions {
   fenceTtlMs?: number;
   /** How long a sync waits for its read model to catch up with the latest commit. */
   syncCatchUpMs?: number;
+  /** How long a draft commit lives. */
+  draftTtlMs?: number;
 }
 
 export interface TestStack {
@@ -51,9 +53,13 @@ function testEnvironment(options: StackOptions): Record<string, string> {
     LODE_OUTBOX_RETENTION_MS: '60000',
     LODE_LOCK_FENCE_TTL_MS: String(options.fenceTtlMs ?? 60_000),
     LODE_SYNC_CATCH_UP_MS: String(options.syncCatchUpMs ?? 5000),
+    LODE_DRAFT_TTL_MS: String(options.draftTtlMs ?? 86_400_000),
     // Reservations are collected when a test asks (collectReservations), never behind its back.
     LODE_GC_INTERVAL_MS: String(24 * 3_600_000),
     LODE_GC_GRACE_MS: '0',
+    // Webhook receivers in tests listen on loopback; retries come within milliseconds, not seconds.
+    LODE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    LODE_WEBHOOK_RETRY_BASE_MS: '20',
   };
 }
 

@@ -6,7 +6,7 @@ import { identity, roleSchema, uuid } from '@lode/contracts';
  * any bus call; the field rules are the identity contracts' own.
  */
 export const createOrgBody = z.object({ name: identity.displayName, slug: identity.slug });
-export const createUserBody = z.object({ name: identity.displayName, avatarUrl: identity.imageUrl.nullable().optional() });
+export const createUserBody = z.object({ name: identity.displayName, avatarUrl: identity.imageUrl.nullable().optional(), email: identity.email.nullable().optional() });
 export const addMemberBody = z.object({ userId: uuid, role: roleSchema });
 export const createProjectBody = z.object({
   name: identity.displayName,

@@ -2,10 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { errors } from '@lode/errors';
 import type { Bus } from '@lode/bus';
-import { identity, uuid } from '@lode/contracts';
+import { identity, sessions, uuid } from '@lode/contracts';
 import { bearerToken } from '../auth/api-key.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { parse } from '../http/parse.ts';
+import { adminWebhookRoutes } from './webhooks.ts';
 import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery } from '../http/admin-bodies.ts';
 
 /** Compares SHA-256 digests so the comparison takes the same time whatever the token's length. */
@@ -41,10 +42,16 @@ export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator:
 
   router.post('/admin/v1/users', async (req, res) => {
     const body = parse(createUserBody, req.body);
-    res.status(201).json(await bus.call(identity.createUser, { name: body.name, avatarUrl: body.avatarUrl ?? null }));
+    res.status(201).json(await bus.call(identity.createUser, { name: body.name, avatarUrl: body.avatarUrl ?? null, email: body.email ?? null }));
   });
   router.get('/admin/v1/users', async (req, res) => {
     res.json(await bus.call(identity.listUsers, parse(listQuery, req.query, 'query')));
+  });
+
+  // A one-time link into the dashboard (issue 21); the token rides in the fragment, which no server or log sees.
+  router.post('/admin/v1/users/:userId/sign-in-links', async (req, res) => {
+    const link = await bus.call(sessions.createSignInLink, { userId: idParam(req.params.userId, 'User') });
+    res.status(201).json({ url: `${req.protocol}://${req.get('host')}/sign-in#token=${link.token}`, expiresAt: link.expiresAt });
   });
 
   router.post('/admin/v1/orgs/:orgId/members', async (req, res) => {
@@ -87,6 +94,8 @@ export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator:
     deps.authenticator.forgetKey(key.id);
     res.json(key);
   });
+
+  router.use('/admin/v1/projects/:projectId', adminWebhookRoutes(bus));
 
   return router;
 }

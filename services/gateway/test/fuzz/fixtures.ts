@@ -33,6 +33,8 @@ export interface ProjectFixture {
   key: string;
   files: FileFixture[];
   commitIds: string[];
+  /** Drafts of the caller, a file staged in each (the fuzzer may commit or delete them: later calls answer 404). */
+  draftIds: string[];
   /** A second page of a file's versions, and of the project's locks. */
   versionsCursor: string;
   locksCursor: string;
@@ -73,6 +75,12 @@ async function seedProject(p: SeededProject, prefix: string): Promise<ProjectFix
   const versions = ok('versions', await p.api.get(`${base}/files/${firsts[0].fileId}/versions?limit=1`));
   const allVersions = ok('versions', await p.api.get(`${base}/files/${firsts[0].fileId}/versions`));
   const locks = ok('locks', await p.api.get(`${base}/locks?limit=1`));
+  const draftIds: string[] = [];
+  for (const first of firsts.slice(2)) {
+    const draft = ok('draft', await p.api.post(`${base}/drafts`, { message: 'seed draft' }));
+    ok('draft files', await p.api.post(`${base}/drafts/${draft.id}/files`, { fileVersions: [{ fileId: first.fileId, action: 'delete' }] }));
+    draftIds.push(draft.id);
+  }
   return {
     projectId: p.projectId,
     orgId: p.orgId,
@@ -84,6 +92,7 @@ async function seedProject(p: SeededProject, prefix: string): Promise<ProjectFix
       versions: [f, ...seconds.filter((s) => s.fileId === f.fileId)].map(({ version, sha256, size }) => ({ version, sha256, size })),
     })),
     commitIds: [add.id, modify.id],
+    draftIds,
     versionsCursor: versions.nextCursor,
     locksCursor: locks.nextCursor,
     downloads: allVersions.data.map((v: { downloadUrl: string }) => signedUrl(v.downloadUrl)),

@@ -111,7 +111,7 @@ function routeRequests(route: Route, f: FuzzFixtures, valid: fc.Arbitrary<ValidR
 
 /**
  * Paths no route answers: known words and ids in the wrong places, hostile and undecodable
- * segments, the spec 4.10 endpoints not built yet, and a URL longer than Node accepts.
+ * segments, project routes with a method or a segment they do not take, and a URL longer than Node accepts.
  */
 function unmatchedRequests(f: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
   const p = f.project.projectId;

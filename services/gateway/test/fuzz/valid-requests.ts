@@ -40,7 +40,17 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
   const file = fc.constantFrom(...p.files);
   const fileId = file.map((x) => x.fileId);
   const fileIds = fc.uniqueArray(fileId, { minLength: 1, maxLength: 3 });
+  const draftId = fc.constantFrom(...p.draftIds);
   const version = (x: FileFixture) => fc.constantFrom(...x.versions);
+  // Public addresses of the documentation range: saved without a DNS lookup; deliveries to them time out in the background.
+  const webhookBody = fc
+    .record({ url: fc.constantFrom('https://203.0.113.7/hook', 'http://198.51.100.20:8080/ci'), events: fc.subarray(['commit.created', 'lock.acquired', 'lock.released', 'branch.created'], { minLength: 1 }), description: optional(fc.constantFrom('CI', '')) })
+    .map((body) => defined(body));
+  // The fuzz project's webhooks are made by the fuzz itself: a random id is the nearly valid request (404).
+  const webhookId = fc.uuid();
+  const webhookChanges = fc
+    .record({ disabled: fc.boolean(), rotateSecret: optional(fc.constant(true)), events: optional(fc.constant<string[]>(['lock.released'])) })
+    .map((body) => defined(body));
   const idempotencyKey = optional(fc.nat(20).map((n) => `fuzz-${n}`));
   const withIdempotency = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { 'x-idempotency-key': key });
   const path = fc.oneof(fc.constantFrom(...p.files.map((x) => x.path)), fc.nat(50).map((n) => `fuzz/new/${n}.bin`));
@@ -49,6 +59,9 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     // Content already in the project: the dedup form.
     fc.tuple(path, file.chain(version)).map(([at, v]) => ({ path: at, sha256: v.sha256, size: v.size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' })),
   );
+  const confirmEntry = fc
+    .constantFrom(...p.reservations)
+    .map((r) => defined({ fileId: r.fileId, version: r.version, storageKey: r.storageKey, dedup: r.dedup, sha256: r.sha256, size: r.size }));
   const commitEntry = file.chain((x) =>
     fc.oneof(
       fc.record({ fileId: fc.constant(x.fileId), action: fc.constantFrom('add', 'modify'), version: version(x).map((v) => v.version) }),
@@ -68,16 +81,16 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
   const adminId = (ids: string[]) => fc.constantFrom(...ids);
   const name = fc.constantFrom('Fuzz', 'Studio Nord', 'Ünïcödé', 'a');
   const slug = fc.nat(1000).map((n) => `fz-${n}`);
+  const pluginName = fc.oneof(fc.constantFrom('fuzz-tool', 'a', 'exporter.v2', 'z_9'), fc.nat(50).map((n) => `fuzz-plugin-${n}`));
+  const pluginVersion = fc.constantFrom('1.0.0', '1.10.0', '2.0.0-rc.1', '0.0.1+build.7', '1.0.0-alpha.beta.1');
   const imageUrl = optional(fc.constantFrom('https://example.com/a.png', 'http://cdn.example.com/x.jpg'));
 
   return {
     'validate-key': fc.constant(request({})),
     initiate: initiateFile.map((body) => request({ params: project, body })),
     'initiate-batch': fc.array(initiateFile, { minLength: 1, maxLength: 4 }).map((files) => request({ params: project, body: { files } })),
-    confirm:
-      fc.constantFrom(...p.reservations).map((r) =>
-        request({ params: project, body: defined({ fileId: r.fileId, version: r.version, storageKey: r.storageKey, dedup: r.dedup, sha256: r.sha256, size: r.size }) }),
-      ),
+    confirm: confirmEntry.map((body) => request({ params: project, body })),
+    'confirm-batch': fc.array(confirmEntry, { minLength: 1, maxLength: 4 }).map((files) => request({ params: project, body: { files } })),
     commit:
       fc
         .record({
@@ -87,6 +100,17 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
           key: idempotencyKey,
         })
         .map(({ message, entries, branch, key }) => request({ params: project, body: defined({ message, fileVersions: entries, branch }), headers: withIdempotency(key) })),
+    'draft-create': fc
+      .record({ message: fc.constantFrom('fuzz import', 'x'), branch: optional(fc.constantFrom(...BRANCHES)) })
+      .map((body) => request({ params: project, body: defined(body) })),
+    'draft-get': draftId.map((id) => request({ params: { ...project, draftId: id } })),
+    'draft-stage': fc
+      .record({ id: draftId, entries: fc.uniqueArray(commitEntry, { minLength: 1, maxLength: 3, selector: (e) => e.fileId }) })
+      .map(({ id, entries }) => request({ params: { ...project, draftId: id }, body: { fileVersions: entries } })),
+    'draft-commit': fc
+      .record({ id: draftId, key: idempotencyKey })
+      .map(({ id, key }) => request({ params: { ...project, draftId: id }, headers: withIdempotency(key) })),
+    'draft-delete': draftId.map((id) => request({ params: { ...project, draftId: id } })),
     versions:
       fc
         .record({ fileId, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(p.versionsCursor)) })
@@ -168,7 +192,61 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
           branch: optional(fc.constantFrom(...BRANCHES)),
         })
         .map((body) => request({ params: project, body: defined(body) })),
+    plugins: optional(fc.integer({ min: 1, max: 200 }).map(String)).map((limit) => request({ params: project, query: defined({ limit }) as Record<string, string> })),
+    'plugin-versions':
+      fc
+        .record({ name: pluginName, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
+        .map(({ name: plugin, limit }) => request({ params: { ...project, name: plugin }, query: defined({ limit }) as Record<string, string> })),
+    'plugin-initiate':
+      fc
+        .record({
+          name: pluginName,
+          version: pluginVersion,
+          sha256: hex64,
+          size: fc.integer({ min: 0, max: 5 * 1024 ** 3 }),
+          contentMd5: md5Base64,
+          description: optional(fc.constantFrom('', 'Exports levels', 'Ünïcödé 😀')),
+        })
+        .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body: defined(body) })),
+    'plugin-confirm':
+      fc
+        .record({ name: pluginName, version: pluginVersion, storageKey: fc.uuid().map((id) => `o/${p.projectId}/plugins/${id}`), sha256: hex64, size: fc.integer({ min: 0, max: 1024 }) })
+        .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body })),
 
+    'webhook-create': webhookBody.map((body) => request({ params: project, body })),
+    webhooks: fc.constant(request({ params: project })),
+    'webhook-get': webhookId.map((id) => request({ params: { ...project, webhookId: id } })),
+    'webhook-update': fc.tuple(webhookId, webhookChanges).map(([id, body]) => request({ params: { ...project, webhookId: id }, body })),
+    'webhook-delete': webhookId.map((id) => request({ params: { ...project, webhookId: id } })),
+    'webhook-deliveries': fc
+      .tuple(webhookId, optional(fc.integer({ min: 1, max: 200 }).map(String)))
+      .map(([id, limit]) => request({ params: { ...project, webhookId: id }, query: defined({ limit }) as Record<string, string> })),
+    'webhook-ping': webhookId.map((id) => request({ params: { ...project, webhookId: id } })),
+    events: fc.constantFrom('', 'lock.acquired', 'commit.created,branch.created').map((types) => request({ params: project, query: types === '' ? {} : { types } })),
+    'session-sign-in': fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constant('short')).map((token) => request({ body: { token } })),
+    session: fc.constant(request({})),
+    'session-sign-out': fc.constant(request({})),
+    'session-options': fc.constant(request({})),
+    'oidc-start': fc.constant(request({})),
+    'oidc-callback': fc.constant(request({ query: { code: 'fuzz', state: 'fuzz' } })),
+    'my-orgs': fc.constant(request({})),
+    'org-projects': fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
+    'org-create-project': fc.record({ orgId: adminId(f.admin.orgIds), name, slug }).map(({ orgId, ...body }) => request({ params: { orgId }, body })),
+    'org-members': fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
+    'org-set-member': fc
+      .record({ orgId: adminId(f.admin.orgIds), userId: adminId(f.admin.userIds), role: fc.constantFrom('owner', 'admin', 'member') })
+      .map(({ orgId, ...body }) => request({ params: { orgId }, body })),
+    'org-remove-member': fc.tuple(adminId(f.admin.orgIds), adminId(f.admin.userIds)).map(([orgId, userId]) => request({ params: { orgId, userId } })),
+    'project-overview': fc.constant(request({ params: project })),
+    'project-write-limit': optional(fc.record({ perSecond: fc.integer({ min: 1, max: 100_000 }), burst: fc.integer({ min: 1, max: 1_000_000 }) })).map((limit) =>
+      request({ params: project, body: { writeRateLimit: limit ?? null } }),
+    ),
+    'project-keys': adminList.map((query) => request({ params: project, query })),
+    'project-create-key': optional(adminId(f.admin.userIds)).map((userId) => request({ params: project, body: defined({ userId }) })),
+    'project-revoke-key': adminId(f.admin.keyIds).map((keyId) => request({ params: { ...project, keyId } })),
+    'project-reset-key': adminId(f.admin.keyIds).map((keyId) => request({ params: { ...project, keyId } })),
+    'web-asset': fc.constantFrom('index.js', 'missing-1234.css').map((file) => request({ params: { file } })),
+    'admin-sign-in-link': adminId(f.admin.userIds).map((userId) => request({ params: { userId } })),
     'admin-create-org': fc.record({ name, slug }).map((body) => request({ body })),
     'admin-orgs': adminList.map((query) => request({ query })),
     'admin-create-user': fc.record({ name, avatarUrl: imageUrl }).map((body) => request({ body: defined(body) })),
@@ -191,7 +269,18 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     'admin-keys': fc.tuple(adminId(f.admin.projectIds), adminList).map(([projectId, query]) => request({ params: { projectId }, query })),
     'admin-revoke-key': adminId(f.admin.keyIds).map((keyId) => request({ params: { keyId } })),
     'admin-reset-device': adminId(f.admin.keyIds).map((keyId) => request({ params: { keyId } })),
+    'admin-webhook-create': fc.tuple(adminId(f.admin.projectIds), webhookBody).map(([projectId, body]) => request({ params: { projectId }, body })),
+    'admin-webhooks': adminId(f.admin.projectIds).map((projectId) => request({ params: { projectId } })),
+    'admin-webhook-get': fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+    'admin-webhook-update': fc.tuple(adminId(f.admin.projectIds), webhookId, webhookChanges).map(([projectId, id, body]) => request({ params: { projectId, webhookId: id }, body })),
+    'admin-webhook-delete': fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+    'admin-webhook-deliveries': fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+    'admin-webhook-ping': fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
 
+    openapi: fc.constant(request({})),
+    docs: fc.constant(request({})),
+    'docs-initializer': fc.constant(request({})),
+    'docs-asset': fc.constantFrom('swagger-ui.css', 'swagger-ui-bundle.js', 'missing.js').map((file) => request({ params: { file } })),
     healthz: fc.constant(request({})),
     readyz: fc.constant(request({})),
     'object-put': signed(p.uploads, 'PUT'),
