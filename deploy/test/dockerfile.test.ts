@@ -20,11 +20,32 @@ interface Copy {
   destination: string;
 }
 
-function copies(dockerfile: Dockerfile): Copy[] {
-  return dockerfile.getCOPYs().map((copy) => {
+/** The COPY instructions of the whole file, or of one build stage (from its FROM to the next). */
+function copies(dockerfile: Dockerfile, stage?: string): Copy[] {
+  const froms = dockerfile.getFROMs();
+  const index = froms.findIndex((from) => from.getBuildStage() === stage);
+  const first = stage === undefined ? 0 : froms[index].getRange().start.line;
+  const next = stage === undefined ? Infinity : (froms[index + 1]?.getRange().start.line ?? Infinity);
+  const inStage = dockerfile.getCOPYs().filter((copy) => copy.getRange().start.line > first && copy.getRange().start.line < next);
+  return inStage.map((copy) => {
     const args = copy.getArguments().map((a) => a.getValue());
     return { from: copy.getFromFlag()?.getValue() ?? undefined, sources: args.slice(0, -1), destination: args[args.length - 1] };
   });
+}
+
+/** True when copying `source` brings `file` (the file itself or a directory holding it). */
+const brings = (source: string, file: string) => file === source || file.startsWith(`${source}/`);
+
+/** The workspace directories the lock file records, which npm ci checks the tree against. */
+function lockedWorkspaces(): string[] {
+  const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8'));
+  return Object.keys(lock.packages).filter((p) => p && !p.startsWith('node_modules/') && !p.includes('/node_modules/'));
+}
+
+/** A tsconfig and every file its `extends` chain reads, relative to the repository root. */
+function tsconfigChain(file: string): string[] {
+  const { extends: parent } = JSON.parse(readFileSync(path.join(REPO_ROOT, file), 'utf8')) as { extends?: string };
+  return parent ? [file, ...tsconfigChain(path.join(path.dirname(file), parent))] : [file];
 }
 
 describe('deploy/Dockerfile', () => {
@@ -58,10 +79,29 @@ describe('deploy/Dockerfile', () => {
 
   it('keeps every workspace manifest in the build context, since npm ci checks them against the lock file', () => {
     const workspaces: string[] = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).workspaces;
-    const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8'));
-    const lockedWorkspaces = Object.keys(lock.packages).filter((p) => p && !p.startsWith('node_modules/') && !p.includes('/node_modules/'));
-    expect(lockedWorkspaces.length).toBeGreaterThanOrEqual(workspaces.length);
-    for (const workspace of lockedWorkspaces) expect(ignored(`${workspace}/package.json`), workspace).toBe(false);
+    expect(lockedWorkspaces().length).toBeGreaterThanOrEqual(workspaces.length);
+    for (const workspace of lockedWorkspaces()) expect(ignored(`${workspace}/package.json`), workspace).toBe(false);
+  });
+
+  it('gathers the manifest of every workspace in the lock file in the manifests stage, which the npm ci stages install from', () => {
+    const copied = copies(dockerfile, 'manifests').filter((c) => !c.from).flatMap((c) => c.sources);
+    const gather = dockerfile.getInstructions().find((i) => i.getKeyword() === 'RUN' && i.getTextContent().includes('-name package.json'));
+    const roots = /find ((?:[\w./-]+ )+)-name package\.json/.exec(gather?.getTextContent() ?? '')?.[1].trim().split(' ') ?? [];
+    expect(roots.length).toBeGreaterThan(0);
+    for (const manifest of lockedWorkspaces().map((workspace) => `${workspace}/package.json`)) {
+      expect(copied.some((source) => brings(source, manifest)), `${manifest} is copied into the manifests stage`).toBe(true);
+      expect(roots.some((root) => brings(root, manifest)), `${manifest} is under a directory the find searches`).toBe(true);
+    }
+  });
+
+  it("gives the dashboard's build stage every tsconfig its Vite build reads, up the extends chain", () => {
+    const copied = copies(dockerfile, 'web').filter((c) => !c.from).flatMap((c) => c.sources);
+    const chain = tsconfigChain('clients/web/tsconfig.json');
+    expect(chain).toContain('tsconfig.base.json');
+    for (const file of chain) {
+      expect(ignored(file), `${file} is excluded by .dockerignore`).toBe(false);
+      expect(copied.some((source) => brings(source, file)), `${file} is copied into the web stage`).toBe(true);
+    }
   });
 
   it('leaves tests, documentation and local state out of the image', () => {
@@ -80,7 +120,7 @@ describe('deploy/Dockerfile', () => {
 
   it('copies the entry point and every module it imports', () => {
     const copied = copies(dockerfile).filter((c) => !c.from).flatMap((c) => c.sources);
-    const isCopied = (file: string) => copied.some((source) => file === source || file.startsWith(`${source}/`));
+    const isCopied = (file: string) => copied.some((source) => brings(source, file));
     const entrypoint = 'deploy/entrypoint.ts';
     const imports = [...readFileSync(path.join(REPO_ROOT, entrypoint), 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => path.join('deploy', m[1]));
     for (const file of [entrypoint, ...imports, 'libs/telemetry/src/register.ts', 'services/migrate/src/main.ts']) expect(isCopied(file), file).toBe(true);
