@@ -29,6 +29,13 @@ describe('settleAttempt', () => {
     expect(date.status === 'pending' && date.nextAttemptAt.getTime() - now.getTime()).toBe(30_000);
   });
 
+  it('never retries sooner than the backoff, whatever Retry-After asks (0, a past date, less than the backoff)', () => {
+    const delayOf = (settlement: ReturnType<typeof settle>) => (settlement.status === 'pending' ? settlement.nextAttemptAt.getTime() - now.getTime() : undefined);
+    expect(delayOf(settle(answered(429, '0')))).toBe(750);
+    expect(delayOf(settle(answered(503, new Date(now.getTime() - 60_000).toUTCString())))).toBe(750);
+    expect(delayOf(settle(answered(429, '1'), 3))).toBe(3000);
+  });
+
   it('disables the endpoint on 410 and fails other 4xx at once', () => {
     expect(settle(answered(410))).toMatchObject({ status: 'failed', disableWebhook: true });
     expect(settle(answered(400))).toMatchObject({ status: 'failed', disableWebhook: false, lastStatus: 400 });

@@ -39,7 +39,7 @@ export function retryAfterMs(value: string | null, now: Date): number | undefine
 
 /**
  * The Standard Webhooks rules as docs/api.md states them: a 2xx is delivered; timeouts, connection
- * failures, 5xx and 429 are retried with backoff (a Retry-After is honoured) until the window ends;
+ * failures, 5xx and 429 are retried with backoff (a longer Retry-After is honoured) until the window ends;
  * a 410 disables the endpoint; any other answer fails the delivery at once.
  */
 export function settleAttempt(result: AttemptResult, context: { attempts: number; createdAt: Date; now: Date; policy: RetryPolicy; random: number }): Settlement {
@@ -51,8 +51,10 @@ export function settleAttempt(result: AttemptResult, context: { attempts: number
     if (result.status !== 429 && result.status < 500) return { status: 'failed', lastStatus, error: `The endpoint answered ${result.status}`, disableWebhook: false };
   }
   const error = result.kind === 'answered' ? `The endpoint answered ${result.status}` : result.error;
-  const asked = result.kind === 'answered' ? retryAfterMs(result.retryAfter, context.now) : undefined;
-  const delayMs = asked ?? backoffMs(context.policy, context.attempts, context.random);
+  // A Retry-After may push the retry later, never sooner than the backoff: `0` (or a date already
+  // past) from a struggling endpoint would otherwise have the worker resend at once, in a loop.
+  const asked = result.kind === 'answered' ? (retryAfterMs(result.retryAfter, context.now) ?? 0) : 0;
+  const delayMs = Math.max(asked, backoffMs(context.policy, context.attempts, context.random));
   const nextAttemptAt = new Date(context.now.getTime() + delayMs);
   if (nextAttemptAt.getTime() - context.createdAt.getTime() > context.policy.windowMs) {
     return { status: 'failed', lastStatus, error: `${error}; given up after retrying for ${Math.round(context.policy.windowMs / 3_600_000)} h`, disableWebhook: false };
