@@ -3,7 +3,9 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Addresses a webhook must not reach unless private targets are allowed: the cluster's own network
  * and the machine itself (RFC 1918, loopback, link-local with cloud metadata, CGNAT, unique-local,
- * unspecified, multicast and reserved ranges). IPv4-mapped IPv6 addresses are checked as IPv4.
+ * unspecified, multicast and reserved ranges), and the IPv6 ranges that tunnel to an IPv4 address
+ * chosen by whoever builds the address (6to4, Teredo, the local-use NAT64 prefix). IPv4-mapped IPv6
+ * addresses are checked as IPv4 (BlockList does it for both spellings).
  */
 const refused = new BlockList();
 for (const [network, prefix] of [
@@ -14,6 +16,7 @@ for (const [network, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
@@ -22,14 +25,26 @@ for (const [network, prefix] of [
   refused.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
+  ['::', 96],
   ['::1', 128],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
   refused.addSubnet(network, prefix, 'ipv6');
 }
+
+/**
+ * The well-known NAT64 prefix (RFC 6052): the gateway connects to the IPv4 address in the low 32 bits.
+ * Judged by that address rather than refused whole: on an IPv6-only cluster with DNS64, every public
+ * IPv4-only receiver resolves into it.
+ */
+const nat64 = new BlockList();
+nat64.addSubnet('64:ff9b::', 96, 'ipv6');
 
 const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
 
@@ -39,7 +54,19 @@ export function isPublicAddress(address: string): boolean {
   if (mapped) return isPublicAddress(mapped);
   const family = isIP(address);
   if (family === 0) return false;
+  if (family === 6 && nat64.check(address, 'ipv6')) return isPublicAddress(lowIPv4(address));
   return !refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The IPv4 address in an IPv6 address's low 32 bits. The WHATWG URL parser writes IPv6 in its
+ * canonical form (RFC 5952: hexadecimal groups, the longest zero run compressed), so the last two
+ * groups are those bits; within 64:ff9b::/96 the compressed run is always before them.
+ */
+function lowIPv4(address: string): string {
+  const groups = new URL(`http://[${address}]/`).hostname.slice(1, -1).split(':');
+  const [high, low] = groups.slice(-2).map((group) => Number.parseInt(group === '' ? '0' : group, 16));
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
 /** A URL's host as an IP literal (brackets of IPv6 removed), or undefined for a name. */
