@@ -34,7 +34,7 @@ export class JournalStore {
 
   static async open(workspace: Workspace): Promise<JournalStore> {
     const file = workspace.journalFile();
-    return new JournalStore(file, await readJsonFile<PushJournal>(file, { idempotencyKey: randomUUID(), confirmed: {}, commit: null }));
+    return new JournalStore(file, await readJsonFile(file, emptyJournal()));
   }
 
   async recordConfirmed(files: UploadedFile[]): Promise<void> {
@@ -58,7 +58,15 @@ export class JournalStore {
     return writeJsonFile(this.#file, this.journal);
   }
 
+  /**
+   * The push is over: the file goes, and so does what it held in memory, so that a later commit of
+   * this process (a push that resumed one commit and then makes its own) gets a key of its own
+   * instead of replaying the finished one's (422 idempotency_key_reused).
+   */
   finish(): Promise<void> {
+    this.journal = emptyJournal();
     return removeFile(this.#file);
   }
 }
+
+const emptyJournal = (): PushJournal => ({ idempotencyKey: randomUUID(), confirmed: {}, commit: null });

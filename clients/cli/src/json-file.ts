@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -11,14 +12,55 @@ export async function readJsonFile<T>(file: string, fallback: T): Promise<T> {
   }
 }
 
-/** Written to a temporary file and renamed: a crash leaves the old file or the new one, never half of one. */
-export async function writeJsonFile(file: string, value: unknown): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify(value));
-  await rename(temp, file);
+export interface WriteOptions {
+  /** The file's mode (e.g. 0o600 for one that holds a key); set as it is created, never looser. */
+  mode?: number;
+  /** The mode of folders made for it. */
+  dirMode?: number;
+  /** Pretty-printed, for a file people read. */
+  indent?: number;
 }
 
-export async function removeFile(file: string): Promise<void> {
-  await rm(file, { force: true });
+/** The last change queued for each file of this process. */
+const queues = new Map<string, Promise<void>>();
+
+/** Runs `change` once every change of `file` asked for before it is over, whether it failed or not. */
+function queued(file: string, change: () => Promise<void>): Promise<void> {
+  const done = (queues.get(file) ?? Promise.resolve()).catch(() => undefined).then(change);
+  queues.set(file, done);
+  const forget = () => {
+    if (queues.get(file) === done) queues.delete(file);
+  };
+  done.then(forget, forget);
+  return done;
+}
+
+/**
+ * Written to a temporary file and renamed: a crash leaves the old file or the new one, never half of
+ * one. Changes of one file run one after the other, in the order they were asked for, so the file
+ * ends with the last value (two batches confirmed at once both journal their files), and each write
+ * has a temporary name of its own, so none renames away another's (nor another process's).
+ */
+export async function writeJsonFile(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
+  // Serialized now: the value may change while an earlier write of the file is still going on.
+  const text = JSON.stringify(value, null, options.indent);
+  return queued(file, () => replaceFile(file, text, options));
+}
+
+async function replaceFile(file: string, text: string, options: WriteOptions): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true, mode: options.dirMode });
+  const temp = `${file}.${randomUUID()}.tmp`;
+  try {
+    // 'wx': a fresh file, so `mode` is the mode it gets (an existing one would keep its own).
+    await writeFile(temp, options.indent === undefined ? text : `${text}\n`, { mode: options.mode, flag: 'wx' });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Removed after the writes of it already asked for, which would otherwise bring it back. */
+export function removeFile(file: string): Promise<void> {
+  return queued(file, () => rm(file, { force: true }));
 }

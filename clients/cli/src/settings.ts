@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { CliError } from './failure.ts';
+import { writeJsonFile } from './json-file.ts';
 
 /** What `lode login` keeps: the server, the key, and this machine's device id. */
 export interface Settings {
@@ -36,14 +37,10 @@ export async function readSettings(): Promise<Settings> {
   }
 }
 
-/** Written whole to a temporary file with mode 0600 (it holds a key), then renamed into place. */
+/** Readable by its owner only: it holds a key. */
 export async function writeSettings(settings: Settings): Promise<string> {
   const file = configFile();
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temp, 0o600);
-  await rename(temp, file);
+  await writeJsonFile(file, settings, { mode: 0o600, dirMode: 0o700, indent: 2 });
   return file;
 }
 
