@@ -4,27 +4,48 @@ import { historyCommands } from './commands/history.ts';
 import { lockCommands } from './commands/locks.ts';
 import { sessionCommands } from './commands/session.ts';
 import { syncCommands } from './commands/sync.ts';
-import { EXIT } from './failure.ts';
+import { CliError, EXIT } from './failure.ts';
+import { Output } from './output.ts';
+
+// Known before parsing, since a usage error can stop the parse before commander reaches `--json`
+// (`lode log -n abc --json`); nothing after `--` is an option.
+const args = process.argv.slice(2);
+const json = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined).includes('--json');
 
 const program = new Command('lode')
   .description('Lode: version control for large binary files')
   .version('0.1.0')
+  // Options after a command name are that command's own: `lode download X --version 3` names a
+  // version of X, it does not print the CLI's version.
+  .enablePositionalOptions()
   .option('--json', 'print one JSON document (errors too) for scripts')
   .option('--verbose', 'say when a call is retried')
   .exitOverride()
-  .showHelpAfterError();
+  // With --json, a usage error is the one JSON document on stdout (below), not text on stderr.
+  .configureOutput({ outputError: (text, write) => (json ? undefined : write(text)) })
+  .showHelpAfterError(!json);
 
 sessionCommands(program);
 syncCommands(program);
 lockCommands(program);
 historyCommands(program);
 branchCommands(program);
-for (const command of program.commands) command.exitOverride();
+// Each command takes the global options too, since positional options leave `lode push --json` to `push`.
+for (const command of leaves(program)) command.option('--json', 'print one JSON document (errors too) for scripts').option('--verbose', 'say when a call is retried');
 
 try {
   await program.parseAsync();
 } catch (error) {
-  // Help and --version "fail" with code 0; any other parse error is a usage error.
+  // Every action reports its own failures (run.ts), so what reaches here is commander's: help and
+  // --version "fail" with code 0, any other is a usage error (a bad option value included).
   if (!(error instanceof CommanderError)) throw error;
-  process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  if (error.exitCode === 0) process.exitCode = EXIT.ok;
+  else {
+    if (json) new Output(true).failure(new CliError(error.message.replace(/^error: /, ''), { exitCode: EXIT.usage, code: 'usage' }));
+    process.exitCode = EXIT.usage;
+  }
+}
+
+function leaves(command: Command): Command[] {
+  return command.commands.length === 0 ? [command] : command.commands.flatMap(leaves);
 }

@@ -1,4 +1,5 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
@@ -147,6 +148,50 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     const b = await newWorkspace(bo);
     expectOk(await bo.run(b, ['pull']));
     expectSameTree(a, b);
+  }, TIMEOUT);
+
+  it('downloads the version --version names, byte for byte (the option is the command’s, not the CLI’s version)', async () => {
+    const { ada } = await team();
+    const a = await newWorkspace(ada);
+    const versions = [randomBytes(50_000), randomBytes(50_000)];
+    for (const [i, bytes] of versions.entries()) {
+      await writeFile(path.join(a, 'forest.umap'), bytes);
+      expectOk(await ada.run(a, ['push', '-m', `forest v${i + 1}`]));
+    }
+    const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    const dest = path.join(a, 'forest-v1.umap');
+    const downloaded = expectOk(await ada.run(a, ['download', 'forest.umap', '--version', '1', '-o', dest, '--json']));
+    expect(downloaded.json).toMatchObject({ path: 'forest.umap', version: 1, sha256: sha256(versions[0]) });
+    expect(sha256(await readFile(dest))).toBe(sha256(versions[0]));
+    expect(expectOk(await ada.run(a, ['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  }, TIMEOUT);
+
+  it('refuses a bad option value with exit 2, naming the option (as JSON with --json), before any call', async () => {
+    const { ada } = await team();
+    const a = await newWorkspace(ada);
+    const bad = [
+      ['log', '-n', 'abc'],
+      ['history', 'a.bin', '-n', '201'],
+      ['push', '-m', 'x', '-j', 'abc'],
+      ['push', '-m', 'x', '--batch-size', '0'],
+      ['pull', '-j', '1e3'],
+      ['download', 'a.bin', '--version', '0'],
+      ['restore', 'a.bin', '--to', '1.5'],
+      ['branch', 'merge', 'b', '--take', 'mine'],
+    ];
+    for (const args of bad) {
+      const human = await ada.run(a, args);
+      expect(human.code, args.join(' ')).toBe(2);
+      expect(human.stderr).toMatch(/^error: option '.+' argument '.+' is invalid/);
+      expect(human.stderr).not.toMatch(/\n\s+at /);
+    }
+    for (const args of [...bad.slice(0, 2), ['push']]) {
+      const json = await ada.run(a, [...args, '--json']);
+      expect(json.code, args.join(' ')).toBe(2);
+      expect(json.json).toEqual({ error: { code: 'usage', message: expect.stringMatching(/^(option|required option)/) } });
+      expect(json.stderr).toBe('');
+    }
+    expect(await commitCount(ada, a)).toBe(0);
   }, TIMEOUT);
 
   it('explains usage errors with exit 2 and API errors with exit 1, as JSON with --json', async () => {

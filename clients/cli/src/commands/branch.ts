@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { allPages, LodeApiError } from '@lode/sdk';
 import { CliError, EXIT } from '../failure.ts';
 import { connected } from '../run.ts';
@@ -49,10 +49,7 @@ export function branchCommands(program: Command): void {
     .argument('<name>', 'the branch to merge')
     .option('--into <branch>', 'the target (default main)')
     .option('-m, --message <message>', 'the merge commit message')
-    .option('--take <side>', 'for every conflicting file, take the source or the target', (v) => {
-      if (v !== 'source' && v !== 'target') throw new CliError('--take is source or target', { exitCode: EXIT.usage, code: 'usage' });
-      return v;
-    })
+    .addOption(new Option('--take <side>', 'for every conflicting file, take the source or the target').choices(['source', 'target']))
     .action(
       connected(async ({ client, out, signal }, name: string, options: { into?: string; message?: string; take?: 'source' | 'target' }) => {
         const request = { into: options.into, message: options.message };

@@ -5,22 +5,17 @@ import { CliError, EXIT } from '../failure.ts';
 import { formatBytes } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
 import { connected } from '../run.ts';
-
-const integer = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`${value} is not a version number (an integer from 1)`, { exitCode: EXIT.usage, code: 'usage' });
-  return n;
-};
+import { limitOption, versionNumber } from './option-values.ts';
 
 export function historyCommands(program: Command): void {
   program
     .command('log')
     .description("a branch's commits, newest first")
     .option('--branch <name>', 'the branch (default main)')
-    .option('-n, --limit <n>', 'how many', integer, 20)
+    .addOption(limitOption(20))
     .action(
       connected(async ({ client, out, signal }, options: { branch?: string; limit: number }) => {
-        const page = await client.listCommits({ branch: options.branch, limit: Math.min(options.limit, 200) }, { signal });
+        const page = await client.listCommits({ branch: options.branch, limit: options.limit }, { signal });
         out.result(page, () => page.data.map((c) => `#${c.sequenceNum}  ${c.createdAt}  ${c.authorName}  ${c.kind === 'commit' ? '' : `[${c.kind}] `}${c.message} (${c.fileCount} files)`));
       }),
     );
@@ -29,11 +24,11 @@ export function historyCommands(program: Command): void {
     .command('history')
     .description("a file's versions on main, newest first")
     .argument('<path>', 'the file')
-    .option('-n, --limit <n>', 'how many', integer, 50)
+    .addOption(limitOption(50))
     .action(
       connected(async ({ client, out, signal }, file: string, options: { limit: number }) => {
         const [named] = await resolveFiles(client, await optionalWorkspace(), [file], undefined, signal);
-        const page = await client.listVersions(named.fileId, { limit: Math.min(options.limit, 200) }, { signal });
+        const page = await client.listVersions(named.fileId, { limit: options.limit }, { signal });
         out.result({ ...named, ...page }, () => [named.path, ...page.data.map((v) => `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`)]);
       }),
     );
@@ -42,7 +37,7 @@ export function historyCommands(program: Command): void {
     .command('restore')
     .description('bring files back to an earlier version (one new commit on main; nothing is overwritten)')
     .argument('<paths...>', 'the files')
-    .requiredOption('--to <version>', 'the version to bring back', integer)
+    .requiredOption('--to <version>', 'the version to bring back', versionNumber)
     .action(
       connected(async ({ client, out, signal }, paths: string[], options: { to: number }) => {
         const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
@@ -60,7 +55,7 @@ export function historyCommands(program: Command): void {
     .command('download')
     .description('download one version of a file (verified against its SHA-256)')
     .argument('<path>', 'the project path')
-    .requiredOption('--version <n>', 'the version', integer)
+    .requiredOption('--version <n>', 'the version', versionNumber)
     .option('-o, --output <file>', 'where to write it (default: the file name, with .v<N>)')
     .option('--branch <name>', 'the branch whose lineage holds the version (default main)')
     .action(

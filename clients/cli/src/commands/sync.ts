@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { colors, formatBytes } from '../output.ts';
 import { EXIT } from '../failure.ts';
 import { pull } from '../pull.ts';
@@ -6,6 +6,7 @@ import { push } from '../push.ts';
 import { connected } from '../run.ts';
 import { groupByStatus, inScope, workspaceStatus, type FileStatus } from '../status.ts';
 import { Workspace } from '../workspace.ts';
+import { batchSizeOption, concurrencyOption } from './option-values.ts';
 
 const LABELS: Record<FileStatus, string> = {
   conflict: 'conflict (changed here and remotely: resolve before pushing)',
@@ -17,10 +18,6 @@ const LABELS: Record<FileStatus, string> = {
   deleted_remote: 'deleted remotely (pull removes)',
   up_to_date: 'up to date',
 };
-
-const count = (v: string) => Number.parseInt(v, 10);
-const concurrency = () => new Option('-j, --concurrency <n>', 'transfers in flight at once').argParser(count).default(16);
-const batchSize = () => new Option('--batch-size <n>', 'files per initiate/confirm call (1 to 1,000): smaller ones journal progress sooner').argParser(count).default(1000);
 
 export function syncCommands(program: Command): void {
   program
@@ -56,8 +53,8 @@ export function syncCommands(program: Command): void {
     .argument('[paths...]', 'files or folders to push (default: everything)')
     .requiredOption('-m, --message <message>', 'the commit message')
     .option('--branch <name>', 'the branch to commit to (default: the workspace’s)')
-    .addOption(concurrency())
-    .addOption(batchSize())
+    .addOption(concurrencyOption())
+    .addOption(batchSizeOption())
     .action(
       connected(async (ctx, paths: string[], options: { message: string; branch?: string; concurrency: number; batchSize: number }) => {
         const workspace = await Workspace.find();
@@ -80,7 +77,7 @@ export function syncCommands(program: Command): void {
     .description('download outdated and missing files, remove files deleted remotely; never overwrites local edits')
     .argument('[paths...]', 'files or folders to pull (default: everything)')
     .option('--branch <name>', 'the branch to pull from (default: the workspace’s)')
-    .addOption(concurrency())
+    .addOption(concurrencyOption())
     .action(
       connected(async (ctx, paths: string[], options: { branch?: string; concurrency: number }) => {
         const workspace = await Workspace.find();
