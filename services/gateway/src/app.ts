@@ -13,6 +13,7 @@ import { JSON_TYPES, refuseUnacceptableValues, refuseUndecodablePath, requireJso
 import { requestId } from './http/request-id.ts';
 import { mountedAt, requestMetrics } from './http/request-metrics.ts';
 import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
+import type { TrustProxy } from './config.ts';
 import { authRoutes } from './routes/auth.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -48,6 +49,10 @@ export interface GatewayDeps {
   stopping?: () => boolean;
   /** OpenID Connect sign-in for the dashboard; off unless configured. */
   oidc?: OidcSettings | undefined;
+  /** Which proxies' X-Forwarded-* headers count (LODE_TRUST_PROXY); none unless given. */
+  trustProxy?: TrustProxy;
+  /** Where browsers reach the gateway (LODE_PUBLIC_URL); sign-in URLs use the request's host otherwise. */
+  publicUrl?: string | undefined;
   /** Where the dashboard's build is; clients/web/dist unless given. */
   webRoot?: string;
 }
@@ -63,6 +68,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', deps.trustProxy ?? false);
   app.use(requestId, requestMetrics, accessLog(deps.logger), refuseUndecodablePath);
   app.use(healthRoutes({ bus: deps.bus, services: deps.services, stopping: deps.stopping }));
   app.use(docsRoutes());
@@ -78,8 +84,8 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
 
   app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES }), refuseUnacceptableValues);
   app.use(authRoutes(authenticator));
-  app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator }));
-  app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc) }));
+  app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator, publicUrl: deps.publicUrl }));
+  app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc, deps.publicUrl) }));
   app.use(dashboardRoutes({ bus: deps.bus, authenticator }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);

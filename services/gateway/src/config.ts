@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { env } from '@lode/config';
 import { busSettings } from '@lode/bus';
 
+/** Express's 'trust proxy': true, false, a number of hops, or comma-separated addresses, subnets and names. */
+export type TrustProxy = boolean | number | string;
+
+function trustProxy(value: string): TrustProxy {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
 /** The gateway's settings, shared by its own process and the embedded all-in-one process. */
 export const gatewaySettings = {
   PORT: env.port(8080),
@@ -17,6 +25,13 @@ export const gatewaySettings = {
   LODE_OIDC_ISSUER: z.url().optional(),
   LODE_OIDC_CLIENT_ID: z.string().min(1).optional(),
   LODE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /**
+   * Which peers' X-Forwarded-Proto, -Host and -For the gateway believes (Express's 'trust proxy'):
+   * behind a TLS-terminating proxy they make the session cookies Secure and, without
+   * LODE_PUBLIC_URL, the sign-in URLs https. Loopback by default, so a proxy on the same machine
+   * works and a client elsewhere cannot pretend to be one.
+   */
+  LODE_TRUST_PROXY: z.string().min(1).default('loopback').transform(trustProxy),
 };
 
 export const gatewayEnvSchema = z.object({
@@ -35,6 +50,9 @@ type GatewaySettings = {
   LODE_OIDC_ISSUER?: string | undefined;
   LODE_OIDC_CLIENT_ID?: string | undefined;
   LODE_OIDC_CLIENT_SECRET?: string | undefined;
+  LODE_TRUST_PROXY: TrustProxy;
+  /** Where people reach the gateway (storageSettings, which both processes read): sign-in URLs are built on it. */
+  LODE_PUBLIC_URL?: string | undefined;
 };
 
 function oidcSettings(config: GatewaySettings) {
@@ -51,5 +69,7 @@ export function gatewayTuning(config: GatewaySettings) {
     authCacheMs: config.LODE_AUTH_CACHE_MS,
     bodyLimit: config.LODE_BODY_LIMIT,
     oidc: oidcSettings(config),
+    trustProxy: config.LODE_TRUST_PROXY,
+    publicUrl: config.LODE_PUBLIC_URL,
   };
 }

@@ -1,18 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, type SeededProject } from '@lode/testkit';
+import { z } from 'zod';
+import { closeServer, listen } from '@lode/runtime';
+import { storageSettings } from '@lode/storage';
+import { createLogger } from '@lode/telemetry';
+import { ApiClient, freePort, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
+import { createGatewayApp, gatewaySettings, gatewayTuning, MemoryWriteLimiter, PROJECT_SERVICES } from '../src/index.ts';
 
 /** Signs a user in with a fresh one-time link: a client carrying the cookie, and one that also sends the CSRF token. */
 async function signIn(stack: TestStack, userId: string) {
-  const link = await stack.seed.admin.post<{ url: string; expiresAt: string }>(`/admin/v1/users/${userId}/sign-in-links`);
-  expect(link.status).toBe(201);
-  const token = new URL(link.body.url).hash.replace('#token=', '');
+  const token = await signInToken(stack.seed.admin, userId);
   const res = await new ApiClient(stack.baseUrl).post('/api/v1/session', { token });
   expect(res.status).toBe(201);
   const cookie = res.headers.get('set-cookie') ?? '';
   expect(cookie).toMatch(/^lode_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax/);
   const browser = new ApiClient(stack.baseUrl, { cookie: cookie.split(';')[0] });
   return { token, browser, api: browser.withHeaders({ 'x-csrf-token': res.body.csrfToken as string }), user: res.body.user };
+}
+
+/** A fresh one-time link's token, asked of the admin API at `admin`'s gateway. */
+async function signInToken(admin: ApiClient, userId: string): Promise<string> {
+  const link = await admin.post<{ url: string; expiresAt: string }>(`/admin/v1/users/${userId}/sign-in-links`);
+  expect(link.status).toBe(201);
+  return new URL(link.body.url).hash.replace('#token=', '');
 }
 
 describe.each(['local', 'nats'] as const)('dashboard sessions through the gateway (%s bus)', (bus) => {
@@ -70,7 +80,11 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     expect(await api.delete(`/api/v1/projects/${owner.projectId}/keys/${owner.keyId}`)).toMatchObject({ status: 404 });
     expect(await api.post(`/api/v1/orgs/${owner.orgId}/projects`, { name: 'Nope', slug: 'nope' })).toMatchObject({ status: 403 });
     expect(await api.post(`/api/v1/orgs/${owner.orgId}/members`, { userId: member.userId, role: 'admin' })).toMatchObject({ status: 403 });
+    expect(await api.delete(`/api/v1/orgs/${owner.orgId}/members/${owner.userId}`)).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     expect(await api.request('PUT', `/api/v1/projects/${owner.projectId}/write-rate-limit`, { writeRateLimit: null })).toMatchObject({ status: 403 });
+    const hook = { url: 'https://203.0.113.7/hook', events: ['commit.created'] };
+    expect(await api.post(`/api/v1/projects/${owner.projectId}/webhooks`, hook)).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+    expect(await api.get(`/api/v1/projects/${owner.projectId}/webhooks`)).toMatchObject({ status: 403 });
     // The project API's own rules hold for a session as for a key: a member may not force a lock.
     const fileId = '00000000-0000-4000-8000-000000000001';
     expect(await api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [fileId], force: true })).toMatchObject({ status: 403, body: { code: 'forbidden' } });
@@ -108,6 +122,37 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     expect(members.map((m) => m.userId)).toContain(bo.body.id);
     expect(await api.delete(`/api/v1/orgs/${owner.orgId}/members/${bo.body.id}`)).toMatchObject({ status: 200, body: { removed: true } });
   });
+
+  it.runIf(bus === 'local')(
+    'behind a TLS proxy: sign-in links on LODE_PUBLIC_URL, and Secure cookies when a trusted proxy says https, never when anyone else does',
+    async () => {
+      const settings = z.object({ ...gatewaySettings, ...storageSettings }).parse({ LODE_PUBLIC_URL: 'https://lode.example.com/', LODE_TRUST_PROXY: 'loopback' });
+      const { app } = createGatewayApp({
+        bus: stack.bus,
+        limiter: new MemoryWriteLimiter(),
+        logger: createLogger('gateway-behind-proxy', 'silent'),
+        adminToken: stack.adminToken,
+        services: PROJECT_SERVICES,
+        ...gatewayTuning(settings),
+      });
+      const port = await freePort();
+      const server = await listen(app, port, '127.0.0.1');
+      try {
+        const proxied = new ApiClient(`http://127.0.0.1:${port}`);
+        const link = await proxied.withHeaders({ authorization: `Bearer ${stack.adminToken}` }).post(`/admin/v1/users/${owner.userId}/sign-in-links`);
+        expect(link.body.url).toMatch(/^https:\/\/lode\.example\.com\/sign-in#token=[\w-]{43}$/);
+        const cookieOf = async (client: ApiClient, admin: ApiClient, headers: Record<string, string>) =>
+          (await client.post('/api/v1/session', { token: await signInToken(admin, owner.userId) }, headers)).headers.get('set-cookie');
+        // The test's loopback connection is the trusted proxy here.
+        expect(await cookieOf(proxied, stack.seed.admin, { 'x-forwarded-proto': 'https' })).toMatch(/; Secure$/);
+        expect(await cookieOf(proxied, stack.seed.admin, {})).not.toMatch(/Secure/);
+        // The stack's gateway trusts no proxy: the same header from its client changes nothing.
+        expect(await cookieOf(new ApiClient(stack.baseUrl), stack.seed.admin, { 'x-forwarded-proto': 'https' })).not.toMatch(/Secure/);
+      } finally {
+        await closeServer(server);
+      }
+    },
+  );
 
   it('ends the session on sign-out: the cookie no longer reaches anything', async () => {
     const { browser, api } = await signIn(stack, owner.userId);

@@ -1,13 +1,16 @@
 import * as client from 'openid-client';
 import type { Request, Response } from 'express';
 import { errors } from '@lode/errors';
-import { readCookie } from './session-cookie.ts';
+import { publicOrigin } from './public-url.ts';
+import { readCookie, secureAttribute } from './session-cookie.ts';
 
 export interface OidcSettings {
   issuer: string;
   clientId: string;
   clientSecret: string;
 }
+
+const CALLBACK_PATH = '/api/v1/session/oidc/callback';
 
 const PENDING_COOKIE = 'lode_oidc';
 const PENDING_PATTERN = /^[A-Za-z0-9_-]{20,100}\.[A-Za-z0-9_-]{43,128}$/;
@@ -27,10 +30,13 @@ export interface OidcPerson {
  */
 export class OidcSignIn {
   readonly #settings: OidcSettings;
+  readonly #publicUrl: string | undefined;
   #config: Promise<client.Configuration> | undefined;
 
-  constructor(settings: OidcSettings) {
+  /** `publicUrl`: where browsers reach the gateway (LODE_PUBLIC_URL), the base of the redirect URI. */
+  constructor(settings: OidcSettings, publicUrl?: string) {
     this.#settings = settings;
+    this.#publicUrl = publicUrl;
   }
 
   async start(req: Request, res: Response): Promise<URL> {
@@ -38,22 +44,25 @@ export class OidcSignIn {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: callbackUrl(req),
+      redirect_uri: this.#callbackUrl(req).href,
       scope: 'openid email profile',
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
     });
-    res.append('Set-Cookie', `${PENDING_COOKIE}=${state}.${verifier}; Path=/api/v1/session/oidc; HttpOnly; SameSite=Lax; Max-Age=600`);
+    res.append('Set-Cookie', `${PENDING_COOKIE}=${state}.${verifier}; Path=/api/v1/session/oidc; HttpOnly; SameSite=Lax; Max-Age=600${secureAttribute(req)}`);
     return url;
   }
 
   async finish(req: Request, res: Response): Promise<OidcPerson> {
-    res.append('Set-Cookie', `${PENDING_COOKIE}=; Path=/api/v1/session/oidc; HttpOnly; SameSite=Lax; Max-Age=0`);
+    res.append('Set-Cookie', `${PENDING_COOKIE}=; Path=/api/v1/session/oidc; HttpOnly; SameSite=Lax; Max-Age=0${secureAttribute(req)}`);
     const pending = pendingOf(req);
     if (!pending) throw errors.unauthorized('The sign-in took too long or began in another browser: start again');
     const config = await this.#configuration();
-    const current = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
+    // openid-client sends this URL, less its query, as the redirect_uri: it must be the one start() gave,
+    // not the URL the request reached this gateway by (another host or scheme behind a proxy).
+    const current = this.#callbackUrl(req);
+    current.search = new URL(req.originalUrl, current).search;
     let claims: client.IDToken | undefined;
     try {
       const tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: pending.verifier, expectedState: pending.state });
@@ -68,6 +77,10 @@ export class OidcSignIn {
       email: typeof claims.email === 'string' ? claims.email : null,
       emailVerified: claims.email_verified === true,
     };
+  }
+
+  #callbackUrl(req: Request): URL {
+    return new URL(`${publicOrigin(req, this.#publicUrl)}${CALLBACK_PATH}`);
   }
 
   /** Discovered once, on first use; a failed discovery is tried again by the next sign-in. */
@@ -89,10 +102,6 @@ export class OidcSignIn {
       throw errors.serviceUnavailable('OpenID provider');
     }
   }
-}
-
-function callbackUrl(req: Request): string {
-  return `${req.protocol}://${req.get('host')}/api/v1/session/oidc/callback`;
 }
 
 function pendingOf(req: Request): { state: string; verifier: string } | undefined {

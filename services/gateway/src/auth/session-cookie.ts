@@ -24,19 +24,22 @@ export function sessionToken(req: Request): string | undefined {
   return readCookie(req, SESSION_COOKIE, sessions.TOKEN_PATTERN);
 }
 
-/** Behind an https proxy the cookie is Secure; on plain http (localhost, tests) it cannot be. */
-function isHttps(req: Request): boolean {
-  return req.secure || req.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
+/**
+ * `; Secure` when the browser came over https: directly, or through a proxy the app trusts
+ * ('trust proxy', LODE_TRUST_PROXY) saying so in X-Forwarded-Proto. On plain http (localhost,
+ * tests) a Secure cookie would never be sent back, so it is left off there.
+ */
+export function secureAttribute(req: Request): string {
+  return req.secure ? '; Secure' : '';
 }
 
 /** httpOnly so page scripts never read it; SameSite=Lax so other sites' requests do not carry it on writes. */
 export function setSessionCookie(req: Request, res: Response, token: string): void {
-  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${COOKIE_MAX_AGE_S}`, ...(isHttps(req) ? ['Secure'] : [])];
-  res.append('Set-Cookie', `${SESSION_COOKIE}=${token}; ${attributes.join('; ')}`);
+  res.append('Set-Cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${COOKIE_MAX_AGE_S}${secureAttribute(req)}`);
 }
 
 export function clearSessionCookie(req: Request, res: Response): void {
-  res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${isHttps(req) ? '; Secure' : ''}`);
+  res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secureAttribute(req)}`);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -5,6 +5,7 @@ import type { Bus } from '@lode/bus';
 import { identity, sessions, uuid } from '@lode/contracts';
 import { bearerToken } from '../auth/api-key.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import { publicOrigin } from '../auth/public-url.ts';
 import { parse } from '../http/parse.ts';
 import { adminWebhookRoutes } from './webhooks.ts';
 import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery } from '../http/admin-bodies.ts';
@@ -28,7 +29,7 @@ function idParam(value: unknown, what: string): string {
 }
 
 /** The operator API of issue 2: orgs, users, memberships, projects and keys, each an identity service call. */
-export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator: Authenticator }): Router {
+export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator: Authenticator; publicUrl: string | undefined }): Router {
   const { bus } = deps;
   const router = Router();
   router.use('/admin', requireAdminToken(deps.adminToken));
@@ -51,7 +52,7 @@ export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator:
   // A one-time link into the dashboard (issue 21); the token rides in the fragment, which no server or log sees.
   router.post('/admin/v1/users/:userId/sign-in-links', async (req, res) => {
     const link = await bus.call(sessions.createSignInLink, { userId: idParam(req.params.userId, 'User') });
-    res.status(201).json({ url: `${req.protocol}://${req.get('host')}/sign-in#token=${link.token}`, expiresAt: link.expiresAt });
+    res.status(201).json({ url: `${publicOrigin(req, deps.publicUrl)}/sign-in#token=${link.token}`, expiresAt: link.expiresAt });
   });
 
   router.post('/admin/v1/orgs/:orgId/members', async (req, res) => {
