@@ -106,6 +106,11 @@ export const createUser = defineContract(
   userSchema,
 );
 export const listUsers = defineContract('identity', 'list_users', z.object(pageQuery), pageOf(userSchema));
+/**
+ * Sets or clears (null) a user's email, which an OpenID Connect sign-in links by: unique ignoring
+ * case (409 conflict); an unknown user is 404.
+ */
+export const setUserEmail = defineContract('identity', 'set_user_email', z.object({ userId: uuid, email: email.nullable() }), userSchema);
 
 /** Adding a member twice changes their role: the last call states the intended role. */
 export const addMember = defineContract('identity', 'add_member', z.object({ orgId: uuid, userId: uuid, role: roleSchema }), memberSchema);

@@ -12,7 +12,7 @@ export class UsageError extends Error {
 }
 
 export interface HttpCall {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
 }
@@ -92,12 +92,18 @@ const commands: Record<string, CommandSpec> = {
   },
   'orgs list': { usage: 'orgs list', required: [], list: true, build: () => ({ method: 'GET', path: '/admin/v1/orgs' }) },
   'users create': {
-    usage: 'users create --name <name> [--avatar-url <url>]',
+    usage: 'users create --name <name> [--email <email>] [--avatar-url <url>]',
     required: ['name'],
-    optional: ['avatar-url'],
-    build: (f, o) => ({ method: 'POST', path: '/admin/v1/users', body: { name: f('name'), avatarUrl: o('avatar-url') } }),
+    optional: ['email', 'avatar-url'],
+    build: (f, o) => ({ method: 'POST', path: '/admin/v1/users', body: { name: f('name'), email: o('email'), avatarUrl: o('avatar-url') } }),
   },
   'users list': { usage: 'users list', required: [], list: true, build: () => ({ method: 'GET', path: '/admin/v1/users' }) },
+  // Single sign-on finds a person by their verified email: how an existing user gets one.
+  'users set-email': {
+    usage: 'users set-email --user <userId> --email <email>',
+    required: ['user', 'email'],
+    build: (f) => ({ method: 'PATCH', path: `/admin/v1/users/${seg(f('user'))}`, body: { email: f('email') } }),
+  },
   'members add': {
     usage: 'members add --org <orgId> --user <userId> --role owner|admin|member',
     required: ['org', 'user', 'role'],

@@ -186,8 +186,10 @@ describe('admin CLI (npm run admin)', () => {
 
   it('runs every resource command against the admin API', async () => {
     const org = await json<{ id: string; slug: string }>(['orgs', 'create', '--name', 'Acme', '--slug', `acme-${tag()}`]);
-    const user = await json<{ id: string; avatarUrl: string }>(['users', 'create', '--name', 'Bo', '--avatar-url', 'https://example.com/bo.png']);
-    expect(user.avatarUrl).toBe('https://example.com/bo.png');
+    const email = `bo-${tag()}@studio.example`;
+    const user = await json<{ id: string; avatarUrl: string; email: string }>(['users', 'create', '--name', 'Bo', '--email', email, '--avatar-url', 'https://example.com/bo.png']);
+    expect(user).toMatchObject({ avatarUrl: 'https://example.com/bo.png', email });
+    expect(await json(['users', 'set-email', '--user', user.id, '--email', `new-${email}`])).toMatchObject({ id: user.id, email: `new-${email}` });
     expect(await json(['members', 'add', '--org', org.id, '--user', user.id, '--role', 'admin'])).toMatchObject({ role: 'admin' });
     const project = await json<{ id: string }>(
       ['projects', 'create', '--org', org.id, '--name', 'Swamp', '--slug', 'swamp', '--icon-url', 'https://example.com/s.png', '--rate-per-second', '2.5', '--rate-burst', '20'],

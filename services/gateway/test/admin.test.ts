@@ -146,6 +146,19 @@ describe('admin API (issue 2)', () => {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_failed' });
     });
+
+    it("sets, changes and clears a user's email (PATCH), one user per address ignoring case", async () => {
+      const [ada, bo] = [await newUser(), await newUser()];
+      const email = `ada-${tag()}@studio.example`;
+      const patch = (userId: string, body: unknown) => admin.request<User & Failure>('PATCH', `/admin/v1/users/${userId}`, body);
+      expect(await patch(ada.id, { email })).toMatchObject({ status: 200, body: { ...ada, email } });
+      expect(await patch(bo.id, { email: email.toUpperCase() })).toMatchObject({ status: 409, body: { code: 'conflict' } });
+      expect(await patch(ada.id, { email: null })).toMatchObject({ status: 200, body: { id: ada.id, email: null } });
+      expect(await patch(bo.id, { email: email.toUpperCase() })).toMatchObject({ status: 200, body: { id: bo.id, email: email.toUpperCase() } });
+      expect(await patch(randomUUID(), { email: `x-${tag()}@studio.example` })).toMatchObject({ status: 404, body: { code: 'not_found' } });
+      expect(await patch('not-a-uuid', { email: null })).toMatchObject({ status: 404 });
+      for (const body of [{}, { email: 'not an email' }]) expect(await patch(ada.id, body)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    });
   });
 
   describe('members', () => {

@@ -16,7 +16,7 @@ import { serveResolveKey } from './handlers/resolve-key.ts';
 import { serveBindDevice } from './handlers/bind-device.ts';
 import { serveCreateOrg } from './handlers/create-org.ts';
 import { serveListOrgs } from './handlers/list-orgs.ts';
-import { serveCreateUser } from './handlers/create-user.ts';
+import { serveCreateUser, serveSetUserEmail } from './handlers/create-user.ts';
 import { serveListUsers } from './handlers/list-users.ts';
 import { serveAddMember } from './handlers/add-member.ts';
 import { serveListMembers } from './handlers/list-members.ts';
@@ -83,6 +83,7 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   serveCreateOrg(bus, admin);
   serveListOrgs(bus, admin);
   serveCreateUser(bus, admin);
+  serveSetUserEmail(bus, admin);
   serveListUsers(bus, admin);
   serveAddMember(bus, admin);
   serveListMembers(bus, admin);

@@ -7,6 +7,7 @@ import { identity, roleSchema, uuid } from '@lode/contracts';
  */
 export const createOrgBody = z.object({ name: identity.displayName, slug: identity.slug });
 export const createUserBody = z.object({ name: identity.displayName, avatarUrl: identity.imageUrl.nullable().optional(), email: identity.email.nullable().optional() });
+export const setUserEmailBody = z.object({ email: identity.email.nullable() });
 export const addMemberBody = z.object({ userId: uuid, role: roleSchema });
 export const createProjectBody = z.object({
   name: identity.displayName,

@@ -8,7 +8,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { publicOrigin } from '../auth/public-url.ts';
 import { parse } from '../http/parse.ts';
 import { adminWebhookRoutes } from './webhooks.ts';
-import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery } from '../http/admin-bodies.ts';
+import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery, setUserEmailBody } from '../http/admin-bodies.ts';
 
 /** Compares SHA-256 digests so the comparison takes the same time whatever the token's length. */
 function requireAdminToken(token: string): RequestHandler {
@@ -47,6 +47,11 @@ export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator:
   });
   router.get('/admin/v1/users', async (req, res) => {
     res.json(await bus.call(identity.listUsers, parse(listQuery, req.query, 'query')));
+  });
+  // An OpenID Connect sign-in finds an admin-made user by this email, so a user made without one can be given it.
+  router.patch('/admin/v1/users/:userId', async (req, res) => {
+    const userId = idParam(req.params.userId, 'User');
+    res.json(await bus.call(identity.setUserEmail, { userId, ...parse(setUserEmailBody, req.body) }));
   });
 
   // A one-time link into the dashboard (issue 21); the token rides in the fragment, which no server or log sees.

@@ -79,6 +79,7 @@ export const ROUTES = [
   { key: 'admin-orgs', method: 'GET', path: '/admin/v1/orgs', surface: 'api', auth: 'admin', weight: 1 },
   { key: 'admin-create-user', method: 'POST', path: '/admin/v1/users', surface: 'api', auth: 'admin', weight: 2 },
   { key: 'admin-users', method: 'GET', path: '/admin/v1/users', surface: 'api', auth: 'admin', weight: 1 },
+  { key: 'admin-set-user-email', method: 'PATCH', path: '/admin/v1/users/:userId', surface: 'api', auth: 'admin', weight: 1 },
   { key: 'admin-add-member', method: 'POST', path: '/admin/v1/orgs/:orgId/members', surface: 'api', auth: 'admin', weight: 2 },
   { key: 'admin-members', method: 'GET', path: '/admin/v1/orgs/:orgId/members', surface: 'api', auth: 'admin', weight: 1 },
   { key: 'admin-create-project', method: 'POST', path: '/admin/v1/orgs/:orgId/projects', surface: 'api', auth: 'admin', weight: 2 },

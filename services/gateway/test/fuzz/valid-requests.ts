@@ -251,6 +251,10 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     'admin-orgs': adminList.map((query) => request({ query })),
     'admin-create-user': fc.record({ name, avatarUrl: imageUrl }).map((body) => request({ body: defined(body) })),
     'admin-users': adminList.map((query) => request({ query })),
+    // Two fixture users given one address is a 409, which a valid request may meet.
+    'admin-set-user-email': fc
+      .tuple(adminId(f.admin.userIds), fc.constantFrom(null, 'fuzz@studio.example', 'Fuzz.Two@studio.example'))
+      .map(([userId, email]) => request({ params: { userId }, body: { email } })),
     'admin-add-member':
       fc.record({ orgId: adminId(f.admin.orgIds), userId: adminId(f.admin.userIds), role: fc.constantFrom('owner', 'admin', 'member') }).map(({ orgId, ...body }) => request({ params: { orgId }, body })),
     'admin-members': fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),

@@ -52,6 +52,12 @@ export class AdminService {
     return view.user(await this.#users.insert(this.#db, { id: randomUUID(), name, avatarUrl, email }));
   }
 
+  async setUserEmail(userId: string, email: string | null) {
+    const user = await this.#users.setEmail(this.#db, userId, email);
+    if (!user) throw errors.notFound('User');
+    return view.user(user);
+  }
+
   listUsers(query: PageQuery) {
     return this.#pager.page('users', query, (after, limit) => this.#users.list(this.#db, after, limit), createdAtPosition, view.user);
   }

@@ -11,6 +11,10 @@ export class UsersRepository {
     return rows[0];
   }
 
+  async setEmail(db: Queryable, id: string, email: string | null): Promise<UserRow | undefined> {
+    return (await db.query<UserRow>('UPDATE users SET email = $2 WHERE id = $1 RETURNING *', [id, email])).rows[0];
+  }
+
   async find(db: Queryable, id: string): Promise<UserRow | undefined> {
     return (await db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
   }

@@ -1,5 +1,5 @@
 import { identity } from '@lode/contracts';
-import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery } from '../../http/admin-bodies.ts';
+import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery, setUserEmailBody } from '../../http/admin-bodies.ts';
 import type { OperationGroup } from '../operation.ts';
 
 export const adminOperations: OperationGroup = {
@@ -10,6 +10,15 @@ export const adminOperations: OperationGroup = {
     { method: 'get', path: '/admin/v1/orgs', summary: 'List organizations', auth: 'admin', query: listQuery, reply: identity.listOrgs.reply },
     { method: 'post', path: '/admin/v1/users', summary: 'Create a user', auth: 'admin', body: createUserBody, status: 201, reply: identity.createUser.reply },
     { method: 'get', path: '/admin/v1/users', summary: 'List users', auth: 'admin', query: listQuery, reply: identity.listUsers.reply },
+    {
+      method: 'patch',
+      path: '/admin/v1/users/:userId',
+      summary: "Set or clear a user's email (how OpenID Connect sign-in finds them)",
+      auth: 'admin',
+      body: setUserEmailBody,
+      reply: identity.setUserEmail.reply,
+      errors: [404, 409],
+    },
     {
       method: 'post',
       path: '/admin/v1/orgs/:orgId/members',
