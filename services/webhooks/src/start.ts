@@ -33,8 +33,6 @@ export interface WebhooksDeps {
 }
 
 export interface RunningWebhooksService {
-  /** Sends the due deliveries now, as the worker's poll does; answers how many attempts it made. */
-  deliverDue(): Promise<number>;
   /** Stops consuming, the delivery worker and the purge, letting work in progress finish. */
   stop(): Promise<void>;
 }
@@ -76,7 +74,6 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
   });
   worker.kick();
   return {
-    deliverDue: () => worker.runOnce(),
     async stop() {
       await Promise.all([...consumers.map((consumer) => consumer.stop()), worker.stop(), purge.stop()]);
     },

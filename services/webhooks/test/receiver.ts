@@ -23,6 +23,10 @@ export class Receiver {
   readonly refusedSignatures: string[] = [];
   answer: (request: { id: string; attempt: number }) => Answer = () => ({ status: 204 });
   secret = '';
+  /** Requests left unanswered ('hang') and still open; the most open at once; those the sender gave up on. */
+  hanging = 0;
+  maxHanging = 0;
+  abandoned = 0;
   readonly #server: Server;
   readonly #attempts = new Map<string, number>();
 
@@ -50,7 +54,15 @@ export class Receiver {
         const attempt = (receiver.#attempts.get(id) ?? 0) + 1;
         receiver.#attempts.set(id, attempt);
         const answer = receiver.answer({ id, attempt });
-        if (answer === 'hang') return;
+        if (answer === 'hang') {
+          receiver.hanging += 1;
+          receiver.maxHanging = Math.max(receiver.maxHanging, receiver.hanging);
+          res.on('close', () => {
+            receiver.hanging -= 1;
+            receiver.abandoned += 1;
+          });
+          return;
+        }
         receiver.received.push({ id, type: event.type, body, headers: req.headers, status: answer.status });
         res.writeHead(answer.status, answer.headers).end();
       });

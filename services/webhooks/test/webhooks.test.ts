@@ -152,6 +152,29 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(JSON.parse(got.body)).toMatchObject({ type: 'webhook.ping', projectId: owner.projectId, data: { webhookId: hook.id } });
   });
 
+  it('keep delivering to other webhooks while one endpoint hangs, which holds at most 4 sends at once', async () => {
+    const stuck = await Receiver.start();
+    const slow = await stack.seed.project();
+    const created = await slow.api.post(hooks(slow), { url: stuck.url, events: ['lock.acquired'] });
+    stuck.secret = created.body.secret;
+    stuck.answer = () => 'hang';
+    try {
+      // More deliveries than the worker has slots, all due before the other webhook's.
+      for (let i = 0; i < 30; i++) expect((await slow.api.post(`${hooks(slow)}/${created.body.id}/ping`)).status).toBe(202);
+      await eventually('the hanging endpoint holding its sends', () => stuck.hanging >= 4);
+      const { owner, hook } = await subscribed(['lock.acquired']);
+      const ping = await owner.api.post(`${hooks(owner)}/${hook.id}/ping`);
+      await eventually('the other webhook’s ping delivered', () => receiver.delivered('webhook.ping').some((r) => r.id === ping.body.eventId));
+      // Delivered while the hanging endpoint's first attempts were all still open (none had timed out),
+      // and that endpoint never had more than its share of the slots.
+      expect(stuck.abandoned).toBe(0);
+      expect(stuck.maxHanging).toBe(4);
+    } finally {
+      await slow.api.delete(`${hooks(slow)}/${created.body.id}`);
+      await stuck.stop();
+    }
+  });
+
   it('deliver commit.created with counts, the first entries and the files route, and branch.created and branch.deleted', async () => {
     const { owner } = await subscribed(['commit.created', 'branch.created', 'branch.deleted']);
     const file = await pushFile(owner.api, owner.projectId, 'level.umap', randomBytes(64));

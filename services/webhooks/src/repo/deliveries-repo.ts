@@ -27,28 +27,52 @@ export interface DeliveryRow {
   deliveredAt: Date | null;
 }
 
+/** How many due rows a claim looks at per delivery it may take (DeliveriesRepository.claim). */
+const SCAN_FACTOR = 10;
+
 /** SQL for `deliveries`: the log of every delivery and the schedule of those still to be sent. */
 export class DeliveriesRepository {
   /**
-   * Takes up to `limit` due deliveries of enabled webhooks, counting the attempt and moving each one's
-   * next attempt `leaseMs` ahead: a replica that dies mid-request leaves it due again after that,
-   * and replicas claiming at once skip each other's rows.
+   * Takes up to `limit` due deliveries of enabled webhooks, oldest due first, counting the attempt and
+   * moving each one's next attempt `leaseMs` ahead: a replica that dies mid-request leaves it due again
+   * after that, and replicas claiming at once skip each other's rows. A webhook gets no more than
+   * `perWebhook` sends in flight with those `inFlight` already holds here, so one endpoint's backlog
+   * cannot fill every slot. The due rows are looked at in due order, the webhooks already at their cap
+   * left out, up to SCAN_FACTOR × limit of them: a claim that finds only one webhook's rows takes its
+   * share, and the next claim, with that webhook full, reaches the others.
    */
-  async claim(q: Queryable, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claim(q: Queryable, request: { limit: number; perWebhook: number; inFlight: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
     const { rows } = await q.query<ClaimedDelivery>(
-      `WITH due AS (
-         SELECT d.seq FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      `WITH busy AS (
+         SELECT * FROM unnest($3::uuid[], $4::int[]) AS b(webhook_id, in_flight)
+       ),
+       due AS (
+         SELECT d.seq, d.webhook_id, d.next_attempt_at FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND NOT w.disabled
+           AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.webhook_id = d.webhook_id AND b.in_flight >= $5::int)
+         ORDER BY d.next_attempt_at, d.seq
+         LIMIT $1::int * ${SCAN_FACTOR}
+       ),
+       allowed AS (
+         SELECT r.seq FROM (
+           SELECT due.*, row_number() OVER (PARTITION BY due.webhook_id ORDER BY due.next_attempt_at, due.seq) AS nth FROM due
+         ) r LEFT JOIN busy b ON b.webhook_id = r.webhook_id
+         WHERE r.nth <= $5::int - coalesce(b.in_flight, 0)
+       ),
+       claimed AS (
+         -- Checked again once locked: another replica may have claimed a row since it was read.
+         SELECT d.seq FROM deliveries d
+         WHERE d.seq IN (SELECT seq FROM allowed) AND d.status = 'pending' AND d.next_attempt_at <= now()
          ORDER BY d.next_attempt_at, d.seq
          LIMIT $1
-         FOR UPDATE OF d SKIP LOCKED
+         FOR UPDATE SKIP LOCKED
        )
        UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
-       FROM due, webhooks w
-       WHERE d.seq = due.seq AND w.id = d.webhook_id
+       FROM claimed, webhooks w
+       WHERE d.seq = claimed.seq AND w.id = d.webhook_id
        RETURNING d.seq, d.webhook_id AS "webhookId", d.event_id AS "eventId", d.event_type AS "eventType", d.body, d.attempts,
                  d.created_at AS "createdAt", w.url, w.secret`,
-      [limit, leaseMs / 1000],
+      [request.limit, request.leaseMs / 1000, [...request.inFlight.keys()], [...request.inFlight.values()], request.perWebhook],
     );
     return rows;
   }
