@@ -2,6 +2,7 @@ import path from 'node:path';
 import { servePing, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
 import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
+import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
 import { ApiKeysRepository } from './repo/api-keys-repo.ts';
 import { KeyIdentitiesRepository } from './repo/key-identities-repo.ts';
@@ -34,6 +35,7 @@ import { serveSessions } from './handlers/sessions.ts';
 import { serveDashboard } from './handlers/dashboard.ts';
 
 export const IDENTITY_SCHEMA = 'identity';
+const SESSION_PURGE_INTERVAL_MS = 3_600_000;
 /** The files the gateway applied before this service owned the schema, unchanged, so existing histories match. */
 export const identityMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
@@ -49,12 +51,14 @@ export interface IdentityDeps {
   outbox?: OutboxOptions;
   /** How long an unused session lives; SESSION_IDLE_MS unless given (tests). */
   sessionIdleMs?: number;
+  /** How often spent sign-in links and sessions are deleted; hourly unless given (tests). */
+  sessionPurgeIntervalMs?: number;
 }
 
 export interface RunningIdentityService {
   /** Publishes the identity service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
-  /** Stops the relay and its purge, letting runs in progress finish. */
+  /** Stops the relay, its purge and the session purge, letting runs in progress finish. */
   stop(): Promise<void>;
 }
 
@@ -91,5 +95,11 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   serveListProjects(bus, admin);
   servePing(bus, 'identity', () => db.ping());
   const outbox = startOutbox({ db, events: deps.events, logger: deps.logger, options: deps.outbox });
-  return { relay: outbox.relay, stop: () => outbox.stop() };
+  const purge = runPeriodically('session purge', deps.sessionPurgeIntervalMs ?? SESSION_PURGE_INTERVAL_MS, deps.logger, () => sessions.purgeSpent());
+  return {
+    relay: outbox.relay,
+    async stop() {
+      await Promise.all([outbox.stop(), purge.stop()]);
+    },
+  };
 }

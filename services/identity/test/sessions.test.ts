@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { identity, sessions } from '@lode/contracts';
 import { Database } from '@lode/db';
@@ -7,10 +7,14 @@ import { createLogger } from '@lode/telemetry';
 import { createTestDatabase, type TestDatabase } from '@lode/testkit';
 import { IDENTITY_SCHEMA, startIdentityService, type RunningIdentityService } from '../src/index.ts';
 
-/** The identity service's sessions on a real Postgres, with an idle limit short enough to cross in a test. */
+/**
+ * The identity service's sessions on a real Postgres, with an idle limit short enough to cross in a
+ * test and the purge of spent links and sessions running every 200 ms.
+ */
 describe('sessions in the identity service', () => {
   const logger = createLogger('test', 'silent');
   const IDLE_MS = 1500;
+  const PURGE_INTERVAL_MS = 200;
   let database: TestDatabase;
   let db: Database;
   let bus: LocalBus;
@@ -21,7 +25,7 @@ describe('sessions in the identity service', () => {
     db = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 4 });
     bus = new LocalBus(logger);
     events = new LocalEvents(logger);
-    service = await startIdentityService({ db, bus, events, logger, cursorSecret: 'x'.repeat(32), outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 }, sessionIdleMs: IDLE_MS });
+    service = await startIdentityService({ db, bus, events, logger, cursorSecret: 'x'.repeat(32), outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 }, sessionIdleMs: IDLE_MS, sessionPurgeIntervalMs: PURGE_INTERVAL_MS });
   });
   afterAll(async () => {
     await service?.stop();
@@ -32,6 +36,19 @@ describe('sessions in the identity service', () => {
   });
 
   const newUser = () => bus.call(identity.createUser, { name: 'Ada', avatarUrl: null, email: null });
+  const newLink = async (userId: string) => (await bus.call(sessions.createSignInLink, { userId })).token;
+  /** Moves a link's expiry as if it had been made `ms` earlier: its age, without waiting it out. */
+  const ageLink = (token: string, ms: number) =>
+    db.query(`UPDATE sign_in_links SET expires_at = expires_at - $2 * interval '1 millisecond' WHERE token_hash = decode($1, 'hex')`, [sessions.tokenHash(token), ms]);
+
+  it('refuses a sign-in link once it is 15 minutes old, and takes one 14 minutes old', async () => {
+    const userId = (await newUser()).id;
+    const [stale, fresh] = [await newLink(userId), await newLink(userId)];
+    await ageLink(stale, 15 * 60_000);
+    await ageLink(fresh, 14 * 60_000);
+    await expect(bus.call(sessions.redeemSignInLink, { token: stale })).rejects.toMatchObject({ code: 'unauthorized' });
+    expect((await bus.call(sessions.redeemSignInLink, { token: fresh })).user.id).toBe(userId);
+  });
 
   it('spends a link exactly once when two redemptions race', async () => {
     const { token } = await bus.call(sessions.createSignInLink, { userId: (await newUser()).id });
@@ -66,5 +83,30 @@ describe('sessions in the identity service', () => {
     expect(caller).toMatchObject({ keyId: session?.id, deviceId: null, revoked: false, role: 'admin', userId: user.id, projectId: project.id, orgId: org.id });
     expect(await bus.call(sessions.endSession, { tokenHash })).toEqual({ ended: true });
     expect((await bus.call(sessions.resolveSession, { tokenHash, projectId: project.id })).session).toBeNull();
+  });
+
+  it('purges used and expired links and ended and idle sessions on its own, keeping the live ones', async () => {
+    const userId = (await newUser()).id;
+    const [used, expired, live] = [await newLink(userId), await newLink(userId), await newLink(userId)];
+    const start = async () => sessions.tokenHash((await bus.call(sessions.redeemSignInLink, { token: await newLink(userId) })).token);
+    const [ended, idle, active] = [await start(), await start(), await start()];
+    await bus.call(sessions.redeemSignInLink, { token: used });
+    await ageLink(expired, 15 * 60_000);
+    await bus.call(sessions.endSession, { tokenHash: ended });
+    await db.query(`UPDATE sessions SET last_seen_at = now() - interval '1 hour' WHERE token_hash = decode($1, 'hex')`, [idle]);
+
+    const remaining = async (table: 'sign_in_links' | 'sessions', hashes: string[]) =>
+      (await db.query<{ hash: string }>(`SELECT encode(token_hash, 'hex') AS hash FROM ${table} WHERE token_hash = ANY($1::bytea[])`, [hashes.map((h) => `\\x${h}`)])).rows
+        .map((row) => row.hash)
+        .sort();
+    const links = [used, expired, live].map((token) => sessions.tokenHash(token));
+    await vi.waitFor(
+      async () => {
+        expect(await remaining('sign_in_links', links)).toEqual([sessions.tokenHash(live)]);
+        expect(await remaining('sessions', [ended, idle, active])).toEqual([active]);
+      },
+      { timeout: 20_000, interval: PURGE_INTERVAL_MS },
+    );
+    expect((await bus.call(sessions.resolveSession, { tokenHash: active, projectId: null })).session?.user.id).toBe(userId);
   });
 });

@@ -60,6 +60,11 @@ export class SessionsService {
     return { ended: await this.#sessions.end(this.#db, tokenHash) };
   }
 
+  /** Used or expired links and ended or idle sessions are never read again: deleted, so neither table grows forever. */
+  purgeSpent() {
+    return this.#sessions.purgeSpent(this.#db, this.#idleMs);
+  }
+
   async #start(userId: string) {
     const user = await this.#users.find(this.#db, userId);
     if (!user) throw errors.notFound('User');

@@ -60,6 +60,13 @@ export class SessionsRepository {
     return rowCount === 1;
   }
 
+  /** Removes links that can no longer be spent and sessions that can no longer be resumed; answers how many. */
+  async purgeSpent(db: Queryable, idleMs: number): Promise<{ links: number; sessions: number }> {
+    const links = await db.query('DELETE FROM sign_in_links WHERE used_at IS NOT NULL OR expires_at <= now()');
+    const sessions = await db.query(`DELETE FROM sessions WHERE ended_at IS NOT NULL OR last_seen_at <= now() - $1 * interval '1 millisecond'`, [idleMs]);
+    return { links: links.rowCount ?? 0, sessions: sessions.rowCount ?? 0 };
+  }
+
   async findOidcUser(db: Queryable, issuer: string, subject: string): Promise<string | undefined> {
     const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM oidc_identities WHERE issuer = $1 AND subject = $2', [issuer, subject]);
     return rows[0]?.user_id;
