@@ -1,4 +1,5 @@
 import { env } from '@lode/config';
+import { outboxSettings } from '@lode/outbox';
 
 /** Settings of the webhooks service, in its own process or embedded (docs/api.md, Webhooks). */
 export const webhooksSettings = {
@@ -14,6 +15,11 @@ export const webhooksSettings = {
   LODE_WEBHOOK_POLL_MS: env.int(1000, 10),
   /** How long public events stay on the live feed (a reconnecting client older than this gets a reset). */
   LODE_FEED_RETENTION_MS: env.int(24 * 3_600_000, 1000),
+  /**
+   * The other services' outbox retention (the same variable they read): how far back the embedded
+   * mode replays their events at start, so how long a recorded event's id must be remembered.
+   */
+  LODE_OUTBOX_RETENTION_MS: outboxSettings.LODE_OUTBOX_RETENTION_MS,
 };
 
 export interface WebhooksConfig {
@@ -23,6 +29,7 @@ export interface WebhooksConfig {
   timeoutMs: number;
   pollMs: number;
   feedRetentionMs: number;
+  outboxRetentionMs: number;
 }
 
 export function webhooksConfig(config: {
@@ -32,6 +39,7 @@ export function webhooksConfig(config: {
   LODE_WEBHOOK_TIMEOUT_MS: number;
   LODE_WEBHOOK_POLL_MS: number;
   LODE_FEED_RETENTION_MS: number;
+  LODE_OUTBOX_RETENTION_MS: number;
 }): WebhooksConfig {
   return {
     allowPrivate: config.LODE_WEBHOOK_ALLOW_PRIVATE,
@@ -40,5 +48,6 @@ export function webhooksConfig(config: {
     timeoutMs: config.LODE_WEBHOOK_TIMEOUT_MS,
     pollMs: config.LODE_WEBHOOK_POLL_MS,
     feedRetentionMs: config.LODE_FEED_RETENTION_MS,
+    outboxRetentionMs: config.LODE_OUTBOX_RETENTION_MS,
   };
 }

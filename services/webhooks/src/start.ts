@@ -11,6 +11,7 @@ import { DeliveryWorker } from './domain/delivery-worker.ts';
 import { EventRecorder } from './domain/event-recorder.ts';
 import { FeedService } from './domain/feed-service.ts';
 import { FeedSignal } from './domain/feed-signal.ts';
+import { recordedIdRetentionMs } from './domain/retention-plan.ts';
 import { WebhookService } from './domain/webhook-service.ts';
 import { serveDeliveries } from './handlers/deliveries.ts';
 import { consumeInternalEvents } from './handlers/internal-events.ts';
@@ -20,7 +21,7 @@ import { serveReadFeed } from './handlers/read-feed.ts';
 export const WEBHOOKS_SCHEMA = 'webhooks';
 export const webhooksMigrations = path.join(import.meta.dirname, '..', 'migrations');
 
-/** Old events and finished deliveries are deleted hourly, past the feed's retention. */
+/** Old events, their ids and finished deliveries are deleted hourly, past their retention. */
 const PURGE_INTERVAL_MS = 3_600_000;
 
 export interface WebhooksDeps {
@@ -33,6 +34,8 @@ export interface WebhooksDeps {
 }
 
 export interface RunningWebhooksService {
+  /** Runs the hourly purge now: events past the feed's retention, ids past theirs, finished deliveries. */
+  purgeExpired(): Promise<void>;
   /** Stops consuming, the delivery worker and the purge, letting work in progress finish. */
   stop(): Promise<void>;
 }
@@ -68,12 +71,15 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
     },
   });
   const consumers = await consumeInternalEvents(deps.events, recorder);
-  const purge = runPeriodically('webhooks purge', PURGE_INTERVAL_MS, logger, async () => {
+  const purgeExpired = async () => {
     await events.purgeOlderThan(db, config.feedRetentionMs);
+    await events.purgeRecordedIdsOlderThan(db, recordedIdRetentionMs(config));
     await deliveries.purgeFinishedOlderThan(db, config.feedRetentionMs);
-  });
+  };
+  const purge = runPeriodically('webhooks purge', PURGE_INTERVAL_MS, logger, purgeExpired);
   worker.kick();
   return {
+    purgeExpired,
     async stop() {
       await Promise.all([...consumers.map((consumer) => consumer.stop()), worker.stop(), purge.stop()]);
     },

@@ -23,7 +23,7 @@ describe('webhooks refuse private, loopback and link-local targets', () => {
     db = new Database({ connectionString: database.url, schema: WEBHOOKS_SCHEMA, max: 2 });
     bus = new LocalBus(logger);
     events = new LocalEvents(logger);
-    const config = { allowPrivate: false, retryBaseMs: 20, retryWindowMs: 60_000, timeoutMs: 2000, pollMs: 1000, feedRetentionMs: 60_000 };
+    const config = { allowPrivate: false, retryBaseMs: 20, retryWindowMs: 60_000, timeoutMs: 2000, pollMs: 1000, feedRetentionMs: 60_000, outboxRetentionMs: 60_000 };
     service = await startWebhooksService({ db, bus, events, logger, config });
   });
   afterAll(async () => {

@@ -14,20 +14,23 @@ export class EventsRepository {
   /**
    * Records the event at the project's next position and queues a delivery to each enabled webhook of
    * the project that subscribes to its type, in one statement; answers the position, or undefined
-   * when the event was recorded before (an internal event handed over again). The head's row lock,
-   * held to the commit, makes positions visible in order.
+   * when the event was recorded before (an internal event handed over again), known by its id in
+   * recorded_event_ids, which outlives the event. The head's row lock, held to the commit, makes
+   * positions visible in order.
    */
   async record(q: Queryable, event: publicEvents.PublicEvent): Promise<number | undefined> {
     const { rows } = await q.query<{ position: string }>(
-      `WITH head AS (
-         INSERT INTO feed_heads AS h (project_id, last_position) VALUES ($1, 1)
+      `WITH fresh AS (
+         INSERT INTO recorded_event_ids (id) VALUES ($2) ON CONFLICT (id) DO NOTHING RETURNING id
+       ),
+       head AS (
+         INSERT INTO feed_heads AS h (project_id, last_position) SELECT $1, 1 FROM fresh
          ON CONFLICT (project_id) DO UPDATE SET last_position = h.last_position + 1
          RETURNING last_position
        ),
        recorded AS (
          INSERT INTO public_events (project_id, position, id, type, envelope)
          SELECT $1, last_position, $2, $3, $4::text::jsonb FROM head
-         ON CONFLICT (id) DO NOTHING
          RETURNING position
        ),
        queued AS (
@@ -70,6 +73,12 @@ export class EventsRepository {
   /** Drops events past the feed's retention: a client further behind gets a reset. */
   async purgeOlderThan(q: Queryable, retentionMs: number): Promise<number> {
     const { rowCount } = await q.query('DELETE FROM public_events WHERE recorded_at < now() - make_interval(secs => $1)', [retentionMs / 1000]);
+    return rowCount ?? 0;
+  }
+
+  /** Forgets recorded ids past their retention (domain/retention-plan.ts). */
+  async purgeRecordedIdsOlderThan(q: Queryable, retentionMs: number): Promise<number> {
+    const { rowCount } = await q.query('DELETE FROM recorded_event_ids WHERE recorded_at < now() - make_interval(secs => $1)', [retentionMs / 1000]);
     return rowCount ?? 0;
   }
 }
