@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { followEvents, type FeedMessage, type FeedOptions } from './events.ts';
 import { ApiTransport, type CallOptions, type ConnectionOptions } from './http.ts';
 import type {
   Branch,
@@ -23,12 +24,22 @@ import type {
   MergeRequest,
   Page,
   PageQuery,
+  Plugin,
+  PluginConfirm,
+  PluginPublish,
+  PluginUploadForm,
+  PluginVersion,
   RestoreResponse,
   SyncRequest,
   SyncResponse,
   TreeFile,
   UnlockResponse,
   UploadForm,
+  Webhook,
+  WebhookChanges,
+  WebhookCreate,
+  WebhookDelivery,
+  WebhookWithSecret,
 } from './types.ts';
 
 export interface LodeClientOptions extends ConnectionOptions {
@@ -59,8 +70,12 @@ export class LodeClient {
   }
 
   async #project<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
-    const projectId = await this.projectId(options);
-    return this.transport.call(method, `/api/v1/projects/${projectId}${path}`, body, options);
+    return this.transport.call(method, await this.projectPath(path, options), body, options);
+  }
+
+  /** The full path of a route of the key's project: `/commits` → `/api/v1/projects/{projectId}/commits`. */
+  async projectPath(path: string, options: Signal = {}): Promise<string> {
+    return `/api/v1/projects/${await this.projectId(options)}${path}`;
   }
 
   sync(request: SyncRequest, options: Signal = {}): Promise<SyncResponse> {
@@ -148,6 +163,10 @@ export class LodeClient {
     return this.#project('POST', '/drafts', { message, branch }, options);
   }
 
+  getDraft(draftId: string, options: Signal = {}): Promise<Draft> {
+    return this.#project('GET', `/drafts/${encodeURIComponent(draftId)}`, undefined, options);
+  }
+
   addDraftFiles(draftId: string, fileVersions: CommitEntry[], options: Signal = {}): Promise<{ id: string; fileCount: number }> {
     return this.#project('POST', `/drafts/${encodeURIComponent(draftId)}/files`, { fileVersions }, options);
   }
@@ -156,8 +175,65 @@ export class LodeClient {
     return this.#project('POST', `/drafts/${encodeURIComponent(draftId)}/commit`, undefined, { ...options, idempotencyKey: options.idempotencyKey ?? randomUUID() });
   }
 
-  deleteDraft(draftId: string, options: Signal = {}): Promise<unknown> {
+  deleteDraft(draftId: string, options: Signal = {}): Promise<{ id: string; deleted: true }> {
     return this.#project('DELETE', `/drafts/${encodeURIComponent(draftId)}`, undefined, options);
+  }
+
+  /** The organization's shared plugins, by name. */
+  listPlugins(query: PageQuery = {}, options: Signal = {}): Promise<Page<Plugin>> {
+    return this.#project('GET', '/plugins', undefined, { ...options, query: { ...query } });
+  }
+
+  /** A plugin's versions, newest first by semver precedence, each with a download URL. */
+  listPluginVersions(name: string, query: PageQuery = {}, options: Signal = {}): Promise<Page<PluginVersion>> {
+    return this.#project('GET', `/plugins/${encodeURIComponent(name)}/versions`, undefined, { ...options, query: { ...query } });
+  }
+
+  /** Step 1 of publishing (org owners and admins): the upload URL of the version's bytes. `publishPlugin` does all three steps. */
+  initiatePluginVersion(name: string, body: PluginPublish, options: Signal = {}): Promise<PluginUploadForm> {
+    return this.#project('POST', `/plugins/${encodeURIComponent(name)}/versions/initiate`, body, options);
+  }
+
+  /** Step 3: records the uploaded version, checked against its SHA-256; a repeated confirm answers the same version. */
+  confirmPluginVersion(name: string, body: PluginConfirm, options: Signal = {}): Promise<PluginVersion> {
+    return this.#project('POST', `/plugins/${encodeURIComponent(name)}/versions/confirm`, body, options);
+  }
+
+  /** Webhooks are managed with an org owner's or admin's key. The secret is answered only here and on rotation. */
+  createWebhook(webhook: WebhookCreate, options: Signal = {}): Promise<WebhookWithSecret> {
+    return this.#project('POST', '/webhooks', webhook, options);
+  }
+
+  async listWebhooks(options: Signal = {}): Promise<Webhook[]> {
+    return (await this.#project<{ data: Webhook[] }>('GET', '/webhooks', undefined, options)).data;
+  }
+
+  getWebhook(webhookId: string, options: Signal = {}): Promise<Webhook> {
+    return this.#project('GET', `/webhooks/${encodeURIComponent(webhookId)}`, undefined, options);
+  }
+
+  /** `secret` is in the answer only with `rotateSecret: true`. */
+  updateWebhook(webhookId: string, changes: WebhookChanges, options: Signal = {}): Promise<Webhook & { secret?: string }> {
+    return this.#project('PATCH', `/webhooks/${encodeURIComponent(webhookId)}`, changes, options);
+  }
+
+  deleteWebhook(webhookId: string, options: Signal = {}): Promise<{ deleted: true }> {
+    return this.#project('DELETE', `/webhooks/${encodeURIComponent(webhookId)}`, undefined, options);
+  }
+
+  /** The webhook's delivery log, newest first. */
+  listWebhookDeliveries(webhookId: string, query: PageQuery = {}, options: Signal = {}): Promise<Page<WebhookDelivery>> {
+    return this.#project('GET', `/webhooks/${encodeURIComponent(webhookId)}/deliveries`, undefined, { ...options, query: { ...query } });
+  }
+
+  /** Sends it a `webhook.ping` event, delivered and logged like any other. */
+  pingWebhook(webhookId: string, options: Signal = {}): Promise<{ eventId: string }> {
+    return this.#project('POST', `/webhooks/${encodeURIComponent(webhookId)}/ping`, undefined, options);
+  }
+
+  /** The project's live feed: its events as they happen, reconnecting (with Last-Event-ID) when the connection drops. */
+  events(options: FeedOptions = {}): AsyncGenerator<FeedMessage> {
+    return followEvents(this, options);
   }
 }
 

@@ -25,6 +25,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   idempotencyKey?: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /** Sent besides the key and device headers (e.g. `Last-Event-ID`). */
+  headers?: Record<string, string>;
 }
 
 /** JSON calls to the API with the key and device headers, retried as `RetryPolicy` says. */
@@ -43,8 +45,13 @@ export class ApiTransport {
   }
 
   async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+    return (await readJson(await this.request(method, path, body, options))) as T;
+  }
+
+  /** A successful answer with its body unread (a stream, such as the live feed); retried as `call` is. */
+  async request(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Response> {
     const url = this.baseUrl + path + queryString(options.query);
-    const headers: Record<string, string> = { ...this.#headers };
+    const headers: Record<string, string> = { ...this.#headers, ...options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -59,9 +66,8 @@ export class ApiTransport {
         await this.#wait(method, path, attempt, null, (error as Error).message, options.signal);
         continue;
       }
-      const answer = await readJson(response);
-      if (response.ok) return answer as T;
-      const failure = new LodeApiError(response.status, answer, response.headers.get('x-request-id'));
+      if (response.ok) return response;
+      const failure = new LodeApiError(response.status, await readJson(response), response.headers.get('x-request-id'));
       if (!isRetryableStatus(response.status, failure.code) || attempt >= this.retry.attempts) throw failure;
       await this.#wait(method, path, attempt, response.headers.get('retry-after'), `${response.status} ${failure.code}`, options.signal);
     }

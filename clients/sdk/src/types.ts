@@ -218,7 +218,110 @@ export interface LockQuery extends PageQuery {
 
 export interface Draft {
   id: string;
-  message?: string;
-  branch?: string;
-  fileCount?: number;
+  message: string;
+  branch: string;
+  /** Distinct files staged so far. */
+  fileCount: number;
+  createdAt: string;
+  /** Past this the draft answers 404 everywhere (docs/api.md, Draft commits). */
+  expiresAt: string;
+}
+
+/** A shared plugin of the organization, by its newest version (semver precedence). */
+export interface Plugin {
+  name: string;
+  latestVersion: string;
+  description: string | null;
+  updatedAt: string;
+}
+
+export interface PluginVersion {
+  name: string;
+  version: string;
+  sha256: string;
+  size: number;
+  description: string | null;
+  publishedBy: { userId: string; userName: string };
+  createdAt: string;
+  /** A presigned GET of the bytes, valid for an hour. */
+  downloadUrl: string;
+}
+
+export interface PluginPublish {
+  /** Semver exactly as written on semver.org: `1.4.0`, `2.0.0-rc.1`. */
+  version: string;
+  sha256: string;
+  size: number;
+  /** Base64 of the content's MD5. */
+  contentMd5: string;
+  description?: string;
+}
+
+export interface PluginUploadForm {
+  name: string;
+  version: string;
+  storageKey: string;
+  uploadUrl: string;
+  requiredHeaders: Record<string, string>;
+}
+
+export interface PluginConfirm {
+  version: string;
+  storageKey: string;
+  sha256: string;
+  size: number;
+}
+
+export type PublicEventType = 'commit.created' | 'lock.acquired' | 'lock.released' | 'branch.created' | 'branch.deleted' | 'plugin.published';
+
+/** The envelope of every public event (docs/api.md, Public events); `data` depends on `type`. */
+export interface PublicEvent {
+  id: string;
+  type: string;
+  projectId: string;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: PublicEventType[];
+  description: string;
+  disabled: boolean;
+  /** Why the server disabled it (a 410 answer), or null. */
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The signing secret (`whsec_…`) is answered only at creation and on `rotateSecret`. */
+export interface WebhookWithSecret extends Webhook {
+  secret: string;
+}
+
+export interface WebhookCreate {
+  url: string;
+  events: PublicEventType[];
+  description?: string;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: PublicEventType[];
+  description?: string;
+  disabled?: boolean;
+  rotateSecret?: true;
+}
+
+export interface WebhookDelivery {
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
 }

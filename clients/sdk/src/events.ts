@@ -1,0 +1,106 @@
+import type { LodeClient } from './client.ts';
+import { sleep } from './retry.ts';
+import type { PublicEvent, PublicEventType } from './types.ts';
+
+export interface FeedOptions {
+  /** Only these types (default: every type of the catalogue). */
+  types?: PublicEventType[];
+  /** Resume after this position: the `id` of the last message handled, sent as `Last-Event-ID`. */
+  lastEventId?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * A message of the live feed. `id` is its position in the project's feed: keep the last one handled
+ * to resume from it (`lastEventId`) in a later process.
+ */
+export type FeedMessage =
+  | { kind: 'event'; id: number; event: PublicEvent }
+  /** The events after the position asked for are past the feed's retention: reload what you show; the feed goes on after `id`. */
+  | { kind: 'reset'; id: number };
+
+/** What the server asks for (`retry:`) unless it says otherwise. */
+const RECONNECT_MS = 3000;
+/** The server writes at least a comment every 10 s: a connection silent this long is dead, though no error says so. */
+const SILENCE_MS = 35_000;
+
+/**
+ * Follows the project's live feed (docs/api.md, Live feed) until `signal` aborts. A connection that
+ * drops or goes silent is opened again after the server's `retry:` delay, with the last position seen
+ * as `Last-Event-ID`, so nothing is missed or repeated. A refusal (4xx) ends the feed with its error;
+ * opening retries 429 and 503 as every call does.
+ */
+export async function* followEvents(client: LodeClient, options: FeedOptions = {}): AsyncGenerator<FeedMessage> {
+  const { signal } = options;
+  let lastEventId = options.lastEventId;
+  let reconnectMs = RECONNECT_MS;
+  for (;;) {
+    const connection = new AbortController();
+    const stop = () => connection.abort(signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
+    let silence = setTimeout(() => connection.abort(), SILENCE_MS);
+    try {
+      const response = await client.transport.request('GET', await client.projectPath('/events', { signal }), undefined, {
+        signal: connection.signal,
+        query: { types: options.types?.join(',') },
+        headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+      });
+      if (!response.body) throw new Error('the live feed answered without a body');
+      for await (const block of serverSentEvents(response.body)) {
+        clearTimeout(silence);
+        silence = setTimeout(() => connection.abort(), SILENCE_MS);
+        if (block.retry !== undefined) reconnectMs = block.retry;
+        if (block.id === undefined || block.data === undefined) continue;
+        lastEventId = Number(block.id);
+        if (block.event === 'reset') yield { kind: 'reset', id: lastEventId };
+        else yield { kind: 'event', id: lastEventId, event: JSON.parse(block.data) as PublicEvent };
+      }
+    } catch (error) {
+      // A dropped or silent connection is followed again; the caller's abort and the server's refusals are not.
+      if (signal?.aborted || (!connection.signal.aborted && !(error instanceof TypeError))) throw error;
+    } finally {
+      // Also when the caller stops reading (break): the response's socket is let go.
+      connection.abort();
+      clearTimeout(silence);
+      signal?.removeEventListener('abort', stop);
+    }
+    await sleep(reconnectMs, signal);
+  }
+}
+
+interface EventBlock {
+  id?: string;
+  event: string;
+  data?: string;
+  retry?: number;
+}
+
+/**
+ * The blocks of a `text/event-stream` body as the HTML spec's parser reads them: fields up to a blank
+ * line, `data` lines joined with newlines, comments (`:`) skipped. Lines end with LF or CRLF.
+ */
+async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<EventBlock> {
+  let block: EventBlock = { event: 'message' };
+  let text = '';
+  for await (const piece of body.pipeThrough(new TextDecoderStream())) {
+    text += piece;
+    let end: number;
+    while ((end = text.indexOf('\n')) >= 0) {
+      const line = text.slice(0, end).replace(/\r$/, '');
+      text = text.slice(end + 1);
+      if (line === '') {
+        if (block.data !== undefined || block.retry !== undefined) yield block;
+        block = { event: 'message' };
+        continue;
+      }
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'data') block.data = block.data === undefined ? value : `${block.data}\n${value}`;
+      else if (field === 'id') block.id = value;
+      else if (field === 'event') block.event = value;
+      else if (field === 'retry' && /^\d+$/.test(value)) block.retry = Number(value);
+    }
+  }
+}
