@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { describeContent, pushFile, type SeededProject } from '@lode/testkit';
@@ -83,6 +83,14 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(created.status).toBe(201);
     expect((await owner.api.get(hooks(owner))).body.data.map((h: { id: string }) => h.id)).toEqual([created.body.id]);
     expect((await stack.seed.admin.get(`/admin/v1/projects/${owner.projectId}/webhooks/${created.body.id}/deliveries`)).body).toEqual({ data: [], nextCursor: null });
+
+    // A project that does not exist has no webhooks to list and can be given none.
+    const unknown = `/admin/v1/projects/${randomUUID()}/webhooks`;
+    for (const res of [await stack.seed.admin.get(unknown), await stack.seed.admin.post(unknown, { url: 'https://ops.example.com', events: ['branch.deleted'] })]) {
+      expect(res).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    }
+    // As elsewhere in the admin API, a bad body is 400 before an unknown project is 404.
+    expect(await stack.seed.admin.post(unknown, { url: 'ftp://ops.example.com', events: ['branch.deleted'] })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
   });
 
   it('deliver a lock taken through the API, signed per Standard Webhooks, and log the delivery', async () => {

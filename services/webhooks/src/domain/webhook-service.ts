@@ -10,9 +10,15 @@ import { isPublicAddress, literalAddress } from './address-policy.ts';
 type Manager = webhooks.Manager;
 type Changes = ParsedRequestOf<typeof webhooks.update>['changes'];
 
-/** Only the org's owners and admins manage a project's webhooks: they see where its events go. */
+/**
+ * Who may manage a project's webhooks, who see where its events go: the org's owners and admins,
+ * and the operator (admin API). Named one by one, so a role added later is refused until it is
+ * listed here.
+ */
+const MANAGING_ROLES: ReadonlySet<Manager['role']> = new Set(['owner', 'admin', 'operator']);
+
 function assertMayManage(manager: Manager): void {
-  if (manager.role === 'member') throw errors.forbidden('Only org owners and admins may manage webhooks');
+  if (!MANAGING_ROLES.has(manager.role)) throw errors.forbidden('Only org owners and admins may manage webhooks');
 }
 
 /** A Standard Webhooks secret: `whsec_` and 24 random bytes in base64, as the library reads it. */
