@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, symlink } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,60 +10,79 @@ import { emptyDir, expectOk, newWorkspace, writeText } from './workspace-fixture
 
 const run = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, '../../..');
-/** The machine's own Node 20, the oldest the packages promise to run on, when there is one. */
-const NODE_20 = '/usr/bin/node';
+/** Third-party dependencies come from npm's cache when it has them (CI's `npm ci` filled it), else from the registry. */
+const INSTALL = ['--prefer-offline', '--no-audit', '--no-fund'];
 
 /**
- * The SDK and the CLI as a user gets them: `npm pack` (which builds dist/ with tsc), unpacked into
- * a folder outside the repository. Their third-party dependencies are linked from the repository's
- * installed copies, since this machine cannot download (npm's offline cache lacks some of them).
+ * The README's install, as a user runs it: the tarballs made by `npm run tarballs`, then a real
+ * `npm install --global` of the CLI's (into a folder of its own, with `--prefix`).
  */
-async function installFromTarballs(): Promise<string> {
-  const packs = await emptyDir('lode-packs-');
-  for (const pkg of ['sdk', 'cli']) await run('npm', ['pack', '--pack-destination', packs], { cwd: path.join(REPO, 'clients', pkg) });
-  const target = await emptyDir('lode-installed-');
-  const modules = path.join(target, 'node_modules');
-  await mkdir(path.join(modules, '@lode'), { recursive: true });
-  for (const [pkg, tarball] of [['sdk', 'lode-sdk-0.1.0.tgz'], ['cli', 'lode-cli-0.1.0.tgz']]) {
-    const dir = path.join(modules, '@lode', pkg);
-    await mkdir(dir);
-    await run('tar', ['-xzf', path.join(packs, tarball), '-C', dir, '--strip-components=1']);
-  }
-  for (const source of [path.join(REPO, 'clients/cli/node_modules'), path.join(REPO, 'node_modules')]) {
-    for (const name of await readdir(source)) {
-      if (name.startsWith('.') || name === '@lode' || existsSync(path.join(modules, name))) continue;
-      await symlink(path.join(source, name), path.join(modules, name));
-    }
-  }
-  return path.join(modules, '@lode/cli/bin/lode.js');
+let packing: Promise<string> | undefined;
+function tarballs(): Promise<string> {
+  packing ??= emptyDir('lode-packs-').then(async (packs) => {
+    await run('npm', ['run', 'tarballs', '-w', '@lode/cli', '--', packs], { cwd: REPO });
+    return packs;
+  });
+  return packing;
 }
 
-describe('the CLI installed from its tarball', () => {
+const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
+
+describe('the CLI and the SDK installed from their tarballs', () => {
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack({ bus: 'local' });
   });
   afterAll(async () => stack?.stop());
 
-  // Packing compiles both packages: minutes on a loaded machine, so it runs in the test, not a hook.
-  it('holds built JavaScript only, runs --help, and logs in, pushes and pulls', async () => {
-    const bin = await installFromTarballs();
-    expect(existsSync(path.join(path.dirname(bin), '../src'))).toBe(false);
-    expect(existsSync(path.join(path.dirname(bin), '../../sdk/dist/index.js'))).toBe(true);
-    const node = existsSync(NODE_20) ? NODE_20 : process.execPath;
-    const help = await run(node, [bin, '--help']);
-    expect(help.stdout).toContain('Usage: lode');
+  // Packing compiles both packages: minutes on a loaded machine, so it runs in the tests, not a hook.
+  it('installs the CLI with the SDK inside its tarball (@lode/sdk never looked up), runs --help, logs in, pushes and pulls', async () => {
+    const packs = await tarballs();
+    const prefix = await emptyDir('lode-installed-');
+    await run('npm', ['install', '--global', '--prefix', prefix, ...INSTALL, path.join(packs, 'lode-cli-0.1.0.tgz')], { cwd: prefix });
+    const installed = path.join(prefix, 'lib/node_modules/@lode/cli');
+    expect(existsSync(path.join(installed, 'src'))).toBe(false);
+    // Ours, from inside the tarball: npm had nothing to look up (the registry has no @lode/sdk, or a stranger's).
+    const { name, version, description } = await readJson(path.join(REPO, 'clients/sdk/package.json'));
+    expect(await readJson(path.join(installed, 'node_modules/@lode/sdk/package.json'))).toMatchObject({ name, version, description });
 
+    // The `lode` that npm linked, run by its own `#!/usr/bin/env node` with this test's Node first on PATH.
     const project = await stack.seed.project();
     const user = await CliUser.create(stack.baseUrl, project);
-    const env = { ...user.env, LODE_URL: '', LODE_KEY: '' };
+    const env = { ...user.env, LODE_URL: '', LODE_KEY: '', PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` };
+    const lode = path.join(prefix, 'bin/lode');
+    expect((await run(lode, ['--help'], { env })).stdout).toContain('Usage: lode');
     const dir = await emptyDir();
-    await run(node, [bin, 'login', '--url', stack.baseUrl, '--key', project.key, '--device', project.deviceId], { cwd: dir, env });
-    await run(node, [bin, 'init'], { cwd: dir, env });
+    await run(lode, ['login', '--url', stack.baseUrl, '--key', project.key, '--device', project.deviceId], { cwd: dir, env });
+    await run(lode, ['init'], { cwd: dir, env });
     await writeText(dir, 'Levels/a.umap', 'from the tarball');
-    const pushed = await run(node, [bin, 'push', '-m', 'first', '--json'], { cwd: dir, env });
+    const pushed = await run(lode, ['push', '-m', 'first', '--json'], { cwd: dir, env });
     expect(JSON.parse(pushed.stdout)).toMatchObject({ commit: { sequenceNum: 1, fileCount: 1 } });
     const other = await newWorkspace(user);
     expect(expectOk(await user.run(other, ['pull', '--json'])).json).toMatchObject({ downloaded: 1 });
+  }, 600_000);
+
+  it('ships the SDK with type declarations that a TypeScript project compiles against', async () => {
+    const packs = await tarballs();
+    const project = await emptyDir('lode-sdk-user-');
+    await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
+    await run('npm', ['install', ...INSTALL, path.join(packs, 'lode-sdk-0.1.0.tgz')], { cwd: project });
+    const manifest = await readJson(path.join(project, 'node_modules/@lode/sdk/package.json'));
+    expect(JSON.stringify(manifest.exports)).not.toContain('src/');
+    await writeFile(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(REPO, 'node_modules/@types')] }, files: ['index.ts'] }),
+    );
+    await writeFile(
+      path.join(project, 'index.ts'),
+      [
+        "import { LodeClient, type PluginVersion } from '@lode/sdk';",
+        "const versions = await new LodeClient({ url: 'https://lode.example.com', key: 'lode_x' }).listPluginVersions('tools');",
+        'const latest: PluginVersion | undefined = versions.data[0];',
+        '// @ts-expect-error: a size is a number, which the declarations know',
+        'export const size: string | undefined = latest?.size;',
+      ].join('\n'),
+    );
+    await run(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project]);
   }, 600_000);
 });
