@@ -37,7 +37,7 @@ export class FencesRepository {
 
   /**
    * Deletes the fence and, when `releaseLocks`, its holder's locks on its files (with their
-   * lock.changed event); answers whether the fence was still there and how many locks went. One statement, with the file list never leaving
+   * lock.changed events); answers whether the fence was still there and how many locks went. One statement, with the file list never leaving
    * the database, and without the project mutex: it only frees files. Its commit does not wait for
    * the WAL to reach the disk (the setting is local to the statement's own transaction): see
    * FenceService.settle for why a crash undoing it is safe.

@@ -1,12 +1,28 @@
 /** ISO 8601 in UTC with milliseconds, as JavaScript's toISOString writes it. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/**
+ * Bounds of one lock.changed event. A commit may release 25,000 locks at once, with paths of up to
+ * 1,024 characters: as one event that is tens of MiB, over NATS's 1 MiB max_payload (and the
+ * in-process stream's), which the relay could never publish, holding up every later event of the
+ * schema. So a change is written as several events of at most EVENT_LOCKS locks and about
+ * EVENT_LOCK_BYTES of them (a lock is a few KiB at most, so an event stays far under 1 MiB).
+ */
+export const EVENT_LOCKS = 500;
+export const EVENT_LOCK_BYTES = 500 * 1024;
+/**
+ * Each lock weighs at least this much when locks are cut into events, which caps an event at
+ * EVENT_LOCKS locks however short their paths: no other lock of an event starts before its byte
+ * window, and each ends inside it.
+ */
+const MIN_LOCK_WEIGHT = EVENT_LOCK_BYTES / EVENT_LOCKS;
+
 export interface LockEventSql {
   /** The CTE's name. */
   name: string;
   /** A CTE before it with the locks table's columns (a DELETE … RETURNING *, acquire_locks' rows). */
   rows: string;
-  /** Which of those rows the event lists. */
+  /** Which of those rows the events list. */
   where?: string;
   action: 'acquired' | 'released';
   reason?: 'released' | 'forced' | 'committed';
@@ -18,9 +34,12 @@ export interface LockEventSql {
 }
 
 /**
- * A CTE that writes one lock.changed event into the outbox when the statement's rows hold any lock:
- * the change and its event commit together in one statement, so taking or releasing locks stays a
- * single round trip (docs/performance.md, Locks: one round trip).
+ * A CTE that writes the lock.changed events of the statement's rows into the outbox, none when they
+ * hold no lock: the change and its events commit together in one statement, so taking or releasing
+ * locks stays a single round trip (docs/performance.md, Locks: one round trip). The locks are cut, in
+ * path order, into consecutive events bounded in count and bytes (EVENT_LOCKS, EVENT_LOCK_BYTES): a
+ * running sum of their JSON sizes numbers each lock's event. The outbox ids follow that order, so
+ * the relay publishes a change's events one after the other, before any later change of the project.
  */
 export function lockEventCte(event: LockEventSql): string {
   const reason = event.reason === undefined ? '' : `'reason', '${event.reason}',`;
@@ -32,12 +51,19 @@ export function lockEventCte(event: LockEventSql): string {
       ${reason}
       'by', json_build_object('userId', ${event.byUserId}, 'userName', ${event.byUserName}),
       'at', ${iso('now()')},
-      'locks', json_agg(json_build_object(
-        'fileId', r.file_id, 'path', r.path, 'userId', r.user_id, 'userName', r.user_name, 'note', r.note, 'lockedAt', ${iso('r.locked_at')}
-      ) ORDER BY r.path)
+      'locks', json_agg(r.lock ORDER BY r.path, r.file_id)
     )::text
-    FROM ${event.rows} r
-    WHERE ${event.where ?? 'true'}
-    HAVING count(*) > 0
+    FROM (
+      SELECT l.*, sum(greatest(octet_length(l.lock::text), ${MIN_LOCK_WEIGHT})) OVER (ORDER BY l.path, l.file_id ROWS UNBOUNDED PRECEDING) / ${EVENT_LOCK_BYTES} AS part
+      FROM (
+        SELECT r.*, json_build_object(
+          'fileId', r.file_id, 'path', r.path, 'userId', r.user_id, 'userName', r.user_name, 'note', r.note, 'lockedAt', ${iso('r.locked_at')}
+        ) AS lock
+        FROM ${event.rows} r
+        WHERE ${event.where ?? 'true'}
+      ) l
+    ) r
+    GROUP BY r.part
+    ORDER BY r.part
   )`;
 }

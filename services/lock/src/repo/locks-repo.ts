@@ -88,7 +88,7 @@ export class LocksRepository {
   /**
    * Releases one holder's locks on the files, only those taken before `lockedBefore` when given:
    * a commit releases the locks its author held, not one taken again after it. Those it releases go
-   * out as one lock.changed event (reason committed).
+   * out as lock.changed events (reason committed), as many as their size takes (lock-event-sql.ts).
    */
   async removeHolders(q: Queryable, projectId: string, userId: string, fileIds: readonly string[], lockedBefore?: string): Promise<number> {
     const { rows } = await q.query<{ released: number }>(
