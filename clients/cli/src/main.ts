@@ -18,20 +18,18 @@ const program = new Command('lode')
   // Options after a command name are that command's own: `lode download X --version 3` names a
   // version of X, it does not print the CLI's version.
   .enablePositionalOptions()
-  .option('--json', 'print one JSON document (errors too) for scripts')
-  .option('--verbose', 'say when a call is retried')
   .exitOverride()
-  // With --json, a usage error is the one JSON document on stdout (below), not text on stderr.
-  .configureOutput({ outputError: (text, write) => (json ? undefined : write(text)) })
-  .showHelpAfterError(!json);
+  // With --json, a usage error is the one JSON document on stdout (below), without commander's text on stderr.
+  .configureOutput({ writeErr: (text) => (json ? undefined : process.stderr.write(text)) })
+  .showHelpAfterError();
 
 sessionCommands(program);
 syncCommands(program);
 lockCommands(program);
 historyCommands(program);
 branchCommands(program);
-// Each command takes the global options too, since positional options leave `lode push --json` to `push`.
-for (const command of leaves(program)) command.option('--json', 'print one JSON document (errors too) for scripts').option('--verbose', 'say when a call is retried');
+// Every command takes the global options too, since positional options leave `lode push --json` to `push`.
+for (const command of [program, ...descendants(program)]) command.option('--json', 'print one JSON document (errors too) for scripts').option('--verbose', 'say when a call is retried');
 
 try {
   await program.parseAsync();
@@ -41,11 +39,13 @@ try {
   if (!(error instanceof CommanderError)) throw error;
   if (error.exitCode === 0) process.exitCode = EXIT.ok;
   else {
-    if (json) new Output(true).failure(new CliError(error.message.replace(/^error: /, ''), { exitCode: EXIT.usage, code: 'usage' }));
+    // commander's help shown for a missing command carries no sentence of its own.
+    const message = error.code === 'commander.help' ? 'No command given: `lode --help` lists them.' : error.message.replace(/^error: /, '');
+    if (json) new Output(true).failure(new CliError(message, { exitCode: EXIT.usage, code: 'usage' }));
     process.exitCode = EXIT.usage;
   }
 }
 
-function leaves(command: Command): Command[] {
-  return command.commands.length === 0 ? [command] : command.commands.flatMap(leaves);
+function descendants(command: Command): Command[] {
+  return command.commands.flatMap((sub) => [sub, ...descendants(sub)]);
 }

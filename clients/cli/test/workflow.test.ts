@@ -185,10 +185,10 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
       expect(human.stderr).toMatch(/^error: option '.+' argument '.+' is invalid/);
       expect(human.stderr).not.toMatch(/\n\s+at /);
     }
-    for (const args of [...bad.slice(0, 2), ['push']]) {
+    for (const args of [...bad.slice(0, 2), ['push'], ['branch']]) {
       const json = await ada.run(a, [...args, '--json']);
       expect(json.code, args.join(' ')).toBe(2);
-      expect(json.json).toEqual({ error: { code: 'usage', message: expect.stringMatching(/^(option|required option)/) } });
+      expect(json.json).toEqual({ error: { code: 'usage', message: expect.stringMatching(/^(option|required option|No command given)/) } });
       expect(json.stderr).toBe('');
     }
     expect(await commitCount(ada, a)).toBe(0);
