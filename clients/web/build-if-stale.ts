@@ -1,6 +1,7 @@
 /**
  * Builds the dashboard when dist/ is missing or older than any of its sources, so `npm start` (its
- * prestart), the browser tests and a fresh clone serve the current app with no extra step.
+ * prestart), the browser tests (libs/testkit's global setup runs it once, before any test worker)
+ * and a fresh clone serve the current app with no extra step.
  * Run: node clients/web/build-if-stale.ts
  */
 import { statSync, readdirSync } from 'node:fs';
@@ -25,14 +26,12 @@ function builtAt(): number {
 }
 
 /** True when it built. */
-export async function buildWebIfStale(): Promise<boolean> {
+async function buildWebIfStale(): Promise<boolean> {
   const sources = Math.max(...SOURCES.map((name) => newestMtime(path.join(ROOT, name))));
   if (builtAt() > sources) return false;
   await build({ configFile: path.join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
   return true;
 }
 
-if (process.argv[1] === import.meta.filename) {
-  const built = await buildWebIfStale();
-  console.log(built ? 'web dashboard built (clients/web/dist)' : 'web dashboard is up to date');
-}
+const built = await buildWebIfStale();
+console.log(built ? 'web dashboard built (clients/web/dist)' : 'web dashboard is up to date');

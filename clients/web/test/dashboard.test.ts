@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiClient, pushFile, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { buildWebIfStale } from '../build-if-stale.ts';
 import { launchChromium, screenshot } from './browser.ts';
 
 /** Generous: two cores shared by many runs make a page's first paint slow, never wrong. */
@@ -29,7 +28,6 @@ describe('web dashboard in Chromium', () => {
   };
 
   beforeAll(async () => {
-    await buildWebIfStale();
     [stack, browser] = await Promise.all([startTestStack({ bus: 'local' }), launchChromium()]);
     owner = await stack.seed.project({ role: 'owner' });
     ownerContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });

@@ -7,7 +7,6 @@ import { closeServer, listen } from '@lode/runtime';
 import { createLogger } from '@lode/telemetry';
 import { ApiClient, freePort } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { buildWebIfStale } from '../build-if-stale.ts';
 import { launchChromium, screenshot } from './browser.ts';
 
 const CLIENT = { id: 'lode-dashboard', secret: 'a-test-client-secret-of-enough-length' };
@@ -24,7 +23,6 @@ describe('dashboard sign-in with OpenID Connect', () => {
   let gatewayUrl: string;
 
   beforeAll(async () => {
-    await buildWebIfStale();
     [stack, browser] = await Promise.all([startTestStack({ bus: 'local' }), launchChromium()]);
     const [providerPort, gatewayPort] = [await freePort(), await freePort()];
     const issuer = `http://127.0.0.1:${providerPort}`;

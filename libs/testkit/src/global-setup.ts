@@ -13,11 +13,18 @@ function portOpen(port: number): Promise<boolean> {
 }
 
 /**
- * Runs once before the integration tests: the S3 tests need the real S3 that scripts/swift-s3.sh
- * installs and starts (idempotent; seconds when already installed). Set TEST_S3_ENDPOINT to use
- * another S3 instead.
+ * Runs once before the integration tests, in vitest's main process before any worker starts.
+ *
+ * The browser tests serve the dashboard's build (clients/web/dist): it is built here when missing
+ * or stale, never by the tests, because two workers building it at once on a clean clone would
+ * each empty dist/ (Vite's emptyOutDir) under the other. The repository's Node 24 runs the script
+ * (it is TypeScript), whatever Node runs vitest.
+ *
+ * The S3 tests need the real S3 that scripts/swift-s3.sh installs and starts (idempotent; seconds
+ * when already installed). Set TEST_S3_ENDPOINT to use another S3 instead.
  */
 export default async function setup(): Promise<void> {
+  execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/node'), [path.join(REPO_ROOT, 'clients/web/build-if-stale.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   if (process.env.TEST_S3_ENDPOINT || (await portOpen(8070))) return;
   execFileSync('bash', [path.join(REPO_ROOT, 'scripts/swift-s3.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
