@@ -14,7 +14,7 @@ export function formatTime(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString() : '—';
 }
 
-/** The folders directly under `prefix` and the files right in it, from a page of paths at any depth. */
+/** The folders directly under `prefix` and the files right in it, from the paths at any depth under it loaded so far. */
 export function folderView<T extends { path: string }>(prefix: string, files: T[]): { folders: string[]; files: T[] } {
   const folders = new Set<string>();
   const here: T[] = [];
@@ -25,4 +25,10 @@ export function folderView<T extends { path: string }>(prefix: string, files: T[
     else folders.add(prefix + rest.slice(0, slash + 1));
   }
   return { folders: [...folders].sort(), files: here };
+}
+
+/** A folder path as the tree's `prefix` takes it: no leading slash, one trailing slash; empty for the root. */
+export function folderPrefix(path: string): string {
+  const trimmed = path.trim().replace(/^\/+|\/+$/g, '');
+  return trimmed ? `${trimmed}/` : '';
 }

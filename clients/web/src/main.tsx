@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { ApiError } from './api.ts';
 import { Shell } from './components/Shell.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
@@ -18,7 +18,17 @@ import { KeysPage } from './pages/Keys.tsx';
 import { MembersPage } from './pages/Members.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 
-const queryClient = new QueryClient({
+/**
+ * An ended or idle-expired session makes every call answer 401: asking again who is signed in then
+ * finds nobody, and the shell sends the person to sign in, rather than each page showing the error.
+ */
+function signInAgainOnUnauthorized(error: Error): void {
+  if (error instanceof ApiError && error.status === 401) void queryClient.invalidateQueries({ queryKey: ['session'] });
+}
+
+const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: signInAgainOnUnauthorized }),
+  mutationCache: new MutationCache({ onError: signInAgainOnUnauthorized }),
   defaultOptions: {
     // A 4xx will not change by asking again; a 5xx or a network error may.
     queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2 },

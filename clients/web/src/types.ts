@@ -21,6 +21,8 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 export interface TreeFile { fileId: string; path: string; version: number; sha256: string; size: number; commitSeq: number; updatedAt: string }
+/** One result of POST /files/download-urls: the download form, or the error form (docs/api.md). */
+export interface DownloadResult { fileId?: string; path?: string; version?: number; downloadUrl?: string; error?: string; code?: string }
 export interface FileVersion { id: string; version: number; size: number; sha256: string; uploaderId: string; uploaderName: string; commitId: string | null; downloadUrl: string; createdAt: string }
 export interface Commit { id: string; sequenceNum: number; message: string; fileCount: number; branch: string; kind: string; authorId: string; authorName: string; createdAt: string }
 export interface CommitFile { fileId: string; path: string; action: 'add' | 'modify' | 'delete'; version: number | null; sha256: string | null; size: number | null }

@@ -21,6 +21,8 @@ describe('dashboard sign-in with OpenID Connect', () => {
   let provider: Server;
   let gateway: Server;
   let gatewayUrl: string;
+  /** What the provider claims for a login other than itself, verified or not; unset, the login is the email, verified unless it says "unverified". */
+  const claimedEmail = new Map<string, { email: string; verified: boolean }>();
 
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startTestStack({ bus: 'local' }), launchChromium()]);
@@ -29,10 +31,13 @@ describe('dashboard sign-in with OpenID Connect', () => {
     gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     provider = new Provider(issuer, {
       clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris: [`${gatewayUrl}/api/v1/session/oidc/callback`] }],
-      // The login typed on the provider's page is the subject and the email, verified unless it says "unverified".
+      // The login typed on the provider's page is the subject (and, unless claimedEmail says otherwise, the email).
       findAccount: async (_ctx: unknown, sub: string) => ({
         accountId: sub,
-        claims: async () => ({ sub, email: sub, email_verified: !sub.startsWith('unverified') }),
+        claims: async () => {
+          const { email, verified } = claimedEmail.get(sub) ?? { email: sub, verified: !sub.startsWith('unverified') };
+          return { sub, email, email_verified: verified };
+        },
       }),
       claims: { openid: ['sub'], email: ['email', 'email_verified'] },
       conformIdTokenClaims: false,
@@ -41,13 +46,15 @@ describe('dashboard sign-in with OpenID Connect', () => {
     const { app } = createGatewayApp({
       bus: stack.bus,
       limiter: new MemoryWriteLimiter(),
-      logger: createLogger('gateway-oidc-test'),
+      logger: createLogger('gateway-oidc-test', 'silent'),
       adminToken: stack.adminToken,
       defaultWriteLimit: { perSecond: 1000, burst: 1000 },
       authCacheMs: 5000,
       bodyLimit: '1mb',
       services: PROJECT_SERVICES,
       oidc: { issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret },
+      // Its own connections come from loopback, as a TLS proxy on the same machine would.
+      trustProxy: 'loopback',
     });
     gateway = await listen(app, gatewayPort, '127.0.0.1');
   });
@@ -71,11 +78,13 @@ describe('dashboard sign-in with OpenID Connect', () => {
     return { context, page };
   }
 
-  it("signs in the admin-made user with the provider's verified email, then by the linked subject", async () => {
+  it("signs in the admin-made user with the provider's verified email, then by the linked subject alone", async () => {
     const owned = await stack.seed.project({ role: 'owner' });
     const email = `ada-${Date.now()}@studio.example`;
-    const ada = await stack.seed.admin.post('/admin/v1/users', { name: 'Ada Lovelace', email });
+    // Made without an email and given one later, as an operator enabling single sign-on would.
+    const ada = await stack.seed.admin.post('/admin/v1/users', { name: 'Ada Lovelace' });
     expect(ada.status).toBe(201);
+    expect(await stack.seed.admin.request('PATCH', `/admin/v1/users/${ada.body.id}`, { email })).toMatchObject({ status: 200, body: { email } });
     expect(await stack.seed.admin.post(`/admin/v1/orgs/${owned.orgId}/members`, { userId: ada.body.id, role: 'member' })).toMatchObject({ status: 201 });
 
     const first = await signInAtProvider(email);
@@ -85,7 +94,9 @@ describe('dashboard sign-in with OpenID Connect', () => {
     await screenshot(first.page, '12-oidc-signed-in');
     await first.context.close();
 
-    // The first sign-in linked (issuer, subject) to Ada: the second finds her through that link.
+    // The first sign-in linked (issuer, subject) to Ada. Now the provider claims an address no Lode
+    // user has, unverified: only that link can find her.
+    claimedEmail.set(email, { email: `ada.lovelace-${Date.now()}@elsewhere.example`, verified: false });
     const second = await signInAtProvider(email);
     await second.page.getByText('Ada Lovelace').waitFor();
     await second.context.close();
@@ -105,5 +116,16 @@ describe('dashboard sign-in with OpenID Connect', () => {
     const stray = await fetch(`${gatewayUrl}/api/v1/session/oidc/callback?code=x&state=y`, { redirect: 'manual' });
     expect(stray.status).toBe(303);
     expect(stray.headers.get('location')).toMatch(/^\/sign-in#error=.*start%20again/);
+  });
+
+  it('behind a trusted TLS proxy, redirects back to the https address the browser used and keeps the pending sign-in in a Secure cookie', async () => {
+    const start = (headers: Record<string, string>) => fetch(`${gatewayUrl}/api/v1/session/oidc/start`, { redirect: 'manual', headers });
+    const proxied = await start({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'lode.example.com' });
+    expect(proxied.status).toBe(303);
+    expect(new URL(proxied.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://lode.example.com/api/v1/session/oidc/callback');
+    expect(proxied.headers.get('set-cookie')).toMatch(/^lode_oidc=[\w-]+\.[\w-]+; .*; Secure$/);
+    const direct = await start({});
+    expect(new URL(direct.headers.get('location')!).searchParams.get('redirect_uri')).toBe(`${gatewayUrl}/api/v1/session/oidc/callback`);
+    expect(direct.headers.get('set-cookie')).not.toMatch(/Secure/);
   });
 });

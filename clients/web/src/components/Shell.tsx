@@ -1,9 +1,9 @@
-import { Anchor, AppShell, Button, Center, Group, Loader, Text, Title } from '@mantine/core';
+import { Anchor, AppShell, Button, Center, Group, Text, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from 'react-router';
 import { api, setCsrfToken } from '../api.ts';
 import { useSession } from '../session.ts';
-import { ErrorNotice } from './States.tsx';
+import { ErrorNotice, Loading } from './States.tsx';
 
 /** Every signed-in page: the header with who is signed in and sign-out; nobody signed in goes to /sign-in. */
 export function Shell() {
@@ -21,7 +21,7 @@ export function Shell() {
   if (session.isPending) {
     return (
       <Center h="100vh">
-        <Loader aria-label="Loading" />
+        <Loading />
       </Center>
     );
   }

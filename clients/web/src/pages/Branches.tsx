@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Alert, Button, Group, List, NativeSelect, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../api.ts';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { QueryTable } from '../components/QueryTable.tsx';
 import { ErrorNotice } from '../components/States.tsx';
 import { formatTime } from '../format.ts';
@@ -47,7 +48,14 @@ export function BranchesPage() {
               {b.name !== 'main' && (
                 <Group gap="xs" wrap="nowrap">
                   <MergeButton source={b.name} targets={names.filter((n) => n !== b.name)} />
-                  <Button size="xs" color="red" variant="light" onClick={() => remove.mutate(b.name)} aria-label={`Delete branch ${b.name}`}>Delete</Button>
+                  <ConfirmButton
+                    label="Delete"
+                    ariaLabel={`Delete branch ${b.name}`}
+                    title={`Delete branch ${b.name}?`}
+                    message="Its files go; its commits stay in the log and in branches forked from it."
+                    confirm="Delete branch"
+                    onConfirm={() => remove.mutate(b.name)}
+                  />
                 </Group>
               )}
             </Table.Td>
@@ -61,7 +69,8 @@ export function BranchesPage() {
 function MergeButton({ source, targets }: { source: string; targets: string[] }) {
   const { projectId, base } = useProject();
   const client = useQueryClient();
-  const [into, setInto] = useState(targets[0] ?? 'main');
+  // Most branches are merged back into main: the default, whatever order the targets come in.
+  const [into, setInto] = useState('main');
   const [resolutions, setResolutions] = useState<Record<string, Take>>({});
   const merge = useMutation({
     mutationFn: () =>

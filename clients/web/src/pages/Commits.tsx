@@ -1,11 +1,12 @@
 import { Anchor, Badge, Code, NativeSelect, Table, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { get, withQuery } from '../api.ts';
+import { get } from '../api.ts';
 import { QueryTable } from '../components/QueryTable.tsx';
 import { QueryState } from '../components/States.tsx';
 import { formatBytes, formatTime } from '../format.ts';
-import type { Commit, CommitFile, Page } from '../types.ts';
+import { usePages } from '../paging.ts';
+import type { Commit, CommitFile } from '../types.ts';
 import { useBranches } from './Files.tsx';
 import { useProject } from './ProjectLayout.tsx';
 
@@ -15,10 +16,7 @@ export function CommitsPage() {
   const [params, setParams] = useSearchParams();
   const branch = params.get('branch') ?? 'main';
   const branches = useBranches();
-  const log = useQuery({
-    queryKey: ['project', projectId, 'commits', branch],
-    queryFn: () => get<Page<Commit>>(withQuery(`${base}/commits`, { branch, limit: 100 })),
-  });
+  const log = usePages<Commit>(['project', projectId, 'commits', branch], `${base}/commits`, { branch });
   return (
     <>
       <NativeSelect label="Branch" value={branch} maw={320} data={(branches.data?.data ?? [{ name: 'main' }]).map((b) => b.name)} onChange={(e) => setParams({ branch: e.currentTarget.value })} />
@@ -52,10 +50,7 @@ export function CommitPage() {
   const { projectId, base } = useProject();
   const { commitId = '' } = useParams();
   const commit = useQuery({ queryKey: ['project', projectId, 'commit', commitId], queryFn: () => get<Commit>(`${base}/commits/${encodeURIComponent(commitId)}`) });
-  const files = useQuery({
-    queryKey: ['project', projectId, 'commit', commitId, 'files'],
-    queryFn: () => get<Page<CommitFile>>(`${base}/commits/${encodeURIComponent(commitId)}/files?limit=200`),
-  });
+  const files = usePages<CommitFile>(['project', projectId, 'commit', commitId, 'files'], `${base}/commits/${encodeURIComponent(commitId)}/files`);
   return (
     <>
       <Anchor component={Link} to={`/projects/${projectId}/commits`}>

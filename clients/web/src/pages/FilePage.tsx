@@ -1,23 +1,27 @@
-import { Anchor, Button, Code, Group, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Code, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, get } from '../api.ts';
+import { api } from '../api.ts';
 import { QueryTable } from '../components/QueryTable.tsx';
 import { ErrorNotice } from '../components/States.tsx';
 import { formatBytes, formatTime } from '../format.ts';
-import type { FileVersion, Page } from '../types.ts';
+import { usePages } from '../paging.ts';
+import type { DownloadResult, FileVersion } from '../types.ts';
 import { useLockActions } from './Locks.tsx';
 import { useProject } from './ProjectLayout.tsx';
 
-/** A file's versions on main: download each, see who uploaded it in which commit, restore one. */
+/** A file's path and versions on main: download each, see who uploaded it in which commit, restore one. */
 export function FilePage() {
   const { projectId, base } = useProject();
   const { fileId = '' } = useParams();
   const client = useQueryClient();
-  const versions = useQuery({
-    queryKey: ['project', projectId, 'versions', fileId],
-    queryFn: () => get<Page<FileVersion>>(`${base}/files/${encodeURIComponent(fileId)}/versions?limit=200`),
+  const versions = usePages<FileVersion>(['project', projectId, 'versions', fileId], `${base}/files/${encodeURIComponent(fileId)}/versions`);
+  // The versions carry no path; the tip on main does (a deleted file's too), in one read.
+  const tip = useQuery({
+    queryKey: ['project', projectId, 'tip', fileId],
+    queryFn: () => api<{ results: DownloadResult[] }>('POST', `${base}/files/download-urls`, { files: [{ fileId }] }),
   });
+  const path = tip.data?.results[0]?.path;
   const restore = useMutation({
     mutationFn: (toVersion: number) => api<{ sequenceNum: number }>('POST', `${base}/restore`, { files: [{ fileId, toVersion }] }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['project', projectId] }),
@@ -25,11 +29,18 @@ export function FilePage() {
   const { take } = useLockActions();
   return (
     <>
-      <Group>
-        <Anchor component={Link} to={`/projects/${projectId}/files`}>
-          ← Files
-        </Anchor>
-        <Title order={3}>History</Title>
+      <Anchor component={Link} to={`/projects/${projectId}/files`}>
+        ← Files
+      </Anchor>
+      <Group justify="space-between" wrap="wrap">
+        <Stack gap={0}>
+          <Title order={3} style={{ wordBreak: 'break-all' }}>
+            {path ?? (tip.isPending ? '…' : 'A file not on main')}
+          </Title>
+          <Text size="sm" c="dimmed">
+            History on main
+          </Text>
+        </Stack>
         <Button size="xs" variant="default" onClick={() => take.mutate(fileId)} loading={take.isPending}>
           Lock this file
         </Button>

@@ -1,33 +1,32 @@
 import { useState } from 'react';
-import { Anchor, Breadcrumbs, Group, NativeSelect, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Breadcrumbs, Button, Group, NativeSelect, Table, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { get, withQuery } from '../api.ts';
 import { DataTable } from '../components/DataTable.tsx';
-import { QueryState } from '../components/States.tsx';
-import { folderView, formatBytes, formatTime } from '../format.ts';
+import { LoadMore, QueryState } from '../components/States.tsx';
+import { folderPrefix, folderView, formatBytes, formatTime } from '../format.ts';
+import { usePages } from '../paging.ts';
 import type { Branch, Lock, Page, TreeFile } from '../types.ts';
 import { useProject } from './ProjectLayout.tsx';
-
-const PAGE = 200;
 
 export function useBranches() {
   const { projectId, base } = useProject();
   return useQuery({ queryKey: ['project', projectId, 'branches'], queryFn: () => get<Page<Branch>>(`${base}/branches?limit=200`) });
 }
 
-/** The project's files by folder on a branch, with size, version and who holds each lock. */
+/**
+ * The project's files by folder on a branch, with size, version and who holds each lock. The server
+ * lists the folder (the tree's `prefix`: every file under it, in path order) a page at a time; the
+ * subfolders and files shown are those of the pages loaded, and "Load more" brings the next.
+ */
 export function FilesPage() {
   const { projectId, base } = useProject();
   const [params, setParams] = useSearchParams();
   const prefix = params.get('prefix') ?? '';
   const branch = params.get('branch') ?? 'main';
-  const [filter, setFilter] = useState('');
   const branches = useBranches();
-  const tree = useQuery({
-    queryKey: ['project', projectId, 'files', branch, prefix],
-    queryFn: () => get<Page<TreeFile>>(withQuery(`${base}/files`, { branch, prefix, limit: PAGE })),
-  });
+  const tree = usePages<TreeFile>(['project', projectId, 'files', branch, prefix], `${base}/files`, { branch, prefix });
   const locks = useQuery({
     queryKey: ['project', projectId, 'locks', prefix],
     queryFn: () => get<Page<Lock>>(withQuery(`${base}/locks`, { pathPrefix: prefix, limit: 200 })),
@@ -35,7 +34,6 @@ export function FilesPage() {
   const holders = new Map((locks.data?.data ?? []).map((lock) => [lock.fileId, lock]));
   const go = (next: { prefix?: string; branch?: string }) => setParams(Object.fromEntries(Object.entries({ branch, prefix, ...next }).filter(([, v]) => v)));
   const crumbs = prefix.split('/').filter(Boolean);
-  const matches = (path: string) => path.toLowerCase().includes(filter.toLowerCase());
 
   return (
     <>
@@ -46,7 +44,7 @@ export function FilesPage() {
           data={(branches.data?.data ?? [{ name: 'main' }]).map((b) => b.name)}
           onChange={(e) => go({ branch: e.currentTarget.value, prefix: '' })}
         />
-        <TextInput label="Filter by path" placeholder="e.g. forest" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} />
+        <FolderFilter key={prefix} prefix={prefix} onSubmit={(folder) => go({ prefix: folder })} />
       </Group>
       <Breadcrumbs aria-label="Folder">
         <Anchor component="button" type="button" onClick={() => go({ prefix: '' })}>
@@ -62,20 +60,8 @@ export function FilesPage() {
         {(data) => {
           const view = folderView(prefix, data.data);
           return (
-            <DataTable
-              label="Files"
-              minWidth={640}
-              columns={['Name', 'Size', 'Version', 'Locked by', 'Updated']}
-              highlightOnHover
-              footer={
-                data.nextCursor && (
-                  <Text size="sm" c="dimmed">
-                    Showing the first {PAGE} files under this folder: open a folder or filter to narrow it down.
-                  </Text>
-                )
-              }
-            >
-              {view.folders.filter(matches).map((folder) => (
+            <DataTable label="Files" minWidth={640} columns={['Name', 'Size', 'Version', 'Locked by', 'Updated']} highlightOnHover footer={<LoadMore query={tree} what="files" />}>
+              {view.folders.map((folder) => (
                 <Table.Tr key={folder}>
                   <Table.Td colSpan={5}>
                     <Anchor component="button" type="button" onClick={() => go({ prefix: folder })}>
@@ -84,7 +70,7 @@ export function FilesPage() {
                   </Table.Td>
                 </Table.Tr>
               ))}
-              {view.files.filter((f) => matches(f.path)).map((file) => (
+              {view.files.map((file) => (
                 <Table.Tr key={file.fileId}>
                   <Table.Td>
                     <Anchor component={Link} to={`/projects/${projectId}/files/${file.fileId}`}>
@@ -102,5 +88,18 @@ export function FilesPage() {
         }}
       </QueryState>
     </>
+  );
+}
+
+/** Jumps to a folder by its path; the server filters (the tree's `prefix`), so it finds folders on pages not loaded yet. */
+function FolderFilter(props: { prefix: string; onSubmit: (prefix: string) => void }) {
+  const [path, setPath] = useState(props.prefix);
+  return (
+    <form onSubmit={(e) => { e.preventDefault(); props.onSubmit(folderPrefix(path)); }}>
+      <Group align="end" gap="xs" wrap="nowrap">
+        <TextInput label="Folder path" placeholder="e.g. Levels/Forest" value={path} onChange={(e) => setPath(e.currentTarget.value)} />
+        <Button type="submit" variant="default">Go</Button>
+      </Group>
+    </form>
   );
 }

@@ -3,8 +3,9 @@ import { Anchor, Badge, Button, Card, Group, Stack, Text, TextInput, Title } fro
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, get } from '../api.ts';
-import { ErrorNotice, QueryState } from '../components/States.tsx';
-import type { Org, Page, Project } from '../types.ts';
+import { ErrorNotice, LoadMore, QueryState } from '../components/States.tsx';
+import { usePages } from '../paging.ts';
+import type { Org, Project } from '../types.ts';
 
 /** The person's organizations and their projects. */
 export function HomePage() {
@@ -20,7 +21,7 @@ export function HomePage() {
 }
 
 function OrgProjects({ org }: { org: Org }) {
-  const projects = useQuery({ queryKey: ['org', org.id, 'projects'], queryFn: () => get<Page<Project>>(`/api/v1/orgs/${org.id}/projects?limit=200`) });
+  const projects = usePages<Project>(['org', org.id, 'projects'], `/api/v1/orgs/${org.id}/projects`);
   const manages = org.role !== 'member';
   return (
     <Card withBorder component="section" aria-label={`Organization ${org.name}`}>
@@ -36,6 +37,7 @@ function OrgProjects({ org }: { org: Org }) {
                 {project.name} <Text span c="dimmed" size="sm">({project.slug})</Text>
               </Anchor>
             ))}
+            <LoadMore query={projects} what={`projects of ${org.name}`} />
           </Stack>
         )}
       </QueryState>

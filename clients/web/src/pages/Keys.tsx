@@ -1,11 +1,13 @@
 import { Badge, Button, Code, Group, Table, Text } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, get } from '../api.ts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api.ts';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { QueryTable } from '../components/QueryTable.tsx';
 import { ShownOnce } from '../components/ShownOnce.tsx';
 import { ErrorNotice } from '../components/States.tsx';
 import { formatTime } from '../format.ts';
-import type { ApiKey, Page } from '../types.ts';
+import { usePages } from '../paging.ts';
+import type { ApiKey } from '../types.ts';
 import { useProject } from './ProjectLayout.tsx';
 
 /** API keys: members see and manage their own, owners and admins everyone's; a new key is shown once. */
@@ -13,7 +15,7 @@ export function KeysPage() {
   const { projectId, base, manages } = useProject();
   const client = useQueryClient();
   const queryKey = ['project', projectId, 'keys'];
-  const keys = useQuery({ queryKey, queryFn: () => get<Page<ApiKey>>(`${base}/keys?limit=200`) });
+  const keys = usePages<ApiKey>(queryKey, `${base}/keys`);
   const refresh = () => client.invalidateQueries({ queryKey });
   const create = useMutation({ mutationFn: () => api<ApiKey & { key: string }>('POST', `${base}/keys`, {}), onSuccess: refresh });
   const revoke = useMutation({ mutationFn: (id: string) => api('DELETE', `${base}/keys/${id}`), onSuccess: refresh });
@@ -45,7 +47,14 @@ export function KeysPage() {
               {!key.revokedAt && (
                 <Group gap="xs" wrap="nowrap">
                   {key.deviceBound && <Button size="xs" variant="default" onClick={() => reset.mutate(key.id)} aria-label={`Reset device of ${key.hint}`}>Reset device</Button>}
-                  <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(key.id)} aria-label={`Revoke ${key.hint}`}>Revoke</Button>
+                  <ConfirmButton
+                    label="Revoke"
+                    ariaLabel={`Revoke ${key.hint}`}
+                    title={`Revoke key ${key.hint}?`}
+                    message={`Every request made with it fails from now on (${key.userName}'s tools must get a new key). This cannot be undone.`}
+                    confirm="Revoke key"
+                    onConfirm={() => revoke.mutate(key.id)}
+                  />
                 </Group>
               )}
             </Table.Td>

@@ -1,11 +1,12 @@
 import { Anchor, Badge, Button, Table } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, get } from '../api.ts';
+import { api } from '../api.ts';
 import { QueryTable } from '../components/QueryTable.tsx';
 import { ErrorNotice } from '../components/States.tsx';
 import { formatTime } from '../format.ts';
-import type { Lock, Page } from '../types.ts';
+import { usePages } from '../paging.ts';
+import type { Lock } from '../types.ts';
 import { useProject } from './ProjectLayout.tsx';
 
 /** Take or release a lock on one file; `force` releases anyone's (owners and admins). */
@@ -24,7 +25,7 @@ export function useLockActions() {
 /** Who holds which file, live: a lock taken anywhere appears here without a reload. */
 export function LocksPage() {
   const { projectId, base, manages } = useProject();
-  const locks = useQuery({ queryKey: ['project', projectId, 'locks', 'all'], queryFn: () => get<Page<Lock>>(`${base}/locks?limit=200`) });
+  const locks = usePages<Lock>(['project', projectId, 'locks', 'all'], `${base}/locks`);
   const { release } = useLockActions();
   return (
     <>

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { Button, Group, NativeSelect, Table, TextInput } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, get } from '../api.ts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api.ts';
 import { QueryTable } from '../components/QueryTable.tsx';
 import { ErrorNotice } from '../components/States.tsx';
-import type { Member, Page, Role } from '../types.ts';
+import { usePages } from '../paging.ts';
+import type { Member, Role } from '../types.ts';
 import { useProject } from './ProjectLayout.tsx';
 
 const ROLES: Role[] = ['owner', 'admin', 'member'];
@@ -15,7 +16,7 @@ export function MembersPage() {
   const orgId = overview.org.id;
   const client = useQueryClient();
   const queryKey = ['org', orgId, 'members'];
-  const members = useQuery({ queryKey, queryFn: () => get<Page<Member>>(`/api/v1/orgs/${orgId}/members?limit=200`) });
+  const members = usePages<Member>(queryKey, `/api/v1/orgs/${orgId}/members`);
   const refresh = () => client.invalidateQueries({ queryKey });
   const setRole = useMutation({ mutationFn: (body: { userId: string; role: Role } | { email: string; role: Role }) => api('POST', `/api/v1/orgs/${orgId}/members`, body), onSuccess: refresh });
   const remove = useMutation({ mutationFn: (userId: string) => api('DELETE', `/api/v1/orgs/${orgId}/members/${userId}`), onSuccess: refresh });
