@@ -47,13 +47,14 @@ export async function* followEvents(client: LodeClient, options: FeedOptions = {
       });
       if (!response.body) throw new Error('the live feed answered without a body');
       for await (const block of serverSentEvents(response.body)) {
+        // Not counted while the caller handles a message: only the server's silence is.
         clearTimeout(silence);
-        silence = setTimeout(() => connection.abort(), SILENCE_MS);
         if (block.retry !== undefined) reconnectMs = block.retry;
-        if (block.id === undefined || block.data === undefined) continue;
-        lastEventId = Number(block.id);
-        if (block.event === 'reset') yield { kind: 'reset', id: lastEventId };
-        else yield { kind: 'event', id: lastEventId, event: JSON.parse(block.data) as PublicEvent };
+        if (block.id !== undefined && block.data !== undefined) {
+          lastEventId = Number(block.id);
+          yield block.event === 'reset' ? { kind: 'reset', id: lastEventId } : { kind: 'event', id: lastEventId, event: JSON.parse(block.data) as PublicEvent };
+        }
+        silence = setTimeout(() => connection.abort(), SILENCE_MS);
       }
     } catch (error) {
       // A dropped or silent connection is followed again; the caller's abort and the server's refusals are not.
@@ -77,7 +78,8 @@ interface EventBlock {
 
 /**
  * The blocks of a `text/event-stream` body as the HTML spec's parser reads them: fields up to a blank
- * line, `data` lines joined with newlines, comments (`:`) skipped. Lines end with LF or CRLF.
+ * line, `data` lines joined with newlines, comments (`:`) skipped. Lines end with LF or CRLF. A block
+ * of comments only (the server's keep-alive) is yielded too, empty: it tells the connection is alive.
  */
 async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<EventBlock> {
   let block: EventBlock = { event: 'message' };
@@ -89,7 +91,7 @@ async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
       const line = text.slice(0, end).replace(/\r$/, '');
       text = text.slice(end + 1);
       if (line === '') {
-        if (block.data !== undefined || block.retry !== undefined) yield block;
+        yield block;
         block = { event: 'message' };
         continue;
       }
