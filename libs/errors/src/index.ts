@@ -39,6 +39,7 @@ export const errorCodes = [
   'sync_session_incomplete',
   'sync_catching_up',
   'rate_limited',
+  'too_many_feeds',
   'service_unavailable',
   'timeout',
   'internal',
@@ -113,6 +114,9 @@ export const errors = {
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
+  /** Live feeds are held open: one more than `max` per key is refused until one of them closes. */
+  tooManyFeeds: (max: number) =>
+    new AppError('too_many_feeds', `At most ${max} live event feeds may be open at once per API key (or session) on a gateway; close one first`, { max }),
   /** Retryable: the dependency is down or restarting, so a client should come back shortly. */
   serviceUnavailable: (service: string) =>
     new AppError('service_unavailable', `Service ${service} is not available`, { retryAfterSeconds: 1 }),

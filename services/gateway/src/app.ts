@@ -55,6 +55,8 @@ export interface GatewayDeps {
   publicUrl?: string | undefined;
   /** Where the dashboard's build is; clients/web/dist unless given. */
   webRoot?: string;
+  /** Longest silence on a live event feed before a keep-alive comment (LODE_FEED_HEARTBEAT_MS). */
+  feedHeartbeatMs?: number;
 }
 
 export interface Gateway {
@@ -102,7 +104,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   project.use(downloadRoutes(deps.bus));
   project.use(pluginRoutes(deps.bus, writes));
   project.use(webhookRoutes(deps.bus, writes));
-  project.use(eventRoutes(deps.bus));
+  project.use(eventRoutes(deps.bus, deps.feedHeartbeatMs));
   app.use(projectMount, project);
   app.use(webRoutes(deps.webRoot));
 

@@ -20,6 +20,8 @@ export const gatewaySettings = {
   /** How long an API key's identity is cached; bounds how late a revocation takes effect. */
   LODE_AUTH_CACHE_MS: env.int(5000),
   LODE_BODY_LIMIT: z.string().default('16mb'),
+  /** Longest silence on a live event feed: a keep-alive comment keeps proxies from closing it. */
+  LODE_FEED_HEARTBEAT_MS: env.int(10_000, 100),
   LOG_LEVEL: env.logLevel(),
   /** OpenID Connect sign-in to the dashboard: all three, or none (links only). */
   LODE_OIDC_ISSUER: z.url().optional(),
@@ -47,6 +49,7 @@ type GatewaySettings = {
   LODE_WRITE_RATE_BURST: number;
   LODE_AUTH_CACHE_MS: number;
   LODE_BODY_LIMIT: string;
+  LODE_FEED_HEARTBEAT_MS: number;
   LODE_OIDC_ISSUER?: string | undefined;
   LODE_OIDC_CLIENT_ID?: string | undefined;
   LODE_OIDC_CLIENT_SECRET?: string | undefined;
@@ -68,6 +71,7 @@ export function gatewayTuning(config: GatewaySettings) {
     defaultWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
     authCacheMs: config.LODE_AUTH_CACHE_MS,
     bodyLimit: config.LODE_BODY_LIMIT,
+    feedHeartbeatMs: config.LODE_FEED_HEARTBEAT_MS,
     oidc: oidcSettings(config),
     trustProxy: config.LODE_TRUST_PROXY,
     publicUrl: config.LODE_PUBLIC_URL,

@@ -24,6 +24,10 @@ export interface StackOptions {
   syncCatchUpMs?: number;
   /** How long a draft commit lives. */
   draftTtlMs?: number;
+  /** Longest silence on a live event feed before its keep-alive comment. */
+  feedHeartbeatMs?: number;
+  /** Settings the services read, over the test defaults (LODE_WEBHOOK_ALLOW_PRIVATE: 'false', say). */
+  environment?: Record<string, string>;
 }
 
 export interface TestStack {
@@ -60,6 +64,7 @@ function testEnvironment(options: StackOptions): Record<string, string> {
     // Webhook receivers in tests listen on loopback; retries come within milliseconds, not seconds.
     LODE_WEBHOOK_ALLOW_PRIVATE: 'true',
     LODE_WEBHOOK_RETRY_BASE_MS: '20',
+    ...options.environment,
   };
 }
 
@@ -116,6 +121,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     bodyLimit: '16mb',
     services: PROJECT_SERVICES,
     localObjects: local && createLocalObjectHandler(local),
+    feedHeartbeatMs: options.feedHeartbeatMs,
   });
   const server = await listen(gateway.app, port, '127.0.0.1');
 

@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pushFile, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
+import { eventually } from './receiver.ts';
 import { FeedClient } from './sse.ts';
 
 describe.each(['local', 'nats'] as const)('the live event feed, GET /events as Server-Sent Events (%s bus)', (bus) => {
   let stack: TestStack;
   const open: FeedClient[] = [];
   beforeAll(async () => {
-    stack = await startTestStack({ bus });
+    // A short heartbeat, so an idle feed shows its keep-alive comment within the test.
+    stack = await startTestStack({ bus, feedHeartbeatMs: 200 });
   });
   // A feed left open would hold the gateway's server open at stop.
   afterEach(async () => {
@@ -39,6 +41,31 @@ describe.each(['local', 'nats'] as const)('the live event feed, GET /events as S
     expect(event).toMatchObject({ type: 'lock.acquired', projectId: owner.projectId, data: { locks: [{ fileId: file.fileId, userId: owner.userId }] } });
     expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(event.feedId).toMatch(/^\d+$/);
+  });
+
+  it('keeps an idle feed alive with a comment line', async () => {
+    const owner = await stack.seed.project();
+    const feed = await feedOf(owner);
+    await eventually('a keep-alive comment', () => feed.comments.includes('keep-alive'));
+    expect(feed.events).toEqual([]);
+  });
+
+  it('holds at most 20 feeds open per key: the 21st is 429 too_many_feeds, other keys are not affected, and a closed feed frees its place', async () => {
+    const owner = await stack.seed.project();
+    const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const feeds = [];
+    for (let i = 0; i < 20; i++) feeds.push(await feedOf(owner));
+    expect(feeds.map((f) => f.status)).toEqual(Array(20).fill(200));
+    const refused = await fetch(`${stack.baseUrl}/api/v1/projects/${owner.projectId}/events`, { headers: owner.api.headers });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ code: 'too_many_feeds', max: 20 });
+    expect((await feedOf(teammate)).status).toBe(200);
+    await feeds[0].close();
+    const again = await eventually('a place freed by the closed feed', async () => {
+      const feed = await feedOf(owner);
+      return feed.status === 200 && feed;
+    });
+    expect(again.status).toBe(200);
   });
 
   it('resumes after Last-Event-ID with what the client missed, and only that', async () => {

@@ -12,7 +12,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Too large',
   415: 'Unsupported media type',
   422: 'Unprocessable',
-  429: 'Write rate limit exceeded; retry after Retry-After seconds',
+  429: 'Too many: the write rate limit (retry after Retry-After seconds), or open live feeds',
   500: 'Internal error',
   503: 'Unavailable; retry after Retry-After seconds',
   504: 'No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds',

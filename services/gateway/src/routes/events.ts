@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Bus } from '@lode/bus';
+import { errors } from '@lode/errors';
 import { publicEvents, webhooks, type Actor, type ReplyOf } from '@lode/contracts';
 import { instruments } from '@lode/telemetry';
 import { actorOf } from '../auth/middleware.ts';
@@ -11,7 +12,7 @@ import { parse } from '../http/parse.ts';
 
 /** Events per read: a slow client holds at most one page in this process's memory. */
 const PAGE = 50;
-/** How long a read waits for an event; a read that found none is followed by a heartbeat comment. */
+/** How long a read waits for an event before the next one is asked for. */
 const WAIT_MS = 10_000;
 /** A client that has not taken a written page within this long is cut: it would pin the page's memory. */
 const SLOW_CLIENT_MS = 30_000;
@@ -19,6 +20,15 @@ const SLOW_CLIENT_MS = 30_000;
 const RETRY_MS = 1000;
 /** What the browser's EventSource waits before reconnecting on its own. */
 const RECONNECT_MS = 3000;
+
+/**
+ * Feeds one API key (or dashboard session) may hold open on one gateway; one more is 429
+ * too_many_feeds. Each open feed keeps a read waiting in the webhooks service and a page in memory
+ * here, so a client reconnecting in a loop without closing must not pile them up.
+ */
+const MAX_FEEDS_PER_KEY = 20;
+/** Longest silence on a feed by default (LODE_FEED_HEARTBEAT_MS). */
+export const DEFAULT_FEED_HEARTBEAT_MS = 10_000;
 
 export const feedQuery = z.object({
   types: z
@@ -40,74 +50,116 @@ function feedsGauge() {
  * /api/v1/projects/:projectId after auth. Each gateway reads the feed itself from the webhooks
  * service, one page at a time, so any gateway serves any client and a reconnect resumes anywhere.
  */
-export function eventRoutes(bus: Bus): Router {
+export function eventRoutes(bus: Bus, heartbeatMs = DEFAULT_FEED_HEARTBEAT_MS): Router {
   const router = Router({ mergeParams: true });
+  /** Feeds open on this gateway per key id (a session's id for a dashboard session). */
+  const feedsByKey = new Map<string, number>();
 
   router.get('/events', async (req, res) => {
+    // Listened for before anything is awaited: a client gone during the first read is seen, not missed.
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
     const { types } = parse(feedQuery, req.query, 'query');
     const resumeFrom = req.get('last-event-id');
     const after = resumeFrom === undefined ? null : parse(lastEventId, resumeFrom, 'Last-Event-ID header');
     const actor = actorOf(res);
+    const open = feedsByKey.get(actor.keyId) ?? 0;
+    if (open >= MAX_FEEDS_PER_KEY) throw errors.tooManyFeeds(MAX_FEEDS_PER_KEY);
+    feedsByKey.set(actor.keyId, open + 1);
+    // Freed when the client leaves, not when the loop below notices (after the read in progress).
+    res.once('close', () => {
+      const left = (feedsByKey.get(actor.keyId) ?? 1) - 1;
+      if (left === 0) feedsByKey.delete(actor.keyId);
+      else feedsByKey.set(actor.keyId, left);
+    });
     // The first read answers before the stream starts, so a refusal is an ordinary JSON error.
     const first = await bus.call(webhooks.readFeed, { actor, after, types, limit: PAGE, waitMs: 0 });
+    if (gone.signal.aborted) return;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
     });
-    res.write(`retry: ${RECONNECT_MS}\n\n`);
+    const stream = new FeedStream(res, heartbeatMs);
+    stream.write(`retry: ${RECONNECT_MS}\n\n`);
     const gauge = feedsGauge();
     gauge.add(1);
     try {
-      await follow(bus, req, res, { actor, types }, first);
+      await follow(bus, req, stream, { actor, types }, first, gone.signal);
     } finally {
       gauge.add(-1);
-      if (!res.writableEnded) res.end();
+      stream.end();
     }
   });
 
   return router;
 }
 
+/**
+ * A feed's response, written only through here, with its heartbeat: a `: keep-alive` comment after
+ * `heartbeatMs` without a write, whatever the reads are doing (waiting, failing while the webhooks
+ * service restarts, retrying), since proxies and load balancers close a response silent for long.
+ */
+class FeedStream {
+  readonly res: Response;
+  readonly #heartbeat: NodeJS.Timeout;
+
+  constructor(res: Response, heartbeatMs: number) {
+    this.res = res;
+    this.#heartbeat = setTimeout(() => this.write(': keep-alive\n\n'), heartbeatMs);
+  }
+
+  /** Writes and restarts the heartbeat's countdown (refresh re-arms a timer that has fired, too). */
+  write(text: string): boolean {
+    // A client that just left: its feed is ending, and a write now would fail on the closed socket.
+    if (this.res.destroyed) return false;
+    const flushed = this.res.write(text);
+    this.#heartbeat.refresh();
+    return flushed;
+  }
+
+  end(): void {
+    clearTimeout(this.#heartbeat);
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
+
 type Page = ReplyOf<typeof webhooks.readFeed>;
 
 /** Writes pages until the client leaves, is too slow, or this gateway shuts down. Never throws. */
-async function follow(bus: Bus, req: Request, res: Response, feed: { actor: Actor; types: publicEvents.PublicEventType[] | null }, first: Page): Promise<void> {
-  const gone = new AbortController();
-  res.on('close', () => gone.abort());
+async function follow(bus: Bus, req: Request, stream: FeedStream, feed: { actor: Actor; types: publicEvents.PublicEventType[] | null }, first: Page, gone: AbortSignal): Promise<void> {
   const server = (req.socket as { server?: Server }).server;
   let page: Page | undefined = first;
   let next = first.next;
-  while (!gone.signal.aborted && server?.listening !== false) {
+  while (!gone.aborted && server?.listening !== false) {
     if (page) {
-      if (!(await writePage(res, page, gone.signal))) return;
+      if (!(await writePage(stream, page, gone))) return;
       next = page.next;
     }
     try {
       page = await bus.call(webhooks.readFeed, { ...feed, after: next, limit: PAGE, waitMs: WAIT_MS });
     } catch {
       page = undefined;
-      await sleep(RETRY_MS, undefined, { signal: gone.signal }).catch(() => undefined);
+      await sleep(RETRY_MS, undefined, { signal: gone }).catch(() => undefined);
     }
   }
 }
 
-/** Writes one page (a heartbeat when empty); false if the client could not take it in time. */
-async function writePage(res: Response, page: Page, gone: AbortSignal): Promise<boolean> {
+/** Writes one page (nothing when it is empty); false if the client could not take it in time. */
+async function writePage(stream: FeedStream, page: Page, gone: AbortSignal): Promise<boolean> {
   let text = '';
   if (page.reset) text += `id: ${page.next}\nevent: reset\ndata: ${JSON.stringify({ next: page.next })}\n\n`;
   for (const { position, event } of page.events) text += `id: ${position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-  if (text === '') text = ': keep-alive\n\n';
-  if (res.write(text)) return true;
+  if (text === '' || stream.write(text)) return true;
   const waiting = new AbortController();
   const stop = () => waiting.abort();
   gone.addEventListener('abort', stop, { once: true });
   try {
     const drained = await Promise.race([
-      once(res, 'drain', { signal: waiting.signal }).then(() => true),
+      once(stream.res, 'drain', { signal: waiting.signal }).then(() => true),
       sleep(SLOW_CLIENT_MS, false, { signal: waiting.signal }),
     ]);
-    if (!drained) res.destroy();
+    if (!drained) stream.res.destroy();
     return drained;
   } catch {
     return false; // the client left

@@ -16,6 +16,7 @@ export const eventOperations: OperationGroup = {
       query: feedQuery,
       reply: publicEvents.publicEventSchema,
       replyType: 'text/event-stream',
+      errors: [429],
     },
   ],
 };
