@@ -52,15 +52,26 @@ export async function scanWorkspace(workspace: Workspace): Promise<LocalEntry[]>
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Digests of the entries, from the cache when size and mtime are unchanged, otherwise hashed (4 at a time). */
+/**
+ * Digests of the entries, from the cache when size and mtime are unchanged, otherwise hashed by the
+ * SDK's worker threads. Largest first: a big file started last would finish alone on one core while
+ * the others idle.
+ */
 export async function hashEntries(workspace: Workspace, entries: LocalEntry[], signal?: AbortSignal): Promise<HashedEntry[]> {
   const cache = workspace.hashes;
-  const hashed = await mapLimit(entries, 4, async (entry): Promise<HashedEntry> => {
+  const digests = new Map<string, ContentDigest>();
+  const misses: LocalEntry[] = [];
+  for (const entry of entries) {
     const cached = cache[entry.path];
-    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs) return { ...entry, digest: cached };
-    const digest = await hashFile(entry.localPath, signal);
-    return { ...entry, digest };
+    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs) digests.set(entry.path, cached);
+    else misses.push(entry);
+  }
+  misses.sort((a, b) => b.size - a.size);
+  // The workers queue what they are given: enough in hand to keep them all busy.
+  await mapLimit(misses, 16, async (entry) => {
+    digests.set(entry.path, await hashFile(entry.localPath, signal, entry.size));
   });
+  const hashed = entries.map((entry): HashedEntry => ({ ...entry, digest: digests.get(entry.path) as ContentDigest }));
   // The cache keeps only files that exist now, so it never outgrows the workspace.
   workspace.hashes = Object.fromEntries(hashed.map((e) => [e.path, { ...e.digest, mtimeMs: e.mtimeMs }]));
   return hashed;

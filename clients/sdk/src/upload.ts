@@ -53,50 +53,120 @@ export interface FlowResult<T> {
   failures: FileFailure[];
 }
 
+/** Initiated batches in hand at once: their URLs are used soon after they are signed, never an hour later. */
+const BATCHES_IN_HAND = 3;
+/** A confirm-batch waits for at least this many uploaded files (or the last of them): fewer, larger calls. */
+const CONFIRM_FROM = 100;
+/** Confirm-batch calls in flight at once: the next slice need not wait for the previous answer. */
+const CONFIRMS_IN_FLIGHT = 2;
+
 /**
  * The upload flow: initiate-batch, parallel PUTs of the bytes the project lacks, confirm-batch.
  * Returns the confirmed versions (ready to commit) and the files that failed, each with its reason.
+ *
+ * A pipeline that never drains between steps: the largest files go first (a big file started last
+ * would move alone at the end), the next batches are initiated while the first one's bytes move, and
+ * uploaded files are confirmed in slices as their PUTs finish, so only the last slice's confirm
+ * waits after the last byte.
  */
 export async function uploadFiles(client: LodeClient, files: LocalFile[], options: UploadOptions = {}): Promise<FlowResult<UploadedFile>> {
   const limit = createLimiter(options.concurrency ?? 16);
   const done: UploadedFile[] = [];
   const failures: FileFailure[] = [];
-  let pending = files;
+  let pending = [...files].sort((a, b) => b.digest.size - a.digest.size);
   for (let round = 1; pending.length > 0; round++) {
-    const conflicted: LocalFile[] = [];
-    // Two batches in flight: one initiates or confirms while the other's bytes move.
-    await mapLimit(chunk(pending, Math.min(options.batchSize ?? MAX_BATCH, MAX_BATCH)), 2, async (batch) => {
-      const outcome = await uploadBatch(client, batch, limit, options);
-      done.push(...outcome.done);
-      failures.push(...outcome.failures);
-      conflicted.push(...outcome.conflicted);
-      if (outcome.done.length > 0) await options.onConfirmed?.(outcome.done);
-    });
+    const outcome = await uploadRound(client, pending, limit, options);
+    done.push(...outcome.done);
+    failures.push(...outcome.failures);
     if (round >= CONFLICT_ROUNDS) {
-      failures.push(...conflicted.map((f) => ({ path: f.path, code: 'version_conflict', message: 'another upload kept taking its version; push again' })));
+      failures.push(...outcome.conflicted.map((f) => ({ path: f.path, code: 'version_conflict', message: 'another upload kept taking its version; push again' })));
       break;
     }
-    pending = conflicted;
+    pending = outcome.conflicted;
   }
   return { done, failures };
 }
 
-interface BatchOutcome {
+interface RoundOutcome {
   done: UploadedFile[];
   failures: FileFailure[];
   conflicted: LocalFile[];
 }
 
-async function uploadBatch(client: LodeClient, batch: LocalFile[], limit: ReturnType<typeof createLimiter>, options: UploadOptions): Promise<BatchOutcome> {
+interface ToConfirm {
+  file: LocalFile;
+  body: ConfirmBody;
+  dedup: boolean;
+}
+
+/**
+ * One pass over `files`. A failed call (initiate, confirm) stops it: nothing new starts, what is in
+ * flight finishes, then the error is thrown, so no transfer goes on behind the caller's back.
+ */
+async function uploadRound(client: LodeClient, files: LocalFile[], limit: ReturnType<typeof createLimiter>, options: UploadOptions): Promise<RoundOutcome> {
   const { signal } = options;
-  const results = await client.initiateBatch(
-    batch.map((f) => ({ path: f.path, sha256: f.digest.sha256, size: f.digest.size, contentMd5: f.digest.md5 })),
-    { signal },
-  );
-  const outcome: BatchOutcome = { done: [], failures: [], conflicted: [] };
-  const toConfirm: { file: LocalFile; body: ConfirmBody; dedup: boolean }[] = [];
-  await Promise.all(
-    results.map(async (result: InitiateResult, index) => {
+  const outcome: RoundOutcome = { done: [], failures: [], conflicted: [] };
+  let fatal: { error: unknown } | null = null;
+  const fail = (error: unknown) => {
+    fatal ??= { error };
+  };
+
+  // Confirms, in slices as files are uploaded; onConfirmed is told of them one slice after another.
+  const waiting: ToConfirm[] = [];
+  const confirms = new Set<Promise<void>>();
+  let uploadsOver = false;
+  let told = Promise.resolve();
+  const confirmSlice = async (slice: ToConfirm[]) => {
+    const results = await confirmAll(client, slice.map((c) => c.body), signal);
+    const confirmed: UploadedFile[] = [];
+    results.forEach((result, index) => {
+      const { file, dedup } = slice[index];
+      if ('confirmed' in result) confirmed.push({ path: file.path, fileId: result.fileId, version: result.version, sha256: file.digest.sha256, size: file.digest.size, dedup });
+      else if (result.code === 'version_conflict') outcome.conflicted.push(file);
+      else outcome.failures.push({ path: file.path, code: result.code, message: result.error });
+    });
+    outcome.done.push(...confirmed);
+    options.onProgress?.({ files: confirmed.length, bytes: 0 });
+    if (confirmed.length > 0) {
+      told = told.then(() => options.onConfirmed?.(confirmed));
+      await told;
+    }
+  };
+  const sendConfirms = () => {
+    while (!fatal && confirms.size < CONFIRMS_IN_FLIGHT && (waiting.length >= CONFIRM_FROM || (uploadsOver && waiting.length > 0))) {
+      const call = confirmSlice(waiting.splice(0, MAX_BATCH))
+        .catch(fail)
+        .finally(() => {
+          confirms.delete(call);
+          sendConfirms();
+        });
+      confirms.add(call);
+    }
+  };
+  const uploaded = (entry: ToConfirm) => {
+    waiting.push(entry);
+    sendConfirms();
+  };
+
+  // Initiates one at a time and in order (largest files first), a few batches ahead of the transfers.
+  const initiating = createLimiter(1);
+  const batchSize = Math.min(options.batchSize ?? MAX_BATCH, MAX_BATCH);
+  const transfers: Promise<void>[] = [];
+  await mapLimit(chunk(files, batchSize), BATCHES_IN_HAND, async (batch) => {
+    if (fatal) return;
+    let results: InitiateResult[];
+    try {
+      results = await initiating(() => {
+        if (fatal) throw fatal.error;
+        return client.initiateBatch(
+          batch.map((f) => ({ path: f.path, sha256: f.digest.sha256, size: f.digest.size, contentMd5: f.digest.md5 })),
+          { signal },
+        );
+      });
+    } catch (error) {
+      return fail(error);
+    }
+    const batchTransfers = results.map(async (result, index) => {
       const file = batch[index];
       if ('error' in result) {
         outcome.failures.push({ path: file.path, code: result.code, message: result.error });
@@ -105,34 +175,33 @@ async function uploadBatch(client: LodeClient, batch: LocalFile[], limit: Return
       const base = { fileId: result.fileId, version: result.version, sha256: file.digest.sha256, size: file.digest.size };
       if ('dedup' in result) {
         options.onProgress?.({ files: 0, bytes: file.digest.size });
-        toConfirm.push({ file, body: { ...base, dedup: true }, dedup: true });
+        uploaded({ file, body: { ...base, dedup: true }, dedup: true });
         return;
       }
-      try {
-        await limit(() =>
-          putFile(file.path, result.uploadUrl, result.requiredHeaders, file.localPath, {
+      await limit(async () => {
+        if (fatal) return;
+        try {
+          await putFile(file.path, result.uploadUrl, result.requiredHeaders, file.localPath, {
             retry: client.transport.retry,
             signal,
             onBytes: (bytes) => options.onProgress?.({ files: 0, bytes }),
-          }),
-        );
-        toConfirm.push({ file, body: { ...base, storageKey: result.storageKey }, dedup: false });
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        outcome.failures.push({ path: file.path, code: 'transfer_failed', message: (error as Error).message });
-      }
-    }),
-  );
-  if (toConfirm.length === 0) return outcome;
-  const confirmed = await confirmAll(client, toConfirm.map((c) => c.body), signal);
-  confirmed.forEach((result, index) => {
-    const { file, dedup } = toConfirm[index];
-    if ('confirmed' in result) {
-      outcome.done.push({ path: file.path, fileId: result.fileId, version: result.version, sha256: file.digest.sha256, size: file.digest.size, dedup });
-    } else if (result.code === 'version_conflict') outcome.conflicted.push(file);
-    else outcome.failures.push({ path: file.path, code: result.code, message: result.error });
+          });
+          uploaded({ file, body: { ...base, storageKey: result.storageKey }, dedup: false });
+        } catch (error) {
+          if (signal?.aborted) return fail(error);
+          outcome.failures.push({ path: file.path, code: 'transfer_failed', message: (error as Error).message });
+        }
+      });
+    });
+    transfers.push(...batchTransfers);
+    // This batch leaves the hand once its transfers are over, making room for the next initiate.
+    await Promise.all(batchTransfers);
   });
-  options.onProgress?.({ files: outcome.done.length, bytes: 0 });
+  await Promise.all(transfers);
+  uploadsOver = true;
+  sendConfirms();
+  while (confirms.size > 0) await Promise.all(confirms);
+  if (fatal) throw (fatal as { error: unknown }).error;
   return outcome;
 }
 
