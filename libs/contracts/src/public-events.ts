@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { uuid } from './common.ts';
-import { committedEntrySchema } from './commit.ts';
+import { commitKindSchema, committedEntrySchema } from './commit.ts';
 import { lockedFileSchema, lockReleaseReasonSchema } from './lock.ts';
 
 /**
@@ -21,8 +21,8 @@ export const commitCreatedData = z.object({
   commitId: uuid,
   branch: z.string(),
   sequenceNum: z.number().int().min(1),
-  /** commit, restore, merge, or what later producers add (draft finalizes). */
-  kind: z.string(),
+  /** How the commit was made: a commit, a restore, a merge, a finalized draft. */
+  kind: commitKindSchema,
   message: z.string(),
   author: z.object({ userId: uuid, userName: z.string() }),
   createdAt: z.string(),

@@ -7,6 +7,7 @@ import { webhooks } from '@lode/contracts';
 import { Database } from '@lode/db';
 import { createLogger } from '@lode/telemetry';
 import { createTestDatabase, type TestDatabase } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
 import { sendDelivery } from '../src/domain/sender.ts';
 import { startWebhooksService, WEBHOOKS_SCHEMA, type RunningWebhooksService } from '../src/start.ts';
 
@@ -67,5 +68,30 @@ describe('webhooks refuse private, loopback and link-local targets', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe.each(['local', 'nats'] as const)('through the gateway, as deployed (%s bus)', (bus) => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ bus, environment: { LODE_WEBHOOK_ALLOW_PRIVATE: 'false' } });
+  });
+  afterAll(async () => stack?.stop());
+
+  it('refuses to save a webhook to a private address: 400 validation_failed naming url, on create and on change', async () => {
+    const owner = await stack.seed.project();
+    const hooks = `/api/v1/projects/${owner.projectId}/webhooks`;
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://[::ffff:10.0.0.5]/hook', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', 'http://100.64.0.1/hook']) {
+      const refused = await owner.api.post(hooks, { url, events: ['lock.acquired'] });
+      expect(refused, url).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'url', message: 'private address' }] } });
+      expect(refused.body.message).toMatch(/private address/);
+    }
+    expect((await owner.api.get(hooks)).body.data).toEqual([]);
+
+    const created = await owner.api.post(hooks, { url: 'https://203.0.113.10/hook', events: ['lock.acquired'] });
+    expect(created.status).toBe(201);
+    const moved = await owner.api.request('PATCH', `${hooks}/${created.body.id}`, { url: 'http://169.254.169.254/latest/meta-data' });
+    expect(moved).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect((await owner.api.get(`${hooks}/${created.body.id}`)).body.url).toBe('https://203.0.113.10/hook');
   });
 });

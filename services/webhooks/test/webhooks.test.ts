@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { describeContent, pushFile, type SeededProject } from '@lode/testkit';
-import { startTestStack, type TestStack } from '@lode/system/testing';
+import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
 import { eventually, Receiver } from './receiver.ts';
 
 describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
@@ -206,6 +206,38 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(JSON.parse((await eventually('branch.created delivered', () => ofProject('branch.created'))).body).data).toEqual({ name: 'feature', forkedFrom: 'main' });
     expect(JSON.parse((await eventually('branch.deleted delivered', () => ofProject('branch.deleted'))).body).data).toEqual({ name: 'feature' });
     expect(receiver.refusedSignatures).toEqual([]);
+  });
+
+  it('deliver a commit of more than 100 files summarized (the first 100 entries, the rest through filesUrl), and a restore as kind restore', async () => {
+    const { owner } = await subscribed(['commit.created']);
+    const commits = `/api/v1/projects/${owner.projectId}/commits`;
+    const files = await seedConfirmedVersions(stack.databaseUrl, owner, 150);
+    const big = await owner.api.post(commits, { message: 'many', fileVersions: files.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })) });
+    expect(big.status, JSON.stringify(big.body)).toBe(201);
+    const deliveredCommit = (commitId: string) => async () => {
+      const found = receiver.delivered('commit.created').find((r) => JSON.parse(r.body).data.commitId === commitId);
+      return found && JSON.parse(found.body);
+    };
+    const summarized = await eventually('the big commit delivered', deliveredCommit(big.body.id));
+    expect(summarized.data).toMatchObject({ kind: 'commit', fileCount: 150, entriesTruncated: true, filesUrl: `${commits}/${big.body.id}/files` });
+    expect(summarized.data.entries.map((e: { fileId: string }) => e.fileId)).toEqual(files.slice(0, 100).map((f) => f.fileId));
+    const rest = await owner.api.get(`${summarized.data.filesUrl}?limit=200`);
+    expect(rest.body.data).toHaveLength(150);
+
+    const first = await pushFile(owner.api, owner.projectId, 'level.umap', randomBytes(64));
+    expect((await owner.api.post(commits, { message: 'v1', fileVersions: [{ fileId: first.fileId, version: first.version, action: 'add' }] })).status).toBe(201);
+    const second = await pushFile(owner.api, owner.projectId, 'level.umap', randomBytes(64));
+    expect((await owner.api.post(commits, { message: 'v2', fileVersions: [{ fileId: second.fileId, version: second.version, action: 'modify' }] })).status).toBe(201);
+    const restored = await owner.api.post(`/api/v1/projects/${owner.projectId}/restore`, { files: [{ fileId: first.fileId, toVersion: first.version }] });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    const restore = await eventually('the restore delivered', deliveredCommit(restored.body.commitId));
+    expect(restore.data).toMatchObject({
+      kind: 'restore',
+      message: 'Restore level.umap to version 1',
+      fileCount: 1,
+      entriesTruncated: false,
+      entries: [{ fileId: first.fileId, action: 'modify', version: restored.body.restored[0].newVersion, sha256: first.sha256 }],
+    });
   });
 
   it('deliver plugin.published to the project it was published through', async () => {
