@@ -8,12 +8,12 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
  * schema. So a change is written as several events of at most EVENT_LOCKS locks and about
  * EVENT_LOCK_BYTES of them (a lock is a few KiB at most, so an event stays far under 1 MiB).
  */
-export const EVENT_LOCKS = 500;
-export const EVENT_LOCK_BYTES = 500 * 1024;
+const EVENT_LOCKS = 500;
+const EVENT_LOCK_BYTES = 500 * 1024;
 /**
  * Each lock weighs at least this much when locks are cut into events, which caps an event at
- * EVENT_LOCKS locks however short their paths: no other lock of an event starts before its byte
- * window, and each ends inside it.
+ * EVENT_LOCKS locks however short their paths: every lock of an event but its first lies wholly
+ * inside the event's EVENT_LOCK_BYTES window of the running sum.
  */
 const MIN_LOCK_WEIGHT = EVENT_LOCK_BYTES / EVENT_LOCKS;
 
