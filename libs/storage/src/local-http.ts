@@ -201,27 +201,6 @@ parentPort.on('message', (m) => {
       return finish(m.id, upload.p, upload.size, upload.md5.digest('base64'), upload.sha.digest('hex'));
     }
     if (m.type === 'abort') return drop(m.id);
-    if (m.type === 'read') {
-      let fd;
-      try {
-        fd = fs.openSync(m.path, 'r');
-      } catch (error) {
-        // As a stat that fails: no such object.
-        return parentPort.postMessage({ type: 'done', id: m.id, read: null });
-      }
-      try {
-        const size = fs.fstatSync(fd).size;
-        if (size > m.max) return parentPort.postMessage({ type: 'done', id: m.id, read: { size } });
-        const body = new Uint8Array(size);
-        let at = 0;
-        for (let n = -1; at < size && n !== 0; at += n) n = fs.readSync(fd, body, at, size - at, null);
-        // Shorter than its size (never, for an object in place): the caller streams it instead.
-        if (at < size) return parentPort.postMessage({ type: 'done', id: m.id, read: { size } });
-        return parentPort.postMessage({ type: 'done', id: m.id, read: { size, body } }, [body.buffer]);
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
   } catch (error) {
     drop(m.id);
     if (m.p) fs.rmSync(m.p.temp, { force: true });
@@ -235,14 +214,7 @@ interface WriterReply {
   id: number;
   bytes?: number;
   outcome?: 'stored' | Refusal;
-  read?: Found | null;
   error?: string;
-}
-
-/** An object read by a writer: its size, and its bytes when it is small enough to send in one piece. */
-interface Found {
-  size: number;
-  body?: Uint8Array;
 }
 
 interface Upload {
@@ -311,16 +283,6 @@ class WriterPool {
       return writer;
     }
     return this.#writers.reduce((a, b) => (b.uploads.size < a.uploads.size ? b : a));
-  }
-
-  /** Reads a whole object of at most `max` bytes (larger: only its size); null when there is none. */
-  read(file: string, max: number): Promise<Found | null> {
-    const writer = this.#pick();
-    const id = this.#nextId++;
-    return new Promise<Found | null>((resolve, reject) => {
-      writer.track(id, { onAck: () => undefined, onDone: (reply) => (reply.error !== undefined ? reject(new Error(reply.error)) : resolve(reply.read ?? null)) });
-      writer.worker.postMessage({ type: 'read', id, path: file, max });
-    });
   }
 
   /** Hands the body to a writer as it arrives; 'incomplete' for a body cut short or longer than signed. */
@@ -409,16 +371,6 @@ function writers(): WriterPool {
 
 async function send(storage: LocalBlobStorage, req: IncomingMessage, res: ServerResponse, key: string): Promise<void> {
   const file = storage.objectPath(key);
-  if (req.method === 'GET' && header(req, 'range') === '') {
-    // A whole small object in one hand-off to a writer (open, fstat, read and close there) rather
-    // than five round trips to the thread pool (stat, open, read, read, close) and a stream.
-    const found = await writers().read(file, WHOLE_MAX);
-    if (!found) return refuse(res, { status: 404, code: 'no_such_key', message: 'No such object' });
-    if (found.body) {
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(found.body.length), 'Accept-Ranges': 'bytes' });
-      return void res.end(found.body);
-    }
-  }
   const info = await stat(file).catch(() => null);
   if (!info) return refuse(res, { status: 404, code: 'no_such_key', message: 'No such object' });
   const range = parseRange(header(req, 'range'), info.size);
