@@ -204,7 +204,7 @@ async function receiveWhole(response: http.IncomingMessage, onPiece: (piece: Buf
     if (length > WHOLE_MAX) throw new Error(`the body is longer than the ${WHOLE_MAX} bytes announced`);
     pieces.push(piece);
   }
-  const body = new Uint8Array(length);
+  const body = new Uint8Array(bodyBuffers.pop() ?? new ArrayBuffer(WHOLE_MAX), 0, length);
   let at = 0;
   for (const piece of pieces) {
     body.set(piece, at);
@@ -212,6 +212,14 @@ async function receiveWhole(response: http.IncomingMessage, onPiece: (piece: Buf
   }
   return body;
 }
+
+/**
+ * Buffers for small bodies, each WHOLE_MAX long, that go to the file writer and come back: as many
+ * as downloads were in flight at once. Fresh ones each time left the worker holding tens of MiB of
+ * written bodies until its garbage collector ran (peak RSS of a 2,001-file pull: 300 MB, against
+ * 200-230 MB before the worker).
+ */
+const bodyBuffers: ArrayBuffer[] = [];
 
 /**
  * Small downloads are written by one worker thread, synchronously: a temporary file, then a rename
@@ -223,19 +231,17 @@ async function receiveWhole(response: http.IncomingMessage, onPiece: (piece: Buf
 const FILE_WRITER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
-parentPort.on('message', ({ id, temp, dest, body }) => {
+parentPort.on('message', ({ id, temp, dest, buffer, length }) => {
+  let error;
   try {
-    try {
-      fs.writeFileSync(temp, body, { flag: 'wx' });
-      fs.renameSync(temp, dest);
-    } catch (error) {
-      fs.rmSync(temp, { force: true });
-      throw error;
-    }
-    parentPort.postMessage({ id });
-  } catch (error) {
-    parentPort.postMessage({ id, error: { message: error.message, code: error.code } });
+    fs.writeFileSync(temp, new Uint8Array(buffer, 0, length), { flag: 'wx' });
+    fs.renameSync(temp, dest);
+  } catch (failure) {
+    fs.rmSync(temp, { force: true });
+    error = { message: failure.message, code: failure.code };
   }
+  // The buffer goes back for the next body.
+  parentPort.postMessage({ id, buffer, error }, [buffer]);
 });
 `;
 
@@ -247,7 +253,8 @@ class FileWriter {
   constructor(onLost: () => void) {
     this.#worker = new Worker(FILE_WRITER_SOURCE, { eval: true });
     this.#worker.unref();
-    this.#worker.on('message', (reply: { id: number; error?: { message: string; code?: string } }) => {
+    this.#worker.on('message', (reply: { id: number; buffer: ArrayBuffer; error?: { message: string; code?: string } }) => {
+      bodyBuffers.push(reply.buffer);
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
       // Idle, it must not keep the process alive.
@@ -264,13 +271,13 @@ class FileWriter {
     this.#worker.on('exit', (code) => lost(new Error(`file writer exited (code ${code})`)));
   }
 
-  /** Writes `body` (moved to the worker: unusable here after) to `temp`, then renames it to `dest`. */
+  /** Writes `body` to `temp`, then renames it to `dest`; its buffer moves to the worker and back to `bodyBuffers`. */
   write(temp: string, dest: string, body: Uint8Array<ArrayBuffer>): Promise<void> {
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
       if (this.#pending.size === 0) this.#worker.ref();
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ id, temp, dest, body }, [body.buffer]);
+      this.#worker.postMessage({ id, temp, dest, buffer: body.buffer, length: body.length }, [body.buffer]);
     });
   }
 }
