@@ -1,4 +1,4 @@
-export { writeOutbox, type OutboxEvent } from './write.ts';
+export { outboxTraceContext, writeOutbox, type OutboxEvent } from './write.ts';
 export { OutboxRelay, type RelayOptions } from './relay.ts';
 export { outboxMigrations, withOutbox } from './schema.ts';
 export { DEFAULT_OUTBOX_OPTIONS, outboxOptions, outboxSettings, type OutboxOptions } from './settings.ts';

@@ -1,5 +1,5 @@
 import type { EventStream, OutgoingEvent } from '@lode/bus';
-import type { Database } from '@lode/db';
+import type { Database, Queryable } from '@lode/db';
 import { runPeriodically, type PeriodicTask } from '@lode/runtime';
 import { observeGauges, type Logger } from '@lode/telemetry';
 
@@ -8,7 +8,19 @@ export interface RelayOptions {
   pollMs: number;
   /** How long published events are kept (for inspection) before they are deleted. */
   retentionMs: number;
+  /** Events a batch reads at most. */
   batchSize?: number;
+  /**
+   * Payload bytes a batch reads at most, one event at least however large: a commit.created part is
+   * about 512 KiB, so 200 of them would be 100 MB read, and parsed, at once.
+   */
+  batchBytes?: number;
+}
+
+/** What one batch read: its rows, and whether the outbox had more of them than the batch took. */
+interface Batch {
+  rows: OutboxRow[];
+  more: boolean;
 }
 
 interface OutboxRow {
@@ -41,18 +53,17 @@ export class OutboxRelay {
     this.#db = db;
     this.#stream = stream;
     this.#logger = logger;
-    this.#options = { batchSize: 200, ...options };
+    this.#options = { batchSize: 200, batchBytes: 8 * 1024 * 1024, ...options };
   }
 
   /** Publishes everything unpublished now; returns how many events went out (0 if another relay holds the lock). */
   async runOnce(): Promise<number> {
     let total = 0;
     for (;;) {
-      const published = await this.#publishBatch();
+      const { published, more } = await this.#publishBatch();
       total += published;
-      if (published < this.#options.batchSize) break;
+      if (!more) return total;
     }
-    return total;
   }
 
   /**
@@ -68,13 +79,18 @@ export class OutboxRelay {
    * Publishes again, in order, every event still retained as published. For an in-memory stream that
    * started empty (the embedded mode after a restart): consumers that had not handled an event before
    * the process stopped get it now, and idempotent consumers skip the rest. Call before start().
+   * Read a batch at a time, as the relay reads: a day's retention can hold far more than memory.
    */
   async replayRetained(): Promise<number> {
-    const { rows } = await this.#db.query<OutboxRow>(
-      'SELECT id, subject, event_id, payload, trace_context FROM outbox WHERE published_at IS NOT NULL ORDER BY id',
-    );
-    for (const row of rows) await this.#stream.publish(toEvent(row));
-    return rows.length;
+    let total = 0;
+    let after = '0';
+    for (;;) {
+      const { rows, more } = await this.#readBatch(this.#db, 'published', after);
+      for (const row of rows) await this.#stream.publish(toEvent(row));
+      total += rows.length;
+      if (!more) return total;
+      after = rows[rows.length - 1].id;
+    }
   }
 
   start(): void {
@@ -116,16 +132,13 @@ export class OutboxRelay {
    * writers of new events never wait for it), and a relay that dies mid-batch frees it with its
    * connection. The rows it published are marked at the end, in the same transaction.
    */
-  async #publishBatch(): Promise<number> {
+  async #publishBatch(): Promise<{ published: number; more: boolean }> {
     return this.#db.transaction(async (tx) => {
       const { rows: lock } = await tx.query<{ ok: boolean }>(
         `SELECT pg_try_advisory_xact_lock(hashtext('lode.outbox.' || current_schema())) AS ok`,
       );
-      if (!lock[0]?.ok) return 0;
-      const { rows } = await tx.query<OutboxRow>(
-        'SELECT id, subject, event_id, payload, trace_context FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
-        [this.#options.batchSize],
-      );
+      if (!lock[0]?.ok) return { published: 0, more: false };
+      const { rows, more } = await this.#readBatch(tx, 'unpublished', '0');
       const published: string[] = [];
       // One at a time: an event is stored before the next is sent, so a failure cannot leave a
       // later event stored ahead of an earlier one. What went out is marked even if a later one failed.
@@ -141,7 +154,35 @@ export class OutboxRelay {
       if (published.length > 0) {
         await tx.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [published]);
       }
-      return published.length;
+      // After a failed publish the relay tries again at its next poll, not at once.
+      return { published: published.length, more: more && published.length === rows.length };
     });
+  }
+
+  /**
+   * The next batch of published or unpublished events after id `after`, in id order: at most
+   * batchSize events and batchBytes of payload, one event at least. The sizes are summed before any
+   * payload is read (a payload is stored out of line, and its length is in its pointer), then only
+   * the batch's payloads are read.
+   */
+  async #readBatch(q: Queryable, which: 'published' | 'unpublished', after: string): Promise<Batch> {
+    const { batchSize, batchBytes } = this.#options;
+    const { rows } = await q.query<OutboxRow & { candidates: number }>(
+      `WITH candidates AS (
+         SELECT id, row_number() OVER (ORDER BY id) AS n, sum(octet_length(payload)) OVER (ORDER BY id) AS bytes
+         FROM (
+           SELECT id, payload FROM outbox
+           WHERE ${which === 'published' ? 'published_at IS NOT NULL' : 'published_at IS NULL'} AND id > $1
+           ORDER BY id LIMIT $2
+         ) c
+       )
+       SELECT o.id, o.subject, o.event_id, o.payload, o.trace_context, (SELECT count(*) FROM candidates)::int AS candidates
+       FROM candidates c JOIN outbox o ON o.id = c.id
+       WHERE c.n = 1 OR c.bytes <= $3
+       ORDER BY o.id`,
+      [after, batchSize, batchBytes],
+    );
+    const candidates = rows[0]?.candidates ?? 0;
+    return { rows, more: rows.length < candidates || candidates === batchSize };
   }
 }

@@ -15,10 +15,6 @@ export interface OutboxEvent {
  */
 export async function writeOutbox(tx: Queryable, events: readonly OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const traceContext: Record<string, string> = {};
-  injectTraceContext((key, value) => {
-    traceContext[key] = value;
-  });
   // WITH ORDINALITY keeps the ids (and so the publishing order) in the order the events were given.
   await tx.query(
     `INSERT INTO outbox (subject, event_id, payload, trace_context)
@@ -29,7 +25,19 @@ export async function writeOutbox(tx: Queryable, events: readonly OutboxEvent[])
       events.map((e) => e.subject),
       events.map((e) => e.id),
       events.map((e) => JSON.stringify(e.data)),
-      Object.keys(traceContext).length > 0 ? JSON.stringify(traceContext) : null,
+      outboxTraceContext(),
     ],
   );
+}
+
+/**
+ * The active trace context as the outbox's trace_context column holds it (JSON, or null outside a
+ * trace), for SQL that writes outbox rows itself (a draft's commit.created parts).
+ */
+export function outboxTraceContext(): string | null {
+  const traceContext: Record<string, string> = {};
+  injectTraceContext((key, value) => {
+    traceContext[key] = value;
+  });
+  return Object.keys(traceContext).length > 0 ? JSON.stringify(traceContext) : null;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { defineEvent } from '@lode/contracts';
@@ -12,6 +12,7 @@ import { COMMIT_SCHEMA, commitMigrations } from '@lode/commit';
 
 const logger = createLogger('test', 'silent');
 const numbered = defineEvent(`outboxtest.n_${randomUUID().slice(0, 8)}`, z.object({ n: z.number() }));
+const padded = defineEvent(`outboxtest.pad_${randomUUID().slice(0, 8)}`, z.object({ n: z.number(), pad: z.string() }));
 const relayOptions = { pollMs: 60_000, retentionMs: 3_600_000, batchSize: 7 };
 
 describe('the outbox relay (commit schema, JetStream)', () => {
@@ -92,5 +93,53 @@ describe('the outbox relay (commit schema, JetStream)', () => {
       'SELECT count(*) FILTER (WHERE published_at IS NOT NULL)::int AS published, count(*) FILTER (WHERE published_at IS NULL)::int AS pending FROM outbox',
     );
     expect(rows[0]).toEqual({ published: 54, pending: 1 });
+  });
+
+  /** Events of about `bytes` of payload each, numbered from `from`. */
+  const writePadded = (from: number, sizes: readonly number[]) =>
+    db.transaction((tx) => writeOutbox(tx, sizes.map((bytes, i) => ({ subject: padded.subject, id: `pad-${from + i}`, data: { n: from + i, pad: 'x'.repeat(bytes) } }))));
+
+  it('reads a batch of at most batchBytes of payload, one event at least however large, and the rest in later batches', async () => {
+    // 30 KB events against a 100 KB batch: three a batch; the 150 KB one goes alone.
+    await writePadded(0, [30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 150_000, 30_000]);
+    const stream = new LocalEvents(logger);
+    // A batch's rows are marked published when it ends: while one is published, the others seen
+    // published are those of the batches before.
+    const publishedBefore: number[] = [];
+    const publish = stream.publish.bind(stream);
+    vi.spyOn(stream, 'publish').mockImplementation(async (event) => {
+      if (event.subject === padded.subject) {
+        const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE published_at IS NOT NULL AND event_id LIKE 'pad-%'");
+        publishedBefore.push(rows[0].n);
+      }
+      await publish(event);
+    });
+    const relay = new OutboxRelay(db, stream, logger, { ...relayOptions, batchSize: 50, batchBytes: 100_000 });
+    expect(await relay.runOnce()).toBeGreaterThanOrEqual(9);
+    expect(publishedBefore).toEqual([0, 0, 0, 3, 3, 3, 6, 7, 8]);
+    await stream.close();
+  });
+
+  it('replays the retained events a batch at a time: no read holds more than batchBytes of payload (or one event)', async () => {
+    const stream = new LocalEvents(logger);
+    const replayed: number[] = [];
+    await stream.consume('replay-pages', padded, async ({ n }) => {
+      replayed.push(n);
+    });
+    const reads = vi.spyOn(db, 'query');
+    const total = await new OutboxRelay(db, stream, logger, { ...relayOptions, batchSize: 50, batchBytes: 100_000 }).replayRetained();
+    const results = await Promise.all(reads.mock.results.map((r) => r.value as Promise<{ rows: { payload?: string }[] }>));
+    reads.mockRestore();
+    expect(results.length).toBeGreaterThan(2);
+    for (const { rows } of results) {
+      const bytes = rows.reduce((sum, row) => sum + (row.payload?.length ?? 0), 0);
+      expect(rows.length === 1 || bytes <= 100_000, `a read of ${rows.length} events, ${bytes} bytes`).toBe(true);
+    }
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NOT NULL');
+    expect(total).toBe(rows[0].n);
+    const deadline = Date.now() + 5000;
+    while (replayed.length < 9 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(replayed).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    await stream.close();
   });
 });
