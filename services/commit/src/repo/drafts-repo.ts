@@ -28,8 +28,7 @@ export interface StagedEntry {
   versionCreatedAt: string | null;
 }
 
-const DRAFT_COLUMNS = `d.id, d.message, d.branch, d.revision, d.created_at AS "createdAt", d.expires_at AS "expiresAt",
-  (SELECT count(*) FROM draft_entries e WHERE e.draft_id = d.id)::int AS "fileCount"`;
+const DRAFT_COLUMNS = `d.id, d.message, d.branch, d.revision, d.created_at AS "createdAt", d.expires_at AS "expiresAt", d.file_count AS "fileCount"`;
 
 interface StoredDraft extends Omit<DraftRow, 'createdAt' | 'expiresAt'> {
   createdAt: Date;
@@ -52,7 +51,7 @@ export class DraftsRepository {
          VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
          RETURNING *
        )
-       SELECT d.id, d.message, d.branch, d.revision, d.created_at AS "createdAt", d.expires_at AS "expiresAt", 0 AS "fileCount" FROM d`,
+       SELECT ${DRAFT_COLUMNS} FROM d`,
       [draft.id, owner.projectId, owner.userId, draft.message, draft.branch, draft.ttlMs / 1000],
     );
     return toDraft(rows[0]);
@@ -69,9 +68,9 @@ export class DraftsRepository {
   }
 
   /**
-   * Stages the entries (a file staged again replaces its row, so a retried call changes nothing)
-   * and bumps the draft's revision; answers the distinct files staged. The caller holds the draft's
-   * row lock.
+   * Stages the entries (a file staged again replaces its row, so a retried call changes nothing),
+   * bumps the draft's revision and adds the rows inserted to its file count; answers the distinct
+   * files staged. The caller holds the draft's row lock.
    */
   async stage(tx: Queryable, draftId: string, entries: readonly StagedEntry[]): Promise<number> {
     const list = (pick: (e: StagedEntry) => string | number | null, separator?: string) => textList(entries.map(pick), separator);
@@ -92,9 +91,10 @@ export class DraftsRepository {
          RETURNING (xmax = 0) AS inserted
        ),
        bumped AS (
-         UPDATE drafts SET revision = revision + 1 WHERE id = $1
+         UPDATE drafts SET revision = revision + 1, file_count = file_count + (SELECT count(*) FROM staged WHERE inserted) WHERE id = $1
+         RETURNING file_count
        )
-       SELECT (SELECT count(*) FROM draft_entries WHERE draft_id = $1) + (SELECT count(*) FROM staged WHERE inserted) AS "fileCount"`,
+       SELECT file_count AS "fileCount" FROM bumped`,
       [
         draftId,
         list((e) => e.fileId),
