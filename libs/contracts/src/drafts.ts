@@ -38,6 +38,19 @@ export const stage = defineContract(
 
 export const get = defineContract('commit', 'get_draft', z.object(draftRef), draftSchema);
 
+/**
+ * The longest a draft's lock fence lives: the commit service asks for a lifetime scaled to the
+ * draft's size up to this, and its transaction must commit before the fence could lapse.
+ */
+export const MAX_FINALIZE_FENCE_MS = 600_000;
+
+/**
+ * How long the gateway waits for a draft's commit: the fence's longest life and a margin for what
+ * comes before it (the idempotency check, the draft's read). A commit the gateway gave up on (504)
+ * still commits or rolls back, and a retry with the same X-Idempotency-Key answers its 201.
+ */
+export const FINALIZE_TIMEOUT_MS = MAX_FINALIZE_FENCE_MS + 30_000;
+
 export const finalize = defineContract('commit', 'commit_draft', z.object({ ...draftRef, idempotencyKey: z.string().optional() }), commitSchema);
 
 export const remove = defineContract('commit', 'delete_draft', z.object(draftRef), z.object({ id: uuid, deleted: z.literal(true) }));

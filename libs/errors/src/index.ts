@@ -135,10 +135,11 @@ export const errors = {
     new AppError('not_found', `${fileIds.length} file(s) not found in this project`, listed('fileIds', fileIds)),
   versionNotConfirmed: (entries: readonly { fileId: string; version: number }[]) =>
     new AppError('version_not_confirmed', `${entries.length} version(s) are not confirmed uploads of their file; confirm them first`, listed('entries', entries)),
-  staleVersion: (entries: readonly { fileId: string; version: number; currentVersion: number }[]) =>
-    new AppError('stale_version', `${entries.length} version(s) are not newer than the branch's current version; sync and commit a newer version`, listed('entries', entries)),
-  fileNotInBranch: (fileIds: readonly string[]) =>
-    new AppError('file_not_in_branch', `${fileIds.length} file(s) to delete are not in the branch`, listed('fileIds', fileIds)),
+  /** `count`: how many there are, when `entries` holds only the first of them (a draft's, read 100 at most). */
+  staleVersion: (entries: readonly { fileId: string; version: number; currentVersion: number }[], count = entries.length) =>
+    new AppError('stale_version', `${count} version(s) are not newer than the branch's current version; sync and commit a newer version`, listed('entries', entries, count)),
+  fileNotInBranch: (fileIds: readonly string[], count = fileIds.length) =>
+    new AppError('file_not_in_branch', `${count} file(s) to delete are not in the branch`, listed('fileIds', fileIds, count)),
   /** Spec 4.8: no restore commit is made without a file in it; `skipped` says why, per file. */
   nothingToRestore: (skipped: readonly { fileId: string; toVersion: number; code: string; message: string }[]) =>
     new AppError('nothing_to_restore', `None of the ${skipped.length} file(s) can be restored; see skipped`, { skipped }),
@@ -153,8 +154,16 @@ export const errors = {
   nothingToMerge: (source: string, into: string) =>
     new AppError('nothing_to_merge', `Branch "${source}" has nothing that "${into}" does not already have`),
   emptyDraft: () => new AppError('empty_draft', 'The draft has no files staged; stage files before committing it'),
-  fileLocked: (lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; lockedAt: string }[]) =>
-    new AppError('file_locked', `${lockedFiles.length} file(s) in this commit are locked by another user`, { lockedFiles }),
+  /**
+   * Every locked file; or, given `lockedFileCount` (a draft's commit, fenced page by page), the first
+   * of them and how many there are.
+   */
+  fileLocked: (lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; lockedAt: string }[], lockedFileCount?: number) =>
+    new AppError(
+      'file_locked',
+      `${lockedFileCount ?? lockedFiles.length} file(s) in this commit are locked by another user`,
+      lockedFileCount === undefined ? { lockedFiles } : { lockedFiles, lockedFileCount },
+    ),
   /** Read your writes (docs/api.md, Sync): the read model has not applied the project's latest commit yet. */
   syncCatchingUp: (latestCommitSeq: number, appliedSeq: number) =>
     new AppError('sync_catching_up', `Sync has applied commits up to ${appliedSeq} of ${latestCommitSeq}; retry shortly`, {
@@ -171,8 +180,9 @@ export const errors = {
   internal: () => new AppError('internal', 'Internal error'),
 } as const;
 
-const LISTED_MAX = 100;
+/** How many offending items an error names at most (the first ones); `count` says how many there are. */
+export const LISTED_MAX = 100;
 
-function listed<T>(name: string, items: readonly T[]): ErrorDetails {
-  return { [name]: items.slice(0, LISTED_MAX), count: items.length };
+function listed<T>(name: string, items: readonly T[], count = items.length): ErrorDetails {
+  return { [name]: items.slice(0, LISTED_MAX), count };
 }

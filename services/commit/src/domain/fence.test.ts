@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LocalBus } from '@lode/bus';
 import { errors } from '@lode/errors';
-import { lock, type Actor } from '@lode/contracts';
+import { drafts, lock, type Actor } from '@lode/contracts';
 import { createLogger } from '@lode/telemetry';
-import { placeFencePages } from './fence.ts';
+import { draftFenceTtlMs, placeFencePages } from './fence.ts';
 
 const actor: Actor = {
   projectId: '00000000-0000-4000-8000-000000000001',
@@ -49,7 +49,7 @@ describe('placeFencePages', () => {
       () => undefined,
       (error: unknown) => error,
     );
-    expect(refusal).toMatchObject({ code: 'file_locked', details: { lockedFiles: [lockedBy(id(2)), lockedBy(id(5))] } });
+    expect(refusal).toMatchObject({ code: 'file_locked', details: { lockedFiles: [lockedBy(id(2)), lockedBy(id(5))], lockedFileCount: 2 } });
     expect(await fence.placedIds()).toEqual(placed);
     expect(placed).toHaveLength(1);
   });
@@ -63,5 +63,65 @@ describe('placeFencePages', () => {
     const fence = placeFencePages(bus, actor, failing(), 60_000);
     await expect(fence.placed()).rejects.toThrow('database gone');
     expect(await fence.placedIds()).toHaveLength(1);
+  });
+
+  it('keeps at most two fence requests in flight, reading the next page only once one is answered', async () => {
+    const bus = new LocalBus(createLogger('test', 'silent'));
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const read: number[] = [];
+    bus.serve(lock.fence, async () => {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      // Answers on a later turn of the event loop, so that requests sent together overlap.
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      return { fenced: true as const };
+    });
+    async function* tenPages(): AsyncIterable<string[]> {
+      for (let n = 1; n <= 10; n++) {
+        read.push(inFlight);
+        yield [id(n)];
+      }
+    }
+    const fence = placeFencePages(bus, actor, tenPages(), 60_000);
+    await fence.placed();
+    expect(await fence.placedIds()).toHaveLength(10);
+    expect(mostInFlight).toBe(2);
+    expect(Math.max(...read)).toBeLessThanOrEqual(1);
+  });
+
+  it('names the first 100 locked files in page order, however the pages answer, and counts them all', async () => {
+    const bus = new LocalBus(createLogger('test', 'silent'));
+    const pageFiles = (page: number) => Array.from({ length: 60 }, (_, i) => id(page * 1000 + i));
+    let secondAnswered: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (secondAnswered = resolve));
+    bus.serve(lock.fence, async ({ fileIds }) => {
+      // The first page answers only after the second: its files must still come first.
+      if (fileIds[0] === id(1000)) await second;
+      if (fileIds[0] === id(2000)) setImmediate(secondAnswered);
+      throw errors.fileLocked(fileIds.map(lockedBy));
+    });
+    async function* pages(): AsyncIterable<string[]> {
+      for (let page = 1; page <= 3; page++) yield pageFiles(page);
+    }
+    const refusal = await placeFencePages(bus, actor, pages(), 60_000)
+      .placed()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const expected = [...pageFiles(1), ...pageFiles(2)].slice(0, 100).map(lockedBy);
+    expect(refusal).toMatchObject({ code: 'file_locked', details: { lockedFiles: expected, lockedFileCount: 180 } });
+  });
+});
+
+describe('draftFenceTtlMs', () => {
+  it('asks the usual lifetime for a small draft, longer with its size, and never more than the cap', () => {
+    expect(draftFenceTtlMs(25_000, 60_000)).toBe(60_000);
+    expect(draftFenceTtlMs(1_000_000, 60_000)).toBe(500_000);
+    expect(draftFenceTtlMs(10_000_000, 60_000)).toBe(drafts.MAX_FINALIZE_FENCE_MS);
+    // An operator's longer usual lifetime is kept.
+    expect(draftFenceTtlMs(10, 900_000)).toBe(900_000);
   });
 });

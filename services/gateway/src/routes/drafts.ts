@@ -33,7 +33,8 @@ export function draftRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   router.post('/drafts/:draftId/commit', limitWrites, async (req, res) => {
     const draftId = parse(uuid, req.params.draftId, 'draftId');
     const idempotencyKey = idempotencyKeyOf(req);
-    res.status(201).json(await bus.call(drafts.finalize, { actor: actorOf(res), draftId, idempotencyKey }));
+    // A draft of a million files takes minutes, not the bus's default 30 s.
+    res.status(201).json(await bus.call(drafts.finalize, { actor: actorOf(res), draftId, idempotencyKey }, { timeoutMs: drafts.FINALIZE_TIMEOUT_MS }));
   });
 
   router.delete('/drafts/:draftId', limitWrites, async (req, res) => {
