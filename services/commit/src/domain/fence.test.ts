@@ -91,7 +91,7 @@ describe('placeFencePages', () => {
     expect(Math.max(...read)).toBeLessThanOrEqual(1);
   });
 
-  it('names the first 100 locked files in page order, however the pages answer, and counts them all', async () => {
+  it('names the first 100 locked files in file id order, however the pages answer, and counts them all', async () => {
     const bus = new LocalBus(createLogger('test', 'silent'));
     const pageFiles = (page: number) => Array.from({ length: 60 }, (_, i) => id(page * 1000 + i));
     let secondAnswered: () => void = () => undefined;

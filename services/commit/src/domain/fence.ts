@@ -74,8 +74,8 @@ type LockedFile = Parameters<typeof errors.fileLocked>[0][number];
  * files), at most `inFlight` requests at a time: the pages are read as the lock service answers, so
  * neither service holds more than that many pages of a draft of any size. Refusals by locks do not
  * stop it, so that they are answered as one file_locked with the first LISTED_MAX locked files (in
- * page order) and how many there are in every page; any other failure stops it and is answered as
- * itself.
+ * file id order, as the pages come) and how many there are in every page; any other failure stops it
+ * and is answered as itself.
  */
 export function placeFencePages(bus: Bus, actor: Actor, pages: AsyncIterable<string[]>, ttlMs: number, inFlight = FENCE_PAGES_IN_FLIGHT): Fence {
   const deadline = deadlineOf(ttlMs);
@@ -101,7 +101,8 @@ export function placeFencePages(bus: Bus, actor: Actor, pages: AsyncIterable<str
     } catch (error) {
       if (isAppError(error) && error.code === 'file_locked') {
         const refused = (error.details?.lockedFiles as LockedFile[] | undefined) ?? [];
-        lockedByPage.set(n, refused.slice(0, LISTED_MAX));
+        // Pages are runs of file ids, so page order then id order within each is the draft's id order.
+        lockedByPage.set(n, refused.toSorted((a, b) => (a.fileId < b.fileId ? -1 : 1)).slice(0, LISTED_MAX));
         keepFirstListed();
         lockedCount += (error.details?.lockedFileCount as number | undefined) ?? refused.length;
       } else {
