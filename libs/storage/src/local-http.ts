@@ -106,10 +106,10 @@ interface Placement {
 
 type Stored = 'stored' | 'incomplete' | Refusal;
 
-/** A body up to this size is gathered here and handed to a writer in one message. */
-const WHOLE_MAX = 1024 * 1024;
 /** A large body's bytes go to its writer in pieces of this size. */
 const PIECE = 1024 * 1024;
+/** A body up to this size is gathered here and handed to a writer in one message (in one piece's buffer). */
+const WHOLE_MAX = PIECE;
 /** Bytes handed to a writer and not yet written before the request is paused: memory stays flat for any size. */
 const PAUSE_ABOVE = 8 * 1024 * 1024;
 
@@ -154,14 +154,15 @@ function moveIntoPlace(p) {
   }
   fs.writeFileSync(p.sidecar, p.sha256);
 }
-function finish(id, p, size, md5, sha256) {
+// A whole body's buffer goes back with the answer, for the next body.
+function finish(id, p, size, md5, sha256, buffer) {
   const refused = refusal(p, size, md5, sha256);
   if (refused) {
     fs.rmSync(p.temp, { force: true });
-    return parentPort.postMessage({ type: 'done', id, outcome: refused });
+    return parentPort.postMessage({ type: 'done', id, outcome: refused, buffer }, buffer ? [buffer] : []);
   }
   moveIntoPlace(p);
-  parentPort.postMessage({ type: 'done', id, outcome: 'stored' });
+  parentPort.postMessage({ type: 'done', id, outcome: 'stored', buffer }, buffer ? [buffer] : []);
 }
 function drop(id) {
   const upload = open.get(id);
@@ -173,12 +174,12 @@ function drop(id) {
 parentPort.on('message', (m) => {
   try {
     if (m.type === 'whole') {
-      const body = Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength);
+      const body = Buffer.from(m.buffer, 0, m.length);
       const md5 = createHash('md5').update(body).digest('base64');
       const sha256 = createHash('sha256').update(body).digest('hex');
       // Only a body that matches is written at all.
       if (!refusal(m.p, body.length, md5, sha256)) fs.writeFileSync(m.p.temp, body, { flag: 'wx' });
-      return finish(m.id, m.p, body.length, md5, sha256);
+      return finish(m.id, m.p, body.length, md5, sha256, m.buffer);
     }
     if (m.type === 'open') {
       const fd = fs.openSync(m.p.temp, 'wx');
@@ -186,13 +187,14 @@ parentPort.on('message', (m) => {
     }
     if (m.type === 'data') {
       const upload = open.get(m.id);
+      const chunk = new Uint8Array(m.buffer, 0, m.length);
       if (upload) {
-        upload.md5.update(m.chunk);
-        upload.sha.update(m.chunk);
-        writeAll(upload.fd, m.chunk);
-        upload.size += m.chunk.length;
+        upload.md5.update(chunk);
+        upload.sha.update(chunk);
+        writeAll(upload.fd, chunk);
+        upload.size += chunk.length;
       }
-      return parentPort.postMessage({ type: 'ack', id: m.id, bytes: m.chunk.length });
+      return parentPort.postMessage({ type: 'ack', id: m.id, bytes: m.length, buffer: m.buffer }, [m.buffer]);
     }
     if (m.type === 'end') {
       const upload = open.get(m.id);
@@ -204,7 +206,9 @@ parentPort.on('message', (m) => {
   } catch (error) {
     drop(m.id);
     if (m.p) fs.rmSync(m.p.temp, { force: true });
-    parentPort.postMessage({ type: 'done', id: m.id, error: String(error && error.message) });
+    if (m.type === 'data') parentPort.postMessage({ type: 'ack', id: m.id, bytes: m.length, buffer: m.buffer }, [m.buffer]);
+    const buffer = m.type === 'whole' ? m.buffer : undefined;
+    parentPort.postMessage({ type: 'done', id: m.id, error: String(error && error.message), buffer }, buffer ? [buffer] : []);
   }
 });
 `;
@@ -215,6 +219,8 @@ interface WriterReply {
   bytes?: number;
   outcome?: 'stored' | Refusal;
   error?: string;
+  /** A body's buffer, back from the worker for the next body. */
+  buffer?: ArrayBuffer;
 }
 
 interface Upload {
@@ -232,6 +238,7 @@ class Writer {
     this.worker = new Worker(WRITER_SOURCE, { eval: true });
     this.worker.unref();
     this.worker.on('message', (reply: WriterReply) => {
+      if (reply.buffer) returnBuffer(reply.buffer);
       const upload = this.uploads.get(reply.id);
       if (!upload) return;
       if (reply.type === 'ack') return upload.onAck(reply.bytes ?? 0);
@@ -315,13 +322,12 @@ class WriterPool {
       });
       // A large body goes over in pieces of PIECE bytes, copied out of the socket's buffers (which may
       // hold other bytes) and moved to the worker: a sixteenth of the messages 64 KiB reads would make.
-      let piece = whole ? new Uint8Array(0) : new Uint8Array(PIECE);
+      let piece = whole ? new Uint8Array(0) : new Uint8Array(takeBuffer());
       let filled = 0;
       const sendPiece = () => {
-        const chunk = filled === piece.length ? piece : piece.slice(0, filled);
-        writer.worker.postMessage({ type: 'data', id, chunk }, [chunk.buffer]);
+        writer.worker.postMessage({ type: 'data', id, buffer: piece.buffer, length: filled }, [piece.buffer]);
         unwritten += filled;
-        piece = new Uint8Array(PIECE);
+        piece = new Uint8Array(takeBuffer());
         filled = 0;
         if (unwritten > PAUSE_ABOVE) req.pause();
       };
@@ -344,13 +350,13 @@ class WriterPool {
           if (filled > 0) sendPiece();
           return writer.worker.postMessage({ type: 'end', id });
         }
-        const body = new Uint8Array(received);
+        const body = new Uint8Array(takeBuffer(), 0, received);
         let at = 0;
         for (const part of pieces) {
           body.set(part, at);
           at += part.length;
         }
-        writer.worker.postMessage({ type: 'whole', id, p, body }, [body.buffer]);
+        writer.worker.postMessage({ type: 'whole', id, p, buffer: body.buffer, length: received }, [body.buffer]);
       };
       const onClose = () => {
         if (!req.complete) abandon();
@@ -359,6 +365,22 @@ class WriterPool {
       req.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onClose);
     });
   }
+}
+
+/**
+ * Buffers of PIECE bytes that carry bodies to the writers and come back with their answers. Fresh
+ * ones each time stayed in the workers until their garbage collectors ran, tens of MiB per push of
+ * 2,000 small files. At most BUFFERS_KEPT are kept between bursts.
+ */
+const spareBuffers: ArrayBuffer[] = [];
+const BUFFERS_KEPT = 64;
+
+function takeBuffer(): ArrayBuffer {
+  return spareBuffers.pop() ?? new ArrayBuffer(PIECE);
+}
+
+function returnBuffer(buffer: ArrayBuffer): void {
+  if (buffer.byteLength === PIECE && spareBuffers.length < BUFFERS_KEPT) spareBuffers.push(buffer);
 }
 
 let pool: WriterPool | undefined;
