@@ -64,6 +64,7 @@ describe("the commit schema's outbox is libs/outbox's table", () => {
       '0004_branches_lineage.sql',
       '0010_download_paths.sql',
       '0011_drafts.sql',
+      '0012_draft_file_count.sql',
       'outbox/0001_outbox.sql',
     ]);
     const libraryOnly = open('outbox_only');
