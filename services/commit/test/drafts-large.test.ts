@@ -46,7 +46,9 @@ describe.each(['local', 'nats'] as const)('a 100,000-file draft (%s bus)', (bus)
     const entries = await p.api.get(`${base}/commits/${res.body.id}/files?limit=1`);
     expect(entries.body.data[0]).toMatchObject({ path: byPath[0].path, action: 'add', version: 1, sha256: byPath[0].sha256 });
 
-    // Every part of commit.created under NATS's payload limit, together every entry once, each saying it came from a draft.
+    // Every part of commit.created under NATS's payload limit, together every entry once, each saying it came from a draft;
+    // parts numbered 1, 2, … in outbox order (so published in order), each id its commit's and number, and the entries in
+    // file id order across parts: the commit is written in batches, and their parts must read as one sequence.
     const db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
     try {
@@ -60,6 +62,23 @@ describe.each(['local', 'nats'] as const)('a 100,000-file draft (%s bus)', (bus)
       expect(rows[0]).toMatchObject({ entries: FILES, distinct: 1, kinds: ['draft'] });
       expect(rows[0].parts).toBeGreaterThan(1);
       expect(rows[0].largest).toBeLessThan(MAX_PAYLOAD / 2 + 64 * 1024);
+      const { rows: order } = await db.query<{ numbers: number[]; ids: string[]; parts: number[]; ordered: boolean }>(
+        `WITH parts AS (
+           SELECT id, event_id, (payload::jsonb->>'part')::int AS part, (payload::jsonb->>'parts')::int AS parts, payload::jsonb->'entries' AS entries
+           FROM commits.outbox WHERE event_id LIKE $1
+         ),
+         entries AS (
+           SELECT p.id, e.n, e.entry->>'fileId' AS file_id FROM parts p, jsonb_array_elements(p.entries) WITH ORDINALITY AS e(entry, n)
+         )
+         SELECT array_agg(part ORDER BY id) AS numbers, array_agg(event_id ORDER BY id) AS ids, array_agg(DISTINCT parts) AS parts,
+                (SELECT bool_and(file_id::uuid > previous) FROM (
+                   SELECT file_id, lag(file_id::uuid) OVER (ORDER BY id, n) AS previous FROM entries
+                 ) o WHERE previous IS NOT NULL) AS ordered
+         FROM parts`,
+        [`${res.body.id}.%`],
+      );
+      const numbers = Array.from({ length: rows[0].parts }, (_, i) => i + 1);
+      expect(order[0]).toEqual({ numbers, ids: numbers.map((n) => `${res.body.id}.${n}`), parts: [rows[0].parts], ordered: true });
     } finally {
       await db.end();
     }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiResponse, PushedFile, SeededProject } from '@lode/testkit';
-import { startTestStack, type TestStack } from '@lode/system/testing';
+import { lock } from '@lode/contracts';
+import type { ApiResponse, BulkVersion, PushedFile, SeededProject } from '@lode/testkit';
+import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
 import { projectApi } from './branch-helpers.ts';
 
 const DAY_MS = 86_400_000;
@@ -25,6 +26,12 @@ function created(res: ApiResponse): string {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id as string;
 }
+
+/** More files than an error names (100), seeded in bulk with a confirmed version 1 each. */
+const MANY = 150;
+const adds = (files: readonly BulkVersion[]) => files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' }));
+/** The first 100 file ids in the order an error names them: the ids' own. */
+const first100 = (files: readonly { fileId: string }[]) => files.map((f) => f.fileId).sort().slice(0, 100);
 
 describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s bus)', (bus) => {
   let stack: TestStack;
@@ -150,6 +157,66 @@ describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s
     expect(res.body.fileCount).toBe(2);
   });
 
+  it('refuses a draft with more locked files than it names: the first 100 (in id order) and lockedFileCount', async () => {
+    const seeded = await seedConfirmedVersions(stack.databaseUrl, p, MANY, `many-locked-${bus}`);
+    const locked = await teammate.api.post(`/api/v1/projects/${p.projectId}/locks`, { fileIds: seeded.map((f) => f.fileId) });
+    expect(locked.body.acquired).toHaveLength(MANY);
+    const id = created(await drafts.create());
+    expect((await drafts.stage(id, adds(seeded))).status).toBe(200);
+    const refused = await drafts.commit(id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'file_locked', lockedFileCount: MANY });
+    expect(refused.body.lockedFiles.map((f: { fileId: string }) => f.fileId)).toEqual(first100(seeded));
+    expect(refused.body.lockedFiles[0]).toMatchObject({ userId: teammate.userId });
+  });
+
+  it('refuses a draft with more stale versions than it names: the first 100 and count', async () => {
+    const seeded = await seedConfirmedVersions(stack.databaseUrl, p, MANY, `many-stale-${bus}`);
+    const id = created(await drafts.create());
+    expect((await drafts.stage(id, adds(seeded))).status).toBe(200);
+    // The branch takes the same versions meanwhile: each staged one is then no newer than the branch's.
+    expect((await p.api.post(`${files.base}/commits`, { message: 'first', fileVersions: adds(seeded) })).status).toBe(201);
+    const refused = await drafts.commit(id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'stale_version', count: MANY });
+    expect(refused.body.entries.map((e: { fileId: string }) => e.fileId)).toEqual(first100(seeded));
+    expect(refused.body.entries[0]).toEqual({ fileId: first100(seeded)[0], version: 1, currentVersion: 1 });
+    expect((await drafts.get(id)).body.fileCount).toBe(MANY);
+  });
+
+  it('refuses a draft deleting more absent files than it names: the first 100 and count', async () => {
+    const seeded = await seedConfirmedVersions(stack.databaseUrl, p, MANY, `many-absent-${bus}`);
+    const id = created(await drafts.create());
+    expect((await drafts.stage(id, seeded.map((f) => ({ fileId: f.fileId, action: 'delete' })))).status).toBe(200);
+    const refused = await drafts.commit(id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'file_not_in_branch', count: MANY });
+    expect(refused.body.fileIds).toEqual(first100(seeded));
+  });
+
+  it('releases the committer’s own locks on the draft’s files once committed (lock.changed, reason committed)', async () => {
+    const [mine, other] = await Promise.all(['own-locks/mine.bin', 'own-locks/other.bin'].map((path) => files.push(path)));
+    expect((await p.api.post(`/api/v1/projects/${p.projectId}/locks`, { fileIds: [mine.fileId] })).body.acquired).toHaveLength(1);
+    const released: lock.LocksChanged[] = [];
+    const consumer = await stack.events.consume(`draft-lock-release-${bus}`, lock.locksChanged, async (event) => {
+      if (event.projectId === p.projectId && event.action === 'released') released.push(event);
+    });
+    try {
+      const id = created(await drafts.create());
+      await drafts.stageFiles(id, [mine, other]);
+      expect((await drafts.commit(id)).status).toBe(201);
+      const locks = await p.api.get(`/api/v1/projects/${p.projectId}/locks`);
+      expect(locks.body.data.map((l: { fileId: string }) => l.fileId)).not.toContain(mine.fileId);
+      // Waits on the event itself, with a deadline far past any relay's poll.
+      const deadline = Date.now() + 30_000;
+      while (!released.some((e) => e.locks.some((l) => l.fileId === mine.fileId)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const event = released.find((e) => e.locks.some((l) => l.fileId === mine.fileId));
+      expect(event).toMatchObject({ reason: 'committed', by: { userId: p.userId }, locks: [{ fileId: mine.fileId, userId: p.userId }] });
+    } finally {
+      await consumer.stop();
+    }
+  });
+
   it('refuses a version no newer than the branch’s (stale_version, draft kept); staging a newer one fixes it', async () => {
     const v1 = await files.push('stale/file.bin');
     const id = created(await drafts.create());
@@ -201,13 +268,13 @@ describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s
   });
 });
 
-describe('draft expiry', () => {
+describe.each(['local', 'nats'] as const)('draft expiry (%s bus)', (bus) => {
   const TTL_MS = 1500;
   let stack: TestStack;
   let p: SeededProject;
 
   beforeAll(async () => {
-    stack = await startTestStack({ bus: 'local', draftTtlMs: TTL_MS });
+    stack = await startTestStack({ bus, draftTtlMs: TTL_MS });
     p = await stack.seed.project();
   });
   afterAll(async () => stack?.stop());

@@ -1,18 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { errors } from '@lode/errors';
-import { lock, type Actor, type commit } from '@lode/contracts';
-import { MAIN_BRANCH } from '@lode/contracts/commit';
+import { errors, LISTED_MAX } from '@lode/errors';
+import { commit, lock, type Actor } from '@lode/contracts';
+import { MAIN_BRANCH, MAX_COMMIT_ENTRIES } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
 import type { Database, Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
-import { writeOutbox } from '@lode/outbox';
+import { outboxTraceContext, writeOutbox } from '@lode/outbox';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
 import { planEntries, type Resolution } from './commit-plan.ts';
-import type { StagedCommitsRepository } from '../repo/staged-commits-repo.ts';
-import { commitCreatedEvents, commitCreatedPart, PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
+import type { StagedCommitsRepository, StagedCommitTarget, StaleEntry } from '../repo/staged-commits-repo.ts';
+import { commitCreatedEvents, PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
 import { placeFence, placeFencePages, type Fence } from './fence.ts';
 import { createdByCommit } from './lineage.ts';
+
+/**
+ * Staged entries per statement of a draft's commit: as many as a commit sent whole writes in one,
+ * far inside the statement timeout on a loaded machine (docs/performance.md, Issue 18).
+ */
+const STAGED_BATCH_ENTRIES = MAX_COMMIT_ENTRIES;
 
 function isPaged(fileIds: readonly string[] | AsyncIterable<string[]>): fileIds is AsyncIterable<string[]> {
   return Symbol.asyncIterator in fileIds;
@@ -59,10 +65,10 @@ export class CommitRecorder {
    * once it is in place: no transaction waits on another service's reply, so a lock service that
    * does not answer holds no connection and no project's sequence row. Its refusal (file_locked)
    * comes before anything the transaction would find. A commit of more files than one fence request
-   * carries gives its file ids page by page (placeFencePages).
+   * carries gives its file ids page by page (placeFencePages), and may ask for a longer-lived fence.
    */
-  async fenced<P, R>(actor: Actor, fileIds: readonly string[] | AsyncIterable<string[]>, steps: FencedSteps<P, R>): Promise<R> {
-    const { db, bus, fenceTtlMs } = this.#deps;
+  async fenced<P, R>(actor: Actor, fileIds: readonly string[] | AsyncIterable<string[]>, steps: FencedSteps<P, R>, fenceTtlMs = this.#deps.fenceTtlMs): Promise<R> {
+    const { db, bus } = this.#deps;
     const fence = isPaged(fileIds) ? placeFencePages(bus, actor, fileIds, fenceTtlMs) : placeFence(bus, actor, [...fileIds], fenceTtlMs);
     let outcome: { value: R } | undefined;
     try {
@@ -120,30 +126,69 @@ export class CommitRecorder {
 
   /**
    * A draft's staged entries as one commit (kind `draft`), under the same lock and rules as
-   * `record`, set-based in SQL: the entries are checked against the branch's tree and copied from
-   * the draft, and its commit.created event is written part by part, one part's entries in memory at
-   * a time (a query per part: that is what bounds the memory of a commit of any size).
+   * `record`, set-based in SQL and batch by batch (STAGED_BATCH_ENTRIES): each batch is checked
+   * against the branch's tree and copied from the draft in one statement, then the commit's row is
+   * written with their count, then its commit.created parts, built in SQL a batch's worth at a time.
+   * The service holds only each part's first file id: that is what bounds its memory and each
+   * statement's time, for a commit of any size. Stale versions and deletions of absent files refuse
+   * it, with the first LISTED_MAX of each and how many there are; the batches already written roll
+   * back with the transaction.
    */
   async recordStaged(tx: Queryable, actor: Actor, draft: { id: string; message: string; branch: string }): Promise<commit.Commit> {
     const { commits, staged } = this.#deps;
+    await staged.useIndexes(tx);
     const opened = await this.#open(tx, actor, draft.branch);
     const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
-    const stale = await staged.staleEntries(tx, draft.id, actor.projectId, opened.branch);
-    if (stale.length > 0) throw errors.staleVersion(stale);
-    const absent = await staged.absentDeletions(tx, draft.id, actor.projectId, opened.branch);
-    if (absent.length > 0) throw errors.fileNotInBranch(absent);
-    const id = randomUUID();
+    const target = { id: randomUUID(), projectId: actor.projectId, ...opened };
+    const { fileCount, partStarts } = await this.#writeStaged(tx, target, draft.id);
     const kind = 'draft';
-    const author = { projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName };
-    const { createdAt, fileCount } = await staged.record(tx, { id, ...opened, message: draft.message, kind, ...author }, draft.id);
-    const reply: commit.Commit = { id, ...opened, message: draft.message, fileCount };
-    const header = this.#header(actor, reply, { kind, branchChanges, createdAt });
-    const starts = await staged.partStarts(tx, id, PART_ENTRY_BYTES);
-    for (const [i, from] of starts.entries()) {
-      const entries = await staged.partEntries(tx, id, from, starts[i + 1]);
-      await writeOutbox(tx, [commitCreatedPart(header, { part: i + 1, parts: starts.length }, entries)]);
+    const author = { authorId: actor.userId, authorName: actor.userName };
+    const createdAt = await staged.recordCommit(tx, { ...target, message: draft.message, kind, fileCount, ...author });
+    const reply: commit.Commit = { id: target.id, ...opened, message: draft.message, fileCount };
+    const event = {
+      subject: commit.commitCreated.subject,
+      commitId: target.id,
+      header: this.#header(actor, reply, { kind, branchChanges, createdAt }),
+      parts: partStarts.flat().length,
+      traceContext: outboxTraceContext(),
+    };
+    let firstPart = 1;
+    for (const [i, starts] of partStarts.entries()) {
+      await staged.writeEventParts(tx, event, { starts, firstPart, until: partStarts[i + 1]?.[0] });
+      firstPart += starts.length;
     }
     return reply;
+  }
+
+  /**
+   * Writes the draft's entries into the commit batch by batch; once a batch finds stale versions or
+   * absent deletions, the rest are only checked, so the refusal counts them all. Answers how many
+   * entries were written and, per batch, where its event parts begin.
+   */
+  async #writeStaged(tx: Queryable, target: StagedCommitTarget, draftId: string): Promise<{ fileCount: number; partStarts: string[][] }> {
+    const stale: StaleEntry[] = [];
+    const absent: string[] = [];
+    let staleCount = 0;
+    let absentCount = 0;
+    let fileCount = 0;
+    const partStarts: string[][] = [];
+    let after: string | undefined;
+    for (;;) {
+      const write = staleCount + absentCount === 0;
+      const limit = STAGED_BATCH_ENTRIES;
+      const batch = await this.#deps.staged.recordBatch(tx, target, draftId, { after, limit, write, partBytes: PART_ENTRY_BYTES, listed: LISTED_MAX });
+      stale.push(...batch.stale.slice(0, LISTED_MAX - stale.length));
+      absent.push(...batch.absent.slice(0, LISTED_MAX - absent.length));
+      staleCount += batch.staleCount;
+      absentCount += batch.absentCount;
+      fileCount += batch.count;
+      if (batch.partStarts.length > 0) partStarts.push(batch.partStarts);
+      if (batch.count < limit || batch.last === null) break;
+      after = batch.last;
+    }
+    if (staleCount > 0) throw errors.staleVersion(stale, staleCount);
+    if (absentCount > 0) throw errors.fileNotInBranch(absent, absentCount);
+    return { fileCount, partStarts };
   }
 
   /** The project's next number and the branch, created if this is its first commit. */

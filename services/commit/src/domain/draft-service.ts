@@ -10,6 +10,7 @@ import type { CommitRecorder } from './commit-recorder.ts';
 import { checkResolved } from './commit-plan.ts';
 import { stagedEntries } from './staged-entries.ts';
 import { commitOnce, idempotencyScope, replayEarlier } from './idempotent-commit.ts';
+import { draftFenceTtlMs } from './fence.ts';
 
 export interface DraftServiceDeps {
   db: Database;
@@ -19,6 +20,8 @@ export interface DraftServiceDeps {
   idempotency: IdempotencyRepository;
   /** How long a draft lives after it was created (LODE_DRAFT_TTL_MS). */
   ttlMs: number;
+  /** The lock fence's usual lifetime (LODE_LOCK_FENCE_TTL_MS): a large draft's is longer (draftFenceTtlMs). */
+  fenceTtlMs: number;
 }
 
 /**
@@ -65,33 +68,38 @@ export class DraftService {
   }
 
   /**
-   * One commit of everything staged. Its files are fenced page by page, read from the draft; the
-   * transaction then checks that nothing was staged since (a file no fence covers), records the
-   * commit set-based from the draft's rows and deletes the draft with it. A refused commit (locks,
-   * stale versions) keeps the draft. A retry under the same X-Idempotency-Key replays the commit
-   * once the draft is gone.
+   * One commit of everything staged. Its files are fenced page by page, read from the draft, by a
+   * fence that lives long enough for a commit of its size; the transaction then checks that nothing
+   * was staged since (a file no fence covers), records the commit set-based from the draft's rows
+   * and deletes the draft with it. A refused commit (locks, stale versions) keeps the draft. A retry
+   * under the same X-Idempotency-Key replays the commit once the draft is gone.
    */
   async commit(actor: Actor, draftId: string, idempotencyKey: string | undefined): Promise<commit.Commit> {
-    const { db, idempotency, recorder, drafts: repo } = this.#deps;
+    const { db, idempotency, recorder, drafts: repo, fenceTtlMs } = this.#deps;
     const guard = { scope: idempotencyScope(actor, idempotencyKey), requestHash: createHash('sha256').update(`draft:${draftId}`).digest('hex') };
     const earlier = await replayEarlier(db, idempotency, guard);
     if (earlier) return earlier;
     const draft = await this.#owned(actor, draftId);
     if (draft.fileCount === 0) throw errors.emptyDraft();
 
-    const outcome = await recorder.fenced(actor, this.#filePages(draftId), {
-      prepare: async () => undefined,
-      write: (tx) =>
-        commitOnce(tx, idempotency, guard, async () => {
-          const current = await repo.find(tx, actor, draftId, true);
-          if (!current) throw errors.notFound('Draft');
-          if (current.revision !== draft.revision) throw errors.conflict('Files were staged in the draft while it was being committed; commit it again');
-          const reply = await recorder.recordStaged(tx, actor, current);
-          await repo.remove(tx, actor, draftId);
-          return reply;
-        }),
-      committed: (result) => !result.replayed,
-    });
+    const outcome = await recorder.fenced(
+      actor,
+      this.#filePages(draftId),
+      {
+        prepare: async () => undefined,
+        write: (tx) =>
+          commitOnce(tx, idempotency, guard, async () => {
+            const current = await repo.find(tx, actor, draftId, true);
+            if (!current) throw errors.notFound('Draft');
+            if (current.revision !== draft.revision) throw errors.conflict('Files were staged in the draft while it was being committed; commit it again');
+            const reply = await recorder.recordStaged(tx, actor, current);
+            await repo.remove(tx, actor, draftId);
+            return reply;
+          }),
+        committed: (result) => !result.replayed,
+      },
+      draftFenceTtlMs(draft.fileCount, fenceTtlMs),
+    );
     return outcome.reply;
   }
 

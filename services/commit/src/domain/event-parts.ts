@@ -27,7 +27,7 @@ export function commitCreatedEvents(header: CommitCreatedHeader, entries: readon
 }
 
 /** Part `part` of `parts` of a commit's commit.created event. */
-export function commitCreatedPart(header: CommitCreatedHeader, at: { part: number; parts: number }, entries: commit.CommittedEntry[]): OutboxEvent {
+function commitCreatedPart(header: CommitCreatedHeader, at: { part: number; parts: number }, entries: commit.CommittedEntry[]): OutboxEvent {
   const data: commit.CommitCreated = { ...header, ...at, entries };
   return { subject: commit.commitCreated.subject, id: `${header.commitId}.${at.part}`, data };
 }

@@ -2,7 +2,7 @@ import { pathKey } from '@lode/contracts';
 import type { commit } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
-import { commitWritesSql } from './commit-writes-sql.ts';
+import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
 
 export interface NewCommit {
   id: string;
@@ -100,7 +100,8 @@ export class CommitsRepository {
          -- In the indexes' order: the inserts below then walk each index once instead of at random.
          ORDER BY file_id
        ),
-       ${commitWritesSql('action')}
+       ${commitWritesSql('action')},
+       ${MOVE_BRANCH_HEAD_SQL}
        SELECT created_at FROM made`,
       [
         c.id,
