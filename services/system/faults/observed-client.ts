@@ -66,7 +66,7 @@ export interface CallOptions {
 
 const RETRY_WAIT_MS = 250;
 /**
- * How long after the suite sends SIGKILL a request may still reach the dying process: NATS routes
+ * How long after the killed processes exited a request may still reach one of them: NATS routes
  * to a subscriber until it has read that subscriber's connection closing, later on a loaded host.
  */
 const KILL_LANDS_MS = 1000;
@@ -143,8 +143,8 @@ export class ObservedClient {
   /**
    * The issue's rules for an answer: JSON everywhere, `{ code, message }` on errors, 5xx only as
    * 503 with Retry-After. The one exception is a 504 `timeout` (with Retry-After too) for a
-   * request sent no later than KILL_LANDS_MS after the scenario SIGKILLed a process: it may have
-   * been in that process's hands, and then its outcome is unknown.
+   * request sent no later than KILL_LANDS_MS after the processes a scenario SIGKILLed exited: it
+   * may have been in one's hands, and then its outcome is unknown.
    */
   #judge(what: string, res: ApiResponse, sentAt: number): void {
     const body = res.body as { code?: unknown; message?: unknown } | undefined;

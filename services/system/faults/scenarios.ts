@@ -115,9 +115,13 @@ export function killed(suite: FaultSuite, victims: () => ServiceProcess[], durin
   };
 }
 
+/**
+ * The kill counts as landed once every victim has exited: on a loaded host the last of several may
+ * die a second or more after the first signal, and a request it took meanwhile is in its hands.
+ */
 async function killNow(suite: FaultSuite, processes: ServiceProcess[]): Promise<void> {
-  suite.findings.killedAt = performance.now();
   await suite.supervisor.kill(processes);
+  suite.findings.killedAt = performance.now();
 }
 
 /** One of the two lock replicas dies: the other serves, and commits (which fence through it) go on in every project. */
