@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@lode/errors';
-import { assertUniqueFileIds, findDuplicates } from './common.ts';
+import { assertUniqueFileIds, findDuplicates, managesOrg } from './common.ts';
 
 const file = randomUUID();
 const other = randomUUID();
@@ -20,5 +20,11 @@ describe('file ids named twice', () => {
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).toJSON()).toEqual({ code: 'validation_failed', message: 'Each file may appear once per commit', duplicateFileIds: [file] });
     }
+  });
+});
+
+describe('who manages an org', () => {
+  it('is its owners and admins, never a member', () => {
+    expect([managesOrg('owner'), managesOrg('admin'), managesOrg('member')]).toEqual([true, true, false]);
   });
 });

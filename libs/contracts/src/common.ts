@@ -26,6 +26,15 @@ export const roleSchema = z.enum(roles);
 export type Role = z.infer<typeof roleSchema>;
 
 /**
+ * Spec 5.6: an org's owners and admins manage it (force locks, publish plugins, manage webhooks,
+ * members, settings and everyone's keys); members do not. Named one by one, so a role added later
+ * manages nothing until it is listed here.
+ */
+export function managesOrg(role: Role): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+/**
  * Who is calling, as the gateway established it from the API key. Every project-scoped RPC carries it,
  * so services re-scope every child resource to `projectId` and never trust a project id from a body.
  */

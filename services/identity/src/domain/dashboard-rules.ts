@@ -1,11 +1,6 @@
-import type { Role } from '@lode/contracts';
+import { managesOrg, type Role } from '@lode/contracts';
 
 /** Issue 21's authorization, as pure rules: the dashboard service asks these before every change. */
-
-/** Owners and admins manage an organization's projects, members, settings and everyone's keys. */
-export function managesOrg(role: Role): boolean {
-  return role === 'owner' || role === 'admin';
-}
 
 /** A member sees and changes their own keys; owners and admins everyone's. */
 export function mayHandleKey(viewer: { userId: string; role: Role }, keyOwnerId: string): boolean {

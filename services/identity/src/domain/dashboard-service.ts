@@ -1,6 +1,6 @@
 import { errors } from '@lode/errors';
 import type { Database } from '@lode/db';
-import type { ParsedRequestOf, Role, sessions } from '@lode/contracts';
+import { managesOrg, type ParsedRequestOf, type Role, type sessions } from '@lode/contracts';
 import type { ApiKeysRepository, ApiKeyWithUserRow } from '../repo/api-keys-repo.ts';
 import { createdAtPosition } from '../repo/keyset.ts';
 import type { MembershipsRepository, MemberWithUserRow } from '../repo/memberships-repo.ts';
@@ -9,7 +9,7 @@ import type { ProjectsRepository } from '../repo/projects-repo.ts';
 import type { UsersRepository } from '../repo/users-repo.ts';
 import type { AdminService } from './admin-service.ts';
 import type { KeysService } from './keys-service.ts';
-import { managesOrg, mayHandleKey, membershipChangeRefusal } from './dashboard-rules.ts';
+import { mayHandleKey, membershipChangeRefusal } from './dashboard-rules.ts';
 import type { Pager, PageQuery } from './pages.ts';
 import { view } from './views.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { LockRow } from '../repo/lock-rows.ts';
-import { distinct, inRequestOrder, mayForce, planAcquire, planRelease, toLock } from './lock-plan.ts';
+import { distinct, inRequestOrder, planAcquire, planRelease, toLock } from './lock-plan.ts';
 
 const me = randomUUID();
 const other = randomUUID();
@@ -80,10 +80,6 @@ describe('planRelease', () => {
 });
 
 describe('helpers', () => {
-  it('lets only org owners and admins force', () => {
-    expect([mayForce('owner'), mayForce('admin'), mayForce('member')]).toEqual([true, true, false]);
-  });
-
   it('counts a file listed twice once, keeping the first place', () => {
     expect(distinct([a, b, a, c, b])).toEqual([a, b, c]);
   });

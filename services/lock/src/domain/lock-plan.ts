@@ -1,4 +1,4 @@
-import type { Role, lock } from '@lode/contracts';
+import type { lock } from '@lode/contracts';
 import type { FenceHolder, LockRow } from '../repo/lock-rows.ts';
 
 /** Spec 2's Lock as the caller sees it. */
@@ -18,11 +18,6 @@ export function toLock(row: LockRow, callerId: string): lock.Lock {
 /** The holder and time a commit's 409 file_locked names (spec 4.6). */
 export function lockedFile(row: LockRow) {
   return { fileId: row.fileId, path: row.path, userId: row.userId, userName: row.userName, lockedAt: row.lockedAt.toISOString() };
-}
-
-/** Spec 4.9 rule 3 and 5.6: forcing is for org owners and admins. */
-export function mayForce(role: Role): boolean {
-  return role === 'owner' || role === 'admin';
 }
 
 /** A file listed twice in one request counts once; the first occurrence keeps its place. */

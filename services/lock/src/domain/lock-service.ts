@@ -1,9 +1,9 @@
 import { errors } from '@lode/errors';
-import { pathKey, upload, type Actor, type lock, type ParsedRequestOf, type ReplyOf } from '@lode/contracts';
+import { managesOrg, pathKey, upload, type Actor, type lock, type ParsedRequestOf, type ReplyOf } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { CursorCodec, Database } from '@lode/db';
 import type { LockFilter, LocksRepository } from '../repo/locks-repo.ts';
-import { distinct, inRequestOrder, mayForce, planAcquire, planRelease, toLock } from './lock-plan.ts';
+import { distinct, inRequestOrder, planAcquire, planRelease, toLock } from './lock-plan.ts';
 import { PathCache } from './path-cache.ts';
 
 type ListQuery = Omit<ParsedRequestOf<typeof lock.list>, 'actor'>;
@@ -57,7 +57,8 @@ export class LockService {
   }
 
   async release(actor: Actor, fileIds: readonly string[], force: boolean): Promise<ReplyOf<typeof lock.release>> {
-    if (force && !mayForce(actor.role)) throw errors.forbidden('Only org owners and admins may release locks held by others (force: true)');
+    // Spec 4.9 rule 3 and 5.6: forcing is for org owners and admins.
+    if (force && !managesOrg(actor.role)) throw errors.forbidden('Only org owners and admins may release locks held by others (force: true)');
     const requested = distinct(fileIds);
     const plan = planRelease(requested, await this.#locks.release(this.#db, actor.projectId, requested, actor, force), actor.userId, force);
     if (plan.release.length > 0) this.#onEvents();

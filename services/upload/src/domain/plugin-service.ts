@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@lode/errors';
-import { plugins, upload, type Actor, type EventOf, type Role } from '@lode/contracts';
+import { managesOrg, plugins, upload, type Actor, type EventOf } from '@lode/contracts';
 import type { CursorCodec, Database } from '@lode/db';
 import { writeOutbox, type OutboxEvent } from '@lode/outbox';
 import type { BlobStorage } from '@lode/storage';
@@ -11,8 +11,6 @@ import { verifyStoredObject } from './stored-content.ts';
 
 /** How long a plugin version's download URL stays valid, as a file version's does (docs/api.md). */
 export const PLUGIN_DOWNLOAD_URL_TTL_SECONDS = 3600;
-
-const PUBLISHERS: readonly Role[] = ['owner', 'admin'];
 
 type Page<T> = { data: T[]; nextCursor: string | null };
 
@@ -144,7 +142,7 @@ export class PluginService {
   }
 
   #requirePublisher(actor: Actor): void {
-    if (!PUBLISHERS.includes(actor.role)) throw errors.forbidden('Only org owners and admins may publish plugins');
+    if (!managesOrg(actor.role)) throw errors.forbidden('Only org owners and admins may publish plugins');
   }
 
   async #recorded(orgId: string, uploadId: string): Promise<plugins.PluginVersion> {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { errors } from '@lode/errors';
-import { publicEvents, webhooks, type ParsedRequestOf, type ReplyOf } from '@lode/contracts';
+import { managesOrg, publicEvents, webhooks, type ParsedRequestOf, type ReplyOf } from '@lode/contracts';
 import type { Database } from '@lode/db';
 import type { DeliveriesRepository } from '../repo/deliveries-repo.ts';
 import type { WebhookRow, WebhooksRepository } from '../repo/webhooks-repo.ts';
@@ -10,15 +10,9 @@ import { isPublicAddress, literalAddress } from './address-policy.ts';
 type Manager = webhooks.Manager;
 type Changes = ParsedRequestOf<typeof webhooks.update>['changes'];
 
-/**
- * Who may manage a project's webhooks, who see where its events go: the org's owners and admins,
- * and the operator (admin API). Named one by one, so a role added later is refused until it is
- * listed here.
- */
-const MANAGING_ROLES: ReadonlySet<Manager['role']> = new Set(['owner', 'admin', 'operator']);
-
+/** Who may manage a project's webhooks, who see where its events go: the org's managers and the operator (admin API). */
 function assertMayManage(manager: Manager): void {
-  if (!MANAGING_ROLES.has(manager.role)) throw errors.forbidden('Only org owners and admins may manage webhooks');
+  if (manager.role !== 'operator' && !managesOrg(manager.role)) throw errors.forbidden('Only org owners and admins may manage webhooks');
 }
 
 /** A Standard Webhooks secret: `whsec_` and 24 random bytes in base64, as the library reads it. */
