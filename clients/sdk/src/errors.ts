@@ -20,12 +20,15 @@ export class LodeApiError extends Error {
 export class LodeTransferError extends Error {
   readonly path: string;
   readonly status: number | null;
+  /** The store's `Retry-After` (a 503 SlowDown may carry one), honoured by the transfer's retry. */
+  readonly retryAfter: string | null;
 
-  constructor(path: string, message: string, status: number | null = null) {
+  constructor(path: string, message: string, status: number | null = null, retryAfter: string | null = null) {
     super(`${path}: ${message}`);
     this.name = 'LodeTransferError';
     this.path = path;
     this.status = status;
+    this.retryAfter = retryAfter;
   }
 }
 

@@ -38,13 +38,29 @@ export async function putFile(name: string, url: string, headers: Record<string,
         sent += n;
         options.onBytes?.(n);
       };
-      const { status, text } = Number.isFinite(declared) && declared <= WHOLE_MAX ? await wholePut(name, url, headers, filePath, declared, options.signal, onBytes) : await streamPut(name, url, headers, filePath, declared, options.signal, onBytes);
-      if (status < 200 || status > 299) throw new LodeTransferError(name, `storage answered ${status} ${text.slice(0, 300)}`, status);
+      const answer = Number.isFinite(declared) && declared <= WHOLE_MAX ? await wholePut(name, url, headers, filePath, declared, options.signal, onBytes) : await streamPut(name, url, headers, filePath, declared, options.signal, onBytes);
+      if (answer.status < 200 || answer.status > 299) throw refusal(name, answer);
     } catch (error) {
       options.onBytes?.(-sent);
       throw error;
     }
   });
+}
+
+/** Storage's answer to a transfer, as much of it as a refusal needs. */
+interface StorageAnswer {
+  status: number;
+  text: string;
+  retryAfter: string | null;
+}
+
+function refusal(name: string, answer: StorageAnswer): LodeTransferError {
+  return new LodeTransferError(name, `storage answered ${answer.status} ${answer.text.slice(0, 300)}`, answer.status, answer.retryAfter);
+}
+
+function answerOfStorage(response: http.IncomingMessage, text: string): StorageAnswer {
+  const retryAfter = response.headers['retry-after'];
+  return { status: response.statusCode ?? 0, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null };
 }
 
 function headerValue(headers: Record<string, string>, name: string): string | undefined {
@@ -58,7 +74,7 @@ function headerValue(headers: Record<string, string>, name: string): string | un
  * and close took three hand-offs between threads per file, which on a busy machine cost more than
  * the reads (measured: a third of the push's main-thread time with 2,000 files of 64 KiB).
  */
-async function wholePut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<{ status: number; text: string }> {
+async function wholePut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<StorageAnswer> {
   const buffer = bodies.pop() ?? Buffer.allocUnsafeSlow(WHOLE_MAX + 1);
   // One byte more than declared is asked for, to see a file that grew since it was hashed.
   const length = readInto(filePath, buffer, declared + 1);
@@ -76,7 +92,7 @@ async function wholePut(name: string, url: string, headers: Record<string, strin
   // A success means storage read the whole body, so the socket is done with the buffer; after a
   // failure it may not be, and the buffer is left to the garbage collector.
   if (status >= 200 && status <= 299) bodies.push(buffer);
-  return { status, text: await readText(response) };
+  return answerOfStorage(response, await readText(response));
 }
 
 /** Body buffers of finished small PUTs, reused: as many as transfers were in flight at once. */
@@ -98,7 +114,7 @@ function readInto(filePath: string, buffer: Buffer, wanted: number): number {
  * the socket took the last, so memory stays flat however slow the store (fetch with a stream body
  * was seen holding a whole 1 GiB file). A store that refuses early still has its answer read.
  */
-async function streamPut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<{ status: number; text: string }> {
+async function streamPut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<StorageAnswer> {
   const request = requestFor(url, 'PUT', headers, signal);
   const answered = answerOf(request);
   let read = 0;
@@ -120,7 +136,7 @@ async function streamPut(name: string, url: string, headers: Record<string, stri
   if (response.status === 'rejected') throw response.reason;
   const text = await readText(response.value);
   if (sending.status === 'rejected' && response.value.statusCode === 200) throw sending.reason;
-  return { status: response.value.statusCode ?? 0, text };
+  return answerOfStorage(response.value, text);
 }
 
 function requestFor(url: string, method: 'PUT' | 'GET', headers: Record<string, string>, signal: AbortSignal | undefined): http.ClientRequest {
@@ -158,7 +174,7 @@ export async function downloadToFile(name: string, url: string, dest: string, ex
       request.end();
       const response = await answered;
       const status = response.statusCode ?? 0;
-      if (status < 200 || status > 299) throw new LodeTransferError(name, `storage answered ${status} ${(await readText(response)).slice(0, 300)}`, status);
+      if (status < 200 || status > 299) throw refusal(name, answerOfStorage(response, await readText(response)));
       const sha256 = createHash('sha256');
       const onPiece = (piece: Buffer) => {
         sha256.update(piece);
@@ -329,7 +345,11 @@ async function ensureDir(dir: string): Promise<void> {
   }
 }
 
-/** Storage answers 5xx or drops the connection now and then: retry those, never a 4xx (a bad or expired URL). */
+/**
+ * Storage answers 5xx or drops the connection now and then: retry those, never a 4xx (a bad or
+ * expired URL) but 429, after the store's Retry-After when it sends one (an S3 SlowDown asks for
+ * less traffic: coming back sooner only earns more refusals).
+ */
 async function withRetries(options: TransferOptions, attempt: () => Promise<void>): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
@@ -337,9 +357,10 @@ async function withRetries(options: TransferOptions, attempt: () => Promise<void
     } catch (error) {
       if (options.signal?.aborted || tries >= options.retry.attempts) throw error;
       // No status: a dropped connection or bytes that did not match, both worth another try.
-      const status = error instanceof LodeTransferError ? error.status : null;
+      const transfer = error instanceof LodeTransferError ? error : null;
+      const status = transfer?.status ?? null;
       if (status !== null && status < 500 && !isRetryableStatus(status)) throw error;
-      await sleep(retryDelayMs(options.retry, tries, null), options.signal);
+      await sleep(retryDelayMs(options.retry, tries, transfer?.retryAfter ?? null), options.signal);
     }
   }
 }
