@@ -29,6 +29,14 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * How long a call with an idempotency key waits for the same key's running request: longer than the
+ * gateway waits for a draft's commit (10½ minutes), the slowest write of the API.
+ */
+const IN_PROGRESS_WAIT_MS = 15 * 60_000;
+/** Polls of a running request back off like a third retry: 1 s ceiling at the default policy. */
+const IN_PROGRESS_BACKOFF_STEP = 3;
+
 /** JSON calls to the API with the key and device headers, retried as `RetryPolicy` says. */
 export class ApiTransport {
   readonly baseUrl: string;
@@ -55,21 +63,34 @@ export class ApiTransport {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       let response: Response;
       try {
         response = await fetch(url, { method, headers, body: payload, signal: options.signal });
       } catch (error) {
         // A lost connection: every write of this API is safe to send again (confirm is idempotent,
-        // commits and restores carry an idempotency key), so it is retried like a 503.
+        // commits and restores carry an idempotency key), so it is retried like a 503. fetch also
+        // ends here when no answer came within 5 minutes, shorter than a large draft commit may take:
+        // the retry, with the same key, then waits for the first request's result (below).
         if (options.signal?.aborted || attempt >= this.retry.attempts) throw error;
         await this.#wait(method, path, attempt, null, (error as Error).message, options.signal);
         continue;
       }
       if (response.ok) return response;
       const failure = new LodeApiError(response.status, await readJson(response), response.headers.get('x-request-id'));
+      const retryAfter = response.headers.get('retry-after');
+      const reason = `${response.status} ${failure.code}`;
+      // The same key's first request is still running (a million-file commit takes minutes): its
+      // result is what this call returns, so it is polled for as long as the server may run it,
+      // without spending the attempts meant for failures.
+      if (failure.code === 'idempotency_in_progress' && performance.now() - started < IN_PROGRESS_WAIT_MS) {
+        attempt--; // a poll, not a failed attempt
+        await this.#wait(method, path, IN_PROGRESS_BACKOFF_STEP, retryAfter, reason, options.signal);
+        continue;
+      }
       if (!isRetryableStatus(response.status, failure.code) || attempt >= this.retry.attempts) throw failure;
-      await this.#wait(method, path, attempt, response.headers.get('retry-after'), `${response.status} ${failure.code}`, options.signal);
+      await this.#wait(method, path, attempt, retryAfter, reason, options.signal);
     }
   }
 

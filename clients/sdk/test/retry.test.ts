@@ -10,14 +10,16 @@ function content() {
   return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, contentMd5: createHash('md5').update(bytes).digest('base64') };
 }
 
-/** A proxy in front of the gateway that answers the first `refusals` requests 503 with Retry-After: 1, as a busy service does. */
-async function flakyProxy(target: string, refusals: number): Promise<{ url: string; seen: () => number; close: () => Promise<void> }> {
+const BUSY = { status: 503, retryAfter: '1', body: { code: 'service_unavailable', message: 'busy', retryAfterSeconds: 1 } };
+
+/** A proxy in front of the gateway that answers the first `refusals` requests as `refusal` says (by default 503 with Retry-After: 1, as a busy service does). */
+async function flakyProxy(target: string, refusals: number, refusal = BUSY): Promise<{ url: string; seen: () => number; close: () => Promise<void> }> {
   let seen = 0;
   const server = http.createServer((req, res) => {
     seen++;
     if (seen <= refusals) {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
-      res.end(JSON.stringify({ code: 'service_unavailable', message: 'busy', retryAfterSeconds: 1 }));
+      res.writeHead(refusal.status, { 'content-type': 'application/json', 'retry-after': refusal.retryAfter });
+      res.end(JSON.stringify(refusal.body));
       return;
     }
     const upstream = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
@@ -73,6 +75,22 @@ describe.each(['local', 'nats'] as const)('the SDK retries what the server says 
       expect(always.seen()).toBe(2);
     } finally {
       await always.close();
+    }
+  });
+
+  it("waits for a running request with the same idempotency key (409 idempotency_in_progress) without spending its attempts, then returns that request's result", async () => {
+    const project = await stack.seed.project();
+    const running = { status: 409, retryAfter: '0', body: { code: 'idempotency_in_progress', message: 'a request with this key is still running' } };
+    const proxy = await flakyProxy(stack.baseUrl, 8, running);
+    try {
+      const retries: RetryEvent[] = [];
+      const client = new LodeClient({ url: proxy.url, key: project.key, deviceId: project.deviceId, projectId: project.projectId, retry: { attempts: 2 }, onRetry: (e) => retries.push(e) });
+      const draft = await new LodeClient({ url: stack.baseUrl, key: project.key, deviceId: project.deviceId, projectId: project.projectId }).createDraft('import');
+      await expect(client.commitDraft(draft.id, { idempotencyKey: 'import-1' })).rejects.toMatchObject({ status: 422, code: 'empty_draft' });
+      expect(retries.map((r) => r.reason)).toEqual(Array.from({ length: 8 }, () => '409 idempotency_in_progress'));
+      expect(proxy.seen()).toBe(9);
+    } finally {
+      await proxy.close();
     }
   });
 
