@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { CliUser, collect } from './cli-runner.ts';
-import { expectOk, expectSameTree, newWorkspace, writeRandomFiles } from './workspace-fixtures.ts';
+import { expectOk, expectSameTree, newWorkspace, RUN_MODES, writeRandomFiles } from './workspace-fixtures.ts';
 
 const MiB = 1024 * 1024;
 
@@ -29,11 +29,10 @@ async function sparseFile(file: string, size: number): Promise<void> {
   await handle.close();
 }
 
-// One mode: the transfers are the client's, the same whichever bus the services use.
-describe('the lode CLI with a large workspace (local bus)', () => {
+describe.each(RUN_MODES)('the lode CLI with a large workspace (%s)', (mode, options) => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ bus: 'local' });
+    stack = await startTestStack(options);
   });
   afterAll(async () => stack?.stop());
 
@@ -66,7 +65,7 @@ describe('the lode CLI with a large workspace (local bus)', () => {
     expect(push.peakBytes).toBeGreaterThan(0);
     expect(push.peakBytes).toBeLessThan(256 * MiB);
     expect(pull.peakBytes).toBeLessThan(256 * MiB);
-    console.log(`lode peak RSS moving 1 GiB: push ${(push.peakBytes / MiB).toFixed(0)} MiB, pull ${(pull.peakBytes / MiB).toFixed(0)} MiB`);
+    console.log(`lode peak RSS moving 1 GiB (${mode}): push ${(push.peakBytes / MiB).toFixed(0)} MiB, pull ${(pull.peakBytes / MiB).toFixed(0)} MiB`);
     await Promise.all([rm(a, { recursive: true }), rm(b, { recursive: true })]);
   }, 900_000);
 });

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { CliUser } from './cli-runner.ts';
-import { emptyDir, expectOk, newWorkspace, writeText } from './workspace-fixtures.ts';
+import { emptyDir, RUN_MODES, writeText } from './workspace-fixtures.ts';
 
 const run = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -28,18 +28,26 @@ function tarballs(): Promise<string> {
 
 const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
 
-describe('the CLI and the SDK installed from their tarballs', () => {
+/** The CLI installed by a real `npm install --global` of its tarball, into a folder of its own; once for every mode. */
+let installing: Promise<string> | undefined;
+function installedCli(): Promise<string> {
+  installing ??= Promise.all([tarballs(), emptyDir('lode-installed-')]).then(async ([packs, prefix]) => {
+    await run('npm', ['install', '--global', '--prefix', prefix, ...INSTALL, path.join(packs, 'lode-cli-0.1.0.tgz')], { cwd: prefix });
+    return prefix;
+  });
+  return installing;
+}
+
+describe.each(RUN_MODES)('the CLI installed from its tarball (%s)', (_mode, options) => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ bus: 'local' });
+    stack = await startTestStack(options);
   });
   afterAll(async () => stack?.stop());
 
   // Packing compiles both packages: minutes on a loaded machine, so it runs in the tests, not a hook.
-  it('installs the CLI with the SDK inside its tarball (@lode/sdk never looked up), runs --help, logs in, pushes and pulls', async () => {
-    const packs = await tarballs();
-    const prefix = await emptyDir('lode-installed-');
-    await run('npm', ['install', '--global', '--prefix', prefix, ...INSTALL, path.join(packs, 'lode-cli-0.1.0.tgz')], { cwd: prefix });
+  it('carries the SDK inside its tarball (@lode/sdk never looked up), runs --help, logs in, pushes and pulls', async () => {
+    const prefix = await installedCli();
     const installed = path.join(prefix, 'lib/node_modules/@lode/cli');
     expect(existsSync(path.join(installed, 'src'))).toBe(false);
     // Ours, from inside the tarball: npm had nothing to look up (the registry has no @lode/sdk, or a stranger's).
@@ -58,10 +66,14 @@ describe('the CLI and the SDK installed from their tarballs', () => {
     await writeText(dir, 'Levels/a.umap', 'from the tarball');
     const pushed = await run(lode, ['push', '-m', 'first', '--json'], { cwd: dir, env });
     expect(JSON.parse(pushed.stdout)).toMatchObject({ commit: { sequenceNum: 1, fileCount: 1 } });
-    const other = await newWorkspace(user);
-    expect(expectOk(await user.run(other, ['pull', '--json'])).json).toMatchObject({ downloaded: 1 });
+    const other = await emptyDir();
+    await run(lode, ['init'], { cwd: other, env });
+    expect(JSON.parse((await run(lode, ['pull', '--json'], { cwd: other, env })).stdout)).toMatchObject({ downloaded: 1 });
+    expect(await readFile(path.join(other, 'Levels/a.umap'), 'utf8')).toBe('from the tarball');
   }, 600_000);
+});
 
+describe('the SDK installed from its tarball', () => {
   it('ships the SDK with type declarations that a TypeScript project compiles against', async () => {
     const packs = await tarballs();
     const project = await emptyDir('lode-sdk-user-');

@@ -4,7 +4,17 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
+import type { StackOptions } from '@lode/system/testing';
 import type { CliResult, CliUser } from './cli-runner.ts';
+
+/**
+ * The two ways Lode runs, for the tests whose transfers matter: `npm start`'s one process (in-process
+ * bus, blobs on local disk behind the gateway) and production's (NATS, presigned URLs of Swift's S3).
+ */
+export const RUN_MODES: [string, StackOptions][] = [
+  ['embedded: in-process bus, local disk', { bus: 'local' }],
+  ['NATS, Swift S3', { bus: 'nats', storage: 's3' }],
+];
 
 export async function emptyDir(prefix = 'lode-ws-'): Promise<string> {
   return mkdtemp(path.join(tmpdir(), prefix));
