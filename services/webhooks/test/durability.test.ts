@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, pushFile, Seeder, spawnService, untilReady, waitForReady, type SeededProject, type ServiceProcess } from '@lode/testkit';
-import { startProcessStack, type ProcessStack } from '@lode/system/testing';
-import { eventually, Receiver } from './receiver.ts';
+import { startProcessStack } from '@lode/system/testing';
+import { eventually, Receiver, withReceiver } from './receiver.ts';
 import { FeedClient } from './sse.ts';
 
 /** Fast retries, and a short attempt timeout so a delivery cut by a kill comes due again within seconds. */
@@ -95,34 +95,25 @@ describe('webhook deliveries survive a process killed mid-delivery (embedded: np
 });
 
 describe('webhook deliveries and the live feed with every service its own process on NATS', () => {
-  let stack: ProcessStack;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    stack = await startProcessStack({ storage: 'local', gateways: 2, env: WEBHOOK_SETTINGS });
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver?.stop();
-    await stack?.stop();
-  });
+  const harness = withReceiver(() => startProcessStack({ storage: 'local', gateways: 2, env: WEBHOOK_SETTINGS }));
 
   it('delivers the event once the webhooks process is back, accepted exactly once, and counts it in the metrics', async () => {
-    const deliverer = stack.replicas.webhooks[0];
-    await killedMidDelivery({ seed: stack.seed, baseUrl: stack.baseUrl, deliverer }, receiver);
+    const deliverer = harness.stack.replicas.webhooks[0];
+    await killedMidDelivery({ seed: harness.stack.seed, baseUrl: harness.stack.baseUrl, deliverer }, harness.receiver);
     const metrics = await (await fetch(`${deliverer.opsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^lode_webhooks_deliveries(_total)?\{[^}]*outcome="delivered"[^}]*\} 1$/m);
     expect(metrics).toMatch(/^lode_webhooks_delivery_lag_count\b.* 1$/m);
   });
 
   it('serves the feed from any gateway: a lock made through one shows on a feed of the other, and a resume works on either', async () => {
-    const owner = await stack.seed.project();
-    const [first, second] = stack.gatewayUrls;
+    const owner = await harness.stack.seed.project();
+    const [first, second] = harness.stack.gatewayUrls;
     const feed = await FeedClient.open(`${second}/api/v1/projects/${owner.projectId}/events`, owner.api.headers);
     try {
       const file = await lockFile(owner);
       const acquired = await feed.next('lock.acquired');
       expect(acquired.data).toMatchObject({ locks: [{ fileId: file.fileId }] });
-      expect(await (await fetch(`${stack.gateways[1].opsUrl}/metrics`)).text()).toMatch(/^lode_events_feeds_open\b.* 1$/m);
+      expect(await (await fetch(`${harness.stack.gateways[1].opsUrl}/metrics`)).text()).toMatch(/^lode_events_feeds_open\b.* 1$/m);
       await feed.close();
       await owner.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [file.fileId] });
       const resumed = await FeedClient.open(`${first}/api/v1/projects/${owner.projectId}/events`, { ...owner.api.headers, 'last-event-id': String(acquired.feedId) });

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lock } from '@lode/contracts';
 import type { EventConsumer } from '@lode/bus';
 import { pushFile } from '@lode/testkit';
-import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
-import { eventually, Receiver } from './receiver.ts';
+import { seedConfirmedVersions, startTestStack } from '@lode/system/testing';
+import { eventually, withReceiver } from './receiver.ts';
 
 const FILES = 10_000;
 /** NATS's max_payload on this machine and by default, and the in-process stream's limit. */
@@ -21,18 +21,10 @@ interface LockEvent {
 }
 
 describe.each(['local', 'nats'] as const)('a commit releasing 10,000 locks with long paths (%s bus)', (bus) => {
-  let stack: TestStack;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    stack = await startTestStack({ bus });
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver?.stop();
-    await stack?.stop();
-  });
+  const harness = withReceiver(() => startTestStack({ bus }));
 
   it('publishes every release in events under the size limit, in path order, and later lock events still flow', async () => {
+    const { stack, receiver } = harness;
     const owner = await stack.seed.project();
     const locks = `/api/v1/projects/${owner.projectId}/locks`;
     const hook = await owner.api.post(`/api/v1/projects/${owner.projectId}/webhooks`, { url: receiver.url, events: ['lock.released'] });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface Received {
   id: string;
@@ -84,6 +85,23 @@ export class Receiver {
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
+}
+
+/**
+ * For the enclosing describe: a stack from `startStack` and a receiver, started before its tests and
+ * stopped after them (the receiver first). Read `stack` and `receiver` inside the tests.
+ */
+export function withReceiver<S extends { stop(): Promise<void> }>(startStack: () => Promise<S>): { readonly stack: S; readonly receiver: Receiver } {
+  const started = {} as { stack: S; receiver: Receiver };
+  beforeAll(async () => {
+    started.stack = await startStack();
+    started.receiver = await Receiver.start();
+  });
+  afterAll(async () => {
+    await started.receiver?.stop();
+    await started.stack?.stop();
+  });
+  return started;
 }
 
 /** Polls until `check` holds; fails with `what` after a deadline generous enough for a loaded machine. */

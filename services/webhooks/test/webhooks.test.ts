@@ -1,30 +1,21 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { describeContent, pushFile, type SeededProject } from '@lode/testkit';
-import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
-import { eventually, Receiver } from './receiver.ts';
+import { seedConfirmedVersions, startTestStack } from '@lode/system/testing';
+import { eventually, Receiver, withReceiver } from './receiver.ts';
 
 describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
-  let stack: TestStack;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    stack = await startTestStack({ bus });
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver?.stop();
-    await stack?.stop();
-  });
+  const harness = withReceiver(() => startTestStack({ bus }));
 
   const hooks = (p: SeededProject) => `/api/v1/projects/${p.projectId}/webhooks`;
 
   /** A project with a webhook to the receiver for `events`; the receiver verifies with its secret. */
   async function subscribed(events: string[]) {
-    const owner = await stack.seed.project();
-    const created = await owner.api.post(hooks(owner), { url: receiver.url, events, description: 'CI' });
+    const owner = await harness.stack.seed.project();
+    const created = await owner.api.post(hooks(owner), { url: harness.receiver.url, events, description: 'CI' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    receiver.secret = created.body.secret;
+    harness.receiver.secret = created.body.secret;
     return { owner, hook: created.body as { id: string; secret: string } };
   }
 
@@ -36,7 +27,7 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
   }
 
   it('are managed by org owners and admins: the secret is shown at creation and rotation only, members get 403', async () => {
-    const owner = await stack.seed.project();
+    const owner = await harness.stack.seed.project();
     const created = await owner.api.post(hooks(owner), { url: 'https://ci.example.com/lode', events: ['commit.created', 'lock.acquired'] });
     expect(created).toMatchObject({ status: 201, body: { url: 'https://ci.example.com/lode', events: ['commit.created', 'lock.acquired'], description: '', disabled: false } });
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
@@ -52,9 +43,9 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(created.body.secret);
 
-    const admin = await stack.seed.member(owner.orgId, owner.projectId, 'admin');
+    const admin = await harness.stack.seed.member(owner.orgId, owner.projectId, 'admin');
     expect((await admin.api.get(hooks(admin))).status).toBe(200);
-    const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const member = await harness.stack.seed.member(owner.orgId, owner.projectId, 'member');
     for (const res of [
       await member.api.get(hooks(member)),
       await member.api.post(hooks(member), { url: 'https://x.example.com', events: ['lock.acquired'] }),
@@ -69,7 +60,7 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect((await owner.api.request('PATCH', `${hooks(owner)}/${id}`, {})).status).toBe(400);
 
     // Another project's webhook is unknown here, as is a malformed id.
-    const other = await stack.seed.project();
+    const other = await harness.stack.seed.project();
     expect((await other.api.get(`${hooks(other)}/${id}`)).status).toBe(404);
     expect((await owner.api.get(`${hooks(owner)}/not-a-uuid`)).status).toBe(404);
 
@@ -78,25 +69,25 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
   });
 
   it('are managed through the admin API too', async () => {
-    const owner = await stack.seed.project();
-    const created = await stack.seed.admin.post(`/admin/v1/projects/${owner.projectId}/webhooks`, { url: 'https://ops.example.com', events: ['branch.deleted'] });
+    const owner = await harness.stack.seed.project();
+    const created = await harness.stack.seed.admin.post(`/admin/v1/projects/${owner.projectId}/webhooks`, { url: 'https://ops.example.com', events: ['branch.deleted'] });
     expect(created.status).toBe(201);
     expect((await owner.api.get(hooks(owner))).body.data.map((h: { id: string }) => h.id)).toEqual([created.body.id]);
-    expect((await stack.seed.admin.get(`/admin/v1/projects/${owner.projectId}/webhooks/${created.body.id}/deliveries`)).body).toEqual({ data: [], nextCursor: null });
+    expect((await harness.stack.seed.admin.get(`/admin/v1/projects/${owner.projectId}/webhooks/${created.body.id}/deliveries`)).body).toEqual({ data: [], nextCursor: null });
 
     // A project that does not exist has no webhooks to list and can be given none.
     const unknown = `/admin/v1/projects/${randomUUID()}/webhooks`;
-    for (const res of [await stack.seed.admin.get(unknown), await stack.seed.admin.post(unknown, { url: 'https://ops.example.com', events: ['branch.deleted'] })]) {
+    for (const res of [await harness.stack.seed.admin.get(unknown), await harness.stack.seed.admin.post(unknown, { url: 'https://ops.example.com', events: ['branch.deleted'] })]) {
       expect(res).toMatchObject({ status: 404, body: { code: 'not_found' } });
     }
     // As elsewhere in the admin API, a bad body is 400 before an unknown project is 404.
-    expect(await stack.seed.admin.post(unknown, { url: 'ftp://ops.example.com', events: ['branch.deleted'] })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect(await harness.stack.seed.admin.post(unknown, { url: 'ftp://ops.example.com', events: ['branch.deleted'] })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
   });
 
   it('deliver a lock taken through the API, signed per Standard Webhooks, and log the delivery', async () => {
     const { owner, hook } = await subscribed(['lock.acquired', 'lock.released']);
     const file = await lockFile(owner);
-    const got = await eventually('lock.acquired delivered', () => receiver.delivered('lock.acquired').find((r) => JSON.parse(r.body).data.locks[0].fileId === file.fileId));
+    const got = await eventually('lock.acquired delivered', () => harness.receiver.delivered('lock.acquired').find((r) => JSON.parse(r.body).data.locks[0].fileId === file.fileId));
     const event = JSON.parse(got.body);
     expect(event).toMatchObject({ type: 'lock.acquired', projectId: owner.projectId, data: { locks: [{ fileId: file.fileId, path: file.path, userId: owner.userId }] } });
     expect(got.headers['webhook-id']).toBe(event.id);
@@ -106,7 +97,7 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(got.body, got.headers as Record<string, string>)).toThrow();
 
     await owner.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [file.fileId] });
-    const released = await eventually('lock.released delivered', () => receiver.delivered('lock.released').find((r) => JSON.parse(r.body).projectId === owner.projectId));
+    const released = await eventually('lock.released delivered', () => harness.receiver.delivered('lock.released').find((r) => JSON.parse(r.body).projectId === owner.projectId));
     expect(JSON.parse(released.body).data).toMatchObject({ reason: 'released', releasedBy: { userId: owner.userId } });
 
     const log = await eventually('both deliveries logged as delivered', async () => {
@@ -118,11 +109,11 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
 
   it('retry 5xx and 429 (honouring Retry-After) until the endpoint recovers: each event is accepted exactly once', async () => {
     const { owner, hook } = await subscribed(['lock.acquired']);
-    receiver.answer = ({ attempt }) => (attempt === 1 ? { status: 503 } : attempt === 2 ? { status: 429, headers: { 'retry-after': '0' } } : attempt === 3 ? { status: 500 } : { status: 200 });
+    harness.receiver.answer = ({ attempt }) => (attempt === 1 ? { status: 503 } : attempt === 2 ? { status: 429, headers: { 'retry-after': '0' } } : attempt === 3 ? { status: 500 } : { status: 200 });
     try {
       const files = [await lockFile(owner), await lockFile(owner), await lockFile(owner)];
       const accepted = await eventually('three events accepted', () => {
-        const mine = receiver.delivered('lock.acquired').filter((r) => JSON.parse(r.body).projectId === owner.projectId);
+        const mine = harness.receiver.delivered('lock.acquired').filter((r) => JSON.parse(r.body).projectId === owner.projectId);
         return mine.length >= 3 && mine;
       });
       expect(new Set(accepted.map((r) => r.id)).size).toBe(accepted.length);
@@ -134,13 +125,13 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
       });
       for (const delivery of log) expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 200 });
     } finally {
-      receiver.answer = () => ({ status: 204 });
+      harness.receiver.answer = () => ({ status: 204 });
     }
   });
 
   it('disable an endpoint that answers 410 Gone, and a ping reaches a re-enabled one', async () => {
     const { owner, hook } = await subscribed(['lock.acquired']);
-    receiver.answer = () => ({ status: 410 });
+    harness.receiver.answer = () => ({ status: 410 });
     try {
       await lockFile(owner);
       const disabled = await eventually('webhook disabled', async () => {
@@ -151,18 +142,18 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
       const log = await eventually('the 410 logged', async () => (await owner.api.get(`${hooks(owner)}/${hook.id}/deliveries`)).body.data[0]);
       expect(log).toMatchObject({ status: 'failed', lastStatus: 410, attempts: 1 });
     } finally {
-      receiver.answer = () => ({ status: 204 });
+      harness.receiver.answer = () => ({ status: 204 });
     }
     expect((await owner.api.request('PATCH', `${hooks(owner)}/${hook.id}`, { disabled: false })).body).toMatchObject({ disabled: false, disabledReason: null });
     const ping = await owner.api.post(`${hooks(owner)}/${hook.id}/ping`);
     expect(ping.status).toBe(202);
-    const got = await eventually('ping delivered', () => receiver.delivered('webhook.ping').find((r) => r.id === ping.body.eventId));
+    const got = await eventually('ping delivered', () => harness.receiver.delivered('webhook.ping').find((r) => r.id === ping.body.eventId));
     expect(JSON.parse(got.body)).toMatchObject({ type: 'webhook.ping', projectId: owner.projectId, data: { webhookId: hook.id } });
   });
 
   it('keep delivering to other webhooks while one endpoint hangs, which holds at most 4 sends at once', async () => {
     const stuck = await Receiver.start();
-    const slow = await stack.seed.project();
+    const slow = await harness.stack.seed.project();
     const created = await slow.api.post(hooks(slow), { url: stuck.url, events: ['lock.acquired'] });
     stuck.secret = created.body.secret;
     stuck.answer = () => 'hang';
@@ -172,7 +163,7 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
       await eventually('the hanging endpoint holding its sends', () => stuck.hanging >= 4);
       const { owner, hook } = await subscribed(['lock.acquired']);
       const ping = await owner.api.post(`${hooks(owner)}/${hook.id}/ping`);
-      await eventually('the other webhook’s ping delivered', () => receiver.delivered('webhook.ping').some((r) => r.id === ping.body.eventId));
+      await eventually('the other webhook’s ping delivered', () => harness.receiver.delivered('webhook.ping').some((r) => r.id === ping.body.eventId));
       // Delivered while the hanging endpoint's first attempts were all still open (none had timed out),
       // and that endpoint never had more than its share of the slots.
       expect(stuck.abandoned).toBe(0);
@@ -190,7 +181,7 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(commit.status, JSON.stringify(commit.body)).toBe(201);
     expect((await owner.api.post(`/api/v1/projects/${owner.projectId}/branches`, { name: 'feature' })).status).toBe(201);
     expect((await owner.api.delete(`/api/v1/projects/${owner.projectId}/branches/feature`)).status).toBe(200);
-    const ofProject = (type: string) => receiver.delivered(type).find((r) => JSON.parse(r.body).projectId === owner.projectId);
+    const ofProject = (type: string) => harness.receiver.delivered(type).find((r) => JSON.parse(r.body).projectId === owner.projectId);
     const created = JSON.parse((await eventually('commit.created delivered', () => ofProject('commit.created'))).body);
     expect(created.data).toMatchObject({
       commitId: commit.body.id,
@@ -205,17 +196,17 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect((await owner.api.get(created.data.filesUrl)).status).toBe(200);
     expect(JSON.parse((await eventually('branch.created delivered', () => ofProject('branch.created'))).body).data).toEqual({ name: 'feature', forkedFrom: 'main' });
     expect(JSON.parse((await eventually('branch.deleted delivered', () => ofProject('branch.deleted'))).body).data).toEqual({ name: 'feature' });
-    expect(receiver.refusedSignatures).toEqual([]);
+    expect(harness.receiver.refusedSignatures).toEqual([]);
   });
 
   it('deliver a commit of more than 100 files summarized (the first 100 entries, the rest through filesUrl), and a restore as kind restore', async () => {
     const { owner } = await subscribed(['commit.created']);
     const commits = `/api/v1/projects/${owner.projectId}/commits`;
-    const files = await seedConfirmedVersions(stack.databaseUrl, owner, 150);
+    const files = await seedConfirmedVersions(harness.stack.databaseUrl, owner, 150);
     const big = await owner.api.post(commits, { message: 'many', fileVersions: files.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })) });
     expect(big.status, JSON.stringify(big.body)).toBe(201);
     const deliveredCommit = (commitId: string) => async () => {
-      const found = receiver.delivered('commit.created').find((r) => JSON.parse(r.body).data.commitId === commitId);
+      const found = harness.receiver.delivered('commit.created').find((r) => JSON.parse(r.body).data.commitId === commitId);
       return found && JSON.parse(found.body);
     };
     const summarized = await eventually('the big commit delivered', deliveredCommit(big.body.id));
@@ -249,20 +240,20 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect((await fetch(started.body.uploadUrl, { method: 'PUT', headers: started.body.requiredHeaders, body: bytes })).status).toBe(200);
     const { sha256, size } = describeContent(bytes);
     expect((await owner.api.post(`${versions}/confirm`, { version: '1.2.0', storageKey: started.body.storageKey, sha256, size })).status).toBe(201);
-    const got = await eventually('plugin.published delivered', () => receiver.delivered('plugin.published').find((r) => JSON.parse(r.body).projectId === owner.projectId));
+    const got = await eventually('plugin.published delivered', () => harness.receiver.delivered('plugin.published').find((r) => JSON.parse(r.body).projectId === owner.projectId));
     expect(JSON.parse(got.body).data).toMatchObject({ name: 'exporter', version: '1.2.0', sha256, size, publishedBy: { userId: owner.userId } });
   });
 
   it('say why locks were released: forced by an admin, committed by their holder', async () => {
     const { owner } = await subscribed(['lock.released']);
-    const admin = await stack.seed.member(owner.orgId, owner.projectId, 'admin');
+    const admin = await harness.stack.seed.member(owner.orgId, owner.projectId, 'admin');
     const forced = await lockFile(owner);
     expect((await admin.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [forced.fileId], force: true })).body.released).toHaveLength(1);
     const committed = await lockFile(owner);
     const commit = await owner.api.post(`/api/v1/projects/${owner.projectId}/commits`, { message: 'm', fileVersions: [{ fileId: committed.fileId, version: committed.version, action: 'add' }] });
     expect(commit.status, JSON.stringify(commit.body)).toBe(201);
     const releasedOf = (fileId: string) => () =>
-      receiver.delivered('lock.released').map((r) => JSON.parse(r.body)).find((e) => e.projectId === owner.projectId && e.data.locks[0].fileId === fileId);
+      harness.receiver.delivered('lock.released').map((r) => JSON.parse(r.body)).find((e) => e.projectId === owner.projectId && e.data.locks[0].fileId === fileId);
     expect((await eventually('the forced release', releasedOf(forced.fileId))).data).toMatchObject({ reason: 'forced', releasedBy: { userId: admin.userId }, locks: [{ userId: owner.userId }] });
     expect((await eventually('the committed release', releasedOf(committed.fileId))).data).toMatchObject({ reason: 'committed', releasedBy: { userId: owner.userId } });
   });
