@@ -2,50 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalBus, LocalEvents } from '@lode/bus';
 import { webhooks } from '@lode/contracts';
-import { Database } from '@lode/db';
-import { createLogger } from '@lode/telemetry';
-import { createTestDatabase, type TestDatabase } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { sendDelivery } from '../src/domain/sender.ts';
-import { startWebhooksService, WEBHOOKS_SCHEMA, type RunningWebhooksService } from '../src/start.ts';
+import { standaloneWebhooks } from './standalone.ts';
 
 /** The webhooks service as deployed: private targets refused (LODE_WEBHOOK_ALLOW_PRIVATE unset). */
 describe('webhooks refuse private, loopback and link-local targets', () => {
-  const logger = createLogger('test', 'silent');
-  let database: TestDatabase;
-  let db: Database;
-  let bus: LocalBus;
-  let events: LocalEvents;
-  let service: RunningWebhooksService;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = new Database({ connectionString: database.url, schema: WEBHOOKS_SCHEMA, max: 2 });
-    bus = new LocalBus(logger);
-    events = new LocalEvents(logger);
-    const config = { allowPrivate: false, retryBaseMs: 20, retryWindowMs: 60_000, timeoutMs: 2000, pollMs: 1000, feedRetentionMs: 60_000, outboxRetentionMs: 60_000 };
-    service = await startWebhooksService({ db, bus, events, logger, config });
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await events?.close();
-    await bus?.close();
-    await db?.close();
-    await database?.drop();
-  });
+  const alone = standaloneWebhooks({ allowPrivate: false });
 
   const manager = { projectId: randomUUID(), role: 'owner' as const };
 
   it.each(['http://127.0.0.1:8080/hook', 'http://10.0.0.5/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://localhost:9464/metrics'])(
     'refuses %s when the webhook is saved (400)',
     async (url) => {
-      await expect(bus.call(webhooks.create, { manager, url, events: ['lock.acquired'] })).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(alone.bus.call(webhooks.create, { manager, url, events: ['lock.acquired'] })).rejects.toMatchObject({ code: 'validation_failed' });
     },
   );
 
   it('accepts a public address', async () => {
-    const created = await bus.call(webhooks.create, { manager, url: 'https://203.0.113.10/hook', events: ['lock.acquired'] });
+    const created = await alone.bus.call(webhooks.create, { manager, url: 'https://203.0.113.10/hook', events: ['lock.acquired'] });
     expect(created.url).toBe('https://203.0.113.10/hook');
   });
 
