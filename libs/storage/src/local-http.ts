@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
-import { LOCAL_OBJECTS_ROUTE, type LocalBlobStorage } from './local-storage.ts';
+import { LOCAL_OBJECTS_ROUTE, sealedHeader, type LocalBlobStorage } from './local-storage.ts';
 import { isValidStorageKey } from './storage.ts';
 import { verify } from './local-signing.ts';
 import { parseRange } from './range.ts';
@@ -15,8 +14,8 @@ type Refusal = { status: number; code: string; message: string };
 /**
  * Serves the local driver's presigned URLs (mounted by the gateway). Bodies stream to a temp file
  * while length, MD5 and SHA-256 are computed (in a worker thread, see WRITER_SOURCE); the object is
- * renamed into place only if all three match what was signed, so memory stays flat for a file of any
- * size and a bad body leaves nothing.
+ * renamed into place, sealed with its SHA-256, only if all three match what was signed, so memory
+ * stays flat for a file of any size and a bad body leaves nothing.
  */
 export function createLocalObjectHandler(storage: LocalBlobStorage) {
   const secret = storage.options.secret;
@@ -81,8 +80,8 @@ async function receive(
 ): Promise<void> {
   const placement: Placement = {
     temp: storage.incomingPath(randomUUID()),
-    target: storage.objectPath(expected.key),
-    sidecar: storage.shaPath(expected.key),
+    target: storage.sealedPath(expected.key),
+    header: sealedHeader(expected.sha256),
     size: expected.size,
     contentMd5: expected.contentMd5,
     sha256: expected.sha256,
@@ -98,7 +97,8 @@ async function receive(
 interface Placement {
   temp: string;
   target: string;
-  sidecar: string;
+  /** Written before the body: the SHA-256 the object is renamed into place only if it matches. */
+  header: string;
   size: number;
   contentMd5: string;
   sha256: string;
@@ -117,9 +117,8 @@ const PAUSE_ABOVE = 8 * 1024 * 1024;
  * The writers: worker threads that hash (MD5 and SHA-256), write, check and rename each body into
  * place. Their synchronous file calls block only themselves, so the gateway's event loop, which
  * also serves the API, spends a message or two per small body instead of hashing it and making
- * eight round trips to libuv's thread pool (open, write, close, mkdir, rename, the sidecar's three).
- * The guarantees are the same: an object appears under its key only if length, MD5 and SHA-256
- * match what was signed, and the verified SHA-256 is written beside it after it.
+ * round trips to libuv's thread pool (open, write, close, mkdir, rename). An object appears under its key only if length, MD5 and SHA-256 match what was signed, with the
+ * verified SHA-256 in its header.
  */
 const WRITER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -152,7 +151,6 @@ function moveIntoPlace(p) {
     fs.mkdirSync(dir, { recursive: true });
     fs.renameSync(p.temp, p.target);
   }
-  fs.writeFileSync(p.sidecar, p.sha256);
 }
 // A whole body's buffer goes back with the answer, for the next body.
 function finish(id, p, size, md5, sha256, buffer) {
@@ -178,11 +176,20 @@ parentPort.on('message', (m) => {
       const md5 = createHash('md5').update(body).digest('base64');
       const sha256 = createHash('sha256').update(body).digest('hex');
       // Only a body that matches is written at all.
-      if (!refusal(m.p, body.length, md5, sha256)) fs.writeFileSync(m.p.temp, body, { flag: 'wx' });
+      if (!refusal(m.p, body.length, md5, sha256)) {
+        const fd = fs.openSync(m.p.temp, 'wx');
+        try {
+          writeAll(fd, Buffer.from(m.p.header, 'latin1'));
+          writeAll(fd, body);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
       return finish(m.id, m.p, body.length, md5, sha256, m.buffer);
     }
     if (m.type === 'open') {
       const fd = fs.openSync(m.p.temp, 'wx');
+      writeAll(fd, Buffer.from(m.p.header, 'latin1'));
       return void open.set(m.id, { fd, p: m.p, size: 0, md5: createHash('md5'), sha: createHash('sha256') });
     }
     if (m.type === 'data') {
@@ -392,23 +399,23 @@ function writers(): WriterPool {
 }
 
 async function send(storage: LocalBlobStorage, req: IncomingMessage, res: ServerResponse, key: string): Promise<void> {
-  const file = storage.objectPath(key);
-  const info = await stat(file).catch(() => null);
-  if (!info) return refuse(res, { status: 404, code: 'no_such_key', message: 'No such object' });
-  const range = parseRange(header(req, 'range'), info.size);
+  const stored = await storage.locate(key);
+  if (!stored) return refuse(res, { status: 404, code: 'no_such_key', message: 'No such object' });
+  const { size, offset } = stored;
+  const range = parseRange(header(req, 'range'), size);
   if (range === 'unsatisfiable') {
-    res.setHeader('Content-Range', `bytes */${info.size}`);
+    res.setHeader('Content-Range', `bytes */${size}`);
     return refuse(res, { status: 416, code: 'invalid_range', message: 'Range not satisfiable' });
   }
-  const { start, end } = range ?? { start: 0, end: info.size - 1 };
+  const { start, end } = range ?? { start: 0, end: size - 1 };
   res.writeHead(range ? 206 : 200, {
     'Content-Type': 'application/octet-stream',
     'Content-Length': String(Math.max(0, end - start + 1)),
     'Accept-Ranges': 'bytes',
-    ...(range ? { 'Content-Range': `bytes ${start}-${end}/${info.size}` } : {}),
+    ...(range ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {}),
   });
-  if (req.method === 'HEAD' || info.size === 0) return void res.end();
-  await pipeline(createReadStream(file, { start, end }), res);
+  if (req.method === 'HEAD' || size === 0) return void res.end();
+  await pipeline(createReadStream(stored.file, { start: offset + start, end: offset + end }), res);
 }
 
 function header(req: IncomingMessage, name: string): string {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,6 +44,42 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     const ranged = await fetch(url, { headers: { range: 'bytes=10-19' } });
     expect(ranged.status).toBe(206);
     expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
+  });
+
+  it('stores a body of several pieces as one file, sealed with its SHA-256, and serves, ranges, hashes and deletes it', async () => {
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    const put = await presign(bytes);
+    expect((await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(200);
+    const name = path.basename(put.key);
+    expect((await readdir(path.dirname(storage.sealedPath(put.key)))).filter((f) => f === name || f.startsWith(`${name}.`))).toEqual([name]);
+    expect(await storage.head(put.key)).toEqual({ size: bytes.length, verifiedSha256: describeContent(bytes).sha256 });
+    expect(await storage.computeSha256(put.key)).toBe(describeContent(bytes).sha256);
+    const url = await storage.presignGet({ key: put.key, expiresInSeconds: 60 });
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(bytes)).toBe(true);
+    const tail = await fetch(url, { headers: { range: 'bytes=-5' } });
+    expect(tail.headers.get('content-range')).toBe(`bytes ${bytes.length - 5}-${bytes.length - 1}/${bytes.length}`);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(-5))).toBe(true);
+    await storage.delete([put.key]);
+    expect(await storage.head(put.key)).toBeNull();
+    expect((await fetch(url)).status).toBe(404);
+  });
+
+  it('reads, serves and deletes an object stored by an earlier version: its bytes, and its SHA-256 in a sidecar', async () => {
+    const bytes = randomBytes(5000);
+    const key = `p/test/u/earlier${++counter}`;
+    await mkdir(path.dirname(storage.objectPath(key)), { recursive: true });
+    await writeFile(storage.objectPath(key), bytes);
+    await writeFile(storage.shaPath(key), describeContent(bytes).sha256);
+    expect(await storage.head(key)).toEqual({ size: bytes.length, verifiedSha256: describeContent(bytes).sha256 });
+    expect(await storage.headMany([key, 'p/test/u/missing'])).toEqual([{ size: bytes.length, verifiedSha256: describeContent(bytes).sha256 }, null]);
+    expect(await storage.computeSha256(key)).toBe(describeContent(bytes).sha256);
+    const url = await storage.presignGet({ key, expiresInSeconds: 60 });
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(bytes)).toBe(true);
+    const ranged = await fetch(url, { headers: { range: 'bytes=10-19' } });
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
+    await storage.delete([key]);
+    expect(await storage.head(key)).toBeNull();
+    expect(await readdir(path.dirname(storage.objectPath(key)))).not.toContain(path.basename(key));
   });
 
   it('answers headMany per key in key order, each with its verified SHA-256, null where nothing is stored', async () => {
