@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commit } from '@lode/contracts';
-import type { SeededProject } from '@lode/testkit';
-import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
+import { seedConfirmedVersions } from '@lode/system/testing';
+import { stackWithProject } from '@lode/system/testing/stack-with-project';
 
 const FILES = 100_000;
 /** Seeding 100,000 versions, four 25,000-entry staging calls, the commit and the read model catching up. */
@@ -11,16 +11,10 @@ const LARGE_TEST_TIMEOUT_MS = 400_000;
 const MAX_PAYLOAD = 1024 * 1024;
 
 describe.each(['local', 'nats'] as const)('a 100,000-file draft (%s bus)', (bus) => {
-  let stack: TestStack;
-  let p: SeededProject;
-
-  beforeAll(async () => {
-    stack = await startTestStack({ bus });
-    p = await stack.seed.project();
-  });
-  afterAll(async () => stack?.stop());
+  const harness = stackWithProject({ bus });
 
   it('is staged in 4 calls and lands as one commit, seen whole by the log, the tree, the events and sync', async () => {
+    const { stack, project: p } = harness;
     const base = `/api/v1/projects/${p.projectId}`;
     // Seeded 25,000 at a time: one statement of 100,000 can outlast the statement timeout on a loaded host.
     const files = [];

@@ -1,23 +1,18 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { restore } from '@lode/contracts';
-import { bulkContent, writeBulkBlobs, type SeededProject } from '@lode/testkit';
-import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
+import { bulkContent, writeBulkBlobs } from '@lode/testkit';
+import { seedConfirmedVersions } from '@lode/system/testing';
+import { stackWithProject } from '@lode/system/testing/stack-with-project';
 
 /** Seeding writes 25,000 objects and makes two 25,000-file commits before the restore is even sent. */
 const LARGE_TEST_TIMEOUT_MS = 180_000;
 
 describe.each(['local', 'nats'] as const)('a 25,000-file restore (%s bus)', (bus) => {
-  let stack: TestStack;
-  let p: SeededProject;
-
-  beforeAll(async () => {
-    stack = await startTestStack({ bus });
-    p = await stack.seed.project();
-  });
-  afterAll(async () => stack?.stop());
+  const harness = stackWithProject({ bus });
 
   it('brings back 25,000 deleted files in one restore commit, each downloadable byte for byte', async () => {
+    const { stack, project: p } = harness;
     const files = await seedConfirmedVersions(stack.databaseUrl, p, restore.MAX_RESTORE_FILES);
     await writeBulkBlobs(stack.storage, files);
     const commits = `/api/v1/projects/${p.projectId}/commits`;
