@@ -29,6 +29,14 @@ describe('the push journal', () => {
     expect(await readJsonFile(workspace.journalFile(), null)).toMatchObject({ idempotencyKey: store.journal.idempotencyKey, confirmed: {} });
   });
 
+  it("keeps a commit's draft on disk with the commit and its key, for a resumed push to go on with", async () => {
+    const { workspace, store } = await openStore();
+    await store.recordCommit(pending('a.bin'));
+    await store.recordDraft('draft-1');
+    const reopened = await JournalStore.open(workspace);
+    expect(reopened.journal).toEqual({ ...store.journal, commit: { ...pending('a.bin'), draftId: 'draft-1' } });
+  });
+
   it('keeps every batch confirmed at once', async () => {
     const { workspace, store } = await openStore();
     const names = Array.from({ length: 20 }, (_, i) => `f${i}.bin`);

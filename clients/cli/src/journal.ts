@@ -21,6 +21,11 @@ export interface PendingCommit {
   request: CommitRequest;
   uploads: UploadedFile[];
   deletes: { path: string; fileId: string }[];
+  /**
+   * The draft a commit above 25,000 entries goes through, once made: the key is bound to it, so a
+   * resumed push commits (or is answered again) through the same draft.
+   */
+  draftId?: string;
 }
 
 export class JournalStore {
@@ -44,6 +49,12 @@ export class JournalStore {
 
   async recordCommit(commit: PendingCommit): Promise<void> {
     this.journal.commit = commit;
+    await this.save();
+  }
+
+  async recordDraft(draftId: string): Promise<void> {
+    if (!this.journal.commit) throw new Error('A draft belongs to a commit the journal holds');
+    this.journal.commit.draftId = draftId;
     await this.save();
   }
 

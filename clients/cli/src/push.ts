@@ -98,10 +98,16 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
 async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStore, pending: PendingCommit): Promise<CommitCreated> {
   let commit: CommitCreated;
   try {
-    commit = await commitFiles(ctx.client, pending.request, { idempotencyKey: store.journal.idempotencyKey, signal: ctx.signal });
+    commit = await commitFiles(ctx.client, pending.request, {
+      idempotencyKey: store.journal.idempotencyKey,
+      signal: ctx.signal,
+      draftId: pending.draftId,
+      onDraft: (draftId) => store.recordDraft(draftId),
+    });
   } catch (error) {
-    // A refusal (locks, stale versions…) recorded nothing: the confirmed uploads stay for the next try.
-    if (error instanceof LodeApiError && error.status < 500) await store.forgetCommit();
+    // A refusal (locks, stale versions…) recorded nothing: the confirmed uploads stay for the next
+    // try. A commit still in progress may land: its key and body stay, to be answered again.
+    if (error instanceof LodeApiError && error.status < 500 && error.code !== 'idempotency_in_progress') await store.forgetCommit();
     throw error;
   }
   for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };

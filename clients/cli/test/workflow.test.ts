@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, hashFile, LodeClient, uploadFiles, type CommitRequest, type UploadedFile } from '@lode/sdk';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { CliUser, collect } from './cli-runner.ts';
 import { expectOk, expectSameTree, newWorkspace, readText, writeRandomFiles, writeText } from './workspace-fixtures.ts';
@@ -148,6 +149,48 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     const b = await newWorkspace(bo);
     expectOk(await bo.run(b, ['pull']));
     expectSameTree(a, b);
+  }, TIMEOUT);
+
+  /**
+   * A workspace with three confirmed uploads and the journal a push leaves when killed once its
+   * commit went through a draft (a push above 25,000 files: here drafts of 2 entries, so 2 parts).
+   * `stage` stages the draft's parts and commits it, or the first part only; the answer never comes.
+   */
+  const killedDuringDraft = async (stage: 'committed' | 'first part') => {
+    const owner = await stack.seed.project();
+    const ada = await CliUser.create(stack.baseUrl, owner);
+    const a = await newWorkspace(ada);
+    const names = await writeRandomFiles(a, 'Import', 3, 5_000);
+    const client = new LodeClient({ url: stack.baseUrl, key: owner.key, deviceId: owner.deviceId, projectId: owner.projectId });
+    const local = await Promise.all(names.map(async (name) => ({ path: name, localPath: path.join(a, name), digest: await hashFile(path.join(a, name)) })));
+    const uploads: UploadedFile[] = (await uploadFiles(client, local)).done;
+    const request: CommitRequest = { message: 'import', branch: 'main', fileVersions: uploads.map((u) => ({ fileId: u.fileId, action: 'modify', version: u.version })) };
+    const idempotencyKey = randomUUID();
+    let draftId = '';
+    let landed = null;
+    if (stage === 'committed') {
+      landed = await commitFiles(client, request, { idempotencyKey, maxEntries: 2, onDraft: (id) => void (draftId = id) });
+    } else {
+      draftId = (await client.createDraft(request.message, request.branch)).id;
+      await client.addDraftFiles(draftId, request.fileVersions.slice(0, 2));
+    }
+    await writeFile(path.join(a, '.lode/push-journal.json'), JSON.stringify({ idempotencyKey, confirmed: {}, commit: { request, uploads, deletes: [], draftId } }));
+    return { ada, a, landed };
+  };
+
+  it("answers a resumed push with its draft's commit, which landed before the push was killed, committing once", async () => {
+    const { ada, a, landed } = await killedDuringDraft('committed');
+    const resumed = expectOk(await ada.run(a, ['push', '-m', 'import', '--json']));
+    expect(resumed.json).toMatchObject({ resumed: { id: landed?.id, sequenceNum: 1, fileCount: 3 }, commit: null });
+    expect(await commitCount(ada, a)).toBe(1);
+    expect((expectOk(await ada.run(a, ['status', '--json']))).json.counts).toMatchObject({ up_to_date: 3, modified: 0, local_only: 0 });
+  }, TIMEOUT);
+
+  it('finishes a draft a push was killed while staging: every part staged again, committed once', async () => {
+    const { ada, a } = await killedDuringDraft('first part');
+    const resumed = expectOk(await ada.run(a, ['push', '-m', 'import', '--json']));
+    expect(resumed.json).toMatchObject({ resumed: { sequenceNum: 1, fileCount: 3 }, commit: null });
+    expect(await commitCount(ada, a)).toBe(1);
   }, TIMEOUT);
 
   it('downloads the version --version names, byte for byte (the option is the command’s, not the CLI’s version)', async () => {
