@@ -10,10 +10,16 @@ function content() {
   return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, contentMd5: createHash('md5').update(bytes).digest('base64') };
 }
 
-const BUSY = { status: 503, retryAfter: '1', body: { code: 'service_unavailable', message: 'busy', retryAfterSeconds: 1 } };
+interface Refusal {
+  status: number;
+  retryAfter: string;
+  body: Record<string, unknown>;
+}
+
+const BUSY: Refusal = { status: 503, retryAfter: '1', body: { code: 'service_unavailable', message: 'busy', retryAfterSeconds: 1 } };
 
 /** A proxy in front of the gateway that answers the first `refusals` requests as `refusal` says (by default 503 with Retry-After: 1, as a busy service does). */
-async function flakyProxy(target: string, refusals: number, refusal = BUSY): Promise<{ url: string; seen: () => number; close: () => Promise<void> }> {
+async function flakyProxy(target: string, refusals: number, refusal: Refusal = BUSY): Promise<{ url: string; seen: () => number; close: () => Promise<void> }> {
   let seen = 0;
   const server = http.createServer((req, res) => {
     seen++;
