@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
-import { mapConcurrently } from './concurrency.ts';
+import { HEADER_PREFIX, readHeads, SEALED_HEADER_BYTES, type ObjectFiles } from './local-heads.ts';
 import { sign } from './local-signing.ts';
 
 export interface LocalStorageOptions {
@@ -19,19 +19,12 @@ export interface LocalStorageOptions {
 
 export const LOCAL_OBJECTS_ROUTE = '/storage/v1/objects/';
 
-/** Objects checked at once: each holds a descriptor or two, far below the usual limit of 1,024. */
-const HEADS_IN_FLIGHT = 32;
-
 /**
  * A sealed object's file starts with this line, then holds the object's bytes: its verified SHA-256
  * travels in the one file, so storing an object creates one inode instead of two (the object and a
  * `.sha256` sidecar, as earlier versions wrote them): creating a file costs up to 0.75 ms of kernel
- * time on some disks, the largest part of storing a small object.
+ * time on some disks, the largest part of storing a small object. Reads start after it.
  */
-const HEADER_PREFIX = 'lode sha256 ';
-/** The header's length: prefix, 64 hex digits, newline. Reads of the object start after it. */
-export const SEALED_HEADER_BYTES = HEADER_PREFIX.length + 64 + 1;
-
 export function sealedHeader(sha256: string): string {
   return `${HEADER_PREFIX}${sha256}\n`;
 }
@@ -80,20 +73,13 @@ export class LocalBlobStorage implements BlobStorage {
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
-    const sealed = await readSealedHeader(this.sealedPath(key));
-    if (sealed) return sealed;
-    try {
-      const [info, sha256] = await Promise.all([stat(this.objectPath(key)), readFile(this.shaPath(key), 'utf8')]);
-      return { size: info.size, verifiedSha256: sha256 };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    const [info] = await readHeads([this.#files(key)]);
+    return info;
   }
 
-  /** A head per key: the verified SHA-256 is only on disk, in each object's file. */
+  /** Read in worker threads: the verified SHA-256 is only on disk, in each object's file. */
   async headMany(keys: readonly string[]): Promise<(ObjectInfo | null)[]> {
-    return mapConcurrently(keys, HEADS_IN_FLIGHT, (key) => this.head(key));
+    return readHeads(keys.map((key) => this.#files(key)));
   }
 
   /** The object's file and where its bytes start in it, sealed or in the earlier layout; null if there is none. */
@@ -141,6 +127,10 @@ export class LocalBlobStorage implements BlobStorage {
     return `${this.objectPath(key)}.sha256`;
   }
 
+  #files(key: string): ObjectFiles {
+    return { sealed: this.sealedPath(key), legacy: this.objectPath(key), sidecar: this.shaPath(key) };
+  }
+
   #keyPath(root: string, key: string): string {
     if (!isValidStorageKey(key)) throw new Error(`Invalid storage key ${key}`);
     return path.join(this.options.dir, root, key);
@@ -154,25 +144,4 @@ export class LocalBlobStorage implements BlobStorage {
 function ignoreMissing(error: NodeJS.ErrnoException): null {
   if (error.code === 'ENOENT') return null;
   throw error;
-}
-
-/**
- * A sealed object's size and verified SHA-256 from its header; null when there is no sealed object.
- * A sealed file appears only by a rename after it was written whole, so a bad header is corruption.
- */
-async function readSealedHeader(file: string): Promise<ObjectInfo | null> {
-  const handle = await open(file, 'r').catch(ignoreMissing);
-  if (!handle) return null;
-  try {
-    const header = Buffer.alloc(SEALED_HEADER_BYTES);
-    const [info, { bytesRead }] = await Promise.all([handle.stat(), handle.read(header, 0, SEALED_HEADER_BYTES, 0)]);
-    const text = header.toString('latin1', 0, bytesRead);
-    const sha256 = text.slice(HEADER_PREFIX.length, -1);
-    if (bytesRead !== SEALED_HEADER_BYTES || text !== sealedHeader(sha256) || !/^[0-9a-f]{64}$/.test(sha256)) {
-      throw new Error(`Corrupt object header in ${file}`);
-    }
-    return { size: info.size - SEALED_HEADER_BYTES, verifiedSha256: sha256 };
-  } finally {
-    await handle.close();
-  }
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeContent } from '@lode/testkit';
 import { createLocalObjectHandler, LocalBlobStorage } from '../src/index.ts';
+import { sealedHeader } from '../src/local-storage.ts';
 
 describe('local storage driver: presigned URLs served over HTTP', () => {
   let dir: string;
@@ -89,6 +90,17 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     expect((await fetch(putB.url, { method: 'PUT', headers: putB.headers, body: b })).status).toBe(200);
     const [infoA, infoB] = [{ size: 10, verifiedSha256: describeContent(a).sha256 }, { size: 20, verifiedSha256: describeContent(b).sha256 }];
     expect(await storage.headMany([putB.key, 'p/test/u/missing', putA.key, putB.key])).toEqual([infoB, null, infoA, infoB]);
+  });
+
+  it('answers headMany of more keys than one reader takes at once, in key order, and refuses an object whose header is corrupt', async () => {
+    const keys = Array.from({ length: 600 }, (_, i) => `p/test/many/k${i}`);
+    await mkdir(path.dirname(storage.sealedPath(keys[0])), { recursive: true });
+    const sha256 = (i: number) => i.toString(16).padStart(64, '0');
+    const stored = (i: number) => i % 3 !== 0;
+    await Promise.all(keys.flatMap((key, i) => (stored(i) ? [writeFile(storage.sealedPath(key), `${sealedHeader(sha256(i))}${'x'.repeat(i)}`)] : [])));
+    expect(await storage.headMany(keys)).toEqual(keys.map((_, i) => (stored(i) ? { size: i, verifiedSha256: sha256(i) } : null)));
+    await writeFile(storage.sealedPath('p/test/many/corrupt'), 'lode sha256 not-a-digest\n');
+    await expect(storage.head('p/test/many/corrupt')).rejects.toThrow(/Corrupt object header/);
   });
 
   it('names the required header a PUT left out, instead of a signature mismatch', async () => {
