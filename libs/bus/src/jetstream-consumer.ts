@@ -16,6 +16,13 @@ export const ACK_WAIT_MS = 8_000;
 export const KEYED_MAX_ACK_PENDING = 1024;
 /** Events one process holds (in memory, parsed) for a consumer: the largest pull it asks for. */
 const HELD_EVENTS = 64;
+/**
+ * Bytes of events one process holds for a consumer, as received (parsed they take several times
+ * that): 16 commit parts of 512 KiB, however many parts a commit has.
+ */
+const HELD_BYTES = 8 * 1024 * 1024;
+/** The largest event NATS delivers when the server does not say: its default max_payload. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 /** Events a stalled key keeps in a process; its later ones are parked on the server. */
 const STALLED_KEY_HOLD = 8;
 /** A parked event comes back after this, later each time it is parked again. */
@@ -71,6 +78,7 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
       {
         concurrency: keyed ? (config.options.concurrency ?? DEFAULT_CONCURRENCY) : 1,
         capacity: HELD_EVENTS,
+        capacityBytes: HELD_BYTES,
         stalledKeyHold: STALLED_KEY_HOLD,
         stallAfterMs: ACK_WAIT_MS,
         parkDelayMs: (held) => retryDelayMs(PARK_BACKOFF, held.msg.info.deliveryCount),
@@ -93,14 +101,20 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
     clearInterval(this.#keepAlive);
   }
 
+  /**
+   * Asks for as many events as fit if each is as large as the server allows: nats.js takes a limit
+   * in messages or in bytes, not both, and one in bytes ends the pull with an error at the first
+   * event that does not fit.
+   */
   async #pull(): Promise<void> {
     const { nc, consumer, logger, name, contract } = this.#config;
     let failing = false;
     while (!this.#stopping && !nc.isClosed()) {
-      await this.#dispatcher.whenRoom();
+      const largest = nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+      await this.#dispatcher.whenRoom(largest);
       if (this.#stopping) return;
       try {
-        const batch = await consumer.fetch({ max_messages: this.#dispatcher.room, expires: PULL_EXPIRES_MS });
+        const batch = await consumer.fetch({ max_messages: this.#dispatcher.room(largest), expires: PULL_EXPIRES_MS });
         for await (const msg of batch) this.#receive(msg);
         if (failing) logger.info({ consumer: name, subject: contract.subject }, 'pulling events again');
         failing = false;
@@ -121,7 +135,7 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
       msg.term();
       return;
     }
-    this.#dispatcher.add({ key: options.orderedBy?.(event) ?? '', seq: msg.seq, msg, id, event });
+    this.#dispatcher.add({ key: options.orderedBy?.(event) ?? '', seq: msg.seq, bytes: msg.data.length, msg, id, event });
   }
 
   #deliver(held: HeldMsg<E>, retried: boolean): Promise<DeliveryOutcome> {

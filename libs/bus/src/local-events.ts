@@ -61,6 +61,8 @@ interface Cursor {
 
 /** Events one consumer holds parsed at once, as JetStream's consumers do. */
 const HELD_EVENTS = 256;
+/** Bytes of events one consumer holds parsed at once: 16 commit parts of 512 KiB. */
+const HELD_BYTES = 8 * 1024 * 1024;
 /** Events a stalled key keeps; the rest come back after LOCAL_PARK_MS. */
 const STALLED_KEY_HOLD = 8;
 const LOCAL_PARK_MS = 5_000;
@@ -140,6 +142,7 @@ export class LocalEvents implements EventStream {
       {
         concurrency: options.orderedBy ? (options.concurrency ?? DEFAULT_CONCURRENCY) : 1,
         capacity: HELD_EVENTS,
+        capacityBytes: HELD_BYTES,
         stalledKeyHold: STALLED_KEY_HOLD,
         stallAfterMs: STALL_AFTER_MS,
         parkDelayMs: () => LOCAL_PARK_MS,
@@ -152,7 +155,7 @@ export class LocalEvents implements EventStream {
         const event = parseEvent(contract, stored.body, this.#logger, { consumer: name, id: stored.id, streamSeq: stored.seq });
         if (event === undefined) return;
         cursor.unsettled.add(stored.seq);
-        dispatcher.add({ key: options.orderedBy?.(event) ?? '', seq: stored.seq, stored, event, redelivered });
+        dispatcher.add({ key: options.orderedBy?.(event) ?? '', seq: stored.seq, bytes: stored.body.length, stored, event, redelivered });
       },
     };
     cursor.takers.push(taker);
@@ -194,21 +197,22 @@ export class LocalEvents implements EventStream {
     if (!taker || this.#closed || cursor.awaitingRoom) return;
     const { dispatcher } = taker;
     for (;;) {
-      if (dispatcher.room <= 0) {
+      const redelivery = cursor.redeliver.at(0);
+      const event = redelivery ?? this.#nextEvent(cursor);
+      if (!event) return;
+      if (dispatcher.room(event.body.length) <= 0) {
         cursor.awaitingRoom = true;
-        void dispatcher.whenRoom().then(() => {
+        void dispatcher.whenRoom(event.body.length).then(() => {
           cursor.awaitingRoom = false;
           this.#feed(cursor);
         });
         return;
       }
-      const redelivery = cursor.redeliver.shift();
       if (redelivery) {
+        cursor.redeliver.shift();
         taker.take(redelivery, true);
         continue;
       }
-      const event = this.#nextEvent(cursor);
-      if (!event) return;
       // Moved on before the handler runs: a handler that publishes feeds this cursor again from here.
       cursor.position += 1;
       taker.take(event, false);

@@ -20,9 +20,9 @@ function harness(limits: Partial<DispatchLimits<TestEvent>> = {}) {
       },
       giveBack: (event, delayMs) => givenBack.push({ id: id(event), delayMs }),
     },
-    { concurrency: 2, capacity: 10, stalledKeyHold: 2, stallAfterMs: 60_000, parkDelayMs: () => 5_000, retry: { initialMs: 1000, maxMs: 1000 }, ...limits },
+    { concurrency: 2, capacity: 10, capacityBytes: 1_000_000, stalledKeyHold: 2, stallAfterMs: 60_000, parkDelayMs: () => 5_000, retry: { initialMs: 1000, maxMs: 1000 }, ...limits },
   );
-  const ev = (key: string, seq: number, delivery = 1): TestEvent => ({ key, seq, delivery });
+  const ev = (key: string, seq: number, delivery = 1, bytes = 100): TestEvent => ({ key, seq, delivery, bytes });
   /** Keys and seqs of the runs started so far, e.g. "a1". */
   const started = () => runs.map((r) => id(r.event));
   const finish = async (runId: string, outcome: DeliveryOutcome = 'handled') => {
@@ -56,7 +56,7 @@ describe('OrderedDispatcher', () => {
     await h.finish('c4');
     await h.finish('a5');
     expect(h.settled).toEqual(['a1', 'b3', 'a2', 'c4', 'a5']);
-    expect(h.dispatcher.room).toBe(10);
+    expect(h.dispatcher.room(0)).toBe(10);
   });
 
   it('inserts an event that arrives late in its seq place, so a key still runs in stream order', async () => {
@@ -134,7 +134,7 @@ describe('OrderedDispatcher', () => {
         { id: 'a3', delayMs: 5000 },
         { id: 'a4', delayMs: 5000 },
       ]);
-      expect(h.dispatcher.room).toBe(8);
+      expect(h.dispatcher.room(0)).toBe(8);
       h.dispatcher.add(h.ev('b', 5));
       expect(h.started()).toEqual(['a1', 'b5']);
       await h.finish('b5');
@@ -164,7 +164,7 @@ describe('OrderedDispatcher', () => {
       }
       // a2 and b4 wait, holding half the room; c6, the third, went back.
       expect(h.givenBack).toEqual([{ id: 'c6', delayMs: 5000 }]);
-      expect(h.dispatcher.room).toBe(2);
+      expect(h.dispatcher.room(0)).toBe(2);
       // What the waiting ones wait for arrives, runs at once, and then the waiting one.
       h.dispatcher.add(h.ev('a', 1));
       h.dispatcher.add(h.ev('c', 5));
@@ -217,14 +217,49 @@ describe('OrderedDispatcher', () => {
     const h = harness({ capacity: 2 });
     h.dispatcher.add(h.ev('a', 1));
     h.dispatcher.add(h.ev('b', 2));
-    expect(h.dispatcher.room).toBe(0);
+    expect(h.dispatcher.room(0)).toBe(0);
     let roomy = false;
-    void h.dispatcher.whenRoom().then(() => (roomy = true));
+    void h.dispatcher.whenRoom(0).then(() => (roomy = true));
     await settle();
     expect(roomy).toBe(false);
     await h.finish('a1');
     await settle();
     expect(roomy).toBe(true);
+  });
+
+  it('holds no more bytes than capacityBytes, and one event however large when it holds nothing', async () => {
+    const h = harness({ capacity: 10, capacityBytes: 1000, concurrency: 1 });
+    // Nothing held: room for one event of 5,000 bytes, for as many as fit of smaller ones.
+    expect(h.dispatcher.room(5000)).toBe(1);
+    expect(h.dispatcher.room(300)).toBe(3);
+    h.dispatcher.add(h.ev('a', 1, 1, 600));
+    expect(h.dispatcher.room(300)).toBe(1);
+    h.dispatcher.add(h.ev('a', 2, 1, 300));
+    expect(h.dispatcher.room(300)).toBe(0);
+    expect(h.dispatcher.room(100)).toBe(1);
+    let roomy = false;
+    void h.dispatcher.whenRoom(300).then(() => (roomy = true));
+    await settle();
+    expect(roomy).toBe(false);
+    await h.finish('a1');
+    expect(roomy).toBe(true);
+    expect(h.dispatcher.room(300)).toBe(2);
+  });
+
+  it('parks every waiting event of a stalled key once stalled keys hold half its bytes', async () => {
+    vi.useFakeTimers();
+    try {
+      const h = harness({ capacity: 100, capacityBytes: 1000, concurrency: 4 });
+      h.dispatcher.add(h.ev('a', 2, 1, 400));
+      await h.finish('a2', 'deferred');
+      h.dispatcher.add(h.ev('b', 4, 1, 200));
+      await h.finish('b4', 'deferred');
+      // a2 and b4 wait with 600 bytes, over half of 1,000: b4, the one that made it so, went back.
+      expect(h.givenBack).toEqual([{ id: 'b4', delayMs: 5000 }]);
+      expect(h.dispatcher.room(100)).toBe(6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('stop() gives back every queued event at once and waits for the running handlers', async () => {

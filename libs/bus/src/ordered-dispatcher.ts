@@ -7,6 +7,8 @@ export interface HeldEvent {
   readonly key: string;
   /** The stream sequence: the order within a key, and the event's identity. */
   readonly seq: number;
+  /** Its size as the transport received it: what capacityBytes counts. */
+  readonly bytes: number;
 }
 
 export interface DispatchHooks<T extends HeldEvent> {
@@ -23,6 +25,11 @@ export interface DispatchLimits<T extends HeldEvent> {
   concurrency: number;
   /** Events held at once (queued, running, waiting to be retried): the transport takes no more. */
   capacity: number;
+  /**
+   * Bytes of events held at once, however few the events: a commit's parts are up to 1 MiB each,
+   * several times that parsed. One event is taken when nothing is held, however large.
+   */
+  capacityBytes: number;
   /** Events a stalled key keeps; the ones after them are given back (parked) to free room for other keys. */
   stalledKeyHold: number;
   /** A key whose handler has run this long counts as stalled. */
@@ -71,8 +78,9 @@ export class OrderedDispatcher<T extends HeldEvent> {
   readonly #lines = new Map<string, Line<T>>();
   readonly #runs = new Set<Promise<void>>();
   #held = 0;
+  #heldBytes = 0;
   #running = 0;
-  #roomWaiters: (() => void)[] = [];
+  #roomWaiters: { eventBytes: number; resolve: () => void }[] = [];
   #stopped = false;
 
   constructor(hooks: DispatchHooks<T>, limits: DispatchLimits<T>) {
@@ -81,15 +89,20 @@ export class OrderedDispatcher<T extends HeldEvent> {
     this.#limits = limits;
   }
 
-  /** How many more events the transport may hand over now. */
-  get room(): number {
-    return this.#stopped ? 0 : this.#limits.capacity - this.#held;
+  /**
+   * How many more events the transport may hand over now if each may be as large as eventBytes: a
+   * transport that knows an event's size asks with it, one that does not with the largest possible.
+   */
+  room(eventBytes: number): number {
+    if (this.#stopped) return 0;
+    const fit = Math.floor((this.#limits.capacityBytes - this.#heldBytes) / Math.max(1, eventBytes));
+    return Math.max(0, Math.min(this.#limits.capacity - this.#held, this.#held === 0 ? Math.max(1, fit) : fit));
   }
 
-  /** Resolves once there is room, or the dispatcher stopped. */
-  whenRoom(): Promise<void> {
-    if (this.room > 0 || this.#stopped) return Promise.resolve();
-    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+  /** Resolves once there is room for an event of eventBytes, or the dispatcher stopped. */
+  whenRoom(eventBytes: number): Promise<void> {
+    if (this.room(eventBytes) > 0 || this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => this.#roomWaiters.push({ eventBytes, resolve }));
   }
 
   /** Every event held, for a transport that must keep them alive (JetStream's ack wait). */
@@ -114,7 +127,7 @@ export class OrderedDispatcher<T extends HeldEvent> {
     }
     line.parked.delete(event.seq);
     insertBySeq(line.queue, { event, failures: 0, deferrals: 0 });
-    this.#held += 1;
+    this.#hold(event, 1);
     if (line.retryTimer && line.queue[0].event === event) {
       // What the head was waiting for may be this very event: it runs now, and has not failed.
       clearTimeout(line.retryTimer);
@@ -131,8 +144,10 @@ export class OrderedDispatcher<T extends HeldEvent> {
     for (const line of this.#lines.values()) {
       clearTimeout(line.retryTimer);
       clearTimeout(line.parkTimer);
-      for (const entry of line.queue) this.#hooks.giveBack(entry.event, 0);
-      this.#held -= line.queue.length;
+      for (const entry of line.queue) {
+        this.#hooks.giveBack(entry.event, 0);
+        this.#hold(entry.event, -1);
+      }
       line.queue = [];
     }
     this.#notifyRoom();
@@ -185,10 +200,10 @@ export class OrderedDispatcher<T extends HeldEvent> {
     if (outcome === 'handled') {
       await this.#hooks.settle(entry.event);
       line.stalled = false;
-      this.#held -= 1;
+      this.#hold(entry.event, -1);
     } else if (this.#stopped) {
       this.#hooks.giveBack(entry.event, 0);
-      this.#held -= 1;
+      this.#hold(entry.event, -1);
     } else {
       const delayMs = outcome === 'failed' ? retryDelayMs(this.#limits.retry, ++entry.failures) : retryDelayMs(DEFER_BACKOFF, ++entry.deferrals);
       line.stalled = true;
@@ -214,14 +229,16 @@ export class OrderedDispatcher<T extends HeldEvent> {
 
   /**
    * Parks a stalled key's latest events beyond what it may keep, and every one it has waiting once
-   * stalled keys hold half the room: a process full of events that wait (for one another replica
-   * holds, or one the server redelivers only after the ack wait) must keep room to take what they
-   * wait for. A running event stays; it is parked with the rest if it fails again.
+   * stalled keys hold half the room, in events or in bytes: a process full of events that wait (for
+   * one another replica holds, or one the server redelivers only after the ack wait) must keep room
+   * to take what they wait for. A running event stays; it is parked with the rest if it fails again.
    */
   #trim(line: Line<T>): void {
     if (this.#stopped || !line.stalled) return;
     const running = line.running ? 1 : 0;
-    const keep = this.#stalledHeld() > this.#limits.capacity / 2 ? running : this.#limits.stalledKeyHold;
+    const stalled = this.#stalledHeld();
+    const crowded = stalled.events > this.#limits.capacity / 2 || stalled.bytes > this.#limits.capacityBytes / 2;
+    const keep = crowded ? running : this.#limits.stalledKeyHold;
     if (line.queue.length + running <= keep) return;
     const parked = line.queue.splice(Math.max(0, keep - running));
     if (line.queue.length === 0) {
@@ -233,10 +250,10 @@ export class OrderedDispatcher<T extends HeldEvent> {
     for (const entry of parked) {
       const delayMs = this.#limits.parkDelayMs(entry.event);
       this.#hooks.giveBack(entry.event, delayMs);
+      this.#hold(entry.event, -1);
       line.parked.add(entry.event.seq);
       line.parkedUntil = Math.max(line.parkedUntil, Date.now() + delayMs + this.#limits.stallAfterMs);
     }
-    this.#held -= parked.length;
     clearTimeout(line.parkTimer);
     line.parkTimer = setTimeout(() => {
       line.parkTimer = undefined;
@@ -247,10 +264,22 @@ export class OrderedDispatcher<T extends HeldEvent> {
     this.#notifyRoom();
   }
 
-  #stalledHeld(): number {
-    let held = 0;
-    for (const line of this.#lines.values()) if (line.stalled) held += line.queue.length + (line.running ? 1 : 0);
+  #stalledHeld(): { events: number; bytes: number } {
+    const held = { events: 0, bytes: 0 };
+    for (const line of this.#lines.values()) {
+      if (!line.stalled) continue;
+      for (const entry of line.running ? [line.running, ...line.queue] : line.queue) {
+        held.events += 1;
+        held.bytes += entry.event.bytes;
+      }
+    }
     return held;
+  }
+
+  /** count 1 when the event is taken, -1 when it is settled or given back. */
+  #hold(event: T, count: 1 | -1): void {
+    this.#held += count;
+    this.#heldBytes += count * event.bytes;
   }
 
   #dropIfIdle(line: Line<T>): void {
@@ -260,10 +289,10 @@ export class OrderedDispatcher<T extends HeldEvent> {
   }
 
   #notifyRoom(): void {
-    if (this.room <= 0 && !this.#stopped) return;
-    const waiters = this.#roomWaiters;
-    this.#roomWaiters = [];
-    for (const resolve of waiters) resolve();
+    const ready = this.#roomWaiters.filter((waiter) => this.#stopped || this.room(waiter.eventBytes) > 0);
+    if (ready.length === 0) return;
+    this.#roomWaiters = this.#roomWaiters.filter((waiter) => !ready.includes(waiter));
+    for (const waiter of ready) waiter.resolve();
   }
 }
 
