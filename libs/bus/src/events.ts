@@ -71,6 +71,13 @@ export interface EventStream {
    */
   publish(event: OutgoingEvent): Promise<void>;
   /**
+   * Resolves when a publisher that can run far ahead of the consumers (an outbox relay with a
+   * backlog) may publish more. JetStream keeps events on disk and answers at once; the in-memory
+   * stream waits while a consumer is too far behind, so that memory does not fill with what it has
+   * yet to handle.
+   */
+  readyToPublish(): Promise<void>;
+  /**
    * A durable consumer named `name` (letters, digits, `_`, `-`) of one contract. It survives restarts,
    * and consumers sharing a name share the work. The next event (of the same key, with `orderedBy`)
    * is handed over only once the handler has resolved; a handler that throws gets the same event

@@ -93,6 +93,9 @@ export class JetStreamEvents implements EventStream {
     await this.#js.publish(this.#prefix + event.subject, body, { headers: hdrs });
   }
 
+  /** The stream is on disk: consumers far behind cost the server storage, not this process memory. */
+  async readyToPublish(): Promise<void> {}
+
   async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions<NoInfer<E>> = {}): Promise<EventConsumer> {
     assertConsumerName(name);
     const filter = this.#prefix + contract.subject;

@@ -25,6 +25,12 @@ export interface LocalEventsOptions {
    * read history; beyond it the oldest consumed events are dropped (64 MiB by default).
    */
   retainedBytes?: number;
+  /**
+   * Bytes of events a consumer may have published and not yet handled before readyToPublish()
+   * waits for it (32 MiB by default): what memory holds beyond the retained history, however far
+   * ahead of the consumers a relay is.
+   */
+  backlogBytes?: number;
   retryBackoff?: RetryBackoff;
 }
 
@@ -57,6 +63,10 @@ interface Cursor {
   takers: Taker[];
   /** A feed is waiting for room in the first taker's dispatcher. */
   awaitingRoom: boolean;
+  /** Bytes of this subject's events published and not yet handled (or dropped) under this name. */
+  backlogBytes: number;
+  /** When it last handled an event, or had a backlog again after none: a publisher waits only for a consumer moving. */
+  progressAtMs: number;
 }
 
 /** Events one consumer holds parsed at once, as JetStream's consumers do. */
@@ -74,7 +84,8 @@ const STALL_AFTER_MS = 10_000;
  * `orderedBy`, one event at a time without. It keeps the promises of JetStreamEvents except
  * durability across process restarts (the embedded process replays its outbox at start instead).
  * Events every consumer has handled are dropped oldest first once they exceed `retainedBytes`,
- * with their ids, so memory stays bounded.
+ * with their ids, and a relay publishing faster than a consumer handles waits in readyToPublish()
+ * while that consumer is more than `backlogBytes` behind, so memory stays bounded.
  */
 export class LocalEvents implements EventStream {
   /** The retained suffix of the log; positions are absolute, `#dropped` events precede it. */
@@ -88,13 +99,17 @@ export class LocalEvents implements EventStream {
   readonly #logger: Logger;
   readonly #maxPayloadBytes: number;
   readonly #retainedBytes: number;
+  readonly #backlogBytes: number;
   readonly #retry: RetryBackoff;
+  /** Wakes the publishers in readyToPublish() to look again: a consumer handled an event or stopped. */
+  #publisherWakers: (() => void)[] = [];
   #closed = false;
 
   constructor(logger: Logger, options: LocalEventsOptions = {}) {
     this.#logger = logger;
     this.#maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
     this.#retainedBytes = options.retainedBytes ?? 64 * 1024 * 1024;
+    this.#backlogBytes = options.backlogBytes ?? 32 * 1024 * 1024;
     this.#retry = options.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
   }
 
@@ -106,7 +121,33 @@ export class LocalEvents implements EventStream {
     const traceContext = event.traceContext ?? activeTraceContext();
     this.#log.push({ seq: this.#length + 1, id: event.id, subject: event.subject, body, traceContext, publishedAtMs: Date.now() });
     this.#bytes += body.length;
+    for (const cursor of this.#cursors.values()) {
+      if (cursor.subject !== event.subject) continue;
+      if (cursor.backlogBytes === 0) cursor.progressAtMs = Date.now();
+      cursor.backlogBytes += body.length;
+    }
     for (const cursor of this.#cursors.values()) this.#feed(cursor);
+  }
+
+  /**
+   * Waits while a running consumer is more than `backlogBytes` behind, until it catches up or has
+   * handled nothing for STALL_AFTER_MS (failing, parked, or waiting for an event this very publisher
+   * is to send): a publisher waits for a consumer that moves, never for one that does not. A consumer
+   * with no consume() running holds back nobody. The relay calls this before reading a batch, never
+   * a handler: a handler waiting here may be the one being waited for.
+   */
+  async readyToPublish(): Promise<void> {
+    for (;;) {
+      const behind = this.#furthestBehind();
+      if (!behind || this.#closed) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, behind.progressAtMs + STALL_AFTER_MS - Date.now());
+        this.#publisherWakers.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 
   async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions<NoInfer<E>> = {}): Promise<EventConsumer> {
@@ -134,7 +175,7 @@ export class LocalEvents implements EventStream {
       {
         run: deliver,
         settle: async (held) => {
-          cursor.unsettled.delete(held.seq);
+          this.#consumed(cursor, held.stored, cursor.unsettled.delete(held.seq));
           this.#trim();
         },
         giveBack: (held, delayMs) => this.#giveBack(cursor, held.stored, delayMs),
@@ -153,16 +194,22 @@ export class LocalEvents implements EventStream {
       dispatcher,
       take: (stored, redelivered) => {
         const event = parseEvent(contract, stored.body, this.#logger, { consumer: name, id: stored.id, streamSeq: stored.seq });
-        if (event === undefined) return;
+        if (event === undefined) {
+          this.#consumed(cursor, stored, !cursor.unsettled.has(stored.seq));
+          return;
+        }
         cursor.unsettled.add(stored.seq);
         dispatcher.add({ key: options.orderedBy?.(event) ?? '', seq: stored.seq, bytes: stored.body.length, stored, event, redelivered });
       },
     };
     cursor.takers.push(taker);
+    // It could not move while nothing consumed under its name.
+    cursor.progressAtMs = Date.now();
     const consumer: EventConsumer = {
       stop: async () => {
         this.#consumers.delete(consumer);
         cursor.takers = cursor.takers.filter((t) => t !== taker);
+        this.#wakePublishers();
         await dispatcher.stop();
         this.#feed(cursor);
       },
@@ -176,6 +223,7 @@ export class LocalEvents implements EventStream {
     this.#closed = true;
     for (const timer of this.#parkTimers) clearTimeout(timer);
     this.#parkTimers.clear();
+    this.#wakePublishers();
     await Promise.all([...this.#consumers].map((consumer) => consumer.stop()));
   }
 
@@ -186,7 +234,9 @@ export class LocalEvents implements EventStream {
       return existing;
     }
     const position = deliverFrom === 'new' ? this.#length : this.#dropped;
-    const cursor: Cursor = { subject, position, unsettled: new Set(), redeliver: [], takers: [], awaitingRoom: false };
+    let backlogBytes = 0;
+    for (const event of this.#log.slice(position - this.#dropped)) if (event.subject === subject) backlogBytes += event.body.length;
+    const cursor: Cursor = { subject, position, unsettled: new Set(), redeliver: [], takers: [], awaitingRoom: false, backlogBytes, progressAtMs: Date.now() };
     this.#cursors.set(name, cursor);
     return cursor;
   }
@@ -217,6 +267,31 @@ export class LocalEvents implements EventStream {
       cursor.position += 1;
       taker.take(event, false);
     }
+  }
+
+  /** The event was handled or dropped under the cursor's name; `first` unless it was already counted. */
+  #consumed(cursor: Cursor, event: StoredEvent, first: boolean): void {
+    if (!first) return;
+    cursor.backlogBytes -= event.body.length;
+    cursor.progressAtMs = Date.now();
+    this.#wakePublishers();
+  }
+
+  /** The running consumer furthest over backlogBytes that has moved within STALL_AFTER_MS, if any. */
+  #furthestBehind(): Cursor | undefined {
+    let furthest: Cursor | undefined;
+    const movingSince = Date.now() - STALL_AFTER_MS;
+    for (const cursor of this.#cursors.values()) {
+      if (cursor.takers.length === 0 || cursor.backlogBytes <= this.#backlogBytes || cursor.progressAtMs <= movingSince) continue;
+      if (!furthest || cursor.backlogBytes > furthest.backlogBytes) furthest = cursor;
+    }
+    return furthest;
+  }
+
+  #wakePublishers(): void {
+    const wakers = this.#publisherWakers;
+    this.#publisherWakers = [];
+    for (const wake of wakers) wake();
   }
 
   #giveBack(cursor: Cursor, event: StoredEvent, delayMs: number): void {

@@ -48,6 +48,9 @@ export class OutboxRelay {
   readonly #options: Required<RelayOptions>;
   #task: PeriodicTask | undefined;
   #unobserve: (() => void) | undefined;
+  #stopped = false;
+  /** Resolved by stop(): ends a wait for the stream. */
+  readonly #stopping = Promise.withResolvers<void>();
 
   constructor(db: Database, stream: EventStream, logger: Logger, options: RelayOptions) {
     this.#db = db;
@@ -56,10 +59,16 @@ export class OutboxRelay {
     this.#options = { batchSize: 200, batchBytes: 8 * 1024 * 1024, ...options };
   }
 
-  /** Publishes everything unpublished now; returns how many events went out (0 if another relay holds the lock). */
+  /**
+   * Publishes everything unpublished now, or until the relay stops (what is left stays for the next
+   * run, of this replica or another); returns how many events went out (0 if another relay holds the lock).
+   */
   async runOnce(): Promise<number> {
     let total = 0;
     for (;;) {
+      // Outside the batch's transaction: the wait for consumers can outlast idle_in_transaction_session_timeout.
+      await Promise.race([this.#stream.readyToPublish(), this.#stopping.promise]);
+      if (this.#stopped) return total;
       const { published, more } = await this.#publishBatch();
       total += published;
       if (!more) return total;
@@ -85,6 +94,7 @@ export class OutboxRelay {
     let total = 0;
     let after = '0';
     for (;;) {
+      await this.#stream.readyToPublish();
       const { rows, more } = await this.#readBatch(this.#db, 'published', after);
       for (const row of rows) await this.#stream.publish(toEvent(row));
       total += rows.length;
@@ -104,6 +114,8 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#stopping.resolve();
     this.#unobserve?.();
     await this.#task?.stop();
   }

@@ -20,6 +20,7 @@ function flakyEvents(events: EventStream, projectId: string, afterParts: number)
   const interrupted = new Promise<void>((resolve) => (crashed = resolve));
   const stream: EventStream = {
     publish: (event) => events.publish(event),
+    readyToPublish: () => events.readyToPublish(),
     close: () => events.close(),
     consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options?: ConsumerOptions) {
       return events.consume(
