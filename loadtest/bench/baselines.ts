@@ -42,6 +42,9 @@ export async function connectBaselines(http: HttpClient, targets: BaselineTarget
   const server = await startBaselineServer(targets.natsUrl);
   const nc = await connect({ servers: targets.natsUrl.split(',') });
   const pool = new pg.Pool({ connectionString: targets.databaseUrl, max: 8 });
+  // An idle client losing its connection (the deployment's Postgres stopping first at shutdown)
+  // would otherwise be an unhandled 'error' event that ends the bench before it reports.
+  pool.on('error', () => undefined);
   const table = `bench_baseline_${randomBytes(4).toString('hex')}`;
   const redis = new Redis(targets.redisUrl, { maxRetriesPerRequest: 2 });
   const key = `lode:bench:baseline:${randomBytes(4).toString('hex')}`;
