@@ -68,7 +68,7 @@ export async function hashEntries(workspace: Workspace, entries: LocalEntry[], s
   }
   misses.sort((a, b) => b.size - a.size);
   // The workers queue what they are given: enough in hand to keep them all busy.
-  await mapLimit(misses, 16, async (entry) => {
+  await mapLimit(misses, 32, async (entry) => {
     digests.set(entry.path, await hashFile(entry.localPath, signal, entry.size));
   });
   const hashed = entries.map((entry): HashedEntry => ({ ...entry, digest: digests.get(entry.path) as ContentDigest }));
