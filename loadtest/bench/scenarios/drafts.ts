@@ -48,7 +48,7 @@ export const draftCommit: Scenario = {
     const watch = ctx.deployment.processes.length > 0 ? await watchRss(ctx.deployment.processes) : undefined;
     const started = performance.now();
     let finalize: number;
-    let applied: number;
+    let applied: number | undefined;
     let memory: Awaited<ReturnType<MemoryWatch['stop']>>;
     try {
       finalize = await timed(async () => {
@@ -56,19 +56,18 @@ export const draftCommit: Scenario = {
         if (created.fileCount !== files) throw new Error(`the draft's commit counted ${created.fileCount} files`);
       });
       ctx.log(`draft-commit-${files}: finalize ${(finalize / 1000).toFixed(1)} s`);
+      // The finalize's own memory (the commit transaction) apart from the delivery of its parts after the 201.
+      watch?.mark();
       await syncedUp(p.api, p.projectId);
       applied = performance.now() - started;
     } finally {
       // Stopped whatever happens: it samples processes that the deployment's stop ends.
       memory = (await watch?.stop()) ?? [];
+      // A run that failed (a finalize refused, a sync that never applied it) still shows its memory.
+      if (applied === undefined) ctx.log(`draft-commit-${files} failed\n${memoryReport(files, memory).join('\n')}`);
     }
 
-    const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`;
-    const header = `memory during draft-commit-${files} (finalize, then until sync applied it): RSS before → peak (sampled every 20 ms) → after`;
-    const details =
-      memory.length === 0
-        ? [header, '  not measured: the deployment runs elsewhere (--url)']
-        : [header, ...memory.map((m) => `  ${m.name.padEnd(9)} ${mib(m.before)} → ${mib(m.peak)} → ${mib(m.after)}  (peak +${mib(m.peak - m.before)})`)];
+    const details = memoryReport(files, memory);
     const perSecond = Math.round(files / (finalize / 1000)).toLocaleString('en-US');
     const note = `one round, ${perSecond} files/s; staging ${(staging / 1000).toFixed(1)} s in ${Math.ceil(files / commit.MAX_COMMIT_ENTRIES)} calls; sync applied it ${(applied / 1000).toFixed(1)} s after the finalize began`;
     // Logged as soon as measured, as the finalize is: a run of many minutes keeps its figures whatever happens after.
@@ -88,6 +87,14 @@ export const draftCommit: Scenario = {
 };
 
 /** Until a sync answers: it waits for the read model to apply the latest commit, and says 503 (or 504) while it has not. */
+function memoryReport(files: number, memory: Awaited<ReturnType<MemoryWatch['stop']>>): string[] {
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`;
+  const header = `memory during draft-commit-${files} (finalize, then until sync applied it): RSS before → peak (sampled every 20 ms) → after`;
+  if (memory.length === 0) return [header, '  not measured: the deployment runs elsewhere (--url)'];
+  const phases = (m: (typeof memory)[number]) => m.phases.map((peak) => `+${mib(Math.max(0, peak - m.before))}`).join(', then ');
+  return [header, ...memory.map((m) => `  ${m.name.padEnd(9)} ${mib(m.before)} → ${mib(m.peak)} → ${mib(m.after)}  (peak +${mib(m.peak - m.before)}: finalize ${phases(m)} until sync applied it)`)];
+}
+
 async function syncedUp(api: { call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> }, projectId: string): Promise<void> {
   const deadline = performance.now() + 600_000;
   for (;;) {
