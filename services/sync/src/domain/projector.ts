@@ -5,9 +5,12 @@ import type { Logger } from '@lode/telemetry';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { HistoryRepository } from '../repo/history-repo.ts';
 import type { ProgressRepository } from '../repo/progress-repo.ts';
-import type { StagingRepository } from '../repo/staging-repo.ts';
+import { BEFORE_FIRST_FILE, type StagingRepository } from '../repo/staging-repo.ts';
 import type { TreeRepository } from '../repo/tree-repo.ts';
 import { planPart } from './part-plan.ts';
+
+/** Staged entries applied per statement, as many as a commit's batch: each statement's time is bounded, whatever the commit's size. */
+const APPLY_BATCH = 25_000;
 
 export interface ProjectorDeps {
   db: Database;
@@ -84,8 +87,15 @@ export class Projector {
     if (branch !== MAIN_BRANCH && (await branches.create(tx, projectId, branch, seq - 1))) {
       await tree.copyBranch(tx, projectId, MAIN_BRANCH, branch);
     }
-    await tree.applyStaged(tx, projectId, branch, seq);
-    await history.recordStaged(tx, projectId, branch, seq);
+    // A million-file commit in one statement outlasts the statement timeout: the tree and history
+    // take it 25,000 entries per statement, in this one transaction, so readers see it whole or not at all.
+    await staging.useIndexes(tx);
+    let range = await staging.nextRange(tx, projectId, seq, BEFORE_FIRST_FILE, APPLY_BATCH);
+    while (range) {
+      await tree.applyStaged(tx, projectId, branch, seq, range);
+      await history.recordStaged(tx, projectId, branch, seq, range);
+      range = await staging.nextRange(tx, projectId, seq, range.through, APPLY_BATCH);
+    }
     await staging.discard(tx, projectId);
   }
 }

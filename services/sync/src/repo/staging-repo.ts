@@ -5,6 +5,15 @@ export interface StagedEntry extends commit.CommittedEntry {
   pathKey: string;
 }
 
+/** Staged entries with file ids in (after, through]: one batch of an apply, in the primary key's order. */
+export interface StagedRange {
+  after: string;
+  through: string;
+}
+
+/** Below every file id (random UUIDs are never nil): where the first batch starts. */
+export const BEFORE_FIRST_FILE = '00000000-0000-0000-0000-000000000000';
+
 /** The parts of a commit received so far (table `staged_entries`), applied together with the last. */
 export class StagingRepository {
   async add(tx: Queryable, projectId: string, seq: number, entries: readonly StagedEntry[]): Promise<void> {
@@ -25,6 +34,29 @@ export class StagingRepository {
         column((e) => e.size),
       ],
     );
+  }
+
+  /**
+   * The batch of at most `size` staged entries after `after`: its last file id, or null when none
+   * is left. Walks the primary key, so each batch is an index range whatever the statistics say.
+   */
+  async nextRange(tx: Queryable, projectId: string, seq: number, after: string, size: number): Promise<StagedRange | null> {
+    const { rows } = await tx.query<{ through: string }>(
+      `SELECT file_id AS through FROM (
+         SELECT file_id FROM staged_entries WHERE project_id = $1 AND commit_seq = $2 AND file_id > $3 ORDER BY file_id LIMIT $4
+       ) batch ORDER BY file_id DESC LIMIT 1`,
+      [projectId, seq, after, size],
+    );
+    return rows[0] ? { after, through: rows[0].through } : null;
+  }
+
+  /**
+   * For the rest of the transaction, reads use indexes. A large commit's parts grow staged_entries
+   * by up to a million rows, and tree and history with them, faster than the planner's statistics
+   * follow: on tables they say are tiny it would scan and sort the whole table for each batch.
+   */
+  async useIndexes(tx: Queryable): Promise<void> {
+    await tx.query('SET LOCAL enable_seqscan = off');
   }
 
   async discard(tx: Queryable, projectId: string): Promise<void> {

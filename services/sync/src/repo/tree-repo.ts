@@ -2,6 +2,7 @@ import { MAX_INT4 } from '@lode/contracts';
 import { LINE_SEPARATOR, textList, type Queryable } from '@lode/db';
 import type { RemoteFile } from '../domain/sync-status.ts';
 import type { Lineage } from './branches-repo.ts';
+import type { StagedRange } from './staging-repo.ts';
 
 /** A listed file looked up in the tree, in request order. */
 export interface LookedUp {
@@ -51,17 +52,17 @@ export class TreeRepository {
     await tx.query('DELETE FROM tree WHERE project_id = $1 AND branch = $2', [projectId, branch]);
   }
 
-  /** Moves the branch to the staged commit; a delete keeps the last version's fields, as history does. */
-  async applyStaged(tx: Queryable, projectId: string, branch: string, seq: number): Promise<void> {
+  /** Moves the branch to the staged commit's entries in `range`; a delete keeps the last version's fields, as history does. */
+  async applyStaged(tx: Queryable, projectId: string, branch: string, seq: number, range: StagedRange): Promise<void> {
     await tx.query(
       `INSERT INTO tree (project_id, branch, path_key, path, file_id, version, sha256, size, commit_seq, deleted)
        SELECT project_id, $2, path_key, path, file_id, version, sha256, size, commit_seq, action = 'delete'
-       FROM staged_entries WHERE project_id = $1 AND commit_seq = $3
+       FROM staged_entries WHERE project_id = $1 AND commit_seq = $3 AND file_id > $4 AND file_id <= $5
        ON CONFLICT (project_id, branch, path_key) DO UPDATE
          SET path = excluded.path, file_id = excluded.file_id,
              version = COALESCE(excluded.version, tree.version), sha256 = COALESCE(excluded.sha256, tree.sha256),
              size = COALESCE(excluded.size, tree.size), commit_seq = excluded.commit_seq, deleted = excluded.deleted`,
-      [projectId, branch, seq],
+      [projectId, branch, seq, range.after, range.through],
     );
   }
 
