@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ObjectInfo } from './storage.ts';
+import { ThreadPool } from './thread-pool.ts';
 
 /** An object's files in both layouts: sealed (header, then bytes), and the earlier bytes-and-sidecar. */
 export interface ObjectFiles {
@@ -78,6 +79,10 @@ class Reader {
   readonly worker = new Worker(READER_SOURCE, { eval: true });
   readonly pending = new Map<number, Pending>();
 
+  get busy(): number {
+    return this.pending.size;
+  }
+
   constructor(onLost: (reader: Reader) => void) {
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => {
@@ -114,29 +119,13 @@ class Reader {
 }
 
 class ReaderPool {
-  readonly #size = Math.max(1, Math.min(availableParallelism(), 4));
-  readonly #readers: Reader[] = [];
+  readonly #readers = new ThreadPool<Reader>(Math.max(1, Math.min(availableParallelism(), 4)), (lost) => new Reader(lost));
   #nextId = 0;
 
   async heads(objects: readonly ObjectFiles[]): Promise<(ObjectInfo | null)[]> {
     const slices: Promise<(ObjectInfo | null)[]>[] = [];
-    for (let at = 0; at < objects.length; at += SLICE) slices.push(this.#pick().ask(this.#nextId++, objects.slice(at, at + SLICE)));
+    for (let at = 0; at < objects.length; at += SLICE) slices.push(this.#readers.pick().ask(this.#nextId++, objects.slice(at, at + SLICE)));
     return (await Promise.all(slices)).flat();
-  }
-
-  /** A new reader while there are fewer than the size, else the least busy. */
-  #pick(): Reader {
-    const idle = this.#readers.find((r) => r.pending.size === 0);
-    if (idle) return idle;
-    if (this.#readers.length < this.#size) {
-      const reader = new Reader((lost) => {
-        const index = this.#readers.indexOf(lost);
-        if (index >= 0) this.#readers.splice(index, 1);
-      });
-      this.#readers.push(reader);
-      return reader;
-    }
-    return this.#readers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   }
 }
 

@@ -8,6 +8,7 @@ import { LOCAL_OBJECTS_ROUTE, sealedHeader, type LocalBlobStorage } from './loca
 import { isValidStorageKey } from './storage.ts';
 import { verify } from './local-signing.ts';
 import { parseRange } from './range.ts';
+import { ThreadPool } from './thread-pool.ts';
 
 type Refusal = { status: number; code: string; message: string };
 
@@ -241,6 +242,10 @@ class Writer {
   readonly worker: Worker;
   #lost = false;
 
+  get busy(): number {
+    return this.uploads.size;
+  }
+
   constructor(onLost: (writer: Writer) => void) {
     this.worker = new Worker(WRITER_SOURCE, { eval: true });
     this.worker.unref();
@@ -276,32 +281,16 @@ class Writer {
 }
 
 class WriterPool {
-  readonly #size: number;
-  readonly #writers: Writer[] = [];
+  readonly #writers: ThreadPool<Writer>;
   #nextId = 0;
 
   constructor(size: number) {
-    this.#size = size;
-  }
-
-  /** An idle writer, else a new one while there are fewer than the size, else the least busy. */
-  #pick(): Writer {
-    const idle = this.#writers.find((w) => w.uploads.size === 0);
-    if (idle) return idle;
-    if (this.#writers.length < this.#size) {
-      const writer = new Writer((lost) => {
-        const index = this.#writers.indexOf(lost);
-        if (index >= 0) this.#writers.splice(index, 1);
-      });
-      this.#writers.push(writer);
-      return writer;
-    }
-    return this.#writers.reduce((a, b) => (b.uploads.size < a.uploads.size ? b : a));
+    this.#writers = new ThreadPool(size, (lost) => new Writer(lost));
   }
 
   /** Hands the body to a writer as it arrives; 'incomplete' for a body cut short or longer than signed. */
   receive(req: IncomingMessage, p: Placement): Promise<Stored> {
-    const writer = this.#pick();
+    const writer = this.#writers.pick();
     const id = this.#nextId++;
     const whole = p.size <= WHOLE_MAX;
     return new Promise<Stored>((resolve, reject) => {
