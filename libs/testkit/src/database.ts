@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 
 /** The machine's real Postgres; each test run gets a database of its own and drops it after. */
@@ -32,4 +35,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await client.end();
     },
   };
+}
+
+/** A copy of a service's migration directory as deployed before `first` (e.g. '0012'): to test that migration on old data. */
+export interface OldMigrations {
+  directory: string;
+  remove(): Promise<void>;
+}
+
+export async function migrationsBefore(directory: string, first: string): Promise<OldMigrations> {
+  const old = await mkdtemp(path.join(tmpdir(), 'lode-migrations-'));
+  for (const file of await readdir(directory)) {
+    if (file < first) await copyFile(path.join(directory, file), path.join(old, file));
+  }
+  return { directory: old, remove: () => rm(old, { recursive: true, force: true }) };
 }

@@ -1,36 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database, migrate } from '@lode/db';
 import { outboxMigrations } from '@lode/outbox';
-import { createTestDatabase, type TestDatabase } from '@lode/testkit/database';
+import { createTestDatabase, migrationsBefore, type OldMigrations, type TestDatabase } from '@lode/testkit/database';
 import { COMMIT_SCHEMA, commitMigrations } from '../src/index.ts';
 import { DraftsRepository } from '../src/repo/drafts-repo.ts';
 
 describe('a draft’s stored file count (migration 0012)', () => {
   let database: TestDatabase;
-  let before0012: string;
+  let before0012: OldMigrations;
   let db: Database;
 
   beforeAll(async () => {
     database = await createTestDatabase();
     db = new Database({ connectionString: database.url, schema: COMMIT_SCHEMA, max: 2 });
-    // The commit service's migrations as deployed before 0012.
-    before0012 = await mkdtemp(path.join(tmpdir(), 'lode-commit-0011-'));
-    for (const file of await readdir(commitMigrations.directory)) {
-      if (file < '0012') await copyFile(path.join(commitMigrations.directory, file), path.join(before0012, file));
-    }
+    before0012 = await migrationsBefore(commitMigrations.directory, '0012');
   });
   afterAll(async () => {
     await db?.close();
     await database?.drop();
-    await rm(before0012, { recursive: true, force: true });
+    await before0012?.remove();
   });
 
   it('counts the entries of drafts staged before it, and staging adds only the files new to the draft', async () => {
-    await migrate(db, { directory: before0012, libraries: [outboxMigrations] });
+    await migrate(db, { directory: before0012.directory, libraries: [outboxMigrations] });
     const owner = { projectId: randomUUID(), userId: randomUUID() };
     const [staged, empty] = [randomUUID(), randomUUID()];
     await db.query(

@@ -1,31 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database, migrate } from '@lode/db';
-import { createTestDatabase, type TestDatabase } from '@lode/testkit/database';
+import { createTestDatabase, migrationsBefore, type OldMigrations, type TestDatabase } from '@lode/testkit/database';
 import { LOCK_SCHEMA, lockMigrations } from '../src/index.ts';
 
 describe('migrating fences to one row per fence', () => {
   let database: TestDatabase;
   let db: Database;
-  let firstOnly: string;
+  let firstOnly: OldMigrations;
 
   beforeAll(async () => {
     database = await createTestDatabase();
     db = new Database({ connectionString: database.url, schema: LOCK_SCHEMA, max: 2 });
-    firstOnly = await mkdtemp(path.join(tmpdir(), 'lode-lock-migrations-'));
-    await copyFile(path.join(lockMigrations.directory, '0001_init.sql'), path.join(firstOnly, '0001_init.sql'));
+    firstOnly = await migrationsBefore(lockMigrations.directory, '0002');
   });
   afterAll(async () => {
     await db?.close();
     await database?.drop();
-    await rm(firstOnly, { recursive: true, force: true });
+    await firstOnly?.remove();
   });
 
   it('carries a commit’s fence in place during the upgrade over, with all its files and its expiry', async () => {
-    await migrate(db, firstOnly);
+    await migrate(db, firstOnly.directory);
     const [fenceId, projectId, userId] = [randomUUID(), randomUUID(), randomUUID()];
     const files = [randomUUID(), randomUUID()];
     await db.query(
