@@ -1,4 +1,4 @@
-import { allPages, commitFiles, LodeApiError, uploadFiles, type CommitCreated, type CommitEntry } from '@lode/sdk';
+import { allPages, commitFiles, isRefusal, uploadFiles, type CommitCreated, type CommitEntry } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
@@ -107,7 +107,7 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
   } catch (error) {
     // A refusal (locks, stale versions…) recorded nothing: the confirmed uploads stay for the next
     // try. A commit still in progress may land: its key and body stay, to be answered again.
-    if (error instanceof LodeApiError && error.status < 500 && error.code !== 'idempotency_in_progress') await store.forgetCommit();
+    if (isRefusal(error)) await store.forgetCommit();
     throw error;
   }
   for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };

@@ -1,5 +1,5 @@
 import type { LodeClient } from './client.ts';
-import { LodeApiError } from './errors.ts';
+import { isRefusal, LodeApiError } from './errors.ts';
 import { chunk } from './limit.ts';
 import type { CommitCreated, CommitRequest } from './types.ts';
 
@@ -34,14 +34,8 @@ export async function commitFiles(client: LodeClient, request: CommitRequest, op
   }
   if (request.fileVersions.length <= maxEntries) return client.createCommit(request, { signal, idempotencyKey });
   const draft = await client.createDraft(request.message, request.branch, { signal });
-  try {
-    await options.onDraft?.(draft.id);
-    await stage(client, draft.id, request, maxEntries, signal);
-    return await client.commitDraft(draft.id, { signal, idempotencyKey });
-  } catch (error) {
-    await tidyRefused(client, draft.id, error);
-    throw error;
-  }
+  await options.onDraft?.(draft.id);
+  return stageAndCommit(client, draft.id, request, { signal, idempotencyKey, maxEntries, resumed: false });
 }
 
 /**
@@ -50,8 +44,7 @@ export async function commitFiles(client: LodeClient, request: CommitRequest, op
  * the commit may have landed, and the draft is kept for a resumed call to replay.
  */
 async function tidyRefused(client: LodeClient, draftId: string, error: unknown): Promise<void> {
-  const refused = error instanceof LodeApiError && error.status < 500 && error.status !== 404 && error.code !== 'idempotency_in_progress';
-  if (refused) await client.deleteDraft(draftId).catch(() => undefined);
+  if (isRefusal(error) && error.status !== 404) await client.deleteDraft(draftId).catch(() => undefined);
 }
 
 async function stage(client: LodeClient, draftId: string, request: CommitRequest, maxEntries: number, signal?: AbortSignal): Promise<void> {
@@ -59,6 +52,29 @@ async function stage(client: LodeClient, draftId: string, request: CommitRequest
 }
 
 const isNotFound = (error: unknown) => error instanceof LodeApiError && error.status === 404;
+
+interface DraftCommitOptions {
+  signal?: AbortSignal;
+  idempotencyKey: string;
+  maxEntries: number;
+  /** The draft was made by an interrupted call: it may be gone because that call's commit landed. */
+  resumed: boolean;
+}
+
+/** Stages every part into the draft, then commits it with the key; a refused commit tidies the draft away. */
+async function stageAndCommit(client: LodeClient, draftId: string, request: CommitRequest, options: DraftCommitOptions): Promise<CommitCreated> {
+  const { signal, idempotencyKey } = options;
+  try {
+    await stage(client, draftId, request, options.maxEntries, signal).catch((error: unknown) => {
+      // A resumed draft that is gone: its commit, if it landed, still answers to the key.
+      if (!(options.resumed && isNotFound(error))) throw error;
+    });
+    return await client.commitDraft(draftId, { signal, idempotencyKey });
+  } catch (error) {
+    await tidyRefused(client, draftId, error);
+    throw error;
+  }
+}
 
 /**
  * Goes on with a draft an interrupted call made. Its parts are staged again first (staging the same
@@ -70,17 +86,10 @@ async function resumeDraft(
   client: LodeClient,
   draftId: string,
   request: CommitRequest,
-  options: { signal?: AbortSignal; idempotencyKey: string; maxEntries: number },
+  options: Omit<DraftCommitOptions, 'resumed'>,
 ): Promise<CommitCreated | null> {
-  const { signal, idempotencyKey } = options;
-  try {
-    await stage(client, draftId, request, options.maxEntries, signal).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    });
-    return await client.commitDraft(draftId, { signal, idempotencyKey });
-  } catch (error) {
+  return stageAndCommit(client, draftId, request, { ...options, resumed: true }).catch((error: unknown) => {
     if (isNotFound(error)) return null;
-    await tidyRefused(client, draftId, error);
     throw error;
-  }
+  });
 }

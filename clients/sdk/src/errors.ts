@@ -16,6 +16,14 @@ export class LodeApiError extends Error {
   }
 }
 
+/**
+ * The server refused the request (a lock, a stale version, bad input…): it did nothing. Not a 5xx
+ * or a lost answer, and not `idempotency_in_progress` (the same key's request may still land).
+ */
+export function isRefusal(error: unknown): error is LodeApiError {
+  return error instanceof LodeApiError && error.status < 500 && error.code !== 'idempotency_in_progress';
+}
+
 /** A transfer to or from object storage that failed (status, or bytes that do not match). */
 export class LodeTransferError extends Error {
   readonly path: string;

@@ -64,7 +64,9 @@ export class ApiTransport {
     if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const started = performance.now();
-    for (let attempt = 1; ; attempt++) {
+    // Failed tries so far; polls of a running request (below) are not failures.
+    let failures = 0;
+    for (;;) {
       let response: Response;
       try {
         response = await fetch(url, { method, headers, body: payload, signal: options.signal });
@@ -73,8 +75,8 @@ export class ApiTransport {
         // commits and restores carry an idempotency key), so it is retried like a 503. fetch also
         // ends here when no answer came within 5 minutes, shorter than a large draft commit may take:
         // the retry, with the same key, then waits for the first request's result (below).
-        if (options.signal?.aborted || attempt >= this.retry.attempts) throw error;
-        await this.#wait(method, path, attempt, null, (error as Error).message, options.signal);
+        if (options.signal?.aborted || ++failures >= this.retry.attempts) throw error;
+        await this.#wait(method, path, failures, null, (error as Error).message, options.signal);
         continue;
       }
       if (response.ok) return response;
@@ -85,12 +87,11 @@ export class ApiTransport {
       // result is what this call returns, so it is polled for as long as the server may run it,
       // without spending the attempts meant for failures.
       if (failure.code === 'idempotency_in_progress' && performance.now() - started < IN_PROGRESS_WAIT_MS) {
-        attempt--; // a poll, not a failed attempt
         await this.#wait(method, path, IN_PROGRESS_BACKOFF_STEP, retryAfter, reason, options.signal);
         continue;
       }
-      if (!isRetryableStatus(response.status, failure.code) || attempt >= this.retry.attempts) throw failure;
-      await this.#wait(method, path, attempt, retryAfter, reason, options.signal);
+      if (!isRetryableStatus(response.status, failure.code) || ++failures >= this.retry.attempts) throw failure;
+      await this.#wait(method, path, failures, retryAfter, reason, options.signal);
     }
   }
 

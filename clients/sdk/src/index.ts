@@ -1,6 +1,6 @@
 export { LodeClient, allPages, paginate, type LodeClientOptions } from './client.ts';
 export { ApiTransport, type CallOptions, type ConnectionOptions, type RetryEvent } from './http.ts';
-export { LodeApiError, LodeTransferError, type FileFailure } from './errors.ts';
+export { isRefusal, LodeApiError, LodeTransferError, type FileFailure } from './errors.ts';
 export { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, type RetryPolicy } from './retry.ts';
 export { hashFile, type ContentDigest } from './hash.ts';
 export { chunk, createLimiter, mapLimit } from './limit.ts';
