@@ -5,3 +5,4 @@ export { databaseSettings, databaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, type Dat
 export { CursorCodec, cursorSecretSetting } from './cursor.ts';
 export { replayIdempotent, tryClaimIdempotencyKey, whileIdempotencyKeyClaimed, type IdempotencyScope } from './idempotency.ts';
 export { LINE_SEPARATOR, textList, UNIT_SEPARATOR } from './text-list.ts';
+export { preferIndexScans } from './index-scans.ts';

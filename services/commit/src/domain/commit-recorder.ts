@@ -3,7 +3,7 @@ import { errors, LISTED_MAX } from '@lode/errors';
 import { commit, lock, type Actor } from '@lode/contracts';
 import { MAIN_BRANCH, MAX_COMMIT_ENTRIES } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
-import type { Database, Queryable } from '@lode/db';
+import { preferIndexScans, type Database, type Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import { outboxTraceContext, writeOutbox } from '@lode/outbox';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
@@ -136,7 +136,7 @@ export class CommitRecorder {
    */
   async recordStaged(tx: Queryable, actor: Actor, draft: { id: string; message: string; branch: string }): Promise<commit.Commit> {
     const { commits, staged } = this.#deps;
-    await staged.useIndexes(tx);
+    await preferIndexScans(tx);
     const opened = await this.#open(tx, actor, draft.branch);
     const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
     const target = { id: randomUUID(), projectId: actor.projectId, ...opened };

@@ -112,16 +112,6 @@ export class StagedCommitsRepository {
     return rows[0];
   }
 
-  /**
-   * For the rest of the transaction, reads use indexes. A draft's commit reads tables that it grows
-   * by up to a million rows batch after batch, unseen by the planner's statistics: on a table they
-   * say is empty or tiny (a new deployment's, a new branch's) it would read the whole table for each
-   * entry's probe, and every read here has its index.
-   */
-  async useIndexes(tx: Queryable): Promise<void> {
-    await tx.query('SET LOCAL enable_seqscan = off');
-  }
-
   /** The commit's row, once its batches are written (the entries' count is known then), and the branch head moved to it. */
   async recordCommit(tx: Queryable, c: NewCommit): Promise<Date> {
     const { rows } = await tx.query<{ createdAt: Date }>(

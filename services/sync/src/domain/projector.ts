@@ -1,6 +1,6 @@
 import { pathKey, type commit } from '@lode/contracts';
-import { MAIN_BRANCH } from '@lode/contracts/commit';
-import type { Database, Queryable } from '@lode/db';
+import { MAIN_BRANCH, MAX_COMMIT_ENTRIES } from '@lode/contracts/commit';
+import { preferIndexScans, type Database, type Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { HistoryRepository } from '../repo/history-repo.ts';
@@ -8,9 +8,6 @@ import type { ProgressRepository } from '../repo/progress-repo.ts';
 import { BEFORE_FIRST_FILE, type StagingRepository } from '../repo/staging-repo.ts';
 import type { TreeRepository } from '../repo/tree-repo.ts';
 import { planPart } from './part-plan.ts';
-
-/** Staged entries applied per statement, as many as a commit's batch: each statement's time is bounded, whatever the commit's size. */
-const APPLY_BATCH = 25_000;
 
 export interface ProjectorDeps {
   db: Database;
@@ -88,13 +85,15 @@ export class Projector {
       await tree.copyBranch(tx, projectId, MAIN_BRANCH, branch);
     }
     // A million-file commit in one statement outlasts the statement timeout: the tree and history
-    // take it 25,000 entries per statement, in this one transaction, so readers see it whole or not at all.
-    await staging.useIndexes(tx);
-    let range = await staging.nextRange(tx, projectId, seq, BEFORE_FIRST_FILE, APPLY_BATCH);
+    // take it a commit's batch (25,000 entries) per statement, in this one transaction, so readers
+    // see it whole or not at all.
+    await preferIndexScans(tx);
+    let range = await staging.nextRange(tx, projectId, seq, BEFORE_FIRST_FILE, MAX_COMMIT_ENTRIES);
     while (range) {
       await tree.applyStaged(tx, projectId, branch, seq, range);
       await history.recordStaged(tx, projectId, branch, seq, range);
-      range = await staging.nextRange(tx, projectId, seq, range.through, APPLY_BATCH);
+      // A short batch was the last: no query to find nothing after it.
+      range = range.count < MAX_COMMIT_ENTRIES ? null : await staging.nextRange(tx, projectId, seq, range.through, MAX_COMMIT_ENTRIES);
     }
     await staging.discard(tx, projectId);
   }

@@ -37,26 +37,18 @@ export class StagingRepository {
   }
 
   /**
-   * The batch of at most `size` staged entries after `after`: its last file id, or null when none
-   * is left. Walks the primary key, so each batch is an index range whatever the statistics say.
+   * The batch of at most `size` staged entries after `after`: its last file id and how many it
+   * holds, or null when none is left. Walks the primary key, so each batch is an index range
+   * whatever the statistics say.
    */
-  async nextRange(tx: Queryable, projectId: string, seq: number, after: string, size: number): Promise<StagedRange | null> {
-    const { rows } = await tx.query<{ through: string }>(
-      `SELECT file_id AS through FROM (
+  async nextRange(tx: Queryable, projectId: string, seq: number, after: string, size: number): Promise<(StagedRange & { count: number }) | null> {
+    const { rows } = await tx.query<{ through: string; count: number }>(
+      `SELECT file_id AS through, count(*) OVER ()::int AS count FROM (
          SELECT file_id FROM staged_entries WHERE project_id = $1 AND commit_seq = $2 AND file_id > $3 ORDER BY file_id LIMIT $4
        ) batch ORDER BY file_id DESC LIMIT 1`,
       [projectId, seq, after, size],
     );
-    return rows[0] ? { after, through: rows[0].through } : null;
-  }
-
-  /**
-   * For the rest of the transaction, reads use indexes. A large commit's parts grow staged_entries
-   * by up to a million rows, and tree and history with them, faster than the planner's statistics
-   * follow: on tables they say are tiny it would scan and sort the whole table for each batch.
-   */
-  async useIndexes(tx: Queryable): Promise<void> {
-    await tx.query('SET LOCAL enable_seqscan = off');
+    return rows[0] ? { after, ...rows[0] } : null;
   }
 
   async discard(tx: Queryable, projectId: string): Promise<void> {
