@@ -5,7 +5,7 @@ import type { EventContract, EventOf } from '@lode/contracts';
 import type { Logger } from '@lode/telemetry';
 import { DEFAULT_CONCURRENCY, retryDelayMs, type ConsumerOptions, type EventConsumer, type EventHandler, type RetryBackoff } from './events.ts';
 import { deliverEvent, parseEvent, type DeliveryOutcome } from './event-delivery.ts';
-import { OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
+import { HELD_BYTES, OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
 
 /**
  * An unacked event is delivered again after this: what a delivery lost with a crashed process or a
@@ -16,11 +16,6 @@ export const ACK_WAIT_MS = 8_000;
 export const KEYED_MAX_ACK_PENDING = 1024;
 /** Events one process holds (in memory, parsed) for a consumer: the largest pull it asks for. */
 const HELD_EVENTS = 64;
-/**
- * Bytes of events one process holds for a consumer, as received (parsed they take several times
- * that): 16 commit parts of 512 KiB, however many parts a commit has.
- */
-const HELD_BYTES = 8 * 1024 * 1024;
 /** The largest event NATS delivers when the server does not say: its default max_payload. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 /** Events a stalled key keeps in a process; its later ones are parked on the server. */

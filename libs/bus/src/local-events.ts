@@ -14,7 +14,7 @@ import {
   type RetryBackoff,
 } from './events.ts';
 import { deliverEvent, parseEvent } from './event-delivery.ts';
-import { OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
+import { HELD_BYTES, OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
 import { encode } from './wire.ts';
 
 export interface LocalEventsOptions {
@@ -71,12 +71,11 @@ interface Cursor {
 
 /** Events one consumer holds parsed at once, as JetStream's consumers do. */
 const HELD_EVENTS = 256;
-/** Bytes of events one consumer holds parsed at once: 16 commit parts of 512 KiB. */
-const HELD_BYTES = 8 * 1024 * 1024;
 /** Events a stalled key keeps; the rest come back after LOCAL_PARK_MS. */
 const STALLED_KEY_HOLD = 8;
 const LOCAL_PARK_MS = 5_000;
-const STALL_AFTER_MS = 10_000;
+/** A consumer that has handled nothing for this long holds back no publisher (readyToPublish). */
+export const STALL_AFTER_MS = 10_000;
 
 /**
  * The embedded-mode event stream: an append-only log in memory, each consumer name a cursor whose

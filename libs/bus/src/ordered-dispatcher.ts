@@ -1,6 +1,18 @@
 import { DEFER_BACKOFF, retryDelayMs, type RetryBackoff } from './events.ts';
 import type { DeliveryOutcome } from './event-delivery.ts';
 
+/**
+ * Bytes of events a consumer holds at once in one process, as received (parsed they take several
+ * times that), on either transport: 16 commit parts of 512 KiB, however many parts a commit has.
+ */
+export const HELD_BYTES = 8 * 1024 * 1024;
+
+/** A transport waiting for room for one more event of `eventBytes`. */
+interface RoomWaiter {
+  eventBytes: number;
+  resolve: () => void;
+}
+
 /** An event a transport handed to the dispatcher, held until it is settled or given back. */
 export interface HeldEvent {
   /** Events with one key run one at a time, lowest seq first; different keys run side by side. */
@@ -80,7 +92,7 @@ export class OrderedDispatcher<T extends HeldEvent> {
   #held = 0;
   #heldBytes = 0;
   #running = 0;
-  #roomWaiters: { eventBytes: number; resolve: () => void }[] = [];
+  #roomWaiters: RoomWaiter[] = [];
   #stopped = false;
 
   constructor(hooks: DispatchHooks<T>, limits: DispatchLimits<T>) {
@@ -289,9 +301,11 @@ export class OrderedDispatcher<T extends HeldEvent> {
   }
 
   #notifyRoom(): void {
-    const ready = this.#roomWaiters.filter((waiter) => this.#stopped || this.room(waiter.eventBytes) > 0);
+    const ready: RoomWaiter[] = [];
+    const waiting: RoomWaiter[] = [];
+    for (const waiter of this.#roomWaiters) (this.#stopped || this.room(waiter.eventBytes) > 0 ? ready : waiting).push(waiter);
     if (ready.length === 0) return;
-    this.#roomWaiters = this.#roomWaiters.filter((waiter) => !ready.includes(waiter));
+    this.#roomWaiters = waiting;
     for (const waiter of ready) waiter.resolve();
   }
 }

@@ -1,14 +1,11 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { LocalEvents } from '@lode/bus';
+import { STALL_AFTER_MS } from '../src/local-events.ts';
+import { HELD_BYTES } from '../src/ordered-dispatcher.ts';
 import { logger, openJetStreamEvents, randomNamespace, sleep, tick, tickEvent, TEST_RETRY_BACKOFF, type TickEvent } from './fixtures.ts';
 
 const namespace = randomNamespace();
-const MIB = 1024 * 1024;
-/** What a JetStream consumer holds of its events at most, as received (HELD_BYTES in jetstream-consumer.ts). */
-const HELD_BYTES = 8 * MIB;
-/** A consumer that has handled nothing for this long holds back no publisher (STALL_AFTER_MS in local-events.ts). */
-const STALL_AFTER_MS = 10_000;
 /** Only a hang guard, never a measurement. */
 const GUARD_MS = 20_000;
 
