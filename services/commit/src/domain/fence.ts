@@ -22,7 +22,7 @@ export interface Fence {
  * loaded 2-core machine (docs/performance.md, Issue 18), so a commit of any size that the machine
  * can make in time is not abandoned for its fence.
  */
-export const FENCE_MS_PER_DRAFT_FILE = 0.5;
+const FENCE_MS_PER_DRAFT_FILE = 0.5;
 
 /**
  * The lifetime to ask for a draft's fence: the usual one (LODE_LOCK_FENCE_TTL_MS), or longer for
@@ -65,19 +65,19 @@ export function placeFence(bus: Bus, actor: Actor, fileIds: string[], ttlMs: num
 }
 
 /** Fence requests of one draft in flight at once: each carries up to 25,000 ids to the lock service and back. */
-export const FENCE_PAGES_IN_FLIGHT = 2;
+const FENCE_PAGES_IN_FLIGHT = 2;
 
 type LockedFile = Parameters<typeof errors.fileLocked>[0][number];
 
 /**
  * Fences the files page by page as `pages` yields them (each page at most one fence request's
- * files), at most `inFlight` requests at a time: the pages are read as the lock service answers, so
+ * files), at most FENCE_PAGES_IN_FLIGHT requests at a time: the pages are read as the lock service answers, so
  * neither service holds more than that many pages of a draft of any size. Refusals by locks do not
  * stop it, so that they are answered as one file_locked with the first LISTED_MAX locked files (in
  * file id order, as the pages come) and how many there are in every page; any other failure stops it
  * and is answered as itself.
  */
-export function placeFencePages(bus: Bus, actor: Actor, pages: AsyncIterable<string[]>, ttlMs: number, inFlight = FENCE_PAGES_IN_FLIGHT): Fence {
+export function placeFencePages(bus: Bus, actor: Actor, pages: AsyncIterable<string[]>, ttlMs: number): Fence {
   const deadline = deadlineOf(ttlMs);
   const placedIds: string[] = [];
   // The locked files of the refused pages by page number, only as many pages as hold the first
@@ -120,7 +120,7 @@ export function placeFencePages(bus: Bus, actor: Actor, pages: AsyncIterable<str
           running.delete(sent);
         });
         running.add(sent);
-        if (running.size >= inFlight) await Promise.race(running);
+        if (running.size >= FENCE_PAGES_IN_FLIGHT) await Promise.race(running);
         if (failure) break;
       }
     } catch (error) {
