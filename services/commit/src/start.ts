@@ -82,7 +82,7 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   });
   const idempotency = new IdempotencyRepository();
   const commits = new CommitService({ db, bus, recorder, idempotency });
-  const drafts = new DraftService({ db, bus, recorder, idempotency, drafts: new DraftsRepository(), ttlMs: deps.draftTtlMs, fenceTtlMs: deps.fenceTtlMs });
+  const drafts = new DraftService({ db, bus, recorder, idempotency, drafts: new DraftsRepository(), ttlMs: deps.draftTtlMs });
   serveDrafts(bus, drafts);
   const links = new DownloadLinks(deps.storage);
   const history = new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: new CursorCodec(deps.cursorSecret) });

@@ -11,7 +11,7 @@ import type { CommitsRepository } from '../repo/commits-repo.ts';
 import { planEntries, type Resolution } from './commit-plan.ts';
 import type { StagedCommitsRepository, StagedCommitTarget, StaleEntry } from '../repo/staged-commits-repo.ts';
 import { commitCreatedEvents, PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
-import { placeFence, placeFencePages, type Fence } from './fence.ts';
+import { draftFenceTtlMs, placeFence, placeFencePages, type Fence } from './fence.ts';
 import { createdByCommit } from './lineage.ts';
 
 /**
@@ -19,10 +19,6 @@ import { createdByCommit } from './lineage.ts';
  * far inside the statement timeout on a loaded machine (docs/performance.md, Issue 18).
  */
 const STAGED_BATCH_ENTRIES = MAX_COMMIT_ENTRIES;
-
-function isPaged(fileIds: readonly string[] | AsyncIterable<string[]>): fileIds is AsyncIterable<string[]> {
-  return Symbol.asyncIterator in fileIds;
-}
 
 export interface CommitRecorderDeps {
   db: Database;
@@ -65,11 +61,15 @@ export class CommitRecorder {
    * once it is in place: no transaction waits on another service's reply, so a lock service that
    * does not answer holds no connection and no project's sequence row. Its refusal (file_locked)
    * comes before anything the transaction would find. A commit of more files than one fence request
-   * carries gives its file ids page by page (placeFencePages), and may ask for a longer-lived fence.
+   * carries gives its file ids page by page (placeFencePages) and how many there are: its fence
+   * lives longer, as long as that many files take (draftFenceTtlMs).
    */
-  async fenced<P, R>(actor: Actor, fileIds: readonly string[] | AsyncIterable<string[]>, steps: FencedSteps<P, R>, fenceTtlMs = this.#deps.fenceTtlMs): Promise<R> {
-    const { db, bus } = this.#deps;
-    const fence = isPaged(fileIds) ? placeFencePages(bus, actor, fileIds, fenceTtlMs) : placeFence(bus, actor, [...fileIds], fenceTtlMs);
+  async fenced<P, R>(actor: Actor, fileIds: readonly string[] | { pages: AsyncIterable<string[]>; count: number }, steps: FencedSteps<P, R>): Promise<R> {
+    const { db, bus, fenceTtlMs } = this.#deps;
+    const fence =
+      'pages' in fileIds
+        ? placeFencePages(bus, actor, fileIds.pages, draftFenceTtlMs(fileIds.count, fenceTtlMs))
+        : placeFence(bus, actor, [...fileIds], fenceTtlMs);
     let outcome: { value: R } | undefined;
     try {
       const prepared = await steps.prepare();

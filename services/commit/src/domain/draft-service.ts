@@ -10,7 +10,6 @@ import type { CommitRecorder } from './commit-recorder.ts';
 import { checkResolved } from './commit-plan.ts';
 import { stagedEntries } from './staged-entries.ts';
 import { commitOnce, idempotencyScope, replayEarlier } from './idempotent-commit.ts';
-import { draftFenceTtlMs } from './fence.ts';
 
 export interface DraftServiceDeps {
   db: Database;
@@ -20,8 +19,6 @@ export interface DraftServiceDeps {
   idempotency: IdempotencyRepository;
   /** How long a draft lives after it was created (LODE_DRAFT_TTL_MS). */
   ttlMs: number;
-  /** The lock fence's usual lifetime (LODE_LOCK_FENCE_TTL_MS): a large draft's is longer (draftFenceTtlMs). */
-  fenceTtlMs: number;
 }
 
 /**
@@ -75,7 +72,7 @@ export class DraftService {
    * under the same X-Idempotency-Key replays the commit once the draft is gone.
    */
   async commit(actor: Actor, draftId: string, idempotencyKey: string | undefined): Promise<commit.Commit> {
-    const { db, idempotency, recorder, drafts: repo, fenceTtlMs } = this.#deps;
+    const { db, idempotency, recorder, drafts: repo } = this.#deps;
     const guard = { scope: idempotencyScope(actor, idempotencyKey), requestHash: createHash('sha256').update(`draft:${draftId}`).digest('hex') };
     const earlier = await replayEarlier(db, idempotency, guard);
     if (earlier) return earlier;
@@ -84,7 +81,7 @@ export class DraftService {
 
     const outcome = await recorder.fenced(
       actor,
-      this.#filePages(draftId),
+      { pages: this.#filePages(draftId), count: draft.fileCount },
       {
         prepare: async () => undefined,
         write: (tx) =>
@@ -98,7 +95,6 @@ export class DraftService {
           }),
         committed: (result) => !result.replayed,
       },
-      draftFenceTtlMs(draft.fileCount, fenceTtlMs),
     );
     return outcome.reply;
   }
