@@ -8,6 +8,15 @@ export async function rssBytes(pid: number): Promise<number> {
   return Number(kb) * 1024;
 }
 
+/** One process's resident memory over a watch: before, the highest sample, after, and the highest of each phase. */
+export interface ProcessMemory {
+  name: string;
+  before: number;
+  peak: number;
+  after: number;
+  phases: number[];
+}
+
 export interface MemoryWatch {
   /** Ends a phase: its peaks are kept apart from the next phase's. */
   mark(): void;
@@ -15,7 +24,7 @@ export interface MemoryWatch {
    * Stops sampling; per process: RSS before, the highest sample during, RSS after, and the highest
    * sample of each phase (one more than mark() was called), to tell which step a peak belongs to.
    */
-  stop(): Promise<{ name: string; before: number; peak: number; after: number; phases: number[] }[]>;
+  stop(): Promise<ProcessMemory[]>;
 }
 
 /** Samples the processes' RSS every `everyMs` until stopped (peaks shorter than that can be missed). */

@@ -115,7 +115,7 @@ export const cliTransfers: Scenario = {
       try {
         const workspace = path.join(dir, 'push');
         const files = await writeFiles(workspace, shape);
-        const total = shape.files * shape.bytes + (shape.big ?? 0);
+        const total = files.reduce((bytes, f) => bytes + f.digest.size, 0);
         const count = files.length;
         ctx.log(`cli ${shape.label}: bare PUTs`);
         const rawPut = await rawPuts((await client(ctx)).client, files);

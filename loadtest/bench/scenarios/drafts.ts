@@ -1,8 +1,7 @@
 import { commit } from '@lode/contracts';
-import type { BulkVersion } from '@lode/testkit';
 import type { Hops } from '../legs.ts';
 import { timed } from '../load.ts';
-import { watchRss, type MemoryWatch } from '../memory.ts';
+import { watchRss, type ProcessMemory } from '../memory.ts';
 import type { Scenario } from './scenario.ts';
 
 /**
@@ -11,8 +10,6 @@ import type { Scenario } from './scenario.ts';
  */
 const FULL_FILES = Number(process.env.LODE_BENCH_DRAFT_FILES ?? 100_000);
 const SMALL_FILES = 10_000;
-/** Versions seeded per statement: one statement of a million can outlast the statement timeout. */
-const SEED_CHUNK = 100_000;
 
 /**
  * The fence pages (one lock-service call per 25,000 files, two in flight) and the transaction: the
@@ -34,8 +31,7 @@ export const draftCommit: Scenario = {
     const files = ctx.profile.name === 'quick' || !ctx.fixtures.bulk ? SMALL_FILES : FULL_FILES;
     const p = await ctx.fixtures.project();
     ctx.log(`draft-commit: seeding ${files.toLocaleString('en-US')} versions`);
-    const versions: BulkVersion[] = [];
-    for (let i = 0; i < files; i += SEED_CHUNK) versions.push(...(await ctx.fixtures.confirmed(p, Math.min(SEED_CHUNK, files - i), { objects: false })));
+    const versions = await ctx.fixtures.confirmed(p, files, { objects: false });
     const base = `/api/v1/projects/${p.projectId}/drafts`;
     const draft = await p.api.call<{ id: string }>('POST', base, 201, { message: 'bench import' });
     const staging = await timed(async () => {
@@ -49,7 +45,7 @@ export const draftCommit: Scenario = {
     const started = performance.now();
     let finalize: number;
     let applied: number | undefined;
-    let memory: Awaited<ReturnType<MemoryWatch['stop']>>;
+    let memory: ProcessMemory[];
     try {
       finalize = await timed(async () => {
         const created = await p.api.call<{ fileCount: number }>('POST', `${base}/${draft.id}/commit`, 201, {});
@@ -86,15 +82,15 @@ export const draftCommit: Scenario = {
   },
 };
 
-/** Until a sync answers: it waits for the read model to apply the latest commit, and says 503 (or 504) while it has not. */
-function memoryReport(files: number, memory: Awaited<ReturnType<MemoryWatch['stop']>>): string[] {
+function memoryReport(files: number, memory: ProcessMemory[]): string[] {
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`;
   const header = `memory during draft-commit-${files} (finalize, then until sync applied it): RSS before → peak (sampled every 20 ms) → after`;
   if (memory.length === 0) return [header, '  not measured: the deployment runs elsewhere (--url)'];
-  const phases = (m: (typeof memory)[number]) => m.phases.map((peak) => `+${mib(Math.max(0, peak - m.before))}`).join(', then ');
+  const phases = (m: ProcessMemory) => m.phases.map((peak) => `+${mib(Math.max(0, peak - m.before))}`).join(', then ');
   return [header, ...memory.map((m) => `  ${m.name.padEnd(9)} ${mib(m.before)} → ${mib(m.peak)} → ${mib(m.after)}  (peak +${mib(m.peak - m.before)}: finalize ${phases(m)} until sync applied it)`)];
 }
 
+/** Until a sync answers: it waits for the read model to apply the latest commit, and says 503 (or 504) while it has not. */
 async function syncedUp(api: { call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> }, projectId: string): Promise<void> {
   const deadline = performance.now() + 600_000;
   for (;;) {

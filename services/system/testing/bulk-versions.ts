@@ -1,3 +1,4 @@
+import { commit } from '@lode/contracts';
 import { Database } from '@lode/db';
 import { bulkVersions, type BulkVersion } from '@lode/testkit';
 import { seedConfirmedVersions as seedInUploadSchema } from '@lode/upload/repo/seed-versions-repo';
@@ -18,7 +19,8 @@ export async function seedConfirmedVersions(
   const versions = bulkVersions(owner.projectId, count, prefix);
   const db = new Database({ connectionString: databaseUrl, schema: serviceNamed('upload').schema, max: 1 });
   try {
-    await seedInUploadSchema(db, owner, versions);
+    // A commit's worth per statement: one statement of 100,000 can outlast the statement timeout on a loaded host.
+    for (let start = 0; start < count; start += commit.MAX_COMMIT_ENTRIES) await seedInUploadSchema(db, owner, versions.slice(start, start + commit.MAX_COMMIT_ENTRIES));
   } finally {
     await db.close();
   }
