@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lock } from '@lode/contracts';
 import type { ApiResponse, BulkVersion, PushedFile, SeededProject } from '@lode/testkit';
 import { seedConfirmedVersions, startTestStack, type TestStack } from '@lode/system/testing';
@@ -208,9 +208,9 @@ describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s
       const locks = await p.api.get(`/api/v1/projects/${p.projectId}/locks`);
       expect(locks.body.data.map((l: { fileId: string }) => l.fileId)).not.toContain(mine.fileId);
       // Waits on the event itself, with a deadline far past any relay's poll.
-      const deadline = Date.now() + 30_000;
-      while (!released.some((e) => e.locks.some((l) => l.fileId === mine.fileId)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      const event = released.find((e) => e.locks.some((l) => l.fileId === mine.fileId));
+      const releasedMine = () => released.find((e) => e.locks.some((l) => l.fileId === mine.fileId));
+      await vi.waitFor(() => expect(releasedMine()).toBeDefined(), { timeout: 30_000, interval: 50 });
+      const event = releasedMine();
       expect(event).toMatchObject({ reason: 'committed', by: { userId: p.userId }, locks: [{ fileId: mine.fileId, userId: p.userId }] });
     } finally {
       await consumer.stop();

@@ -43,9 +43,9 @@ describe('the outbox relay (commit schema, JetStream)', () => {
     await database?.drop();
   });
 
-  const until = async (count: number) => {
-    const deadline = Date.now() + 15_000;
-    while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const until = async (count: number, list: readonly unknown[] = received, ms = 15_000) => {
+    const deadline = Date.now() + ms;
+    while (list.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   };
 
   it('publishes everything in order across batches, once, even with several relays at once', async () => {
@@ -137,8 +137,7 @@ describe('the outbox relay (commit schema, JetStream)', () => {
     }
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NOT NULL');
     expect(total).toBe(rows[0].n);
-    const deadline = Date.now() + 5000;
-    while (replayed.length < 9 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(9, replayed, 5000);
     expect(replayed).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     await stream.close();
   });
