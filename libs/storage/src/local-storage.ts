@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
-import { HEADER_PREFIX, readHeads, SEALED_HEADER_BYTES, type ObjectFiles } from './local-heads.ts';
+import { readHeads, SEALED_HEADER_BYTES, type ObjectFiles } from './local-heads.ts';
 import { sign } from './local-signing.ts';
 
 export interface LocalStorageOptions {
@@ -18,16 +18,6 @@ export interface LocalStorageOptions {
 }
 
 export const LOCAL_OBJECTS_ROUTE = '/storage/v1/objects/';
-
-/**
- * A sealed object's file starts with this line, then holds the object's bytes: its verified SHA-256
- * travels in the one file, so storing an object creates one inode instead of two (the object and a
- * `.sha256` sidecar, as earlier versions wrote them): creating a file costs up to 0.75 ms of kernel
- * time on some disks, the largest part of storing a small object. Reads start after it.
- */
-export function sealedHeader(sha256: string): string {
-  return `${HEADER_PREFIX}${sha256}\n`;
-}
 
 /** Where an object's bytes are: its file and the offset of its first byte in it. */
 export interface StoredObject {
