@@ -133,8 +133,8 @@ class HashPool {
       // An idle worker first, then a new one, then the least busy with room.
       let slot = this.#slots.find((s) => s.tasks.size === 0);
       if (!slot && this.#slots.length < this.size) slot = this.#spawn();
-      slot ??= this.#slots.filter((s) => s.tasks.size < TASKS_PER_WORKER).sort((a, b) => a.tasks.size - b.tasks.size)[0];
-      if (!slot) return;
+      slot ??= this.#slots.reduce((least, s) => (s.tasks.size < least.tasks.size ? s : least));
+      if (slot.tasks.size >= TASKS_PER_WORKER) return;
       const task = this.#queue.shift() as Task;
       if (slot.tasks.size === 0) slot.worker.ref();
       slot.tasks.set(task.id, task);
