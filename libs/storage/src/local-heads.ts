@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { ObjectInfo } from './storage.ts';
-import { ThreadPool } from './thread-pool.ts';
+import { PooledWorker, ThreadPool } from './thread-pool.ts';
 
 /** An object's files in both layouts: sealed (header, then bytes), and the earlier bytes-and-sidecar. */
 export interface ObjectFiles {
@@ -85,46 +84,23 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-class Reader {
-  readonly worker = new Worker(READER_SOURCE, { eval: true });
-  readonly pending = new Map<number, Pending>();
-
-  get busy(): number {
-    return this.pending.size;
-  }
-
+class Reader extends PooledWorker<Pending> {
   constructor(onLost: (reader: Reader) => void) {
-    this.worker.unref();
+    super(READER_SOURCE, 'storage head reader', (waiting, error) => waiting.reject(error), () => onLost(this));
     this.worker.on('message', (reply: Reply) => {
-      const waiting = this.pending.get(reply.id);
+      const waiting = this.inHand(reply.id);
       if (!waiting) return;
-      this.#forget(reply.id);
+      this.forget(reply.id);
       if ('error' in reply) waiting.reject(new Error(reply.error));
       else waiting.resolve(reply.heads);
     });
-    let lost = false;
-    const fail = (error: Error) => {
-      if (lost) return;
-      lost = true;
-      onLost(this);
-      for (const waiting of this.pending.values()) waiting.reject(error);
-      this.pending.clear();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`storage head reader exited (code ${code})`)));
   }
 
-  /** Held (ref'd) only while it has questions, so it never keeps a process alive. */
   ask(id: number, objects: ObjectFiles[]): Promise<(ObjectInfo | null)[]> {
     return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref();
-      this.pending.set(id, { resolve, reject });
+      this.track(id, { resolve, reject });
       this.worker.postMessage({ id, objects });
     });
-  }
-
-  #forget(id: number): void {
-    if (this.pending.delete(id) && this.pending.size === 0) this.worker.unref();
   }
 }
 

@@ -3,13 +3,12 @@ import { createReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
-import { Worker } from 'node:worker_threads';
 import { sealedHeader } from './local-heads.ts';
 import { LOCAL_OBJECTS_ROUTE, type LocalBlobStorage } from './local-storage.ts';
 import { isValidStorageKey } from './storage.ts';
 import { verify } from './local-signing.ts';
 import { parseRange } from './range.ts';
-import { ThreadPool } from './thread-pool.ts';
+import { PooledWorker, ThreadPool } from './thread-pool.ts';
 
 type Refusal = { status: number; code: string; message: string };
 
@@ -237,47 +236,18 @@ interface Upload {
   onDone: (reply: WriterReply) => void;
 }
 
-/** One worker and the uploads it has under way; held (ref'd) only while it has any, so it never keeps a process alive. */
-class Writer {
-  readonly uploads = new Map<number, Upload>();
-  readonly worker: Worker;
-  #lost = false;
-
-  get busy(): number {
-    return this.uploads.size;
-  }
-
+/** One worker and the uploads it has under way. */
+class Writer extends PooledWorker<Upload> {
   constructor(onLost: (writer: Writer) => void) {
-    this.worker = new Worker(WRITER_SOURCE, { eval: true });
-    this.worker.unref();
+    super(WRITER_SOURCE, 'storage writer', (upload, error) => upload.onDone({ type: 'done', id: -1, error: error.message }), () => onLost(this));
     this.worker.on('message', (reply: WriterReply) => {
       if (reply.buffer) returnBuffer(reply.buffer);
-      const upload = this.uploads.get(reply.id);
+      const upload = this.inHand(reply.id);
       if (!upload) return;
       if (reply.type === 'ack') return upload.onAck(reply.bytes ?? 0);
       this.forget(reply.id);
       upload.onDone(reply);
     });
-    const lost = (error: Error) => {
-      if (this.#lost) return;
-      this.#lost = true;
-      onLost(this);
-      for (const upload of this.uploads.values()) upload.onDone({ type: 'done', id: -1, error: error.message });
-      this.uploads.clear();
-    };
-    this.worker.on('error', lost);
-    this.worker.on('exit', (code) => lost(new Error(`storage writer exited (code ${code})`)));
-  }
-
-  track(id: number, upload: Upload): void {
-    if (this.uploads.size === 0) this.worker.ref();
-    this.uploads.set(id, upload);
-  }
-
-  forget(id: number): boolean {
-    const had = this.uploads.delete(id);
-    if (had && this.uploads.size === 0) this.worker.unref();
-    return had;
   }
 }
 

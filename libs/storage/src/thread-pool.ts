@@ -1,3 +1,5 @@
+import { Worker } from 'node:worker_threads';
+
 /** A worker-thread wrapper a pool can choose by how much it has in hand. */
 export interface PooledThread {
   /** Work handed to it and not yet answered. */
@@ -31,5 +33,50 @@ export class ThreadPool<T extends PooledThread> {
       return thread;
     }
     return this.#threads.reduce((a, b) => (b.busy < a.busy ? b : a));
+  }
+}
+
+/**
+ * A worker thread and the work it has in hand, by id: held (ref'd) only while it has any, so it
+ * never keeps a process alive. If it dies, it tells its pool (`onLost`, once) and every piece of
+ * work in hand fails with the reason (`fail`).
+ */
+export class PooledWorker<W> implements PooledThread {
+  readonly worker: Worker;
+  readonly #inHand = new Map<number, W>();
+
+  constructor(source: string, name: string, fail: (work: W, error: Error) => void, onLost: () => void) {
+    this.worker = new Worker(source, { eval: true });
+    this.worker.unref();
+    let lost = false;
+    const die = (error: Error) => {
+      if (lost) return;
+      lost = true;
+      onLost();
+      for (const work of this.#inHand.values()) fail(work, error);
+      this.#inHand.clear();
+    };
+    this.worker.on('error', die);
+    this.worker.on('exit', (code) => die(new Error(`${name} exited (code ${code})`)));
+  }
+
+  get busy(): number {
+    return this.#inHand.size;
+  }
+
+  inHand(id: number): W | undefined {
+    return this.#inHand.get(id);
+  }
+
+  track(id: number, work: W): void {
+    if (this.#inHand.size === 0) this.worker.ref();
+    this.#inHand.set(id, work);
+  }
+
+  /** False if it was not in hand (already answered, or failed with the worker). */
+  forget(id: number): boolean {
+    const had = this.#inHand.delete(id);
+    if (had && this.#inHand.size === 0) this.worker.unref();
+    return had;
   }
 }
