@@ -2,7 +2,7 @@ import { inSpan, instruments, SpanKind } from '@lode/telemetry';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 
 /**
- * The storage driver seen from outside: calls that reach the store (head, head_many, hash, delete) get CLIENT
+ * The storage driver seen from outside: calls that reach the store (head, head_many, content_many, delete) get CLIENT
  * spans; presigning is local arithmetic done a thousand times per batch, so it is only counted.
  */
 export function instrumentStorage(storage: BlobStorage): BlobStorage {
@@ -22,7 +22,7 @@ export function instrumentStorage(storage: BlobStorage): BlobStorage {
     },
     head: (key: string): Promise<ObjectInfo | null> => span('head', { 'lode.storage.key': key }, () => storage.head(key)),
     headMany: (keys: readonly string[]) => span('head_many', { 'lode.storage.keys': keys.length }, () => storage.headMany(keys)),
-    computeSha256: (key: string) => span('hash', { 'lode.storage.key': key }, () => storage.computeSha256(key)),
+    contentMany: (keys: readonly string[]) => span('content_many', { 'lode.storage.keys': keys.length }, () => storage.contentMany(keys)),
     delete: (keys: readonly string[]) => span('delete', { 'lode.storage.keys': keys.length }, () => storage.delete(keys)),
     ensureReady: () => span('ensure_ready', {}, () => storage.ensureReady()),
   };

@@ -1,5 +1,8 @@
 import { availableParallelism } from 'node:os';
 import type { ObjectInfo } from './storage.ts';
+
+/** Every local object carries the SHA-256 the PUT handler verified. */
+export type LocalHead = ObjectInfo & { verifiedSha256: string };
 import { PooledWorker, ThreadPool } from './thread-pool.ts';
 
 /** An object's files in both layouts: sealed (header, then bytes), and the earlier bytes-and-sidecar. */
@@ -77,10 +80,10 @@ parentPort.on('message', ({ id, objects }) => {
 /** Keys per message: a large batch (a restore's 25,000) is spread over the readers. */
 const SLICE = 256;
 
-type Reply = { id: number; heads: (ObjectInfo | null)[] } | { id: number; error: string };
+type Reply = { id: number; heads: (LocalHead | null)[] } | { id: number; error: string };
 
 interface Pending {
-  resolve: (heads: (ObjectInfo | null)[]) => void;
+  resolve: (heads: (LocalHead | null)[]) => void;
   reject: (error: Error) => void;
 }
 
@@ -96,7 +99,7 @@ class Reader extends PooledWorker<Pending> {
     });
   }
 
-  ask(id: number, objects: ObjectFiles[]): Promise<(ObjectInfo | null)[]> {
+  ask(id: number, objects: ObjectFiles[]): Promise<(LocalHead | null)[]> {
     return new Promise((resolve, reject) => {
       this.track(id, { resolve, reject });
       this.worker.postMessage({ id, objects });
@@ -108,8 +111,8 @@ class ReaderPool {
   readonly #readers = new ThreadPool<Reader>(Math.max(1, Math.min(availableParallelism(), 4)), (lost) => new Reader(lost));
   #nextId = 0;
 
-  async heads(objects: readonly ObjectFiles[]): Promise<(ObjectInfo | null)[]> {
-    const slices: Promise<(ObjectInfo | null)[]>[] = [];
+  async heads(objects: readonly ObjectFiles[]): Promise<(LocalHead | null)[]> {
+    const slices: Promise<(LocalHead | null)[]>[] = [];
     for (let at = 0; at < objects.length; at += SLICE) slices.push(this.#readers.pick().ask(this.#nextId++, objects.slice(at, at + SLICE)));
     return (await Promise.all(slices)).flat();
   }
@@ -118,7 +121,7 @@ class ReaderPool {
 let pool: ReaderPool | undefined;
 
 /** Made on the first head: a process that never heads a local object starts no thread. */
-export function readHeads(objects: readonly ObjectFiles[]): Promise<(ObjectInfo | null)[]> {
+export function readHeads(objects: readonly ObjectFiles[]): Promise<(LocalHead | null)[]> {
   pool ??= new ReaderPool();
   return pool.heads(objects);
 }

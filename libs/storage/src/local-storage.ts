@@ -1,9 +1,6 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
-import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
+import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput, StoredContent } from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
 import { readHeads, SEALED_HEADER_BYTES, type ObjectFiles } from './local-heads.ts';
 import { sign } from './local-signing.ts';
@@ -82,12 +79,10 @@ export class LocalBlobStorage implements BlobStorage {
     return legacy ? { file: legacyFile, offset: 0, size: legacy.size } : null;
   }
 
-  async computeSha256(key: string): Promise<string> {
-    const stored = await this.locate(key);
-    if (!stored) throw Object.assign(new Error(`No object ${key}`), { code: 'ENOENT' });
-    const hash = createHash('sha256');
-    await pipeline(createReadStream(stored.file, { start: stored.offset }), hash);
-    return hash.digest('hex');
+  /** The PUT handler verified each object's SHA-256 and wrote it in the object's header: no byte is read again. */
+  async contentMany(keys: readonly string[]): Promise<(StoredContent | null)[]> {
+    const heads = await readHeads(keys.map((key) => this.#files(key)));
+    return heads.map((head) => head && { size: head.size, sha256: head.verifiedSha256 });
   }
 
   async delete(keys: readonly string[]): Promise<void> {

@@ -29,6 +29,12 @@ export interface ObjectInfo {
   verifiedSha256: string | undefined;
 }
 
+/** What an object holds: its size and the hex SHA-256 of its bytes. */
+export interface StoredContent {
+  size: number;
+  sha256: string;
+}
+
 export interface BlobStorage {
   readonly driver: 'local' | 's3';
   presignPut(input: PresignPutInput): Promise<PresignedPut>;
@@ -40,10 +46,11 @@ export interface BlobStorage {
    */
   headMany(keys: readonly string[]): Promise<(ObjectInfo | null)[]>;
   /**
-   * Reads the object once, streaming, and returns its hex SHA-256. Used when the driver could not
-   * verify the SHA-256 as the bytes were written, before a version or a dedup entry may exist.
+   * What each object holds, in key order, null where there is none: the check before a version or a
+   * dedup entry may exist. A driver that verified the SHA-256 as the bytes were written answers from
+   * that; the others read each object once, streaming, which answers its size too (no HEAD first).
    */
-  computeSha256(key: string): Promise<string>;
+  contentMany(keys: readonly string[]): Promise<(StoredContent | null)[]>;
   delete(keys: readonly string[]): Promise<void>;
   /** Checks (and where allowed creates) the bucket or directory; throws a clear error otherwise. */
   ensureReady(): Promise<void>;

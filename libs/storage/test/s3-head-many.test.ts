@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testS3Options } from '@lode/testkit';
@@ -7,7 +7,7 @@ import { S3BlobStorage } from '../src/index.ts';
 /** More objects than one listing page (1,000) holds, so that listings must continue. */
 const OBJECTS = 1050;
 
-describe('S3 driver headMany against a real S3 (Swift s3api): listings answer what HEADs would', () => {
+describe('S3 driver headMany and contentMany against a real S3 (Swift s3api)', () => {
   const options = testS3Options();
   let storage: S3BlobStorage;
   /** The stored keys of one project's prefix, in S3's order, each holding (index % 7) + 1 bytes. */
@@ -36,6 +36,13 @@ describe('S3 driver headMany against a real S3 (Swift s3api): listings answer wh
     sent = [];
   });
   afterAll(() => storage?.client.destroy());
+
+  it('reads each distinct object once for contentMany: size and SHA-256 in key order, null for a missing key, nothing HEADed or listed', async () => {
+    const missing = `${keys[0]}-gone`;
+    const content = (i: number) => ({ size: sizeOf(i), sha256: createHash('sha256').update(Buffer.alloc(sizeOf(i))).digest('hex') });
+    expect(await storage.contentMany([keys[5], missing, keys[3], keys[5]])).toEqual([content(5), null, content(3), content(5)]);
+    expect(sent).toEqual(['GetObjectCommand', 'GetObjectCommand', 'GetObjectCommand']);
+  });
 
   it('HEADs a few keys: sizes in key order, null for a missing key, a repeated key checked once', async () => {
     const missing = `${keys[0]}-gone`;

@@ -39,7 +39,7 @@ describe('the S3 driver while the store is down or stalled', () => {
       const expected = { code: 'service_unavailable', retryAfterSeconds: 1 };
       expect(await unavailable(storage.head(key))).toEqual(expected);
       expect(await unavailable(storage.headMany([key]))).toEqual(expected);
-      expect(await unavailable(storage.computeSha256(key))).toEqual(expected);
+      expect(await unavailable(storage.contentMany([key]))).toEqual(expected);
       expect(await unavailable(storage.delete([`${key}-never-stored`]))).toEqual(expected);
     } finally {
       proxy.setMode('pass');

@@ -1,22 +1,15 @@
-import { errors, isAppError, type AppError } from '@lode/errors';
+import { errors, type AppError } from '@lode/errors';
 import type { Actor } from '@lode/contracts';
 import type { Database } from '@lode/db';
-import { mapConcurrently, type BlobStorage } from '@lode/storage';
+import type { BlobStorage } from '@lode/storage';
 import type { FilesRepository, NewVersion, UploadRow } from '../repo/files-repo.ts';
 import { validateConfirmEntries, type ConfirmBody } from './confirm-entries.ts';
-import { verifyStoredObject } from './stored-content.ts';
+import { verifyStoredObjects } from './stored-content.ts';
 
 /** What confirming one entry came to: its version, or a failure of that entry alone. */
 export type ConfirmOutcome =
   | { fileId: string; version: number; confirmed: true }
   | { fileId: string | null; version: number | null; failure: AppError };
-
-/**
- * Objects read at once to check their SHA-256 where the driver did not verify it on write (S3): a
- * small object's read is mostly waiting for the store, so 16 keep it busy; few enough that 1,000
- * files do not open 1,000 streams, and each stream hashes as it reads (memory stays flat).
- */
-const HASHES_IN_FLIGHT = 16;
 
 interface Pending {
   index: number;
@@ -26,7 +19,7 @@ interface Pending {
 
 /**
  * Confirms many reservations with every check of spec 4.5, set-based: one statement finds the
- * reservations, one batched head checks the objects, their hashes are checked a few at a time, and
+ * reservations, the objects are checked in one call to storage (verifyStoredObjects), and
  * one transaction records every version. Entries are isolated: each succeeds or fails on its own.
  */
 export class BatchConfirmer {
@@ -83,31 +76,16 @@ export class BatchConfirmer {
   }
 
   /**
-   * Each entry's object checked as the single confirm checks it, from one batched head. Dedup entries
-   * share their blob's object: each object is verified once, whatever the number of entries naming it.
+   * Each entry's object checked as the single confirm checks it, all in one verifyStoredObjects. Dedup
+   * entries share their blob's object: each object is verified once, whatever the number of entries naming it.
    */
   async #verifyObjects(pending: readonly Pending[]): Promise<(AppError | undefined)[]> {
     if (pending.length === 0) return [];
-    const keys = [...new Set(pending.map((p) => p.reservation.storage_key))];
-    const heads = await this.#storage.headMany(keys);
-    const headOf = new Map(keys.map((key, i) => [key, heads[i] ?? null]));
-    const checks = new Map<string, Promise<AppError | undefined>>();
-    return mapConcurrently(pending, HASHES_IN_FLIGHT, ({ reservation: r }) => {
-      let check = checks.get(r.storage_key);
-      if (!check) {
-        const expected = { storageKey: r.storage_key, sha256: r.sha256, size: r.size };
-        // An AppError is this entry's failure; anything else (storage down) fails the whole call.
-        check = verifyStoredObject(this.#storage, expected, headOf.get(r.storage_key) ?? null).then(
-          () => undefined,
-          (error: unknown) => {
-            if (isAppError(error)) return error;
-            throw error;
-          },
-        );
-        checks.set(r.storage_key, check);
-      }
-      return check;
-    });
+    const byKey = new Map(pending.map(({ reservation: r }) => [r.storage_key, { storageKey: r.storage_key, sha256: r.sha256, size: r.size }]));
+    const objects = [...byKey.values()];
+    const failures = await verifyStoredObjects(this.#storage, objects);
+    const failureOf = new Map(objects.map((object, i) => [object.storageKey, failures[i]]));
+    return pending.map(({ reservation: r }) => failureOf.get(r.storage_key));
   }
 
   /**

@@ -1,5 +1,5 @@
-import { errors } from '@lode/errors';
-import type { BlobStorage, ObjectInfo } from '@lode/storage';
+import { errors, type AppError } from '@lode/errors';
+import type { BlobStorage } from '@lode/storage';
 
 /** An object a client was told to PUT, and what it promised about it at initiate. */
 export interface ExpectedObject {
@@ -9,21 +9,29 @@ export interface ExpectedObject {
 }
 
 /**
- * Checks that the object a client PUT holds exactly the promised bytes, before anything may point at
- * it (docs/api.md, Integrity): it must exist with the declared size and SHA-256. Drivers that verified
- * the SHA-256 on write say so; the others are read once. Bytes that do not match are deleted, so a
- * retry starts from a fresh initiate. File uploads and plugin publishes share this one check.
- * `headed` is what a batched head (headMany) already answered for the key; without it, it is HEADed.
+ * Checks that objects clients PUT hold exactly the promised bytes, before anything may point at them
+ * (docs/api.md, Integrity): each must exist with the declared size and SHA-256, as the driver
+ * verified them on write or reads them back once (contentMany). Bytes that do not match are
+ * deleted, so a retry starts from a fresh initiate. File uploads and plugin publishes share this one
+ * check. Answers each object's failure, or undefined, in order; a store that cannot answer throws.
  */
-export async function verifyStoredObject(storage: BlobStorage, expected: ExpectedObject, headed?: ObjectInfo | null): Promise<void> {
-  const stored = headed === undefined ? await storage.head(expected.storageKey) : headed;
-  if (!stored) throw errors.uploadIncomplete('The object has not been uploaded to storage yet');
-  if (stored.size !== expected.size) {
-    throw errors.contentMismatch(`Stored object has ${stored.size} bytes, expected ${expected.size}`);
-  }
-  const actualSha256 = stored.verifiedSha256 ?? (await storage.computeSha256(expected.storageKey));
-  if (actualSha256 !== expected.sha256) {
-    await storage.delete([expected.storageKey]);
-    throw errors.contentMismatch('The uploaded bytes do not match the declared SHA-256; initiate and upload again');
-  }
+export async function verifyStoredObjects(storage: BlobStorage, expected: readonly ExpectedObject[]): Promise<(AppError | undefined)[]> {
+  const contents = await storage.contentMany(expected.map((object) => object.storageKey));
+  const wrongBytes: string[] = [];
+  const failures = expected.map((object, i) => {
+    const stored = contents[i];
+    if (!stored) return errors.uploadIncomplete('The object has not been uploaded to storage yet');
+    if (stored.size !== object.size) return errors.contentMismatch(`Stored object has ${stored.size} bytes, expected ${object.size}`);
+    if (stored.sha256 === object.sha256) return undefined;
+    wrongBytes.push(object.storageKey);
+    return errors.contentMismatch('The uploaded bytes do not match the declared SHA-256; initiate and upload again');
+  });
+  if (wrongBytes.length > 0) await storage.delete(wrongBytes);
+  return failures;
+}
+
+/** verifyStoredObjects of one object: throws its failure. */
+export async function verifyStoredObject(storage: BlobStorage, expected: ExpectedObject): Promise<void> {
+  const [failure] = await verifyStoredObjects(storage, [expected]);
+  if (failure) throw failure;
 }
