@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { schemaProblem } from './k8s-schema.ts';
 import { byKind, named, renderKustomization, type K8sObject } from './kustomize.ts';
+import { CONTAINER_MEMORY_LIMIT } from '@lode/system/testing/process-stack';
 import { DEPLOYED_SERVICES } from './repo.ts';
 
 /** What each service's configuration needs from the Secret (see each services/<name>/src/main.ts). */
@@ -187,6 +188,15 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('kustomize 
     expect(new Set(images).size).toBe(1);
     if (dir === 'k8s/base') expect(images[0]).toBe('lode');
     else expect(images[0]).toMatch(/(^|\/)lode:(?!latest$)[\w.-]+$/);
+  });
+});
+
+describe('kustomize k8s/base memory', () => {
+  // The NATS-mode tests and the bench size each process's heap for this limit (CONTAINER_HEAP_FLAGS).
+  it('limits every Lode process to the memory the process stack sizes its heap for', () => {
+    for (const workload of byKind(renderKustomization('k8s/base'), 'Deployment')) {
+      expect(mainContainer(workload).resources.limits.memory, workload.metadata.name).toBe(CONTAINER_MEMORY_LIMIT);
+    }
   });
 });
 

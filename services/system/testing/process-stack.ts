@@ -21,6 +21,18 @@ import {
 import { SERVICE_NAMES, type ServiceName } from '../src/names.ts';
 import { serviceNamed } from '../src/registry.ts';
 
+/** The memory limit of each process's container in the base manifests (k8s/base/process). */
+export const CONTAINER_MEMORY_LIMIT = '512Mi';
+/**
+ * The V8 heap each process has in that container, so that tests and the bench run the services as
+ * deployed: Node sizes its heap from the cgroup's memory limit, and under 512 MiB it picks exactly
+ * these (heap_size_limit 259 MiB, measured in a 512 MiB memory cgroup). On a host without a limit
+ * Node sizes for the whole machine (on 24 GiB a 4 GiB old space and 64 MiB semi-spaces), and a
+ * process's RSS then follows V8's roomier heuristics rather than what it holds: the lock service rose
+ * by 261 MiB while a million-file commit's parts went by, and by 70 MiB with these.
+ */
+export const CONTAINER_HEAP_FLAGS = '--max-old-space-size=256 --max-semi-space-size=1';
+
 /** Every service of the registry, each started from its own process entry. */
 export const STACK_SERVICES = SERVICE_NAMES;
 export type StackService = ServiceName;
@@ -88,6 +100,7 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     LODE_PUBLIC_URL: gatewayUrls[0],
     LODE_ADMIN_TOKEN: adminToken,
     LODE_CURSOR_SECRET: randomBytes(32).toString('hex'),
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, CONTAINER_HEAP_FLAGS].filter(Boolean).join(' '),
     ...(options.storage === 's3'
       ? {
           S3_BUCKET: s3.bucket,
