@@ -143,8 +143,8 @@ describe('one trace per API call, across processes', () => {
     await expect.poll(() => inTrace(traceId).some(isConfirm), { timeout: 15_000, interval: 250 }).toBe(true);
     const spans = inTrace(traceId);
     const confirm = one(spans, isConfirm, 'the confirm handler');
-    // A confirm is a batch of one: its objects are looked up with one head_many.
-    const storage = one(spans, (s) => s.service === 'lode-upload' && s.name === 'storage.head_many' && ancestors(spans, s).includes(confirm), 'the storage lookup inside the confirm handler');
+    // A confirm is a batch of one: its objects are checked with one content_many.
+    const storage = one(spans, (s) => s.service === 'lode-upload' && s.name === 'storage.content_many' && ancestors(spans, s).includes(confirm), 'the storage check inside the confirm handler');
     expect(storage.kind).toBe(CLIENT);
   });
 });
