@@ -3,6 +3,7 @@ import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { Database, migrate, type Migrations } from '@lode/db';
 
 /** The machine's real Postgres; each test run gets a database of its own and drops it after. */
 export const TEST_PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -49,4 +50,23 @@ export async function migrationsBefore(directory: string, first: string): Promis
     if (file < first) await copyFile(path.join(directory, file), path.join(old, file));
   }
   return { directory: old, remove: () => rm(old, { recursive: true, force: true }) };
+}
+
+/** A fresh database with one service's schema migrated: `db` works in that schema; `drop` closes it and drops the database. */
+export interface SchemaDatabase {
+  db: Database;
+  drop(): Promise<void>;
+}
+
+export async function schemaDatabase(schema: string, migrations: Migrations): Promise<SchemaDatabase> {
+  const database = await createTestDatabase();
+  const db = new Database({ connectionString: database.url, schema, max: 2 });
+  await migrate(db, migrations);
+  return {
+    db,
+    async drop() {
+      await db.close();
+      await database.drop();
+    },
+  };
 }

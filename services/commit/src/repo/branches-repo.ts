@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { BEFORE_FIRST_ID, inKeySlices, ROWS_PER_SLICE, type Queryable, type Slice } from '@lode/db';
 import type { Lineage } from '../domain/lineage.ts';
 
 /** A branch's row, with the id of its head commit. */
@@ -104,14 +104,22 @@ export class BranchesRepository {
     return rowCount === 1;
   }
 
-  /** A new branch's tree is its parent's, as it is now. */
-  async copyTree(tx: Queryable, projectId: string, from: string, to: string): Promise<void> {
-    await tx.query(
-      `INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
-       SELECT project_id, $3, file_id, path, version, sha256, size, commit_seq, deleted
-       FROM tree WHERE project_id = $1 AND branch = $2`,
-      [projectId, from, to],
-    );
+  /** A new branch's tree is its parent's, as it is now: copied a slice of files per statement, in file id order. */
+  async copyTree(tx: Queryable, projectId: string, from: string, to: string, rowsPerSlice = ROWS_PER_SLICE): Promise<void> {
+    await inKeySlices<string>(BEFORE_FIRST_ID, rowsPerSlice, async (after, size) => {
+      const { rows } = await tx.query<Slice<string>>(
+        `WITH slice AS (
+           SELECT * FROM tree WHERE project_id = $1 AND branch = $2 AND file_id > $4 ORDER BY file_id LIMIT $5
+         ),
+         copied AS (
+           INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted)
+           SELECT project_id, $3, file_id, path, version, sha256, size, commit_seq, deleted FROM slice
+         )
+         SELECT count(*)::int AS count, (SELECT file_id FROM slice ORDER BY file_id DESC LIMIT 1) AS last FROM slice`,
+        [projectId, from, to, after, size],
+      );
+      return rows[0];
+    });
   }
 
   /** Removes the branch and its tree; its commits stay. False when there is no such branch. */

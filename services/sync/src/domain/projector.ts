@@ -1,11 +1,11 @@
 import { pathKey, type commit } from '@lode/contracts';
 import { MAIN_BRANCH, MAX_COMMIT_ENTRIES } from '@lode/contracts/commit';
-import { preferIndexScans, type Database, type Queryable } from '@lode/db';
+import { BEFORE_FIRST_ID, preferIndexScans, type Database, type Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { HistoryRepository } from '../repo/history-repo.ts';
 import type { ProgressRepository } from '../repo/progress-repo.ts';
-import { BEFORE_FIRST_FILE, type StagingRepository } from '../repo/staging-repo.ts';
+import type { StagingRepository } from '../repo/staging-repo.ts';
 import type { TreeRepository } from '../repo/tree-repo.ts';
 import { planPart } from './part-plan.ts';
 
@@ -88,7 +88,7 @@ export class Projector {
     // take it a commit's batch (25,000 entries) per statement, in this one transaction, so readers
     // see it whole or not at all.
     await preferIndexScans(tx);
-    let range = await staging.nextRange(tx, projectId, seq, BEFORE_FIRST_FILE, MAX_COMMIT_ENTRIES);
+    let range = await staging.nextRange(tx, projectId, seq, BEFORE_FIRST_ID, MAX_COMMIT_ENTRIES);
     while (range) {
       await tree.applyStaged(tx, projectId, branch, seq, range);
       await history.recordStaged(tx, projectId, branch, seq, range);

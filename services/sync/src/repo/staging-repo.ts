@@ -11,9 +11,6 @@ export interface StagedRange {
   through: string;
 }
 
-/** Below every file id (random UUIDs are never nil): where the first batch starts. */
-export const BEFORE_FIRST_FILE = '00000000-0000-0000-0000-000000000000';
-
 /** The parts of a commit received so far (table `staged_entries`), applied together with the last. */
 export class StagingRepository {
   async add(tx: Queryable, projectId: string, seq: number, entries: readonly StagedEntry[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { MAX_INT4 } from '@lode/contracts';
-import { LINE_SEPARATOR, textList, type Queryable } from '@lode/db';
+import { inKeySlices, LINE_SEPARATOR, ROWS_PER_SLICE, textList, type Queryable, type Slice } from '@lode/db';
 import type { RemoteFile } from '../domain/sync-status.ts';
 import type { Lineage } from './branches-repo.ts';
 import type { StagedRange } from './staging-repo.ts';
@@ -37,14 +37,25 @@ const TREE_COLUMNS = 't.file_id, t.path, t.path_key, t.version, t.sha256, t.size
 
 /** The committed tree per branch (table `tree`). */
 export class TreeRepository {
-  /** A new branch starts as a copy of its parent's tree at that moment, as the commit service's does. */
-  async copyBranch(tx: Queryable, projectId: string, from: string, to: string): Promise<void> {
-    await tx.query(
-      `INSERT INTO tree (project_id, branch, path_key, path, file_id, version, sha256, size, commit_seq, deleted)
-       SELECT project_id, $3, path_key, path, file_id, version, sha256, size, commit_seq, deleted
-       FROM tree WHERE project_id = $1 AND branch = $2`,
-      [projectId, from, to],
-    );
+  /**
+   * A new branch starts as a copy of its parent's tree at that moment, as the commit service's does:
+   * a slice of files per statement, in path key order (every key sorts after '').
+   */
+  async copyBranch(tx: Queryable, projectId: string, from: string, to: string, rowsPerSlice = ROWS_PER_SLICE): Promise<void> {
+    await inKeySlices<string>('', rowsPerSlice, async (after, size) => {
+      const { rows } = await tx.query<Slice<string>>(
+        `WITH slice AS (
+           SELECT * FROM tree WHERE project_id = $1 AND branch = $2 AND path_key > $4 ORDER BY path_key LIMIT $5
+         ),
+         copied AS (
+           INSERT INTO tree (project_id, branch, path_key, path, file_id, version, sha256, size, commit_seq, deleted)
+           SELECT project_id, $3, path_key, path, file_id, version, sha256, size, commit_seq, deleted FROM slice
+         )
+         SELECT count(*)::int AS count, (SELECT path_key FROM slice ORDER BY path_key DESC LIMIT 1) AS last FROM slice`,
+        [projectId, from, to, after, size],
+      );
+      return rows[0];
+    });
   }
 
   /** A deleted branch's files go; its history stays, for the branches forked from it. */
