@@ -65,9 +65,14 @@ export const draftCommit: Scenario = {
 
     const details = memoryReport(files, memory);
     const perSecond = Math.round(files / (finalize / 1000)).toLocaleString('en-US');
-    const note = `one round, ${perSecond} files/s; staging ${(staging / 1000).toFixed(1)} s in ${Math.ceil(files / commit.MAX_COMMIT_ENTRIES)} calls; sync applied it ${(applied / 1000).toFixed(1)} s after the finalize began`;
+    const imported = `one round, ${perSecond} files/s; staging ${(staging / 1000).toFixed(1)} s in ${Math.ceil(files / commit.MAX_COMMIT_ENTRIES)} calls; sync applied it ${(applied / 1000).toFixed(1)} s after the finalize began`;
     // Logged as soon as measured, as the finalize is: a run of many minutes keeps its figures whatever happens after.
-    ctx.log(`draft-commit-${files}: ${note}\n${details.join('\n')}`);
+    ctx.log(`draft-commit-${files}: ${imported}\n${details.join('\n')}`);
+    // A user's next step after an import, once memory is measured: a branch of the whole tree, which the
+    // commit service and sync's read model each copy.
+    const branched = await timed(() => p.api.call('POST', `/api/v1/projects/${p.projectId}/branches`, 201, { name: 'after-import' }));
+    const branchSynced = await timed(() => syncedUp(p.api, p.projectId, 'after-import'));
+    const note = `${imported}; a branch of it created in ${(branched / 1000).toFixed(1)} s, in sync ${(branchSynced / 1000).toFixed(1)} s after`;
     return [
       {
         name: `draft-commit-${files}`,
@@ -90,12 +95,12 @@ function memoryReport(files: number, memory: ProcessMemory[]): string[] {
   return [header, ...memory.map((m) => `  ${m.name.padEnd(9)} ${mib(m.before)} → ${mib(m.peak)} → ${mib(m.after)}  (peak +${mib(m.peak - m.before)}: finalize ${phases(m)} until sync applied it)`)];
 }
 
-/** Until a sync answers: it waits for the read model to apply the latest commit, and says 503 (or 504) while it has not. */
-async function syncedUp(api: { call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> }, projectId: string): Promise<void> {
+/** Until a sync of `branch` answers: it waits for the read model to apply the latest commit or branch, and says 503 (or 504) while it has not. */
+async function syncedUp(api: { call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> }, projectId: string, branch?: string): Promise<void> {
   const deadline = performance.now() + 600_000;
   for (;;) {
     try {
-      await api.call('POST', `/api/v1/projects/${projectId}/sync`, 200, { files: [] });
+      await api.call('POST', `/api/v1/projects/${projectId}/sync`, 200, { files: [], branch });
       return;
     } catch (error) {
       // 504: the sync waited for its read model longer than the gateway waits for it (a large commit).
