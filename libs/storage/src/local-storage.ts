@@ -102,7 +102,7 @@ export class LocalBlobStorage implements BlobStorage {
 
   /**
    * The earlier layout, still read: the object's bytes alone, its verified SHA-256 in the sidecar
-   * at shaPath, written after it. Tools that seed objects in bulk may still write it.
+   * at shaPath, written after it. Data directories of earlier versions hold it; nothing writes it now.
    */
   objectPath(key: string): string {
     return this.#keyPath('objects', key);
