@@ -7,16 +7,12 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
+import { giveBackBody, takeBody, WHOLE_MAX } from './body-buffers.ts';
 import { LodeTransferError } from './errors.ts';
 import { isRetryableStatus, retryDelayMs, sleep, type RetryPolicy } from './retry.ts';
 
 /** Bytes read from disk per piece of a PUT body, and written to disk at once by a GET. */
 const PIECE = 1024 * 1024;
-/**
- * A body up to this size is read (or received) whole and moved in one piece: one read, one write,
- * no stream machinery. 16 transfers in flight hold at most 16 of them; larger bodies stream.
- */
-const WHOLE_MAX = PIECE;
 
 /** Connections are kept and reused: thousands of small transfers would otherwise each pay a connect. */
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
@@ -75,12 +71,12 @@ function headerValue(headers: Record<string, string>, name: string): string | un
  * the reads (measured: a third of the push's main-thread time with 2,000 files of 64 KiB).
  */
 async function wholePut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<StorageAnswer> {
-  const buffer = bodies.pop() ?? Buffer.allocUnsafeSlow(WHOLE_MAX + 1);
+  const buffer = Buffer.from(takeBody(declared + 1));
   // One byte more than declared is asked for, to see a file that grew since it was hashed.
   const length = readInto(filePath, buffer, declared + 1);
   // Storage would refuse this body (400, its length or MD5 is not what was signed): no need to send it.
   if (length !== declared) {
-    bodies.push(buffer);
+    giveBackBody(buffer.buffer);
     throw new LodeTransferError(name, `the file changed since it was hashed (${length} bytes now, ${declared} then)`, 400);
   }
   const request = requestFor(url, 'PUT', headers, signal);
@@ -91,12 +87,9 @@ async function wholePut(name: string, url: string, headers: Record<string, strin
   const status = response.statusCode ?? 0;
   // A success means storage read the whole body, so the socket is done with the buffer; after a
   // failure it may not be, and the buffer is left to the garbage collector.
-  if (status >= 200 && status <= 299) bodies.push(buffer);
+  if (status >= 200 && status <= 299) giveBackBody(buffer.buffer);
   return answerOfStorage(response, await readText(response));
 }
-
-/** Body buffers of finished small PUTs, reused: as many as transfers were in flight at once. */
-const bodies: Buffer[] = [];
 
 function readInto(filePath: string, buffer: Buffer, wanted: number): number {
   const fd = openSync(filePath, 'r');
@@ -220,7 +213,7 @@ async function receiveWhole(response: http.IncomingMessage, onPiece: (piece: Buf
     if (length > WHOLE_MAX) throw new Error(`the body is longer than the ${WHOLE_MAX} bytes announced`);
     pieces.push(piece);
   }
-  const body = new Uint8Array(bodyBuffers.pop() ?? new ArrayBuffer(WHOLE_MAX), 0, length);
+  const body = new Uint8Array(takeBody(length), 0, length);
   let at = 0;
   for (const piece of pieces) {
     body.set(piece, at);
@@ -228,14 +221,6 @@ async function receiveWhole(response: http.IncomingMessage, onPiece: (piece: Buf
   }
   return body;
 }
-
-/**
- * Buffers for small bodies, each WHOLE_MAX long, that go to the file writer and come back: as many
- * as downloads were in flight at once. Fresh ones each time left the worker holding tens of MiB of
- * written bodies until its garbage collector ran (peak RSS of a 2,001-file pull: 300 MB, against
- * 200-230 MB before the worker).
- */
-const bodyBuffers: ArrayBuffer[] = [];
 
 /**
  * Small downloads are written by one worker thread, synchronously: a temporary file, then a rename
@@ -270,7 +255,7 @@ class FileWriter {
     this.#worker = new Worker(FILE_WRITER_SOURCE, { eval: true });
     this.#worker.unref();
     this.#worker.on('message', (reply: { id: number; buffer: ArrayBuffer; error?: { message: string; code?: string } }) => {
-      bodyBuffers.push(reply.buffer);
+      giveBackBody(reply.buffer);
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
       // Idle, it must not keep the process alive.
@@ -287,7 +272,7 @@ class FileWriter {
     this.#worker.on('exit', (code) => lost(new Error(`file writer exited (code ${code})`)));
   }
 
-  /** Writes `body` to `temp`, then renames it to `dest`; its buffer moves to the worker and back to `bodyBuffers`. */
+  /** Writes `body` to `temp`, then renames it to `dest`; its buffer moves to the worker and back (giveBackBody). */
   write(temp: string, dest: string, body: Uint8Array<ArrayBuffer>): Promise<void> {
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
