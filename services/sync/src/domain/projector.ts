@@ -1,6 +1,6 @@
 import { pathKey, type commit } from '@lode/contracts';
 import { MAIN_BRANCH, MAX_COMMIT_ENTRIES } from '@lode/contracts/commit';
-import { BEFORE_FIRST_ID, preferIndexScans, type Database, type Queryable } from '@lode/db';
+import { BEFORE_FIRST_ID, inKeySlices, preferIndexScans, type Database, type Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { HistoryRepository } from '../repo/history-repo.ts';
@@ -88,13 +88,13 @@ export class Projector {
     // take it a commit's batch (25,000 entries) per statement, in this one transaction, so readers
     // see it whole or not at all.
     await preferIndexScans(tx);
-    let range = await staging.nextRange(tx, projectId, seq, BEFORE_FIRST_ID, MAX_COMMIT_ENTRIES);
-    while (range) {
+    await inKeySlices(BEFORE_FIRST_ID, MAX_COMMIT_ENTRIES, async (after, size) => {
+      const range = await staging.nextRange(tx, projectId, seq, after, size);
+      if (!range) return { count: 0, last: null };
       await tree.applyStaged(tx, projectId, branch, seq, range);
       await history.recordStaged(tx, projectId, branch, seq, range);
-      // A short batch was the last: no query to find nothing after it.
-      range = range.count < MAX_COMMIT_ENTRIES ? null : await staging.nextRange(tx, projectId, seq, range.through, MAX_COMMIT_ENTRIES);
-    }
+      return { count: range.count, last: range.through };
+    });
     await staging.discard(tx, projectId);
   }
 }
