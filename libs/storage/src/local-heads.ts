@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { ObjectInfo } from './storage.ts';
+import { PooledWorker, ThreadPool } from './thread-pool.ts';
 
 /** Every local object carries the SHA-256 the PUT handler verified. */
 export type LocalHead = ObjectInfo & { verifiedSha256: string };
-import { PooledWorker, ThreadPool } from './thread-pool.ts';
 
 /** An object's files in both layouts: sealed (header, then bytes), and the earlier bytes-and-sidecar. */
 export interface ObjectFiles {
