@@ -112,6 +112,21 @@ describe.each([
     expect(await p.api.post(url('confirm'), confirmBody(files[1]))).toMatchObject({ status: 200, body: { confirmed: true, version: 1 } });
   });
 
+  it('confirms the same files sent by two batches at once in both, and two dedup reservations of the same content and number', async () => {
+    const files = await initiate(Array.from({ length: 20 }, (_, i) => ({ path: `twice/${i}.bin`, bytes: randomBytes(40) })));
+    await Promise.all(files.map(put));
+    const expected = { status: 200, body: { results: files.map((f) => ({ fileId: f.fileId, version: 1, confirmed: true })) } };
+    const answers = await Promise.all([0, 1].map(() => p.api.post(url('confirm-batch'), { files: files.map(confirmBody) })));
+    for (const answer of answers) expect(answer).toMatchObject(expected);
+
+    const known = files[0].bytes;
+    const [first, second] = [...(await initiate([{ path: 'twice/copy.bin', bytes: known }])), ...(await initiate([{ path: 'twice/copy.bin', bytes: known }]))];
+    expect([first.dedup, second.dedup, first.version, second.version]).toEqual([true, true, 1, 1]);
+    for (const copy of [first, second]) {
+      expect((await p.api.post(url('confirm-batch'), { files: [confirmBody(copy)] })).body.results).toEqual([{ fileId: first.fileId, version: 1, confirmed: true }]);
+    }
+  });
+
   it('gives a version to exactly one of several batches racing for it; the others get version_conflict with versionConflict', async () => {
     const rivals = await Promise.all(Array.from({ length: 5 }, () => initiate([{ path: 'contested/level.umap', bytes: randomBytes(128) }])));
     const reservations = rivals.map(([f]) => f);

@@ -53,3 +53,69 @@ describe('FilesRepository.resolve', () => {
     }
   });
 });
+
+describe('FilesRepository: a confirm consumes its reservation', () => {
+  let database: TestDatabase;
+  let db: Database;
+  const repo = new FilesRepository();
+  const projectId = randomUUID();
+  const uploaderId = randomUUID();
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA });
+    await migrate(db, uploadMigrations);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const sha = (c: string) => c.repeat(64);
+  async function reserve(path: string, content: string, storageKey = `p/${projectId}/u/${randomUUID()}`) {
+    const entry = { path, pathKey: path, sha256: sha(content), size: 10, contentMd5: 'bWQ1bWQ1bWQ1bWQ1bWQ1bQ==', uploadId: randomUUID(), storageKey, expiresAt: new Date(Date.now() + 60_000).toISOString() };
+    const [row] = await repo.reserveBatch(db, projectId, uploaderId, [entry]);
+    return { ...row, uploadId: entry.uploadId, storageKey: row.dedup ? null : storageKey, sha256: entry.sha256 };
+  }
+  const record = (r: Awaited<ReturnType<typeof reserve>>, storageKey: string) =>
+    db.transaction((tx) =>
+      repo.recordVersions(tx, projectId, [
+        { fileId: r.file_id, version: r.version, sha256: r.sha256, size: 10, storageKey, uploaderId, uploaderName: 'Ada', uploadId: r.uploadId, origin: r.dedup ? 'dedup' : 'upload' },
+      ]),
+    );
+  const lookup = (r: Awaited<ReturnType<typeof reserve>>) => ({ storageKey: r.storageKey, fileId: r.file_id, version: r.version, sha256: r.sha256, size: 10 });
+
+  it('deletes the reservation it records, and is found again as the version it recorded', async () => {
+    const r = await reserve('a.bin', 'a');
+    expect(await repo.findReservations(db, projectId, [lookup(r)])).toEqual([expect.objectContaining({ id: r.uploadId, confirmed: false })]);
+    expect(await record(r, r.storageKey!)).toEqual(new Set([r.uploadId]));
+
+    const { rows } = await db.query('SELECT id FROM uploads WHERE id = $1', [r.uploadId]);
+    expect(rows).toEqual([]);
+    expect(await repo.findReservations(db, projectId, [lookup(r)])).toEqual([
+      { id: r.uploadId, file_id: r.file_id, version: 1, storage_key: r.storageKey, sha256: r.sha256, size: 10, dedup: false, confirmed: true },
+    ]);
+    // Another upload's key for the same version names nothing: that reservation is not this one.
+    expect(await repo.findReservations(db, projectId, [{ ...lookup(r), storageKey: `p/${projectId}/u/${randomUUID()}` }])).toEqual([undefined]);
+    expect(await repo.findReservations(db, randomUUID(), [lookup(r)])).toEqual([undefined]);
+  });
+
+  it('finds a confirmed dedup version before a second reservation of the same content and number', async () => {
+    const original = await reserve('blob.bin', 'b');
+    await record(original, original.storageKey!);
+    const [first, second] = [await reserve('copy.bin', 'b'), await reserve('copy.bin', 'b')];
+    expect([first.dedup, second.dedup, first.version, second.version]).toEqual([true, true, 1, 1]);
+    await record(first, original.storageKey!);
+    expect(await repo.findReservations(db, projectId, [lookup(second)])).toEqual([expect.objectContaining({ id: first.uploadId, confirmed: true, dedup: true })]);
+  });
+
+  it('tells a reservation recorded by another confirm from one that is gone', async () => {
+    const [recorded, collected] = [await reserve('r.bin', 'c'), await reserve('g.bin', 'd')];
+    await record(recorded, recorded.storageKey!);
+    await db.transaction((tx) => repo.deleteReservations(tx, [collected.uploadId]));
+    const named = [recorded, collected].map((r) => ({ id: r.uploadId, fileId: r.file_id, version: r.version }));
+    expect(await db.transaction((tx) => repo.lockReservations(tx, named.map((n) => n.id)))).toEqual(new Set());
+    expect(await repo.confirmedUploads(db, projectId, named)).toEqual(new Set([recorded.uploadId]));
+    expect(await repo.confirmedUploads(db, randomUUID(), named)).toEqual(new Set());
+  });
+});

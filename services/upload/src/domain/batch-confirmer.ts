@@ -2,7 +2,7 @@ import { errors, type AppError } from '@lode/errors';
 import type { Actor } from '@lode/contracts';
 import type { Database } from '@lode/db';
 import type { BlobStorage } from '@lode/storage';
-import type { FilesRepository, NewVersion, UploadRow } from '../repo/files-repo.ts';
+import type { FilesRepository, NamedUpload, NewVersion, UploadRow } from '../repo/files-repo.ts';
 import { validateConfirmEntries, type ConfirmBody } from './confirm-entries.ts';
 import { verifyStoredObjects } from './stored-content.ts';
 
@@ -55,7 +55,7 @@ export class BatchConfirmer {
       const mismatch = reservationMismatch(entry.body, reservation);
       if (mismatch) fail(entry, mismatch);
       // A repeated confirm of the same reservation answers as the first did.
-      else if (reservation?.state === 'confirmed') succeed(entry);
+      else if (reservation?.confirmed) succeed(entry);
       else if (reservation) pending.push({ ...entry, reservation });
     });
 
@@ -91,14 +91,15 @@ export class BatchConfirmer {
   /**
    * Records the verified entries in one transaction. The reservations are locked first, so the
    * collector cannot remove them meanwhile, then the files, both in id order so that batches sharing
-   * rows queue instead of deadlocking. A reservation another confirm recorded meanwhile answers as
-   * confirmed; a file whose tip moved is a version conflict.
+   * rows queue instead of deadlocking. A reservation gone meanwhile was either recorded by another
+   * confirm of it (confirmed) or collected (gone); a file whose tip moved is a version conflict.
    */
   async #record(actor: Actor, entries: readonly Pending[]): Promise<('confirmed' | 'gone' | 'conflict')[]> {
     if (entries.length === 0) return [];
     return this.#db.transaction(async (tx) => {
-      const states = await this.#files.lockReservations(tx, entries.map((e) => e.reservation.id));
-      const reserved = entries.filter((e) => states.get(e.reservation.id) === 'reserved');
+      const present = await this.#files.lockReservations(tx, entries.map((e) => e.reservation.id));
+      const reserved = entries.filter((e) => present.has(e.reservation.id));
+      const vanished = entries.filter((e) => !present.has(e.reservation.id));
       await this.#files.lockFiles(tx, actor.projectId, reserved.map((e) => e.reservation.file_id));
       const versions = reserved.map(({ reservation: r }): NewVersion => ({
         fileId: r.file_id,
@@ -112,17 +113,20 @@ export class BatchConfirmer {
         origin: r.dedup ? 'dedup' : 'upload',
       }));
       const recorded = reserved.length === 0 ? new Set<string>() : await this.#files.recordVersions(tx, actor.projectId, versions);
+      const recordedBefore =
+        vanished.length === 0
+          ? new Set<string>()
+          : await this.#files.confirmedUploads(tx, actor.projectId, vanished.map(({ reservation: r }) => ({ id: r.id, fileId: r.file_id, version: r.version })));
       return entries.map(({ reservation: r }) => {
-        const state = states.get(r.id);
-        if (state === undefined) return 'gone';
-        return state === 'confirmed' || recorded.has(r.id) ? 'confirmed' : 'conflict';
+        if (!present.has(r.id)) return recordedBefore.has(r.id) ? 'confirmed' : 'gone';
+        return recorded.has(r.id) ? 'confirmed' : 'conflict';
       });
     });
   }
 }
 
 /** The single confirm's checks of an entry against the reservation it names (spec 4.5). */
-function reservationMismatch(body: ConfirmBody, reservation: UploadRow | undefined): AppError | undefined {
+function reservationMismatch(body: ConfirmBody, reservation: NamedUpload | undefined): AppError | undefined {
   if (!reservation) return errors.notFound('Upload reservation');
   if (reservation.file_id !== body.fileId || reservation.version !== body.version) {
     return errors.validation('fileId and version do not match the reservation for this storageKey');

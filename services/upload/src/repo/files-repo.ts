@@ -30,7 +30,14 @@ export interface UploadRow {
   sha256: string;
   size: number;
   dedup: boolean;
-  state: 'reserved' | 'confirmed';
+}
+
+/**
+ * What a confirm entry names: a reservation still waiting, or (`confirmed`) the version that an
+ * earlier confirm of it recorded, whose upload_id is the reservation's id.
+ */
+export interface NamedUpload extends UploadRow {
+  confirmed: boolean;
 }
 
 /** What a confirmed version records about its content and who uploaded it: the contract's fields. */
@@ -134,23 +141,30 @@ export class FilesRepository {
   }
 
   /**
-   * The reservation each confirm entry names, in one statement, aligned with `entries` (undefined
-   * where there is none in the project): by storage key for an uploaded file; by file, version and
-   * content for a dedup, a confirmed one first. One index probe per entry (LATERAL … LIMIT 1),
-   * whatever the project's size.
+   * What each confirm entry names, in one statement, aligned with `entries` (undefined where nothing
+   * in the project matches): first the version an earlier confirm of it recorded (the entry's file
+   * and number, with its storage key for an upload or its content for a dedup), else the reservation
+   * (by storage key for an upload; by file, number and content for a dedup). A few index probes per
+   * entry (LATERAL … LIMIT 1), whatever the project's size.
    */
-  async findReservations(q: Queryable, projectId: string, entries: readonly ReservationLookup[]): Promise<(UploadRow | undefined)[]> {
-    const { rows } = await q.query<UploadRow & { n: number }>(
+  async findReservations(q: Queryable, projectId: string, entries: readonly ReservationLookup[]): Promise<(NamedUpload | undefined)[]> {
+    const { rows } = await q.query<NamedUpload & { n: number }>(
       `SELECT r.n::int AS n, u.*
        FROM unnest($2::text[], $3::uuid[], $4::int[], $5::text[], $6::bigint[]) WITH ORDINALITY AS r(storage_key, file_id, version, sha256, size, n)
        CROSS JOIN LATERAL (
-         SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
-         WHERE r.storage_key IS NOT NULL AND project_id = $1 AND storage_key = r.storage_key AND NOT dedup
+         (SELECT upload_id AS id, file_id, version, storage_key, sha256, size, origin = 'dedup' AS dedup, true AS confirmed FROM versions
+          WHERE project_id = $1 AND file_id = r.file_id AND version = r.version AND upload_id IS NOT NULL
+            AND CASE WHEN r.storage_key IS NULL THEN origin = 'dedup' AND sha256 = r.sha256 AND size = r.size
+                     ELSE origin = 'upload' AND storage_key = r.storage_key END)
          UNION ALL
-         (SELECT id, file_id, version, storage_key, sha256, size, dedup, state FROM uploads
+         (SELECT id, file_id, version, storage_key, sha256, size, dedup, false FROM uploads
+          WHERE r.storage_key IS NOT NULL AND project_id = $1 AND storage_key = r.storage_key AND NOT dedup)
+         UNION ALL
+         (SELECT id, file_id, version, storage_key, sha256, size, dedup, false FROM uploads
           WHERE r.storage_key IS NULL AND project_id = $1 AND file_id = r.file_id AND version = r.version AND dedup
             AND sha256 = r.sha256 AND size = r.size
-          ORDER BY state = 'confirmed' DESC LIMIT 1)
+          LIMIT 1)
+         LIMIT 1
        ) u`,
       [
         projectId,
@@ -161,27 +175,33 @@ export class FilesRepository {
         entries.map((e) => e.size),
       ],
     );
-    const found = new Array<UploadRow | undefined>(entries.length);
+    const found = new Array<NamedUpload | undefined>(entries.length);
     for (const { n, ...row } of rows) found[n - 1] = row;
     return found;
   }
 
   /**
    * Locks the reservations in id order until the transaction ends (the collector skips locked rows,
-   * and batches sharing rows queue instead of deadlocking); answers each one's state by id, without
-   * the ones that are gone.
+   * and batches sharing rows queue instead of deadlocking); answers the ids of those still there.
    */
-  async lockReservations(tx: Queryable, uploadIds: readonly string[]): Promise<Map<string, UploadRow['state']>> {
-    const { rows } = await tx.query<{ id: string; state: UploadRow['state'] }>(
-      'SELECT id, state FROM uploads WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
-      [uploadIds],
+  async lockReservations(tx: Queryable, uploadIds: readonly string[]): Promise<Set<string>> {
+    const { rows } = await tx.query<{ id: string }>('SELECT id FROM uploads WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [uploadIds]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Which of these reservations a version was recorded for: the ids of the confirmed ones. */
+  async confirmedUploads(q: Queryable, projectId: string, uploads: readonly { id: string; fileId: string; version: number }[]): Promise<Set<string>> {
+    const { rows } = await q.query<{ upload_id: string }>(
+      `SELECT v.upload_id FROM unnest($2::uuid[], $3::int[], $4::uuid[]) AS r(file_id, version, upload_id)
+       JOIN versions v ON v.project_id = $1 AND v.file_id = r.file_id AND v.version = r.version AND v.upload_id = r.upload_id`,
+      [projectId, uploads.map((u) => u.fileId), uploads.map((u) => u.version), uploads.map((u) => u.id)],
     );
-    return new Map(rows.map((row) => [row.id, row.state]));
+    return new Set(rows.map((row) => row.upload_id));
   }
 
   /**
    * Records many versions in one statement (at most one per file): each file's tip advances from
-   * version-1 to version, its version row is inserted, its reservation confirmed and its content
+   * version-1 to version, its version row is inserted, its reservation deleted and its content
    * indexed for dedup; answers the upload ids that were recorded. A file whose tip moved meanwhile
    * (another upload took the number) records nothing. Run after lockReservations and lockFiles, in
    * their transaction: racing confirms of one file serialize on its row lock.
@@ -194,7 +214,8 @@ export class FilesRepository {
        ),
        tip AS (
          UPDATE files f SET tip_version = i.version FROM input i
-         WHERE f.id = i.file_id AND f.project_id = $1 AND f.tip_version = i.version - 1
+         -- id = ANY: one index probe per file, where a join alone may read every file of a small project.
+         WHERE f.id = i.file_id AND f.id = ANY($2::uuid[]) AND f.project_id = $1 AND f.tip_version = i.version - 1
          RETURNING f.id
        ),
        recorded AS (SELECT i.* FROM input i JOIN tip ON tip.id = i.file_id),
@@ -203,7 +224,7 @@ export class FilesRepository {
          SELECT gen_random_uuid(), $1, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, upload_id, origin FROM recorded
        ),
        reservations AS (
-         UPDATE uploads SET state = 'confirmed' WHERE id IN (SELECT upload_id FROM recorded)
+         DELETE FROM uploads WHERE id IN (SELECT upload_id FROM recorded)
        ),
        blob_rows AS (
          INSERT INTO blobs (project_id, sha256, size, storage_key)
@@ -338,7 +359,7 @@ export class FilesRepository {
   async lockExpiredReservations(tx: Queryable, before: Date, limit: number): Promise<{ id: string; storage_key: string; dedup: boolean }[]> {
     const { rows } = await tx.query<{ id: string; storage_key: string; dedup: boolean }>(
       `SELECT id, storage_key, dedup FROM uploads
-       WHERE state = 'reserved' AND expires_at < $1
+       WHERE expires_at < $1
        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [before, limit],
     );
