@@ -2,20 +2,16 @@
 import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
-import { cursorSecretSetting } from '@lode/db';
-import { outboxOptions } from '@lode/outbox';
-import { createStorage, storageSettings } from '@lode/storage';
+import { createStorage } from '@lode/storage';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
-import { COMMIT_SCHEMA, startCommitService } from './start.ts';
-import { commitSettings } from './config.ts';
+import { COMMIT_SCHEMA } from './start.ts';
+import { commitStartup } from './startup.ts';
 
 const logger = createLogger('commit');
 
 const schema = z.object({
   ...serviceProcessSettings,
-  ...storageSettings,
-  ...commitSettings,
-  ...cursorSecretSetting,
+  ...commitStartup.settings,
 });
 
 async function main(): Promise<void> {
@@ -25,19 +21,7 @@ async function main(): Promise<void> {
     schema: COMMIT_SCHEMA,
     config,
     logger,
-    start: ({ db, bus, events }) =>
-      startCommitService({
-        db,
-        bus,
-        events,
-        storage: createStorage(config, { publicUrl: 'http://localhost:8080' }),
-        logger,
-        cursorSecret: config.LODE_CURSOR_SECRET,
-        outbox: outboxOptions(config),
-        idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,
-        fenceTtlMs: config.LODE_LOCK_FENCE_TTL_MS,
-        draftTtlMs: config.LODE_DRAFT_TTL_MS,
-      }),
+    start: ({ db, bus, events }) => commitStartup.start({ db, bus, events, storage: createStorage(config, { publicUrl: 'http://localhost:8080' }), logger }, config),
   });
 }
 

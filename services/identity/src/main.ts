@@ -2,16 +2,15 @@
 import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
-import { outboxOptions } from '@lode/outbox';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
-import { IDENTITY_SCHEMA, startIdentityService } from './start.ts';
-import { identitySettings } from './config.ts';
+import { IDENTITY_SCHEMA } from './start.ts';
+import { identityStartup } from './startup.ts';
 
 const logger = createLogger('identity');
 
 const schema = z.object({
   ...serviceProcessSettings,
-  ...identitySettings,
+  ...identityStartup.settings,
 });
 
 async function main(): Promise<void> {
@@ -21,7 +20,7 @@ async function main(): Promise<void> {
     schema: IDENTITY_SCHEMA,
     config,
     logger,
-    start: ({ db, bus, events }) => startIdentityService({ db, bus, events, logger, cursorSecret: config.LODE_CURSOR_SECRET, outbox: outboxOptions(config) }),
+    start: ({ db, bus, events }) => identityStartup.start({ db, bus, events, logger }, config),
   });
 }
 

@@ -2,18 +2,15 @@
 import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
-import { cursorSecretSetting } from '@lode/db';
-import { outboxOptions } from '@lode/outbox';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
-import { LOCK_SCHEMA, startLockService } from './start.ts';
-import { lockSettings } from './config.ts';
+import { LOCK_SCHEMA } from './start.ts';
+import { lockStartup } from './startup.ts';
 
 const logger = createLogger('lock');
 
 const schema = z.object({
   ...serviceProcessSettings,
-  ...lockSettings,
-  ...cursorSecretSetting,
+  ...lockStartup.settings,
 });
 
 async function main(): Promise<void> {
@@ -23,16 +20,7 @@ async function main(): Promise<void> {
     schema: LOCK_SCHEMA,
     config,
     logger,
-    start: ({ db, bus, events }) =>
-      startLockService({
-        db,
-        bus,
-        events,
-        logger,
-        cursorSecret: config.LODE_CURSOR_SECRET,
-        fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS,
-        outbox: outboxOptions(config),
-      }),
+    start: ({ db, bus, events }) => lockStartup.start({ db, bus, events, logger }, config),
   });
 }
 

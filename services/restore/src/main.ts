@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
-import { RESTORE_SCHEMA, startRestoreService } from './start.ts';
-import { restoreSettings } from './config.ts';
+import { RESTORE_SCHEMA } from './start.ts';
+import { restoreStartup } from './startup.ts';
 
 const logger = createLogger('restore');
 
 const schema = z.object({
   ...serviceProcessSettings,
-  ...restoreSettings,
+  ...restoreStartup.settings,
 });
 
 async function main(): Promise<void> {
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     schema: RESTORE_SCHEMA,
     config,
     logger,
-    start: ({ db, bus }) => startRestoreService({ db, bus, logger, idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS }),
+    start: ({ db, bus }) => restoreStartup.start({ db, bus, logger }, config),
   });
 }
 

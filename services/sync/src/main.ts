@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
-import { startSyncService, SYNC_SCHEMA } from './start.ts';
-import { syncSettings } from './config.ts';
+import { SYNC_SCHEMA } from './start.ts';
+import { syncStartup } from './startup.ts';
 
 const logger = createLogger('sync');
 
 const schema = z.object({
   ...serviceProcessSettings,
-  ...syncSettings,
+  ...syncStartup.settings,
 });
 
 async function main(): Promise<void> {
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     schema: SYNC_SCHEMA,
     config,
     logger,
-    start: ({ db, bus, events }) => startSyncService({ db, bus, events, logger, catchUpMs: config.LODE_SYNC_CATCH_UP_MS }),
+    start: ({ db, bus, events }) => syncStartup.start({ db, bus, events, logger }, config),
   });
 }
 

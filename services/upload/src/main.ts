@@ -2,18 +2,16 @@
 import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
-import { createStorage, storageSettings } from '@lode/storage';
-import { outboxOptions } from '@lode/outbox';
+import { createStorage } from '@lode/storage';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
-import { startUploadService, UPLOAD_SCHEMA } from './start.ts';
-import { uploadSettings } from './config.ts';
+import { UPLOAD_SCHEMA } from './start.ts';
+import { uploadStartup } from './startup.ts';
 
 const logger = createLogger('upload');
 
 const schema = z.object({
   ...serviceProcessSettings,
-  ...storageSettings,
-  ...uploadSettings,
+  ...uploadStartup.settings,
 });
 
 async function main(): Promise<void> {
@@ -23,17 +21,7 @@ async function main(): Promise<void> {
     schema: UPLOAD_SCHEMA,
     config,
     logger,
-    start: ({ db, bus, events }) =>
-      startUploadService({
-        db,
-        bus,
-        events,
-        storage: createStorage(config, { publicUrl: 'http://localhost:8080' }),
-        logger,
-        gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
-        cursorSecret: config.LODE_CURSOR_SECRET,
-        outbox: outboxOptions(config),
-      }),
+    start: ({ db, bus, events }) => uploadStartup.start({ db, bus, events, storage: createStorage(config, { publicUrl: 'http://localhost:8080' }), logger }, config),
   });
 }
 

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { exitOnStartupFailure, runServiceProcess, serviceProcessSettings } from '@lode/runtime';
-import { startWebhooksService, WEBHOOKS_SCHEMA } from './start.ts';
-import { webhooksConfig, webhooksSettings } from './config.ts';
+import { WEBHOOKS_SCHEMA } from './start.ts';
+import { webhooksStartup } from './startup.ts';
 
 const logger = createLogger('webhooks');
 
 const schema = z.object({
   ...serviceProcessSettings,
-  ...webhooksSettings,
+  ...webhooksStartup.settings,
 });
 
 async function main(): Promise<void> {
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     schema: WEBHOOKS_SCHEMA,
     config,
     logger,
-    start: ({ db, bus, events }) => startWebhooksService({ db, bus, events, logger, config: webhooksConfig(config) }),
+    start: ({ db, bus, events }) => webhooksStartup.start({ db, bus, events, logger }, config),
   });
 }
 

@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+import { outboxOptions } from '@lode/outbox';
+import { identitySettings } from './config.ts';
+import { startIdentityService, type IdentityDeps } from './start.ts';
+
+const settings = identitySettings;
+
+/**
+ * The identity service's settings and how they start it, for whatever hosts it: its own process
+ * (main.ts) or the system's registry (one process beside the others). Written once, so the two
+ * cannot start it differently.
+ */
+export const identityStartup = {
+  settings,
+  start: (runtime: Pick<IdentityDeps, 'db' | 'bus' | 'events' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
+    startIdentityService({ ...runtime, cursorSecret: config.LODE_CURSOR_SECRET, outbox: outboxOptions(config) }),
+};

@@ -1,0 +1,16 @@
+import type { z } from 'zod';
+import { syncSettings } from './config.ts';
+import { startSyncService, type SyncDeps } from './start.ts';
+
+const settings = syncSettings;
+
+/**
+ * The sync service's settings and how they start it, for whatever hosts it: its own process
+ * (main.ts) or the system's registry (one process beside the others). Written once, so the two
+ * cannot start it differently.
+ */
+export const syncStartup = {
+  settings,
+  start: (runtime: Pick<SyncDeps, 'db' | 'bus' | 'events' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
+    startSyncService({ ...runtime, catchUpMs: config.LODE_SYNC_CATCH_UP_MS }),
+};
