@@ -6,6 +6,10 @@
 -- a confirm's transaction took about a quarter less time and wrote about a quarter less WAL per
 -- file (docs/performance.md). versions.upload_id stays, no longer a foreign key: it names a
 -- reservation that is gone once confirmed.
+-- The column goes rather than staying unused: the collector now takes every expired row, so a
+-- replica of the previous release still marking rows confirmed during a rolling upgrade would have
+-- its objects collected. Without the column its confirms fail (the client retries, on a new
+-- replica) and nothing confirmed is ever left in `uploads`.
 ALTER TABLE versions DROP CONSTRAINT versions_upload_id_fkey;
 DELETE FROM uploads WHERE state = 'confirmed';
 DROP INDEX uploads_expiry;
