@@ -66,7 +66,7 @@ const FIRST_BATCH = 100;
  * transfers run one call is in flight: the next takes every file uploaded meanwhile. A call costs a
  * server about 5 ms of CPU whatever its size (20 calls of 100 entries: about 230 ms; 2 of 1,000:
  * about 130 ms), CPU the transfers share. Against slices of 100 two at a time, a push of 2,000 small
- * files took 15 % less time (docs/performance.md).
+ * files took 7-15 % less time (docs/performance.md).
  */
 const CONFIRM_FROM = 500;
 /** Once the transfers are over the last slice goes at once, beside a call still in flight: it is what the commit waits for. */
