@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { Database } from '@lode/db';
 import { seedConfirmedVersions as seedInUploadSchema } from '@lode/upload/repo/seed-versions-repo';
 import { seedConfirmedVersions } from '../testing/bulk-versions.ts';
@@ -33,4 +34,27 @@ export async function seedLargeRestore(system: FaultSystem, workload: Workload, 
     await db.close();
   }
   return files.map((f) => ({ fileId: f.fileId, path: f.path, version: 1, sha256: f.sha256 }));
+}
+
+/**
+ * Holds the project's commit-number row (inserting it, uncommitted, when the project has none yet)
+ * until `release`: a commit of the project waits inside its transaction for its number, so a test can
+ * find that transaction open and kill its process midway, however fast the machine runs the commit.
+ */
+export async function holdCommitNumbers(system: FaultSystem, projectId: string): Promise<{ release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: system.stack.databaseUrl });
+  await client.connect();
+  const schema = serviceNamed('commit').schema;
+  await client.query('BEGIN');
+  await client.query(
+    `INSERT INTO ${schema}.project_sequences (project_id, last_seq) VALUES ($1, 0)
+     ON CONFLICT (project_id) DO UPDATE SET last_seq = ${schema}.project_sequences.last_seq`,
+    [projectId],
+  );
+  return {
+    async release() {
+      await client.query('ROLLBACK');
+      await client.end();
+    },
+  };
 }

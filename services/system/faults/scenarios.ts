@@ -4,7 +4,7 @@ import type { ServiceProcess } from '@lode/testkit';
 import type { SyncAnswer } from './api-shapes.ts';
 import { processInLongTransaction } from './backend-owner.ts';
 import { notReady } from './recovery.ts';
-import { seedLargeCommit, seedLargeRestore } from './big-operations.ts';
+import { holdCommitNumbers, seedLargeCommit, seedLargeRestore } from './big-operations.ts';
 import { RESTORE_PATIENCE_MS } from './deadlines.ts';
 import { FAULT_HOLD_MS, type FaultPlan, type FaultSuite } from './fault-suite.ts';
 import type { AckedCommit, KnownVersion } from './ledger.ts';
@@ -141,12 +141,20 @@ export function commitReplicaKilledMidLargeCommit(suite: FaultSuite): FaultPlan 
   return {
     async inject() {
       const files = await seedLargeCommit(system, cast.frank, LARGE_COMMIT_FILES);
-      large = workload.commit(cast.frank, files, `${LARGE_COMMIT_FILES} files`).then(
-        (answer) => ('id' in answer ? answer : `refused: ${answer.code}`),
-        (error: unknown) => `failed: ${(error as Error).message}`,
-      );
-      victim = await midway(large, () => processInLongTransaction(system, 'lode-commits', 300, system.stack.replicas.commit), 'the large commit');
-      await killNow(suite, [victim]);
+      // The commit's transaction waits for its number until its process is killed: a fast machine
+      // once finished the whole commit before a transaction 300 ms old could be found.
+      const numbers = await holdCommitNumbers(system, cast.frank.projectId);
+      try {
+        large = workload.commit(cast.frank, files, `${LARGE_COMMIT_FILES} files`).then(
+          (answer) => ('id' in answer ? answer : `refused: ${answer.code}`),
+          (error: unknown) => `failed: ${(error as Error).message}`,
+        );
+        // Older than any other project's commit: the one waiting for its number.
+        victim = await midway(large, () => processInLongTransaction(system, 'lode-commits', 2000, system.stack.replicas.commit), 'the large commit');
+        await killNow(suite, [victim]);
+      } finally {
+        await numbers.release();
+      }
     },
     during: () => keepsWorking(workload, ['erin commits', 'alice commits'], 2, 'with the commit replica dead'),
     heal: () => suite.supervisor.restart(victim ? [victim] : []),
