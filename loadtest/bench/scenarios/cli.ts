@@ -166,7 +166,6 @@ const SDK_PUSH_WARMUP = 4;
  * files hashed beforehand, as the CLI's cache has them) as a ratio to the bare PUTs of the same
  * files, each round with fresh bytes; the medians of SDK_PUSH_ROUNDS. Goal: at least 0.7×.
  */
-
 export const sdkPush: Scenario = {
   name: 'sdk-push',
   async run(ctx) {
