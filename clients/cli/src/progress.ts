@@ -2,6 +2,8 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { FlowProgress } from '@lode/sdk';
 import { formatBytes } from './output.ts';
 
+const PLAIN_LINE_EVERY_MS = 5000;
+
 /** Files and bytes moved, with rate and ETA: a bar on a terminal, a plain line every few seconds otherwise, nothing with `--json`. */
 export class TransferProgress {
   readonly #label: string;
@@ -11,7 +13,8 @@ export class TransferProgress {
   readonly #started = Date.now();
   #files = 0;
   #bytes = 0;
-  #lastLine = 0;
+  /** The first plain line comes a full interval in: one at the first byte would say nothing but "0 files". */
+  #lastLine = this.#started;
 
   constructor(label: string, totalFiles: number, totalBytes: number, quiet: boolean) {
     this.#label = label;
@@ -38,7 +41,7 @@ export class TransferProgress {
     this.#files += progress.files;
     this.#bytes += progress.bytes;
     this.#bar?.update(this.#files, this.#payload());
-    if (this.#plain && Date.now() - this.#lastLine > 5000) {
+    if (this.#plain && Date.now() - this.#lastLine > PLAIN_LINE_EVERY_MS) {
       this.#lastLine = Date.now();
       process.stderr.write(`${this.#label}: ${this.#files} files, ${formatBytes(this.#bytes)} of ${formatBytes(this.#totalBytes)} (${this.#payload().rate}/s)\n`);
     }
