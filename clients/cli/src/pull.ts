@@ -45,7 +45,8 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   try {
     result = await downloadFiles(
       ctx.client,
-      toDownload.map((e) => ({ fileId: e.row.fileId as string, dest: workspace.file(e.path) })),
+      // Over the file on disk where there is one: its name may be decomposed (NFD) or cased unlike the project's.
+      toDownload.map((e) => ({ fileId: e.row.fileId as string, dest: e.local?.localPath ?? workspace.file(e.path) })),
       { branch, concurrency: options.concurrency, signal: ctx.signal, onProgress: progress.update },
     );
   } finally {
@@ -53,7 +54,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   }
   for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
   for (const e of toRemove) {
-    await rm(workspace.file(e.path), { force: true });
+    await rm(e.local?.localPath ?? workspace.file(e.path), { force: true });
     delete files[e.path];
   }
   await workspace.save();

@@ -39,6 +39,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const status = await workspaceStatus(client, workspace, branch, signal);
   await workspace.save();
   const scoped = status.entries.filter((e) => inScope(e.path, options.scopes));
+  refuseCaseCollisions(status.caseCollisions.filter((group) => group.some((p) => inScope(p, options.scopes))));
   const conflicts = scoped.filter((e) => e.status === 'conflict');
   if (conflicts.length > 0) {
     throw new CliError(
@@ -115,6 +116,15 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
   await workspace.save();
   await store.finish();
   return commit;
+}
+
+/** Checked before any byte moves: the server would take such paths for one file and refuse the second. */
+function refuseCaseCollisions(groups: string[][]): void {
+  if (groups.length === 0) return;
+  throw new CliError(
+    `Nothing was pushed: ${groups.length} group(s) of files have names that differ only in letter case, and Lode keeps one file per name ignoring case (teammates on Windows and macOS could not hold both):\n${groups.map((g) => `  ${g.join(', ')}`).join('\n')}\nRename or delete all but one of each (or list them in .lodeignore), then push again.`,
+    { code: 'path_case_conflict', details: { collisions: groups } },
+  );
 }
 
 /** Checked before any byte moves: a commit would refuse files a teammate has locked. */

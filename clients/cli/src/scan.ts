@@ -26,7 +26,7 @@ async function ignoreRules(root: string): Promise<Ignore> {
   return rules;
 }
 
-/** Every regular file of the workspace that `.lodeignore` keeps, as project paths (symlinks are skipped). */
+/** Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks are skipped). */
 export async function scanWorkspace(workspace: Workspace): Promise<LocalEntry[]> {
   const rules = await ignoreRules(workspace.root);
   const found: LocalEntry[] = [];
@@ -34,7 +34,8 @@ export async function scanWorkspace(workspace: Workspace): Promise<LocalEntry[]>
     const entries = await readdir(dir, { withFileTypes: true });
     const subdirs: [string, string][] = [];
     for (const entry of entries) {
-      const projectPath = prefix + entry.name;
+      // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
+      const projectPath = prefix + entry.name.normalize('NFC');
       if (entry.isDirectory()) {
         if (!rules.ignores(`${projectPath}/`)) subdirs.push([path.join(dir, entry.name), `${projectPath}/`]);
       } else if (entry.isFile() && !rules.ignores(projectPath)) {

@@ -20,6 +20,8 @@ export interface WorkspaceStatus {
   branch: string;
   latestCommitSeq: number;
   entries: StatusEntry[];
+  /** Local files whose paths differ only in letter case: one file to the project (push refuses them). */
+  caseCollisions: string[][];
 }
 
 /** A sync request holds at most this many files; more go as one session of batches. */
@@ -56,7 +58,26 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
     const deletedHere = row.status === 'missing' && synced !== undefined && synced.version === row.remoteVersion;
     return { path: row.path, status: deletedHere ? 'deleted_local' : row.status, row, local: byPath.get(row.path) };
   });
-  return { branch, latestCommitSeq, entries };
+  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)) };
+}
+
+/**
+ * The groups of paths (NFC) that name one file to the project, which compares paths ignoring letter
+ * case as the studios' Windows and macOS file systems do (docs/api.md, Paths), in path order.
+ */
+export function caseCollisions(paths: readonly string[]): string[][] {
+  const byKey = new Map<string, string[]>();
+  for (const p of paths) {
+    const key = p.toLowerCase();
+    const group = byKey.get(key);
+    if (group) group.push(p);
+    else byKey.set(key, [p]);
+  }
+  const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...byKey.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => group.sort(byPath))
+    .sort((a, b) => byPath(a[0], b[0]));
 }
 
 export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEntry[]> {

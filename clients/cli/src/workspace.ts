@@ -61,11 +61,11 @@ export class Workspace {
     return path.join(this.root, ...projectPath.split('/'));
   }
 
-  /** A path on disk (relative to the current folder) as a project path, refused outside the workspace. */
+  /** A path on disk (relative to the current folder) as a project path (NFC), refused outside the workspace. */
   projectPath(localPath: string): string {
     const relative = path.relative(this.root, path.resolve(localPath));
     if (relative.startsWith('..') || path.isAbsolute(relative)) throw new CliError(`${localPath} is outside the workspace ${this.root}`, { exitCode: 2, code: 'usage' });
-    return relative.split(path.sep).join('/');
+    return relative.split(path.sep).join('/').normalize('NFC');
   }
 
   journalFile(): string {

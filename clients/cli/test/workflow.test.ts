@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, hashFile, LodeClient, uploadFiles, type CommitRequest, type UploadedFile } from '@lode/sdk';
@@ -97,6 +97,38 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     await rm(path.join(a, 'hero.fbx'));
     expectOk(await ada.run(a, ['pull']));
     expect(await readText(a, 'hero.fbx')).toBe('bo edit');
+  }, TIMEOUT);
+
+  it('pushes a decomposed (macOS) name as its NFC path, updates it in place on pull, and refuses names that differ only in case', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    const decomposed = 'Levels/Cafe\u0301.umap';
+    const composed = 'Levels/Caf\u00e9.umap';
+    await writeText(a, decomposed, 'v1');
+    await writeText(a, 'Docs/Readme.txt', 'one');
+    await writeText(a, 'Docs/README.txt', 'two');
+    const status = expectOk(await ada.run(a, ['status', '--json']));
+    expect(status.json.caseCollisions).toEqual([['Docs/README.txt', 'Docs/Readme.txt']]);
+    expect(status.json.files).toContainEqual(expect.objectContaining({ path: composed, status: 'local_only' }));
+
+    const refused = await ada.run(a, ['push', '-m', 'both', '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'path_case_conflict', collisions: [['Docs/README.txt', 'Docs/Readme.txt']] });
+    expect(await commitCount(ada, a)).toBe(0);
+
+    await rm(path.join(a, 'Docs/README.txt'));
+    expect(expectOk(await ada.run(a, ['push', '-m', 'one of each', '--json'])).json).toMatchObject({ commit: { fileCount: 2 }, uploaded: 2 });
+    expect(expectOk(await ada.run(a, ['status', '--json'])).json.counts).toMatchObject({ up_to_date: 2, local_only: 0, missing: 0 });
+
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    expect(await readText(b, composed)).toBe('v1');
+    await writeText(b, composed, 'v2');
+    expectOk(await bo.run(b, ['push', '-m', 'v2']));
+    // Ada's file keeps its decomposed name: pull writes over it instead of adding a second café.
+    expect(expectOk(await ada.run(a, ['pull', '--json'])).json).toMatchObject({ downloaded: 1 });
+    expect(await readdir(path.join(a, 'Levels'))).toEqual(['Cafe\u0301.umap']);
+    expect(await readText(a, decomposed)).toBe('v2');
   }, TIMEOUT);
 
   it('records local deletions on push and removes files deleted remotely on pull, keeping local edits', async () => {

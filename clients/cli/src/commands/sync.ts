@@ -33,8 +33,13 @@ export function syncCommands(program: Command): void {
         await workspace.save();
         const groups = groupByStatus(status.entries);
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
-        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
+        const { caseCollisions } = status;
+        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
           const lines = [`On branch ${branch} (latest commit #${status.latestCommitSeq})`];
+          if (caseCollisions.length > 0) {
+            lines.push(colors.yellow(`names that differ only in letter case, one file to Lode (push refuses them; rename all but one): ${caseCollisions.length}`));
+            lines.push(...caseCollisions.map((group) => `  ${group.join(', ')}`));
+          }
           for (const [s, list] of groups) {
             if (list.length === 0 || (s === 'up_to_date' && !options.all)) continue;
             lines.push(colors.bold(`${LABELS[s]}: ${list.length}`), ...list.slice(0, 200).map((e) => `  ${e.path}`));
