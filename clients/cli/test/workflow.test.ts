@@ -131,6 +131,44 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(await readText(a, decomposed)).toBe('v2');
   }, TIMEOUT);
 
+  it('lists history and locks, restores a version, and works a branch from create to merge and delete', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'hero.fbx', 'v1');
+    expectOk(await ada.run(a, ['push', '-m', 'one']));
+    await writeText(a, 'hero.fbx', 'v2');
+    expectOk(await ada.run(a, ['push', '-m', 'two']));
+    const history = expectOk(await ada.run(a, ['history', 'hero.fbx', '--json'])).json;
+    expect(history).toMatchObject({ path: 'hero.fbx', data: [{ version: 2 }, { version: 1 }] });
+
+    const restored = expectOk(await ada.run(a, ['restore', 'hero.fbx', '--to', '1', '--json'])).json;
+    expect(restored).toMatchObject({ sequenceNum: 3, restored: [{ newVersion: 3 }] });
+    expectOk(await ada.run(a, ['pull']));
+    expect(await readText(a, 'hero.fbx')).toBe('v1');
+    const again = await ada.run(a, ['restore', 'hero.fbx', '--to', '3']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/Nothing was restored:\n {2}hero\.fbx: .+version 3/);
+
+    expectOk(await ada.run(a, ['lock', 'hero.fbx', '--note', 'rigging']));
+    const b = await newWorkspace(bo);
+    expect(expectOk(await bo.run(b, ['locks', '--json'])).json.data).toEqual([expect.objectContaining({ path: 'hero.fbx', isMine: false, note: 'rigging' })]);
+    expectOk(await ada.run(a, ['unlock', 'hero.fbx']));
+
+    expectOk(await ada.run(a, ['branch', 'create', 'rig-test']));
+    await writeText(a, 'rig.bin', 'on the branch');
+    expectOk(await ada.run(a, ['push', '-m', 'rig', '--branch', 'rig-test']));
+    const names = (expectOk(await ada.run(a, ['branch', 'list', '--json'])).json.data as { name: string }[]).map((x) => x.name);
+    expect(names).toEqual(['main', 'rig-test']);
+    expectOk(await bo.run(b, ['pull']));
+    await expect(stat(path.join(b, 'rig.bin'))).rejects.toThrow();
+    const merged = expectOk(await ada.run(a, ['branch', 'merge', 'rig-test', '--json'])).json;
+    expect(merged).toMatchObject({ kind: 'merge', branch: 'main', fileCount: 1 });
+    expectOk(await bo.run(b, ['pull']));
+    expect(await readText(b, 'rig.bin')).toBe('on the branch');
+    expectOk(await ada.run(a, ['branch', 'delete', 'rig-test']));
+    expect((expectOk(await ada.run(a, ['branch', 'list', '--json'])).json.data as { name: string }[]).map((x) => x.name)).toEqual(['main']);
+  }, TIMEOUT);
+
   it('records local deletions on push and removes files deleted remotely on pull, keeping local edits', async () => {
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);

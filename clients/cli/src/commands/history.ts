@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { downloadFiles } from '@lode/sdk';
+import { downloadFiles, LodeApiError } from '@lode/sdk';
 import { CliError, EXIT } from '../failure.ts';
 import { formatBytes } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
@@ -41,8 +41,10 @@ export function historyCommands(program: Command): void {
     .action(
       connected(async ({ client, out, signal }, paths: string[], options: { to: number }) => {
         const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
-        const answer = await client.restore(files.map((f) => ({ fileId: f.fileId, toVersion: options.to })), { signal });
         const names = new Map(files.map((f) => [f.fileId, f.path]));
+        const answer = await client.restore(files.map((f) => ({ fileId: f.fileId, toVersion: options.to })), { signal }).catch((error: unknown) => {
+          throw nothingRestored(error, names) ?? error;
+        });
         out.result(answer, () => [
           `Restore commit #${answer.sequenceNum}: ${answer.restored.map((r) => `${names.get(r.fileId)} is now v${r.newVersion}`).join(', ')}`,
           ...answer.skipped.map((s) => `skipped ${names.get(s.fileId)}: ${s.message}`),
@@ -70,4 +72,15 @@ export function historyCommands(program: Command): void {
         out.result(done, () => [`Wrote ${done.path} v${done.version} (${formatBytes(done.size)}, sha256 ${done.sha256.slice(0, 12)}…) to ${dest}`]);
       }),
     );
+}
+
+/** The API's nothing_to_restore names files by id: the CLI names them by path, each with its reason. */
+function nothingRestored(error: unknown, names: ReadonlyMap<string, string>): CliError | undefined {
+  if (!(error instanceof LodeApiError) || error.code !== 'nothing_to_restore') return undefined;
+  const skipped = (error.body.skipped as { fileId: string; toVersion: number; code: string; message: string }[] | undefined) ?? [];
+  const lines = skipped.map((s) => `  ${names.get(s.fileId) ?? s.fileId}: ${s.message}`);
+  return new CliError(`Nothing was restored:\n${lines.join('\n')}\n\`lode history PATH\` lists the versions each file has.`, {
+    code: error.code,
+    details: { skipped: skipped.map((s) => ({ ...s, path: names.get(s.fileId) })), status: error.status, requestId: error.requestId },
+  });
 }
