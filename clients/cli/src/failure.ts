@@ -63,6 +63,7 @@ export function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof LodeApiError) return fromApiError(error);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (error instanceof TypeError && cause?.code) return new CliError(`Cannot reach the server: ${cause.message ?? cause.code}. Check the URL (lode login) and your network.`, { code: 'network_error' });
+  // fetch's own refusals (a port browsers block, say) carry a cause without a code.
+  if (error instanceof TypeError && (cause?.code || cause?.message)) return new CliError(`Cannot reach the server: ${cause.message ?? cause.code}. Check the URL (lode login) and your network.`, { code: 'network_error' });
   return new CliError(error instanceof Error ? error.message : String(error));
 }

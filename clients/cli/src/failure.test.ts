@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { toCliError } from './failure.ts';
+
+describe('an unreachable server, as the CLI reports it', () => {
+  it('says so with the reason, whether the cause has an errno code or only a message', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:59999'), { code: 'ECONNREFUSED' });
+    for (const [cause, reason] of [
+      [refused, 'connect ECONNREFUSED 127.0.0.1:59999'],
+      [new Error('bad port'), 'bad port'],
+    ] as const) {
+      const error = toCliError(new TypeError('fetch failed', { cause }));
+      expect(error).toMatchObject({ code: 'network_error', exitCode: 1 });
+      expect(error.message).toBe(`Cannot reach the server: ${reason}. Check the URL (lode login) and your network.`);
+    }
+  });
+
+  it('keeps any other error as it is', () => {
+    expect(toCliError(new TypeError('x is not a function'))).toMatchObject({ code: 'error', message: 'x is not a function' });
+  });
+});
