@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { baseUrl } from '../settings.ts';
 
 /** Versions are Postgres integers on the server (docs/api.md, Input rules). */
 export const MAX_VERSION = 2_147_483_647;
@@ -31,3 +32,12 @@ export const concurrencyOption = () => new Option('-j, --concurrency <n>', `tran
 
 export const batchSizeOption = () =>
   new Option('--batch-size <n>', `files per initiate/confirm call (1 to ${MAX_BATCH_SIZE}): smaller ones journal progress sooner`).argParser(wholeNumber(1, MAX_BATCH_SIZE)).default(MAX_BATCH_SIZE);
+
+/** `--url`: the server's base URL (settings.ts, baseUrl). */
+export function serverUrl(value: string): string {
+  try {
+    return baseUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}

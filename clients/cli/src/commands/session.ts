@@ -1,16 +1,17 @@
-import type { Command } from 'commander';
-import { LodeClient } from '@lode/sdk';
+import { Option, type Command } from 'commander';
+import { LodeApiError, LodeClient } from '@lode/sdk';
 import { action } from '../run.ts';
 import { Output } from '../output.ts';
 import { configDir, ensureDeviceId, readSettings, writeSettings } from '../settings.ts';
 import { Workspace } from '../workspace.ts';
 import { CliError } from '../failure.ts';
+import { serverUrl } from './option-values.ts';
 
 export function sessionCommands(program: Command): void {
   program
     .command('login')
     .description('check a project key and keep it in the config dir ($XDG_CONFIG_HOME/lode/config.json, mode 0600)')
-    .requiredOption('--url <url>', "the server's base URL")
+    .addOption(new Option('--url <url>', "the server's base URL (https://…)").argParser(serverUrl).makeOptionMandatory())
     .requiredOption('--key <key>', 'a project key (lode_…)')
     .option('--device <name>', "this machine's device name (default: an id generated once per machine)")
     .action(
@@ -18,7 +19,11 @@ export function sessionCommands(program: Command): void {
         const out = new Output(Boolean(options.json));
         const settings = await readSettings();
         const deviceId = options.device ?? settings.device ?? (await ensureDeviceId(settings));
-        const identity = await new LodeClient({ url: options.url, key: options.key, deviceId }).validateKey();
+        const identity = await new LodeClient({ url: options.url, key: options.key, deviceId }).validateKey().catch((error: unknown) => {
+          // Another web server, or Lode's behind a path the URL lacks: its dashboard's address is the one.
+          if (error instanceof LodeApiError && error.code === 'route_not_found') throw new CliError(`No Lode API answers at ${options.url}: give the server's base URL, the address of its dashboard (e.g. https://lode.example.com).`, { code: 'not_a_lode_server' });
+          throw error;
+        });
         const file = await writeSettings({ ...settings, url: options.url, key: options.key, device: options.device ?? settings.device });
         out.result({ ...identity, deviceId, configFile: file }, () => [
           `Logged in as ${identity.userName} to ${identity.orgName} / ${identity.projectName} (device ${deviceId}).`,
