@@ -74,7 +74,7 @@ describe.each(RUN_MODES)('the CLI installed from its tarball (%s)', (_mode, opti
 });
 
 describe('the SDK installed from its tarball', () => {
-  it('ships the SDK with type declarations that a TypeScript project compiles against', async () => {
+  it('ships the SDK with type declarations that a TypeScript project and the README’s examples compile against', async () => {
     const packs = await tarballs();
     const project = await emptyDir('lode-sdk-user-');
     await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
@@ -83,8 +83,13 @@ describe('the SDK installed from its tarball', () => {
     expect(JSON.stringify(manifest.exports)).not.toContain('src/');
     await writeFile(
       path.join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(REPO, 'node_modules/@types')] }, files: ['index.ts'] }),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(REPO, 'node_modules/@types')] }, files: ['index.ts', 'readme.ts'] }),
     );
+    // The README's examples, in order, as one program: they must compile against what the tarball ships.
+    const readme = await readFile(path.join(REPO, 'clients/sdk/README.md'), 'utf8');
+    const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    await writeFile(path.join(project, 'readme.ts'), examples.join('\n'));
     await writeFile(
       path.join(project, 'index.ts'),
       [
