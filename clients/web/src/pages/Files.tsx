@@ -65,7 +65,7 @@ export function FilesPage() {
                 <Table.Tr key={folder}>
                   <Table.Td colSpan={5}>
                     <Anchor component="button" type="button" onClick={() => go({ prefix: folder })}>
-                      📁 {folder.slice(prefix.length)}
+                      <FolderIcon /> {folder.slice(prefix.length)}
                     </Anchor>
                   </Table.Td>
                 </Table.Tr>
@@ -101,5 +101,14 @@ function FolderFilter(props: { prefix: string; onSubmit: (prefix: string) => voi
         <Button type="submit" variant="default">Go</Button>
       </Group>
     </form>
+  );
+}
+
+/** Drawn, not an emoji: a machine without an emoji font showed an empty box. */
+function FolderIcon() {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true" style={{ verticalAlign: 'text-bottom' }}>
+      <path fill="currentColor" d="M10 4H4a2 2 0 0 0-2 2v12a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V8a2 2 0 0 0-2-2h-8l-2-2z" />
+    </svg>
   );
 }
