@@ -58,6 +58,14 @@ export function fromApiError(error: LodeApiError): CliError {
   }
 }
 
+/** Ctrl-C: transfers in flight stopped, their partial files removed; what finished stays. */
+export function interrupted(): CliError {
+  return new CliError(
+    'Interrupted (Ctrl-C). No file was left half-written. Run the same command again to go on: a push resumes from its journal without uploading confirmed files again, a pull downloads what is still missing.',
+    { code: 'interrupted' },
+  );
+}
+
 /** Any thrown value as a CliError. */
 export function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;

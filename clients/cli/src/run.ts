@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { connect, type Context, type GlobalOptions } from './context.ts';
-import { EXIT, toCliError } from './failure.ts';
+import { EXIT, interrupted, toCliError } from './failure.ts';
 import { Output } from './output.ts';
 
 /** Ctrl-C aborts transfers in flight; the journal keeps what was done. */
@@ -19,7 +19,8 @@ export function action<A extends unknown[]>(body: (...args: A) => Promise<number
     try {
       process.exitCode = (await body(...merged)) ?? EXIT.ok;
     } catch (error) {
-      const failure = toCliError(error);
+      // Whatever the abort made the call in flight throw ("aborted", "This operation was aborted"), say what happened.
+      const failure = controller.signal.aborted ? interrupted() : toCliError(error);
       new Output(Boolean(options.json)).failure(failure);
       process.exitCode = failure.exitCode;
     }

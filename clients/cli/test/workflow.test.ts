@@ -169,6 +169,27 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect((expectOk(await ada.run(a, ['branch', 'list', '--json'])).json.data as { name: string }[]).map((x) => x.name)).toEqual(['main']);
   }, TIMEOUT);
 
+  it('stops a pull on Ctrl-C saying what to do, with no partial file left; the next pull completes', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeRandomFiles(a, 'Video', 1, 150 * 1024 * 1024);
+    expectOk(await ada.run(a, ['push', '-m', 'cutscene']));
+    const b = await newWorkspace(bo);
+    const pulling = bo.spawn(b, ['pull']);
+    const result = collect(pulling);
+    // The progress header comes before the download starts: the interrupt lands while 150 MB are still to move.
+    pulling.stderr?.on('data', (d: Buffer) => {
+      if (d.toString().includes('pull: 1 files')) pulling.kill('SIGINT');
+    });
+    const stopped = await result;
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain('Interrupted (Ctrl-C). No file was left half-written.');
+    const leftovers = await readdir(b, { recursive: true });
+    expect(leftovers.filter((name) => !name.startsWith('.lode'))).toEqual([]);
+    expect(expectOk(await bo.run(b, ['pull', '--json'])).json).toMatchObject({ downloaded: 1 });
+    expectSameTree(a, b);
+  }, TIMEOUT);
+
   it('records local deletions on push and removes files deleted remotely on pull, keeping local edits', async () => {
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);
