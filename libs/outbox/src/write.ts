@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import { injectTraceContext } from '@lode/telemetry';
 
 export interface OutboxEvent {
@@ -16,15 +16,21 @@ export interface OutboxEvent {
 export async function writeOutbox(tx: Queryable, events: readonly OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
   // WITH ORDINALITY keeps the ids (and so the publishing order) in the order the events were given.
+  // The payloads go as one text list: a commit's parts are megabytes of JSON, which as an array
+  // literal node-pg would escape quote by quote and Postgres unescape again. JSON text holds no raw
+  // control character, so the unit separator cannot occur in it.
   await tx.query(
     `INSERT INTO outbox (subject, event_id, payload, trace_context)
      SELECT subject, event_id, payload, $4::jsonb
-     FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e(subject, event_id, payload, n)
+     FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, E'\\x1f')) WITH ORDINALITY AS e(subject, event_id, payload, n)
      ORDER BY n`,
     [
-      events.map((e) => e.subject),
-      events.map((e) => e.id),
-      events.map((e) => JSON.stringify(e.data)),
+      textList(events.map((e) => e.subject)),
+      textList(events.map((e) => e.id)),
+      textList(
+        events.map((e) => JSON.stringify(e.data)),
+        UNIT_SEPARATOR,
+      ),
       outboxTraceContext(),
     ],
   );

@@ -75,4 +75,15 @@ describe("the commit schema's outbox is libs/outbox's table", () => {
     expect(await describeOutbox(fresh)).toEqual(expected);
     expect(await describeOutbox(open(COMMIT_SCHEMA))).toEqual(expected);
   });
+
+  it('keeps each payload as written, in order, whatever its text: quotes, backslashes, commas, control characters, any script', async () => {
+    const db = open('payloads');
+    await migrate(db, { directory: emptyDirectory, libraries: [outboxMigrations] });
+    const awkward = ['say "hi", \\ then \\"', 'a,b,,c', 'line\nbreak\ttab\u001fseparator\u0000nul', 'Café 東京 🎮', '', ' '.repeat(600_000)];
+    const events = awkward.map((text, n) => ({ subject: 'test.payload', id: `p-${n}`, data: { n, text, nested: { list: [text, n] } } }));
+    await db.transaction((tx) => writeOutbox(tx, events));
+    const { rows } = await db.query<{ event_id: string; payload: string }>('SELECT event_id, payload FROM outbox ORDER BY id');
+    expect(rows.map((r) => r.event_id)).toEqual(events.map((e) => e.id));
+    expect(rows.map((r) => JSON.parse(r.payload))).toEqual(events.map((e) => e.data));
+  });
 });
