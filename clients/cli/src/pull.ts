@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { downloadFiles } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
@@ -20,7 +20,16 @@ export interface PullReport {
   kept: string[];
   /** Edited here and by a teammate: never overwritten. */
   conflicts: string[];
+  /** Temporary files that a pull killed mid-download had left (STALE_PARTIAL_MS). */
+  partialsRemoved: number;
 }
+
+/**
+ * A download's temporary file untouched this long belongs to no running pull (one being written
+ * changes by the second): a pull killed mid-download (SIGKILL, a crash) left it, hidden and possibly
+ * gigabytes, and nothing resumes from it.
+ */
+const STALE_PARTIAL_MS = 60 * 60_000;
 
 /**
  * Downloads `outdated` and `missing` files (each verified against its SHA-256, written to a
@@ -30,6 +39,7 @@ export interface PullReport {
 export async function pull(ctx: Context, workspace: Workspace, options: PullOptions): Promise<PullReport> {
   const branch = options.branch ?? workspace.state.branch;
   const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal);
+  const partialsRemoved = await removeStale(status.partials);
   const scoped = status.entries.filter((e) => inScope(e.path, options.scopes));
   const files = workspace.state.files;
   for (const e of scoped) {
@@ -70,5 +80,18 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
     bytes: result.done.reduce((sum, d) => sum + d.size, 0),
     kept: scoped.filter((e) => e.status === 'modified').map((e) => e.path),
     conflicts: scoped.filter((e) => e.status === 'conflict').map((e) => e.path),
+    partialsRemoved,
   };
+}
+
+async function removeStale(partials: readonly string[]): Promise<number> {
+  let removed = 0;
+  for (const file of partials) {
+    const info = await stat(file).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > STALE_PARTIAL_MS) {
+      await rm(file, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }

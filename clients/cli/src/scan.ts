@@ -15,7 +15,16 @@ export interface HashedEntry extends LocalEntry {
   digest: ContentDigest;
 }
 
-/** `.lodeignore` at the workspace root, in gitignore syntax; the state folder and our temporary files always. */
+/** A download's temporary file, as the SDK names it (`.<name>.<8 hex>.lode-tmp`), renamed over its destination once verified. */
+const PARTIAL_NAME = /^\..+\.[0-9a-f]{8}\.lode-tmp$/;
+
+export interface ScannedWorkspace {
+  files: LocalEntry[];
+  /** Temporary files of downloads, on disk: a pull killed mid-download leaves its own behind. */
+  partials: string[];
+}
+
+/** `.lodeignore` at the workspace root, in gitignore syntax; the state folder and temporary files always. */
 async function ignoreRules(root: string): Promise<Ignore> {
   const rules = ignore().add([`${STATE_DIR}/`, '*.lode-tmp']);
   try {
@@ -26,10 +35,14 @@ async function ignoreRules(root: string): Promise<Ignore> {
   return rules;
 }
 
-/** Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks are skipped). */
-export async function scanWorkspace(workspace: Workspace): Promise<LocalEntry[]> {
+/**
+ * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks are
+ * skipped), and the downloads' temporary files apart.
+ */
+export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorkspace> {
   const rules = await ignoreRules(workspace.root);
   const found: LocalEntry[] = [];
+  const partials: string[] = [];
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
     const subdirs: [string, string][] = [];
@@ -38,6 +51,8 @@ export async function scanWorkspace(workspace: Workspace): Promise<LocalEntry[]>
       const projectPath = prefix + entry.name.normalize('NFC');
       if (entry.isDirectory()) {
         if (!rules.ignores(`${projectPath}/`)) subdirs.push([path.join(dir, entry.name), `${projectPath}/`]);
+      } else if (entry.isFile() && PARTIAL_NAME.test(entry.name)) {
+        partials.push(path.join(dir, entry.name));
       } else if (entry.isFile() && !rules.ignores(projectPath)) {
         found.push({ path: projectPath, localPath: path.join(dir, entry.name), size: 0, mtimeMs: 0 });
       }
@@ -50,7 +65,7 @@ export async function scanWorkspace(workspace: Workspace): Promise<LocalEntry[]>
     entry.size = info.size;
     entry.mtimeMs = info.mtimeMs;
   });
-  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), partials };
 }
 
 /**

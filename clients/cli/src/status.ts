@@ -22,6 +22,8 @@ export interface WorkspaceStatus {
   entries: StatusEntry[];
   /** Local files whose paths differ only in letter case: one file to the project (push refuses them). */
   caseCollisions: string[][];
+  /** Downloads' temporary files on disk (scan.ts). */
+  partials: string[];
 }
 
 /** A sync request holds at most this many files; more go as one session of batches. */
@@ -32,7 +34,8 @@ const SYNC_BATCH = 10_000;
  * the last synced version as `baseVersion`, so an edit on both sides reads as `conflict`.
  */
 export async function workspaceStatus(client: LodeClient, workspace: Workspace, branch: string, signal?: AbortSignal): Promise<WorkspaceStatus> {
-  const local = await hashEntries(workspace, await scanWorkspace(workspace), signal);
+  const scanned = await scanWorkspace(workspace);
+  const local = await hashEntries(workspace, scanned.files, signal);
   const byPath = new Map(local.map((e) => [e.path, e]));
   const files = local.map((e) => {
     const synced = workspace.state.files[e.path];
@@ -58,7 +61,7 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
     const deletedHere = row.status === 'missing' && synced !== undefined && synced.version === row.remoteVersion;
     return { path: row.path, status: deletedHere ? 'deleted_local' : row.status, row, local: byPath.get(row.path) };
   });
-  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)) };
+  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), partials: scanned.partials };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, hashFile, LodeClient, uploadFiles, type CommitRequest, type UploadedFile } from '@lode/sdk';
@@ -189,6 +189,22 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(leftovers.map((e) => e.name)).toEqual([]);
     expect(expectOk(await bo.run(b, ['pull', '--json'])).json).toMatchObject({ downloaded: 1 });
     expectSameTree(a, b);
+  }, TIMEOUT);
+
+  it('clears the partial downloads a killed pull left, once an hour old, and keeps a fresh one and any other file', async () => {
+    const { ada } = await team();
+    const a = await newWorkspace(ada);
+    const stale = 'Video/.intro.mov.0a1b2c3d.lode-tmp';
+    const fresh = 'Video/.outro.mov.4e5f6a7b.lode-tmp';
+    const mine = 'Video/notes.lode-tmp';
+    for (const name of [stale, fresh, mine]) await writeText(a, name, 'partial');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60_000);
+    await utimes(path.join(a, stale), twoHoursAgo, twoHoursAgo);
+    await utimes(path.join(a, mine), twoHoursAgo, twoHoursAgo);
+    expect(expectOk(await ada.run(a, ['pull', '--json'])).json).toMatchObject({ partialsRemoved: 1 });
+    await expect(stat(path.join(a, stale))).rejects.toThrow();
+    expect(await readText(a, fresh)).toBe('partial');
+    expect(await readText(a, mine)).toBe('partial');
   }, TIMEOUT);
 
   it('records local deletions on push and removes files deleted remotely on pull, keeping local edits', async () => {

@@ -90,6 +90,7 @@ export function syncCommands(program: Command): void {
         const report = await pull(ctx, workspace, { branch: options.branch, scopes, concurrency: options.concurrency });
         ctx.out.result(report, () => [
           `Downloaded ${report.downloaded} file(s) (${formatBytes(report.bytes)}), removed ${report.removed}.`,
+          ...(report.partialsRemoved ? [`Cleared ${report.partialsRemoved} partial download(s) an interrupted pull had left.`] : []),
           ...(report.kept.length ? [`${report.kept.length} local edit(s) kept (push them): ${report.kept.slice(0, 20).join(', ')}`] : []),
           ...(report.conflicts.length
             ? [colors.yellow(`${report.conflicts.length} conflict(s) left untouched (changed here and remotely): ${report.conflicts.slice(0, 20).join(', ')}`), 'Move your copy aside and pull again to take theirs, or keep yours and push once you have their version merged.']
