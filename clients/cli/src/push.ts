@@ -3,7 +3,7 @@ import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
-import { inScope, workspaceStatus, type StatusEntry } from './status.ts';
+import { inScope, pathKey, workspaceStatus, type StatusEntry } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PushOptions {
@@ -129,9 +129,9 @@ function refuseCaseCollisions(groups: string[][]): void {
 
 /** Checked before any byte moves: a commit would refuse files a teammate has locked. */
 async function refuseLockedFiles(ctx: Context, paths: string[]): Promise<void> {
-  const wanted = new Set(paths.map((p) => p.toLowerCase()));
+  const wanted = new Set(paths.map(pathKey));
   const locks = await allPages((cursor) => ctx.client.listLocks({ limit: 200, cursor }, { signal: ctx.signal }));
-  const locked = locks.filter((lock) => !lock.isMine && wanted.has(lock.path.toLowerCase()));
+  const locked = locks.filter((lock) => !lock.isMine && wanted.has(pathKey(lock.path)));
   if (locked.length === 0) return;
   throw new CliError(
     `Nothing was pushed: ${locked.length} file(s) are locked by teammates:\n${locked.map((l) => `  ${describeLock(l)}`).join('\n')}\nAsk them to commit or unlock the files, or push the other files only (lode push PATH…).`,

@@ -65,7 +65,12 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
     entry.size = info.size;
     entry.mtimeMs = info.mtimeMs;
   });
-  return { files: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), partials };
+  return { files: found.sort((a, b) => comparePaths(a.path, b.path)), partials };
+}
+
+/** Paths in code-unit order, the order the server lists them in (not the locale's). */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { chunk, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
-import { hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
+import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
 import type { Workspace } from './workspace.ts';
 
 /** The server's seven statuses, plus a file this workspace synced and has since deleted (push records the deletion). */
@@ -71,16 +71,20 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
 export function caseCollisions(paths: readonly string[]): string[][] {
   const byKey = new Map<string, string[]>();
   for (const p of paths) {
-    const key = p.toLowerCase();
+    const key = pathKey(p);
     const group = byKey.get(key);
     if (group) group.push(p);
     else byKey.set(key, [p]);
   }
-  const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return [...byKey.values()]
     .filter((group) => group.length > 1)
-    .map((group) => group.sort(byPath))
-    .sort((a, b) => byPath(a[0], b[0]));
+    .map((group) => group.sort(comparePaths))
+    .sort((a, b) => comparePaths(a[0], b[0]));
+}
+
+/** What names one file to the project: its NFC path ignoring letter case (docs/api.md, Paths). */
+export function pathKey(nfcPath: string): string {
+  return nfcPath.toLowerCase();
 }
 
 export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEntry[]> {
