@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { hashFile, mapLimit, type ContentDigest } from '@lode/sdk';
+import { hashFile, isPartialDownload, mapLimit, type ContentDigest } from '@lode/sdk';
 import { STATE_DIR, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
@@ -14,9 +14,6 @@ export interface LocalEntry {
 export interface HashedEntry extends LocalEntry {
   digest: ContentDigest;
 }
-
-/** A download's temporary file, as the SDK names it (`.<name>.<8 hex>.lode-tmp`), renamed over its destination once verified. */
-const PARTIAL_NAME = /^\..+\.[0-9a-f]{8}\.lode-tmp$/;
 
 export interface ScannedWorkspace {
   files: LocalEntry[];
@@ -51,7 +48,7 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
       const projectPath = prefix + entry.name.normalize('NFC');
       if (entry.isDirectory()) {
         if (!rules.ignores(`${projectPath}/`)) subdirs.push([path.join(dir, entry.name), `${projectPath}/`]);
-      } else if (entry.isFile() && PARTIAL_NAME.test(entry.name)) {
+      } else if (entry.isFile() && isPartialDownload(entry.name)) {
         partials.push(path.join(dir, entry.name));
       } else if (entry.isFile() && !rules.ignores(projectPath)) {
         found.push({ path: projectPath, localPath: path.join(dir, entry.name), size: 0, mtimeMs: 0 });

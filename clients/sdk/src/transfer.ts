@@ -151,6 +151,16 @@ async function readText(response: http.IncomingMessage): Promise<string> {
   return text;
 }
 
+/** A download's temporary file beside its destination: hidden, and named so a workspace tool can tell it (isPartialDownload). */
+function partialDownloadPath(dest: string): string {
+  return path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.lode-tmp`);
+}
+
+/** Whether a file name is a download's temporary file: a download killed outright leaves it behind. */
+export function isPartialDownload(fileName: string): boolean {
+  return /^\..+\.[0-9a-f]{8}\.lode-tmp$/.test(fileName);
+}
+
 /**
  * GETs a presigned URL into `dest` through a temporary file beside it, checking the SHA-256 and size
  * on the way: the destination is replaced only by bytes that match, in one rename.
@@ -159,7 +169,7 @@ export async function downloadToFile(name: string, url: string, dest: string, ex
   const dir = path.dirname(dest);
   await ensureDir(dir);
   await withRetries(options, async () => {
-    const temp = path.join(dir, `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.lode-tmp`);
+    const temp = partialDownloadPath(dest);
     let received = 0;
     try {
       const request = requestFor(url, 'GET', {}, options.signal);
