@@ -3,7 +3,7 @@ import { downloadFiles } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
 import { TransferProgress } from './progress.ts';
-import { inScope, workspaceStatus } from './status.ts';
+import { inScope, workspaceStatus, type StatusEntry } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PullOptions {
@@ -38,6 +38,8 @@ const STALE_PARTIAL_MS = 60 * 60_000;
  */
 export async function pull(ctx: Context, workspace: Workspace, options: PullOptions): Promise<PullReport> {
   const branch = options.branch ?? workspace.state.branch;
+  // The file on disk where there is one: its name may be decomposed (NFD) or cased unlike the project's.
+  const onDisk = (e: StatusEntry) => e.local?.localPath ?? workspace.file(e.path);
   const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal);
   const partialsRemoved = await removeStale(status.partials);
   const scoped = status.entries.filter((e) => inScope(e.path, options.scopes));
@@ -55,8 +57,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   try {
     result = await downloadFiles(
       ctx.client,
-      // Over the file on disk where there is one: its name may be decomposed (NFD) or cased unlike the project's.
-      toDownload.map((e) => ({ fileId: e.row.fileId as string, dest: e.local?.localPath ?? workspace.file(e.path) })),
+      toDownload.map((e) => ({ fileId: e.row.fileId as string, dest: onDisk(e) })),
       { branch, concurrency: options.concurrency, signal: ctx.signal, onProgress: progress.update },
     );
   } finally {
@@ -64,7 +65,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   }
   for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
   for (const e of toRemove) {
-    await rm(e.local?.localPath ?? workspace.file(e.path), { force: true });
+    await rm(onDisk(e), { force: true });
     delete files[e.path];
   }
   await workspace.save();

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { downloadFiles, LodeApiError } from '@lode/sdk';
+import { downloadFiles, LodeApiError, type RestoreResponse } from '@lode/sdk';
 import { CliError, EXIT } from '../failure.ts';
 import { formatBytes } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
@@ -77,7 +77,7 @@ export function historyCommands(program: Command): void {
 /** The API's nothing_to_restore names files by id: the CLI names them by path, each with its reason. */
 function nothingRestored(error: unknown, names: ReadonlyMap<string, string>): CliError | undefined {
   if (!(error instanceof LodeApiError) || error.code !== 'nothing_to_restore') return undefined;
-  const skipped = (error.body.skipped as { fileId: string; toVersion: number; code: string; message: string }[] | undefined) ?? [];
+  const skipped = (error.body.skipped as RestoreResponse['skipped'] | undefined) ?? [];
   const lines = skipped.map((s) => `  ${names.get(s.fileId) ?? s.fileId}: ${s.message}`);
   return new CliError(`Nothing was restored:\n${lines.join('\n')}\n\`lode history PATH\` lists the versions each file has.`, {
     code: error.code,
