@@ -7,6 +7,14 @@ import { syncCommands } from './commands/sync.ts';
 import { CliError, EXIT } from './failure.ts';
 import { Output } from './output.ts';
 
+// A reader that stops early (`lode log | head -1`) must neither crash the command with a stack trace
+// nor stop a push half-way: what it no longer reads is dropped, and the command ends with its own code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
 // Known before parsing, since a usage error can stop the parse before commander reaches `--json`
 // (`lode log -n abc --json`); nothing after `--` is an option.
 const args = process.argv.slice(2);

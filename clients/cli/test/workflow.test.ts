@@ -345,6 +345,20 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(await commitCount(ada, a)).toBe(0);
   }, TIMEOUT);
 
+  it('ends with its own exit code and no stack trace when the reader of its output goes away (`lode status --json --all | head -c 100`)', async () => {
+    const { ada } = await team();
+    const a = await newWorkspace(ada);
+    // Far more than a pipe holds (64 KiB), so the CLI is still writing when the reader closes.
+    await writeRandomFiles(a, 'Props', 1000, 1);
+    const child = ada.spawn(a, ['status', '--json', '--all']);
+    child.stdout?.once('data', () => child.stdout?.destroy());
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  }, TIMEOUT);
+
   it('explains usage errors with exit 2 and API errors with exit 1, as JSON with --json', async () => {
     const { ada } = await team();
     const a = await newWorkspace(ada);
