@@ -1,8 +1,31 @@
 import type { Command } from 'commander';
-import { allPages } from '@lode/sdk';
+import { allPages, chunk } from '@lode/sdk';
 import { describeLock, EXIT } from '../failure.ts';
-import { optionalWorkspace, resolveFiles } from '../resolve.ts';
+import { optionalWorkspace, resolveFiles, type NamedFile } from '../resolve.ts';
 import { connected } from '../run.ts';
+
+/** File ids per lock or unlock call: the API's limit (docs/api.md, Locks). */
+const MAX_FILE_IDS = 1000;
+
+/** An answer made of lists only, as lock's and unlock's are: batches' answers merge list by list. */
+type Lists<T> = { [K in keyof T]: unknown[] };
+
+/**
+ * Locks or unlocks any number of files as one call would: batches of at most the API's limit, one
+ * after another, their answers merged in request order. A file named twice goes in once, as the API
+ * counts it within one call. Each batch stands on its own: a failure midway keeps the batches before
+ * it, and running the command again is safe (a lock held is refreshed, a lock released stays so).
+ */
+async function inBatches<T extends Lists<T>>(files: NamedFile[], call: (fileIds: string[]) => Promise<T>): Promise<T> {
+  const answers: T[] = [];
+  for (const ids of chunk([...new Set(files.map((f) => f.fileId))], MAX_FILE_IDS)) answers.push(await call(ids));
+  return mergeLists(answers);
+}
+
+function mergeLists<T extends Lists<T>>(answers: T[]): T {
+  const keys = Object.keys(answers[0]) as (keyof T)[];
+  return Object.fromEntries(keys.map((key) => [key, answers.flatMap((answer) => answer[key])])) as T;
+}
 
 export function lockCommands(program: Command): void {
   program
@@ -13,7 +36,7 @@ export function lockCommands(program: Command): void {
     .action(
       connected(async ({ client, out, signal }, paths: string[], options: { note?: string }) => {
         const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
-        const answer = await client.lock(files.map((f) => f.fileId), options.note, { signal });
+        const answer = await inBatches(files, (ids) => client.lock(ids, options.note, { signal }));
         out.result(answer, () => [
           ...answer.acquired.map((l) => `locked ${l.path}`),
           ...answer.conflicts.map((c) => (c.reason === 'locked' ? `not locked: ${describeLock(c)}` : `not locked: ${c.path} is being committed by ${c.userName ?? 'someone'}; try again in a moment`)),
@@ -30,7 +53,7 @@ export function lockCommands(program: Command): void {
     .action(
       connected(async ({ client, out, signal }, paths: string[], options: { force?: boolean }) => {
         const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
-        const answer = await client.unlock(files.map((f) => f.fileId), Boolean(options.force), { signal });
+        const answer = await inBatches(files, (ids) => client.unlock(ids, Boolean(options.force), { signal }));
         out.result(answer, () => [
           ...answer.released.map((l) => `unlocked ${l.path}`),
           ...answer.notReleased.map((n) => (n.reason === 'held_by_other' ? `not unlocked: ${describeLock(n)} (--force needs an org owner or admin)` : `${n.path} was not locked`)),
