@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LodeApiError } from '@lode/sdk';
 import { toCliError } from './failure.ts';
 
 describe('an unreachable server, as the CLI reports it', () => {
@@ -16,5 +17,15 @@ describe('an unreachable server, as the CLI reports it', () => {
 
   it('keeps any other error as it is', () => {
     expect(toCliError(new TypeError('x is not a function'))).toMatchObject({ code: 'error', message: 'x is not a function' });
+  });
+});
+
+describe('API errors the CLI words itself', () => {
+  it('tells a CI job whose key is bound to another device to set LODE_DEVICE', () => {
+    const error = toCliError(new LodeApiError(403, { code: 'device_mismatch', message: 'API key is bound to another device' }, null));
+    expect(error).toMatchObject({ code: 'device_mismatch', exitCode: 1 });
+    expect(error.message).toBe(
+      "API key is bound to another device (the first one that used it). Set LODE_DEVICE to that device's id (CI jobs must set LODE_DEVICE along with LODE_KEY), or use a key of this machine's own, or ask an operator to reset the key's device.",
+    );
   });
 });

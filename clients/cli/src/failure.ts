@@ -48,7 +48,10 @@ export function fromApiError(error: LodeApiError): CliError {
     case 'key_revoked':
       return make(`${error.message}. Log in with a valid project key: lode login --url URL --key KEY`);
     case 'device_mismatch':
-      return make(`${error.message}. A key works from one device only: use this machine's own key, or ask an operator to reset the key's device.`);
+      // A CI job with LODE_KEY alone gets a new device id in each fresh container: the second run lands here.
+      return make(
+        `${error.message} (the first one that used it). Set LODE_DEVICE to that device's id (CI jobs must set LODE_DEVICE along with LODE_KEY), or use a key of this machine's own, or ask an operator to reset the key's device.`,
+      );
     case 'rate_limited':
     case 'service_unavailable':
     case 'timeout':
