@@ -3,7 +3,7 @@ import { downloadFiles } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
 import { TransferProgress } from './progress.ts';
-import { inScope, workspaceStatus, type StatusEntry } from './status.ts';
+import { scopedEntries, workspaceStatus, type StatusEntry } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PullOptions {
@@ -42,13 +42,8 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   const onDisk = (e: StatusEntry) => e.local?.localPath ?? workspace.file(e.path);
   const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal);
   const partialsRemoved = await removeStale(status.partials);
-  const scoped = status.entries.filter((e) => inScope(e.path, options.scopes));
+  const scoped = scopedEntries(status, options.scopes);
   const files = workspace.state.files;
-  for (const e of scoped) {
-    if (e.status === 'up_to_date' && e.row.fileId && e.row.remoteVersion && e.row.remoteSha256) {
-      files[e.path] = { fileId: e.row.fileId, version: e.row.remoteVersion, sha256: e.row.remoteSha256 };
-    }
-  }
   const toDownload = scoped.filter((e) => (e.status === 'outdated' || e.status === 'missing') && e.row.fileId);
   const toRemove = scoped.filter((e) => e.status === 'deleted_remote' && e.local && files[e.path]?.sha256 === e.local.digest.sha256);
   const totalBytes = toDownload.reduce((sum, e) => sum + (e.row.remoteSize ?? 0), 0);

@@ -19,6 +19,8 @@ export interface ScannedWorkspace {
   files: LocalEntry[];
   /** Temporary files of downloads, on disk: a pull killed mid-download leaves its own behind. */
   partials: string[];
+  /** Whether `.lodeignore` (or the CLI's own rules) leaves a project path alone. */
+  ignores: (projectPath: string) => boolean;
 }
 
 /** `.lodeignore` at the workspace root, in gitignore syntax; the state folder and temporary files always. */
@@ -62,7 +64,7 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
     entry.size = info.size;
     entry.mtimeMs = info.mtimeMs;
   });
-  return { files: found.sort((a, b) => comparePaths(a.path, b.path)), partials };
+  return { files: found.sort((a, b) => comparePaths(a.path, b.path)), partials, ignores: (projectPath) => rules.ignores(projectPath) };
 }
 
 /** Paths in code-unit order, the order the server lists them in (not the locale's). */

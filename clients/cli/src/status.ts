@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { chunk, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { allPages, chunk, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { CliError, EXIT } from './failure.ts';
 import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
-import type { Workspace } from './workspace.ts';
+import type { SyncedFile, Workspace } from './workspace.ts';
 
 /** The server's seven statuses, plus a file this workspace synced and has since deleted (push records the deletion). */
 export type FileStatus = SyncStatus | 'deleted_local';
@@ -31,9 +32,12 @@ const SYNC_BATCH = 10_000;
 
 /**
  * Scans and hashes the workspace (hash cache first) and asks the server how each file stands, with
- * the last synced version as `baseVersion`, so an edit on both sides reads as `conflict`.
+ * the last synced version as `baseVersion`, so an edit on both sides reads as `conflict`. Paths
+ * `.lodeignore` names are left out both ways: none is uploaded or deleted, none downloaded or removed.
+ * Updates the workspace's record of what it has synced (saved by the caller).
  */
 export async function workspaceStatus(client: LodeClient, workspace: Workspace, branch: string, signal?: AbortSignal): Promise<WorkspaceStatus> {
+  await requireBranch(client, branch, workspace.state.branch, signal);
   const scanned = await scanWorkspace(workspace);
   const local = await hashEntries(workspace, scanned.files, signal);
   const byPath = new Map(local.map((e) => [e.path, e]));
@@ -55,13 +59,57 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
     rows.push(...answer.files);
     latestCommitSeq = Math.max(latestCommitSeq, answer.latestCommitSeq);
   }
-  const entries = rows.map((row): StatusEntry => {
-    const synced = workspace.state.files[row.path];
-    // Remote-only, synced here before at the version the server still has: deleted locally since.
-    const deletedHere = row.status === 'missing' && synced !== undefined && synced.version === row.remoteVersion;
-    return { path: row.path, status: deletedHere ? 'deleted_local' : row.status, row, local: byPath.get(row.path) };
-  });
+  if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
+  const entries = rows
+    .filter((row) => byPath.has(row.path) || !scanned.ignores(row.path))
+    .map((row): StatusEntry => ({ path: row.path, status: localStatus(row, workspace.state.files[row.path]), row, local: byPath.get(row.path) }));
   return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), partials: scanned.partials };
+}
+
+/**
+ * What the workspace makes of the server's row, knowing what it synced last. A file it never synced
+ * whose path a teammate has committed meanwhile is a conflict, not an edit: pushing it would replace
+ * their version unseen (the server, sent no baseVersion, can only say `modified`).
+ */
+function localStatus(row: SyncRow, synced: SyncedFile | undefined): FileStatus {
+  if (row.status === 'modified' && synced === undefined && row.remoteVersion !== null) return 'conflict';
+  // Remote-only, synced here before at the version the server still has: deleted locally since.
+  if (row.status === 'missing' && synced !== undefined && synced.version === row.remoteVersion) return 'deleted_local';
+  return row.status;
+}
+
+/**
+ * Brings the record of synced versions up to date with what both sides now agree on: a file whose
+ * content is the branch's tip is synced at that version, and a path gone both here and on the branch
+ * is forgotten, so a file brought back later is new rather than "edited here, deleted there" for ever.
+ */
+function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: ReadonlyMap<string, HashedEntry>): void {
+  const files = workspace.state.files;
+  const liveRemotely = new Set<string>();
+  for (const row of rows) {
+    if (row.remoteVersion !== null) liveRemotely.add(row.path);
+    if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256) {
+      files[row.path] = { fileId: row.fileId, version: row.remoteVersion, sha256: row.remoteSha256 };
+    }
+  }
+  for (const path of Object.keys(files)) if (!local.has(path) && !liveRemotely.has(path)) delete files[path];
+}
+
+/**
+ * Sync answers a branch that does not exist as main (what a commit to it would start from): a
+ * misspelt or deleted branch would show main's files as the branch's, and a push would create it.
+ */
+async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<void> {
+  if (branch === 'main') return;
+  const branches = await allPages((cursor) => client.listBranches({ limit: 200, cursor }, { signal }));
+  if (branches.some((b) => b.name === branch)) return;
+  const fix = `\`lode branch list\` shows the branches; \`lode branch create ${branch}\` makes it`;
+  throw new CliError(
+    branch === workspaceBranch
+      ? `This workspace is on branch "${branch}", which does not exist (deleted, or never created): ${fix}, or give --branch.`
+      : `Branch "${branch}" does not exist: ${fix}.`,
+    { exitCode: EXIT.usage, code: 'branch_not_found', details: { branch } },
+  );
 }
 
 /**
@@ -92,6 +140,22 @@ export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEnt
   for (const status of STATUS_ORDER) groups.set(status, []);
   for (const entry of entries) groups.get(entry.status)?.push(entry);
   return groups;
+}
+
+/**
+ * The entries within `scopes`; a scope that names no file of the workspace or of the branch is a
+ * usage error (a typo, or a path .lodeignore leaves alone), not "nothing to do".
+ */
+export function scopedEntries(status: WorkspaceStatus, scopes: string[]): StatusEntry[] {
+  const unmatched = scopes.filter((scope) => !status.entries.some((e) => inScope(e.path, [scope])));
+  if (unmatched.length > 0) {
+    throw new CliError(`${unmatched.join(', ')}: no such file or folder in the workspace or on ${status.branch} (misspelt, or left alone by .lodeignore).`, {
+      exitCode: EXIT.usage,
+      code: 'no_such_path',
+      details: { paths: unmatched },
+    });
+  }
+  return status.entries.filter((e) => inScope(e.path, scopes));
 }
 
 /** Whether a project path is one of `scopes` or under one (no scopes: everything). */
