@@ -28,6 +28,11 @@ export class Output {
 
 export const colors = pc;
 
+/** "1 file", "2 files". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 export function formatBytes(bytes: number): string {

@@ -3,7 +3,7 @@ import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
-import { inScope, pathKey, workspaceStatus, type StatusEntry } from './status.ts';
+import { inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PushOptions {
@@ -38,12 +38,12 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const resumed = store.journal.commit ? await sendCommit(ctx, workspace, store, store.journal.commit) : null;
   const status = await workspaceStatus(client, workspace, branch, signal);
   await workspace.save();
-  const scoped = status.entries.filter((e) => inScope(e.path, options.scopes));
+  const scoped = scopedEntries(status, options.scopes);
   refuseCaseCollisions(status.caseCollisions.filter((group) => group.some((p) => inScope(p, options.scopes))));
   const conflicts = scoped.filter((e) => e.status === 'conflict');
   if (conflicts.length > 0) {
     throw new CliError(
-      `${conflicts.length} file(s) changed here and by a teammate since your last pull:\n${conflicts.map((c) => `  ${c.path} (remote version ${c.row.remoteVersion})`).join('\n')}\nKeep a copy of your version, run \`lode pull\` after moving it aside, then push again.`,
+      `${conflicts.length} file(s) changed here and by a teammate since your last pull:\n${conflicts.map((c) => `  ${c.path} (${c.row.remoteVersion === null ? 'deleted remotely' : `remote version ${c.row.remoteVersion}`})`).join('\n')}\nKeep a copy of your version, run \`lode pull\` after moving it aside, then push again.`,
       { exitCode: EXIT.conflict, code: 'conflict', details: { conflicts: conflicts.map((c) => c.path) } },
     );
   }
@@ -88,10 +88,12 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const pending: PendingCommit = { request: { message: options.message, branch, fileVersions }, uploads: uploaded, deletes };
   await store.recordCommit(pending);
   report.commit = await sendCommit(ctx, workspace, store, pending);
-  report.uploaded = result.done.filter((d) => !d.dedup).length;
-  report.deduplicated = result.done.length - report.uploaded;
+  const sent = result.done.filter((d) => !d.dedup);
+  report.uploaded = sent.length;
+  report.deduplicated = result.done.length - sent.length;
   report.reused = reused.length;
-  report.bytes = totalBytes;
+  // What moved: content the project already held was not sent again.
+  report.bytes = sent.reduce((sum, d) => sum + d.size, 0);
   return report;
 }
 

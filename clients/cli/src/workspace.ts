@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentDigest } from '@lode/sdk';
 import { CliError } from './failure.ts';
@@ -48,13 +47,6 @@ export class Workspace {
       if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}));
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
     }
-  }
-
-  static async exists(dir: string): Promise<boolean> {
-    return stat(path.join(dir, STATE_DIR, 'state.json')).then(
-      () => true,
-      () => false,
-    );
   }
 
   file(projectPath: string): string {

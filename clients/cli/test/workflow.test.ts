@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, hashFile, LodeClient, uploadFiles, type CommitRequest, type UploadedFile } from '@lode/sdk';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { CliUser, collect } from './cli-runner.ts';
-import { expectOk, expectSameTree, newWorkspace, readText, writeRandomFiles, writeText } from './workspace-fixtures.ts';
+import { emptyDir, expectOk, expectSameTree, newWorkspace, readText, writeRandomFiles, writeText } from './workspace-fixtures.ts';
 
 /** Each step starts a CLI process, seconds apiece on a loaded machine. */
 const TIMEOUT = 240_000;
@@ -97,6 +97,104 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     await rm(path.join(a, 'hero.fbx'));
     expectOk(await ada.run(a, ['pull']));
     expect(await readText(a, 'hero.fbx')).toBe('bo edit');
+  }, TIMEOUT);
+
+  it('calls a file both teammates added a conflict, and resolves it and "edited here, deleted there" by the README\'s steps', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    const b = await newWorkspace(bo);
+    await writeText(a, 'y.txt', 'ada');
+    await writeText(a, 'gone.txt', 'v1');
+    expectOk(await ada.run(a, ['push', '-m', 'ada adds']));
+    // Bo made his own y.txt without pulling Ada's: a push would replace hers unseen.
+    await writeText(b, 'y.txt', 'bo');
+    const status = await bo.run(b, ['status', '--json']);
+    expect(status.code).toBe(3);
+    expect(status.json.files).toContainEqual(expect.objectContaining({ path: 'y.txt', status: 'conflict', remoteVersion: 1 }));
+    expect((await bo.run(b, ['push', '-m', 'bo adds'])).code).toBe(3);
+    expect(await commitCount(bo, b)).toBe(1);
+    // Keep a copy, pull theirs, bring the change back, push.
+    await rm(path.join(b, 'y.txt'));
+    expectOk(await bo.run(b, ['pull']));
+    expect(await readText(b, 'y.txt')).toBe('ada');
+    await writeText(b, 'y.txt', 'bo');
+    expectOk(await bo.run(b, ['push', '-m', 'bo merges y']));
+
+    // Edited by Bo, deleted by Ada: the same steps take Bo's file back into the project.
+    await writeText(b, 'gone.txt', 'bo edit');
+    await rm(path.join(a, 'gone.txt'));
+    expectOk(await ada.run(a, ['push', '-m', 'ada deletes']));
+    const refused = await bo.run(b, ['push', '-m', 'bo edits']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('gone.txt (deleted remotely)');
+    await rm(path.join(b, 'gone.txt'));
+    expectOk(await bo.run(b, ['pull']));
+    await writeText(b, 'gone.txt', 'bo edit');
+    expect(expectOk(await bo.run(b, ['push', '-m', 'bo keeps gone.txt', '--json'])).json).toMatchObject({ commit: { fileCount: 1 }, uploaded: 1 });
+    expectOk(await ada.run(a, ['pull']));
+    expect(await readText(a, 'gone.txt')).toBe('bo edit');
+    expect(await readText(a, 'y.txt')).toBe('bo');
+  }, TIMEOUT);
+
+  it('leaves what .lodeignore names alone both ways, files already in the project included: never deleted for the team, never overwritten', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'feat.txt', 'v1');
+    await writeText(a, 'Saved/cache.bin', 'c1');
+    expectOk(await ada.run(a, ['push', '-m', 'one']));
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+
+    // Ada stops sharing her copies: she ignores them, edits one and deletes the other.
+    await writeText(a, '.lodeignore', 'feat.txt\nSaved/\n');
+    await writeText(a, 'feat.txt', 'ada private');
+    await rm(path.join(a, 'Saved'), { recursive: true });
+    const status = expectOk(await ada.run(a, ['status', '--json', '--all'])).json;
+    expect(status.files.map((f: { path: string }) => f.path)).toEqual(['.lodeignore']);
+    expect(expectOk(await ada.run(a, ['push', '-m', 'ignore', '--json'])).json).toMatchObject({ deleted: 0, uploaded: 1 });
+    const named = await ada.run(a, ['push', 'feat.txt', '-m', 'named', '--json']);
+    expect(named.code).toBe(2);
+    expect(named.json.error).toMatchObject({ code: 'no_such_path', paths: ['feat.txt'] });
+
+    // Bo, before he has the ignore file, pushes a new feat.txt: Ada's ignored copy stays hers.
+    await writeText(b, 'feat.txt', 'v2 by bo');
+    expectOk(await bo.run(b, ['push', '-m', 'bo v2']));
+    expectOk(await ada.run(a, ['pull']));
+    expect(await readText(a, 'feat.txt')).toBe('ada private');
+    await expect(stat(path.join(a, 'Saved'))).rejects.toThrow();
+    expectOk(await bo.run(b, ['pull']));
+    expect(await readText(b, 'Saved/cache.bin')).toBe('c1');
+    expect(await readText(b, '.lodeignore')).toBe('feat.txt\nSaved/\n');
+  }, TIMEOUT);
+
+  it('refuses a branch that does not exist rather than create it or show main as it, and lists the workspace branch\'s log', async () => {
+    const { ada } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'x.txt', 'x');
+    const typo = await ada.run(a, ['push', '-m', 'x', '--branch', 'featrue', '--json']);
+    expect(typo.code).toBe(2);
+    expect(typo.json.error).toMatchObject({ code: 'branch_not_found', branch: 'featrue' });
+    expectOk(await ada.run(a, ['push', '-m', 'on main']));
+
+    expectOk(await ada.run(a, ['branch', 'create', 'b2']));
+    const w = await emptyDir();
+    expectOk(await ada.run(w, ['init', '--branch', 'b2']));
+    expectOk(await ada.run(w, ['pull']));
+    await writeText(w, 'onb2.txt', 'b2 only');
+    expectOk(await ada.run(w, ['push', '-m', 'on b2']));
+    expect(expectOk(await ada.run(w, ['log', '--json'])).json.data.map((c: { message: string }) => c.message)).toEqual(['on b2', 'on main']);
+    const restore = await ada.run(w, ['restore', 'x.txt', '--to', '1', '--json']);
+    expect(restore.code).toBe(2);
+    expect(restore.json.error).toMatchObject({ code: 'restore_on_main_only', branch: 'b2' });
+
+    expectOk(await ada.run(a, ['branch', 'delete', 'b2']));
+    const orphan = await ada.run(w, ['status']);
+    expect(orphan.code).toBe(2);
+    expect(orphan.stderr).toContain('This workspace is on branch "b2", which does not exist');
+    await mkdir(path.join(w, 'sub'));
+    const nested = await ada.run(path.join(w, 'sub'), ['init']);
+    expect(nested.code).toBe(1);
+    expect(nested.stderr).toContain(`inside the workspace ${w}`);
   }, TIMEOUT);
 
   it('pushes a decomposed (macOS) name as its NFC path, updates it in place on pull, and refuses names that differ only in case', async () => {
@@ -324,6 +422,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
       ['log', '-n', 'abc'],
       ['history', 'a.bin', '-n', '201'],
       ['push', '-m', 'x', '-j', 'abc'],
+      ['push', '-m', ' '],
       ['push', '-m', 'x', '--batch-size', '0'],
       ['pull', '-j', '1e3'],
       ['download', 'a.bin', '--version', '0'],

@@ -1,7 +1,9 @@
 import { Option, type Command } from 'commander';
 import { allPages, LodeApiError } from '@lode/sdk';
 import { CliError, EXIT } from '../failure.ts';
+import { plural } from '../output.ts';
 import { connected } from '../run.ts';
+import { commitMessage } from './option-values.ts';
 
 interface MergeConflict {
   fileId: string;
@@ -48,7 +50,7 @@ export function branchCommands(program: Command): void {
     .command('merge')
     .argument('<name>', 'the branch to merge')
     .option('--into <branch>', 'the target (default main)')
-    .option('-m, --message <message>', 'the merge commit message')
+    .addOption(new Option('-m, --message <message>', 'the merge commit message').argParser(commitMessage))
     .addOption(new Option('--take <side>', 'for every conflicting file, take the source or the target').choices(['source', 'target']))
     .action(
       connected(async ({ client, out, signal }, name: string, options: { into?: string; message?: string; take?: 'source' | 'target' }) => {
@@ -67,7 +69,7 @@ export function branchCommands(program: Command): void {
           }
           merged = await client.mergeBranch(name, { ...request, resolutions: conflicts.map((c) => ({ fileId: c.fileId, take: options.take as 'source' | 'target' })) }, { signal });
         }
-        out.result(merged, () => [`Merged ${name} into ${merged.branch}: commit #${merged.sequenceNum} (${merged.fileCount} files).`]);
+        out.result(merged, () => [`Merged ${name} into ${merged.branch}: commit #${merged.sequenceNum} (${plural(merged.fileCount, 'file')}).`]);
       }),
     );
 }

@@ -2,21 +2,27 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { downloadFiles, LodeApiError, type RestoreResponse } from '@lode/sdk';
 import { CliError, EXIT } from '../failure.ts';
-import { formatBytes } from '../output.ts';
+import { formatBytes, plural } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
 import { connected } from '../run.ts';
+import type { Workspace } from '../workspace.ts';
 import { limitOption, versionNumber } from './option-values.ts';
 
 export function historyCommands(program: Command): void {
   program
     .command('log')
     .description("a branch's commits, newest first")
-    .option('--branch <name>', 'the branch (default main)')
+    .option('--branch <name>', 'the branch (default: the workspace’s, else main)')
     .addOption(limitOption(20))
     .action(
       connected(async ({ client, out, signal }, options: { branch?: string; limit: number }) => {
-        const page = await client.listCommits({ branch: options.branch, limit: options.limit }, { signal });
-        out.result(page, () => page.data.map((c) => `#${c.sequenceNum}  ${c.createdAt}  ${c.authorName}  ${c.kind === 'commit' ? '' : `[${c.kind}] `}${c.message} (${c.fileCount} files)`));
+        const branch = options.branch ?? (await optionalWorkspace())?.state.branch;
+        const page = await client.listCommits({ branch, limit: options.limit }, { signal });
+        out.result(page, () =>
+          page.data.length === 0
+            ? [`No commits on ${branch ?? 'main'} yet.`]
+            : page.data.map((c) => `#${c.sequenceNum}  ${c.createdAt}  ${c.authorName}  ${c.kind === 'commit' ? '' : `[${c.kind}] `}${c.message} (${plural(c.fileCount, 'file')})`),
+        );
       }),
     );
 
@@ -27,9 +33,14 @@ export function historyCommands(program: Command): void {
     .addOption(limitOption(50))
     .action(
       connected(async ({ client, out, signal }, file: string, options: { limit: number }) => {
-        const [named] = await resolveFiles(client, await optionalWorkspace(), [file], undefined, signal);
+        const workspace = await optionalWorkspace();
+        const [named] = await resolveFiles(client, workspace, [file], undefined, signal);
         const page = await client.listVersions(named.fileId, { limit: options.limit }, { signal });
-        out.result({ ...named, ...page }, () => [named.path, ...page.data.map((v) => `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`)]);
+        const onBranch = workspace && workspace.state.branch !== 'main' ? ` (this workspace is on ${workspace.state.branch}; history lists main's versions)` : '';
+        out.result({ ...named, ...page }, () => [
+          `${named.path} on main${onBranch}`,
+          ...(page.data.length === 0 ? ['  no version on main'] : page.data.map((v) => `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`)),
+        ]);
       }),
     );
 
@@ -40,7 +51,9 @@ export function historyCommands(program: Command): void {
     .requiredOption('--to <version>', 'the version to bring back', versionNumber)
     .action(
       connected(async ({ client, out, signal }, paths: string[], options: { to: number }) => {
-        const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
+        const workspace = await optionalWorkspace();
+        refuseRestoreOffMain(workspace);
+        const files = await resolveFiles(client, workspace, paths, undefined, signal);
         const names = new Map(files.map((f) => [f.fileId, f.path]));
         const answer = await client.restore(files.map((f) => ({ fileId: f.fileId, toVersion: options.to })), { signal }).catch((error: unknown) => {
           throw nothingRestored(error, names) ?? error;
@@ -72,6 +85,19 @@ export function historyCommands(program: Command): void {
         out.result(done, () => [`Wrote ${done.path} v${done.version} (${formatBytes(done.size)}, sha256 ${done.sha256.slice(0, 12)}…) to ${dest}`]);
       }),
     );
+}
+
+/**
+ * A restore makes its commit on main (docs/api.md, Restore): run from a workspace on another branch
+ * it would change main, not the branch the user is working on.
+ */
+function refuseRestoreOffMain(workspace: Workspace | null): void {
+  const branch = workspace?.state.branch;
+  if (!branch || branch === 'main') return;
+  throw new CliError(
+    `lode restore works on main, and this workspace is on branch "${branch}". Run it from a workspace on main, or bring an old version to this branch with \`lode download PATH --version N -o PATH\` and push it.`,
+    { exitCode: EXIT.usage, code: 'restore_on_main_only', details: { branch } },
+  );
 }
 
 /** The API's nothing_to_restore names files by id: the CLI names them by path, each with its reason. */

@@ -33,6 +33,16 @@ export const concurrencyOption = () => new Option('-j, --concurrency <n>', `tran
 export const batchSizeOption = () =>
   new Option('--batch-size <n>', `files per initiate/confirm call (1 to ${MAX_BATCH_SIZE}): smaller ones journal progress sooner`).argParser(wholeNumber(1, MAX_BATCH_SIZE)).default(MAX_BATCH_SIZE);
 
+/** The server keeps commit messages of 1 to 10,000 characters, trimmed (docs/api.md, Commits). */
+export const MAX_MESSAGE = 10_000;
+
+/** `-m`: refused before any byte moves, not by the commit after the uploads. */
+export function commitMessage(value: string): string {
+  const message = value.trim();
+  if (message.length === 0 || message.length > MAX_MESSAGE) throw new InvalidArgumentError(`Expected a commit message of 1 to ${MAX_MESSAGE} characters.`);
+  return message;
+}
+
 /** `--url`: the server's base URL (settings.ts, baseUrl). */
 export function serverUrl(value: string): string {
   try {

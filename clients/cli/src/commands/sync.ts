@@ -1,12 +1,12 @@
-import type { Command } from 'commander';
-import { colors, formatBytes } from '../output.ts';
+import { Option, type Command } from 'commander';
+import { colors, formatBytes, plural } from '../output.ts';
 import { EXIT } from '../failure.ts';
 import { pull } from '../pull.ts';
 import { push } from '../push.ts';
 import { connected } from '../run.ts';
 import { groupByStatus, inScope, workspaceStatus, type FileStatus } from '../status.ts';
 import { Workspace } from '../workspace.ts';
-import { batchSizeOption, concurrencyOption } from './option-values.ts';
+import { batchSizeOption, commitMessage, concurrencyOption } from './option-values.ts';
 
 const LABELS: Record<FileStatus, string> = {
   conflict: 'conflict (changed here and remotely: resolve before pushing)',
@@ -35,7 +35,7 @@ export function syncCommands(program: Command): void {
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
         const { caseCollisions } = status;
         out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
-          const lines = [`On branch ${branch} (latest commit #${status.latestCommitSeq})`];
+          const lines = [`On branch ${branch} (the project's latest commit: #${status.latestCommitSeq})`];
           if (caseCollisions.length > 0) {
             lines.push(colors.yellow(`names that differ only in letter case, one file to Lode (push refuses them; rename all but one): ${caseCollisions.length}`));
             lines.push(...caseCollisions.map((group) => `  ${group.join(', ')}`));
@@ -56,7 +56,7 @@ export function syncCommands(program: Command): void {
     .command('push')
     .description('upload modified and new files, record deletions, in one commit (resumes after an interruption)')
     .argument('[paths...]', 'files or folders to push (default: everything)')
-    .requiredOption('-m, --message <message>', 'the commit message')
+    .addOption(new Option('-m, --message <message>', 'the commit message').argParser(commitMessage).makeOptionMandatory())
     .option('--branch <name>', 'the branch to commit to (default: the workspace’s)')
     .addOption(concurrencyOption())
     .addOption(batchSizeOption())
@@ -67,7 +67,7 @@ export function syncCommands(program: Command): void {
         const report = await push(ctx, workspace, { message: options.message, branch: options.branch, scopes, concurrency: options.concurrency, batchSize: options.batchSize });
         ctx.out.result(report, () => {
           const lines: string[] = [];
-          if (report.resumed) lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${report.resumed.fileCount} files).`);
+          if (report.resumed) lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${plural(report.resumed.fileCount, 'file')}).`);
           if (!report.commit) return [...lines, 'Nothing to push.'];
           lines.push(
             `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${report.commit.fileCount} file(s) — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
