@@ -21,6 +21,21 @@ describe('an unreachable server, as the CLI reports it', () => {
 });
 
 describe('API errors the CLI words itself', () => {
+  const notLode = (status: number) =>
+    new LodeApiError(status, { code: 'not_lode_api', message: `No Lode API answers at http://host:8000 (HTTP ${status}, text/html)`, url: 'http://host:8000', contentType: 'text/html' }, null);
+
+  it('names the URL where no Lode API answers, with the status but never the page, under the code lode login uses', () => {
+    const error = toCliError(notLode(501));
+    expect(error).toMatchObject({ code: 'not_a_lode_server', exitCode: 1, details: { status: 501, url: 'http://host:8000' } });
+    expect(error.message).toBe(
+      "No Lode API answers at http://host:8000 (it answered HTTP 501 text/html, not as Lode does). Check the URL: give the server's base URL, the address of its dashboard (e.g. https://lode.example.com).",
+    );
+  });
+
+  it("adds that a proxy may have lost Lode when the answer was a proxy's 502, 503 or 504", () => {
+    expect(toCliError(notLode(502)).message).toContain('a proxy in front of Lode could not reach it');
+  });
+
   it('tells a CI job whose key is bound to another device to set LODE_DEVICE', () => {
     const error = toCliError(new LodeApiError(403, { code: 'device_mismatch', message: 'API key is bound to another device' }, null));
     expect(error).toMatchObject({ code: 'device_mismatch', exitCode: 1 });

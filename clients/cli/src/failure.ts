@@ -52,6 +52,8 @@ export function fromApiError(error: LodeApiError): CliError {
       return make(
         `${error.message} (the first one that used it). Set LODE_DEVICE to that device's id (CI jobs must set LODE_DEVICE along with LODE_KEY), or use a key of this machine's own, or ask an operator to reset the key's device.`,
       );
+    case 'not_lode_api':
+      return notLodeServer(error, details);
     case 'rate_limited':
     case 'service_unavailable':
     case 'timeout':
@@ -59,6 +61,21 @@ export function fromApiError(error: LodeApiError): CliError {
     default:
       return make(`${error.message} (${error.code}, HTTP ${error.status}${error.requestId ? `, request ${error.requestId}` : ''})`);
   }
+}
+
+/**
+ * Another web server answered, or a proxy with no Lode behind it: say where, never its page. The
+ * code is the one `lode login` gives a Lode server's non-API address, so scripts see one code.
+ */
+function notLodeServer(error: LodeApiError, details: Record<string, unknown>): CliError {
+  const url = typeof error.body.url === 'string' ? error.body.url : 'this URL';
+  const contentType = typeof error.body.contentType === 'string' ? ` ${error.body.contentType}` : '';
+  // The statuses a proxy answers when the server behind it is down or slow.
+  const proxy = [502, 503, 504].includes(error.status) ? ' If the URL is right, a proxy in front of Lode could not reach it: try again in a moment.' : '';
+  return new CliError(
+    `No Lode API answers at ${url} (it answered HTTP ${error.status}${contentType}, not as Lode does). Check the URL: give the server's base URL, the address of its dashboard (e.g. https://lode.example.com).${proxy}`,
+    { code: 'not_a_lode_server', details },
+  );
 }
 
 /** Ctrl-C: transfers in flight stopped, their partial files removed; what finished stays. */

@@ -1,6 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { CliUser } from './cli-runner.ts';
 import { emptyDir, expectOk, newWorkspace, writeRandomFiles } from './workspace-fixtures.ts';
@@ -69,3 +73,36 @@ async function savedDeviceId(user: CliUser): Promise<string> {
   const config = JSON.parse(await readFile(path.join(user.env.XDG_CONFIG_HOME!, 'lode', 'config.json'), 'utf8')) as { deviceId: string };
   return config.deviceId;
 }
+
+describe('lode against a URL where another web server answers', () => {
+  let server: http.Server;
+  let url: string;
+  beforeAll(async () => {
+    // Python's http.server: a whole HTML page, 501 for a POST it does not support; 404 for the rest.
+    server = http.createServer((req, res) => {
+      const status = req.method === 'POST' ? 501 : 404;
+      res.writeHead(status, { 'content-type': 'text/html;charset=utf-8' }).end(`<!DOCTYPE HTML>\n<html><head><title>Error response</title></head><body><h1>Error response</h1><p>Error code: ${status}</p></body></html>\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const user = async () => {
+    const project = { key: `lode_${'a'.repeat(40)}`, deviceId: 'laptop' } as SeededProject;
+    return new CliUser(url, project, await mkdtemp(path.join(tmpdir(), 'lode-cli-config-')));
+  };
+
+  it('says no Lode API answers there, naming the URL and the status, never printing the page', async () => {
+    const login = await (await user()).run(await emptyDir(), ['login', '--url', url, '--key', `lode_${'a'.repeat(40)}`]);
+    expect(login.code).toBe(1);
+    expect(login.stderr).toBe(
+      `error: No Lode API answers at ${url} (it answered HTTP 501 text/html, not as Lode does). Check the URL: give the server's base URL, the address of its dashboard (e.g. https://lode.example.com).\n`,
+    );
+
+    const locks = await (await user()).run(await emptyDir(), ['locks', '--json']);
+    expect(locks.code).toBe(1);
+    expect(locks.json.error).toMatchObject({ code: 'not_a_lode_server', status: 501, url, message: expect.stringContaining(`No Lode API answers at ${url}`) });
+    expect(locks.stdout).not.toMatch(/DOCTYPE|Error response/);
+  }, TIMEOUT);
+});

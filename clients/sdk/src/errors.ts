@@ -1,4 +1,8 @@
-/** An answer of the Lode API that is not a success: its status, `code` and the whole JSON body. */
+/**
+ * An answer of the Lode API that is not a success: its status, `code` and the whole JSON body. An
+ * answer that is not the API's own (an HTML page, another server's JSON) has the code `not_lode_api`,
+ * its status, and a body of the SDK's making: `{ code, message, url, contentType }`.
+ */
 export class LodeApiError extends Error {
   readonly status: number;
   readonly code: string;
@@ -21,7 +25,8 @@ export class LodeApiError extends Error {
  * or a lost answer, and not `idempotency_in_progress` (the same key's request may still land).
  */
 export function isRefusal(error: unknown): error is LodeApiError {
-  return error instanceof LodeApiError && error.status < 500 && error.code !== 'idempotency_in_progress';
+  // Not a 2xx either: a success whose body is not the API's (not_lode_api) may have done its work.
+  return error instanceof LodeApiError && error.status >= 400 && error.status < 500 && error.code !== 'idempotency_in_progress';
 }
 
 /** A transfer to or from object storage that failed (status, or bytes that do not match). */

@@ -53,7 +53,11 @@ export class ApiTransport {
   }
 
   async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
-    return (await readJson(await this.request(method, path, body, options))) as T;
+    const response = await this.request(method, path, body, options);
+    const answer = await readJson(response);
+    // A success that is not JSON (a web app answering every path with its HTML page) is no Lode answer.
+    if (!answer) throw notLodeApi(response, this.baseUrl);
+    return answer as T;
   }
 
   /** A successful answer with its body unread (a stream, such as the live feed); retried as `call` is. */
@@ -80,7 +84,7 @@ export class ApiTransport {
         continue;
       }
       if (response.ok) return response;
-      const failure = new LodeApiError(response.status, await readJson(response), response.headers.get('x-request-id'));
+      const failure = await apiError(response, this.baseUrl);
       const retryAfter = response.headers.get('retry-after');
       const reason = `${response.status} ${failure.code}`;
       // The same key's first request is still running (a million-file commit takes minutes): its
@@ -110,14 +114,34 @@ function queryString(query: CallOptions['query']): string {
   return text ? `?${text}` : '';
 }
 
-async function readJson(response: Response): Promise<Record<string, unknown>> {
+/** The body parsed (an empty body: `{}`; a bare JSON value: `{ value }`), or null when it is not JSON. */
+async function readJson(response: Response): Promise<Record<string, unknown> | null> {
   const text = await response.text();
   if (!text) return {};
   try {
     const parsed: unknown = JSON.parse(text);
     return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : { value: parsed };
   } catch {
-    // A proxy's HTML error page, for instance: keep its start as the message.
-    return { message: `HTTP ${response.status}: ${text.slice(0, 200)}` };
+    return null;
   }
 }
+
+/**
+ * Every error of the Lode API is a JSON object with a string `code` and `message`. Anything else
+ * came from another server at that URL (a web server, a proxy's error page): it is `not_lode_api`,
+ * keeping the status (a proxy's 503 is retried as any 503 is) but never the body, which may be a
+ * whole HTML page.
+ */
+async function apiError(response: Response, baseUrl: string): Promise<LodeApiError> {
+  const json = await readJson(response);
+  if (!json || typeof json.code !== 'string' || typeof json.message !== 'string') return notLodeApi(response, baseUrl);
+  return new LodeApiError(response.status, json, requestId(response));
+}
+
+function notLodeApi(response: Response, baseUrl: string): LodeApiError {
+  const contentType = response.headers.get('content-type')?.split(';')[0].trim() || null;
+  const message = `No Lode API answers at ${baseUrl} (HTTP ${response.status}${contentType ? `, ${contentType}` : ''})`;
+  return new LodeApiError(response.status, { code: 'not_lode_api', message, url: baseUrl, contentType }, requestId(response));
+}
+
+const requestId = (response: Response) => response.headers.get('x-request-id');

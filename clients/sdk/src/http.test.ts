@@ -1,0 +1,76 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRefusal, LodeApiError } from './errors.ts';
+import { ApiTransport, type RetryEvent } from './http.ts';
+
+interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+const PAGE = '<!DOCTYPE HTML>\n<html><body><h1>Error response</h1><p>Error code: 501</p></body></html>';
+const html = (status: number, headers: Record<string, string> = {}): Answer => ({ status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers }, body: PAGE });
+const json = (status: number, body: unknown): Answer => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** Some web server: it answers each request with the next of the answers it is given, the last one for ever after. */
+describe('answers that are not the Lode API', () => {
+  let server: http.Server;
+  let url: string;
+  let answers: Answer[] = [];
+  let seen = 0;
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => {
+      const answer = answers[Math.min(seen++, answers.length - 1)];
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  function serve(...given: Answer[]) {
+    answers = given;
+    seen = 0;
+  }
+  const call = (retries: RetryEvent[] = []) =>
+    new ApiTransport({ url, key: 'lode_x', retry: { attempts: 3 }, onRetry: (e) => retries.push(e) }).call('POST', '/api/v1/auth/validate-key');
+  const failure = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected a LodeApiError'), (error: unknown) => error as LodeApiError);
+
+  it.each([
+    ['an HTML error page', html(501), 501, 'text/html'],
+    ['JSON without code and message', json(404, { error: 'Not Found' }), 404, 'application/json'],
+    ['an empty body', { status: 404, body: '' }, 404, null],
+    ['an HTML page answered 200', html(200), 200, 'text/html'],
+  ])('marks %s not_lode_api, naming the URL and status, without the body', async (_, answer, status, contentType) => {
+    serve(answer);
+    const error = await failure(call());
+    expect(error).toBeInstanceOf(LodeApiError);
+    expect(error).toMatchObject({ status, code: 'not_lode_api', body: { code: 'not_lode_api', url, contentType } });
+    expect(error.message).toBe(`No Lode API answers at ${url} (HTTP ${status}${contentType ? `, ${contentType}` : ''})`);
+    expect(JSON.stringify(error.body)).not.toMatch(/DOCTYPE|Error response|Not Found/);
+  });
+
+  it('keeps a Lode error as the API gave it', async () => {
+    serve(json(401, { code: 'invalid_key', message: 'Invalid API key' }));
+    expect(await failure(call())).toMatchObject({ status: 401, code: 'invalid_key', message: 'Invalid API key' });
+  });
+
+  it("retries a proxy's HTML 503 after its Retry-After, as any 503", async () => {
+    serve(html(503, { 'retry-after': '0' }), html(503, { 'retry-after': '0' }), json(200, { valid: true }));
+    const retries: RetryEvent[] = [];
+    expect(await call(retries)).toEqual({ valid: true });
+    expect(retries.map((r) => [r.reason, r.delayMs])).toEqual([
+      ['503 not_lode_api', 0],
+      ['503 not_lode_api', 0],
+    ]);
+  });
+
+  it('does not call a success whose body is not the API a refusal: the request may have done its work', async () => {
+    serve(html(200));
+    expect(isRefusal(await failure(call()))).toBe(false);
+    serve(html(404));
+    expect(isRefusal(await failure(call()))).toBe(true);
+  });
+});
