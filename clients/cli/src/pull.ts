@@ -1,4 +1,5 @@
-import { rm, stat } from 'node:fs/promises';
+import { rm, rmdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { downloadFiles } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
@@ -61,6 +62,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
   for (const e of toRemove) {
     await rm(onDisk(e), { force: true });
+    await removeEmptyFolders(workspace.root, path.dirname(onDisk(e)));
     delete files[e.path];
   }
   await workspace.save();
@@ -78,6 +80,20 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
     conflicts: scoped.filter((e) => e.status === 'conflict').map((e) => e.path),
     partialsRemoved,
   };
+}
+
+/**
+ * The folders a removed file leaves empty, up to the workspace root: a folder a teammate deleted goes
+ * with its last file, as in their workspace. A folder holding anything else (an ignored file) stays.
+ */
+async function removeEmptyFolders(root: string, from: string): Promise<void> {
+  for (let dir = from; dir.startsWith(root + path.sep); dir = path.dirname(dir)) {
+    try {
+      await rmdir(dir);
+    } catch {
+      return;
+    }
+  }
 }
 
 async function removeStale(partials: readonly string[]): Promise<number> {

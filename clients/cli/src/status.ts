@@ -62,7 +62,9 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
   const entries = rows
     .filter((row) => byPath.has(row.path) || !scanned.ignores(row.path))
-    .map((row): StatusEntry => ({ path: row.path, status: localStatus(row, workspace.state.files[row.path]), row, local: byPath.get(row.path) }));
+    .map((row): StatusEntry => ({ path: row.path, status: localStatus(row, workspace.state.files[row.path]), row, local: byPath.get(row.path) }))
+    // Local and remote-only files in one path order, whichever side each came from.
+    .sort((a, b) => comparePaths(a.path, b.path));
   return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), partials: scanned.partials };
 }
 

@@ -308,17 +308,18 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
   it('records local deletions on push and removes files deleted remotely on pull, keeping local edits', async () => {
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);
-    await writeText(a, 'old.txt', 'old');
+    await writeText(a, 'Old/Props/old.txt', 'old');
     await writeText(a, 'keep.txt', 'keep');
     expectOk(await ada.run(a, ['push', '-m', 'two']));
     const b = await newWorkspace(bo);
     expectOk(await bo.run(b, ['pull']));
     await writeText(b, 'keep.txt', 'edited by bo');
 
-    await rm(path.join(a, 'old.txt'));
+    await rm(path.join(a, 'Old'), { recursive: true });
     expect(expectOk(await ada.run(a, ['push', '-m', 'remove old', '--json'])).json).toMatchObject({ deleted: 1, commit: { fileCount: 1 } });
     expect(expectOk(await bo.run(b, ['pull', '--json'])).json).toMatchObject({ removed: 1, kept: ['keep.txt'] });
-    await expect(stat(path.join(b, 'old.txt'))).rejects.toThrow();
+    // The folders it leaves empty go with it, as in Ada's workspace.
+    await expect(stat(path.join(b, 'Old'))).rejects.toThrow();
     expect(await readText(b, 'keep.txt')).toBe('edited by bo');
   }, TIMEOUT);
 
