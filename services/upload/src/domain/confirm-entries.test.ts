@@ -24,6 +24,13 @@ describe('validateConfirmEntries', () => {
     expect(invalid[0].error.message).toMatch(/storageKey/);
   });
 
+  it('echoes no fileId that is not a UUID (a megabyte of text, a path), and a UUID lower-cased as the valid entries are', () => {
+    const id = randomUUID();
+    const sent = ['x'.repeat(1 << 20), '../../etc/passwd', 'not-a-uuid', id.toUpperCase()];
+    const { invalid } = validateConfirmEntries(sent.map((fileId) => entry(fileId, { size: -1 })));
+    expect(invalid.map((i) => i.fileId)).toEqual([null, null, null, id]);
+  });
+
   it('echoes no version that is not one: infinite, fractional, negative or past int4', () => {
     const versions = [Number.POSITIVE_INFINITY, 1.5, -1, 0, 2 ** 31];
     const { invalid } = validateConfirmEntries(versions.map((version) => entry(randomUUID(), { version })));

@@ -1,5 +1,5 @@
 import { errors, type AppError } from '@lode/errors';
-import { isVersion, upload } from '@lode/contracts';
+import { isVersion, upload, uuid } from '@lode/contracts';
 import type { z } from 'zod';
 
 export type ConfirmBody = z.output<typeof upload.confirmBodySchema>;
@@ -34,7 +34,8 @@ export function validateConfirmEntries(raw: readonly unknown[]): { valid: ValidC
       const field = issue?.path.join('.') || 'entry';
       invalid.push({
         index,
-        fileId: typeof fields.fileId === 'string' ? fields.fileId : null,
+        // Only an id the reply can carry: echoing any string sent a megabyte of it back.
+        fileId: uuid.safeParse(fields.fileId).data ?? null,
         // Only a version the reply can carry: JSON's 1e999 parses to Infinity, 1.5 and -1 are numbers too.
         version: isVersion(fields.version) ? fields.version : null,
         error: errors.validation(`${field}: ${issue?.message ?? 'invalid'}`),
