@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '@lode/testkit';
+import { ApiClient, pushFile } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 
 describe('API keys and devices (spec 4.1, 5)', () => {
@@ -79,6 +79,17 @@ describe('API keys and devices (spec 4.1, 5)', () => {
       const results = await Promise.all(['a', 'b'].map((d) => validate(bare.withHeaders({ 'x-device-id': `${d}-${round}` }))));
       expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
     }
+  });
+
+  it('serves its project named by an uppercase id, as the lowercase one (docs/api.md, Conventions)', async () => {
+    const p = await stack.seed.project();
+    const upper = p.projectId.toUpperCase();
+    expect(await p.api.post(`/api/v1/projects/${upper}/sync`, { files: [] })).toMatchObject({ status: 200 });
+    const file = await pushFile(p.api, upper, 'case/a.bin', Buffer.from('upper'));
+    const commit = await p.api.post(`/api/v1/projects/${upper}/commits`, { message: 'm', fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }] });
+    expect(commit).toMatchObject({ status: 201, body: { sequenceNum: 1 } });
+    const tree = await p.api.get(`/api/v1/projects/${p.projectId}/files?prefix=case/`);
+    expect(tree.body.data).toEqual([expect.objectContaining({ path: 'case/a.bin', fileId: file.fileId })]);
   });
 
   it('answers 404 with no data for another project, or a malformed project id', async () => {

@@ -59,6 +59,8 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     const other = await stack.seed.project();
     expect(await api.get(`/api/v1/projects/${other.projectId}/locks`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
     expect(await api.get('/api/v1/projects/not-a-uuid/locks')).toMatchObject({ status: 404 });
+    // Requests may write an id in either case (docs/api.md, Conventions).
+    expect(await api.post(`/api/v1/projects/${owner.projectId.toUpperCase()}/branches`, { name: 'by-upper-id' })).toMatchObject({ status: 201, body: { name: 'by-upper-id' } });
     // A key still wins over a cookie sent beside it, and needs no CSRF token.
     expect(await other.api.withHeaders({ cookie: browser.headers.cookie }).post(`/api/v1/projects/${other.projectId}/branches`, { name: 'by-key' })).toMatchObject({ status: 201 });
   });

@@ -1,6 +1,6 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { errors } from '@lode/errors';
-import type { Actor, identity } from '@lode/contracts';
+import { uuid, type Actor, type identity } from '@lode/contracts';
 import type { Authenticator } from './authenticator.ts';
 import { toActor } from './identity.ts';
 import type { RateLimit, WriteLimiter } from '../ratelimit/limiter.ts';
@@ -20,9 +20,22 @@ export function actorOf(res: Response): Actor {
   return toActor(identityOf(res));
 }
 
-/** A key authenticates one project (spec 5.3): any other project id answers 404 with no data. */
+/**
+ * The path's project id as the services and the caller's identity write it (lowercase), or undefined
+ * when it is no UUID: requests may write ids in either case (docs/api.md, Conventions), so every
+ * comparison with the caller's project goes through this one form.
+ */
+export function pathProjectId(req: Request): string | undefined {
+  const parsed = uuid.safeParse(req.params.projectId);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * A key authenticates one project (spec 5.3): any other project id answers 404 with no data. The
+ * handlers after it act on the identity's project id, so the services never see the path's spelling.
+ */
 export const requireOwnProject: RequestHandler = (req, res, next) => {
-  if (req.params.projectId !== identityOf(res).projectId) throw errors.notFound('Project');
+  if (pathProjectId(req) !== identityOf(res).projectId) throw errors.notFound('Project');
   next();
 };
 

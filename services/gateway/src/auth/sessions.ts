@@ -1,9 +1,9 @@
 import type { RequestHandler, Response } from 'express';
 import { errors } from '@lode/errors';
-import { sessions, uuid, type ReplyOf } from '@lode/contracts';
+import { sessions, type ReplyOf } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { Authenticator } from './authenticator.ts';
-import { requireKey } from './middleware.ts';
+import { pathProjectId, requireKey } from './middleware.ts';
 import { checkCsrf, sessionToken } from './session-cookie.ts';
 
 export type LiveSession = NonNullable<ReplyOf<typeof sessions.resolveSession>['session']>;
@@ -41,9 +41,9 @@ export function requireKeyOrSession(authenticator: Authenticator, bus: Bus): Req
   return async (req, res, next) => {
     const token = req.get('authorization') === undefined ? sessionToken(req) : undefined;
     if (token === undefined) return byKey(req, res, next);
-    const projectId = uuid.safeParse(req.params.projectId);
-    if (!projectId.success) throw errors.notFound('Project');
-    const { session, project } = await bus.call(sessions.resolveSession, { tokenHash: sessions.tokenHash(token), projectId: projectId.data });
+    const projectId = pathProjectId(req);
+    if (projectId === undefined) throw errors.notFound('Project');
+    const { session, project } = await bus.call(sessions.resolveSession, { tokenHash: sessions.tokenHash(token), projectId });
     if (!session) throw sessionExpired();
     checkCsrf(req, session.csrfToken);
     if (!project) throw errors.notFound('Project');
