@@ -21,14 +21,31 @@ function baseUrl(flag: string | undefined): string {
   return `http://localhost:${port}`;
 }
 
+interface AdminToken {
+  value: string;
+  /** Where it came from, for a refusal to name: a wrong data dir is the usual cause. */
+  source: string;
+  fromFile: boolean;
+}
+
 /** --token, else $LODE_ADMIN_TOKEN, else the file embedded mode writes on its first start. */
-async function resolveToken(flag: string | undefined): Promise<string> {
-  const given = nonEmpty(flag) ?? nonEmpty(process.env.LODE_ADMIN_TOKEN);
-  if (given) return given;
-  const file = path.resolve(nonEmpty(process.env.LODE_DATA_DIR) ?? './.lode', 'admin-token');
+async function resolveToken(flag: string | undefined): Promise<AdminToken> {
+  const fromFlag = nonEmpty(flag);
+  if (fromFlag) return { value: fromFlag, source: '--token', fromFile: false };
+  const fromEnv = nonEmpty(process.env.LODE_ADMIN_TOKEN);
+  if (fromEnv) return { value: fromEnv, source: 'LODE_ADMIN_TOKEN', fromFile: false };
+  const dataDir = nonEmpty(process.env.LODE_DATA_DIR);
+  const file = path.resolve(dataDir ?? './.lode', 'admin-token');
   const fromFile = nonEmpty(await readFile(file, 'utf8').catch(() => undefined));
-  if (fromFile) return fromFile;
+  if (fromFile) return { value: fromFile, source: `${file} (${dataDir ? `LODE_DATA_DIR=${dataDir}` : 'the default data dir: LODE_DATA_DIR is not set'})`, fromFile: true };
   throw new UsageError(`No admin token: pass --token, set LODE_ADMIN_TOKEN, or run embedded mode so that ${file} exists`);
+}
+
+/** What to try when the server refuses the token: it is another server's, or another data dir's. */
+function tokenHint(token: AdminToken): string {
+  const where = 'A server started with LODE_DATA_DIR=DIR keeps its token in DIR/admin-token';
+  if (token.fromFile) return `The admin token was read from ${token.source}. ${where}: run this with the same LODE_DATA_DIR, or set LODE_ADMIN_TOKEN (or pass --token) to the server's token.`;
+  return `The admin token came from ${token.source}, which goes before any data dir's admin-token: give the server's token there. ${where}.`;
 }
 
 const note = (line: string) => void process.stderr.write(`${line}\n`);
@@ -50,30 +67,39 @@ async function run(client: AdminClient, invocation: Exclude<Invocation, { kind: 
 
 /** Returns the exit code: 0 done, 1 the server (or the network) said no, 2 a usage mistake. */
 async function main(argv: string[]): Promise<number> {
+  let token: AdminToken | undefined;
   try {
-    const { invocation, url, token } = parseCommandLine(argv);
+    const parsed = parseCommandLine(argv);
+    const { invocation } = parsed;
     if (invocation.kind === 'help') {
       process.stdout.write(`${usage}\n`);
       return 0;
     }
-    const client = new AdminClient(baseUrl(url), await resolveToken(token));
+    token = await resolveToken(parsed.token);
+    const client = new AdminClient(baseUrl(parsed.url), token.value);
     process.stdout.write(`${JSON.stringify(await run(client, invocation), null, 2)}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n\n${usage}\n`);
-      return 2;
-    }
-    if (error instanceof HttpError) {
-      process.stderr.write(`error ${error.status} ${error.code}: ${error.message}\n`);
-      return 1;
-    }
-    if (error instanceof CliFailure) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    return reportFailure(error, token);
   }
+}
+
+/** The exit code of a failure, told on stderr. */
+function reportFailure(error: unknown, token: AdminToken | undefined): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`${error.message}\n\n${usage}\n`);
+    return 2;
+  }
+  if (error instanceof HttpError) {
+    process.stderr.write(`error ${error.status} ${error.code}: ${error.message}\n`);
+    if (error.status === 401 && token) process.stderr.write(`${tokenHint(token)}\n`);
+    return 1;
+  }
+  if (error instanceof CliFailure) {
+    process.stderr.write(`error: ${error.message}\n`);
+    return 1;
+  }
+  throw error;
 }
 
 process.exitCode = await main(process.argv.slice(2));

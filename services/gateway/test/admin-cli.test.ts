@@ -216,10 +216,30 @@ describe('admin CLI (npm run admin)', () => {
 
     const wrongToken = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_ADMIN_TOKEN: 'not-the-token' });
     expect(wrongToken).toMatchObject({ code: 1, stdout: '' });
-    expect(wrongToken.stderr).toMatch(/^error 401 unauthorized: .+\n$/);
+    expect(wrongToken.stderr).toMatch(/^error 401 unauthorized: .+\nThe admin token came from LODE_ADMIN_TOKEN, which goes before any data dir's admin-token: .+\n$/);
 
     const unknown = await cli(['keys', 'revoke', '--key', '00000000-0000-4000-8000-000000000000']);
     expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'error 404 not_found: API key not found\n' });
+  });
+
+  it("names where a refused admin token was read from and how to point elsewhere (a server started with another LODE_DATA_DIR)", async () => {
+    const defaultDir = path.join(workDir, '.lode');
+    const otherDir = path.join(workDir, 'other-data');
+    for (const dir of [defaultDir, otherDir]) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, 'admin-token'), 'another-servers-token\n');
+    }
+    try {
+      const fromDefault = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl });
+      expect(fromDefault).toMatchObject({ code: 1, stdout: '' });
+      expect(fromDefault.stderr.split('\n')[1]).toBe(
+        `The admin token was read from ${path.join(defaultDir, 'admin-token')} (the default data dir: LODE_DATA_DIR is not set). A server started with LODE_DATA_DIR=DIR keeps its token in DIR/admin-token: run this with the same LODE_DATA_DIR, or set LODE_ADMIN_TOKEN (or pass --token) to the server's token.`,
+      );
+      const fromOther = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_DATA_DIR: otherDir });
+      expect(fromOther.stderr).toContain(`The admin token was read from ${path.join(otherDir, 'admin-token')} (LODE_DATA_DIR=${otherDir}).`);
+    } finally {
+      await rm(defaultDir, { recursive: true, force: true });
+    }
   });
 
   it('reports what quickstart had created when a later step fails', async () => {
