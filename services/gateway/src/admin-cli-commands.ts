@@ -15,7 +15,11 @@ export interface HttpCall {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
+  /** A project named by slugs: `path` holds PROJECT_SLOT where its id goes, found when the command runs. */
+  project?: ProjectRef;
 }
+
+export const PROJECT_SLOT = '{project}';
 
 const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
@@ -76,6 +80,13 @@ function projectRef(value: string): ProjectRef {
   const pair = SLUG_PAIR.exec(value);
   if (!pair) throw new UsageError('--project must be a project id or <org-slug>/<project-slug>');
   return { orgSlug: pair[1], projectSlug: pair[2] };
+}
+
+/** A route of one project: by id as given; by slugs, its id is looked up as invite does (admin-cli-workflows.ts). */
+function projectRoute(value: string, rest: string): Pick<HttpCall, 'path' | 'project'> {
+  const project = projectRef(value);
+  if ('id' in project) return { path: `/admin/v1/projects/${seg(project.id)}${rest}` };
+  return { path: `/admin/v1/projects/${PROJECT_SLOT}${rest}`, project };
 }
 
 function positiveNumber(name: string, value: string): number {
@@ -141,15 +152,15 @@ const commands: Record<string, CommandSpec> = {
     build: (f) => ({ method: 'GET', path: `/admin/v1/orgs/${seg(f('org'))}/projects` }),
   },
   'keys create': {
-    usage: 'keys create --project <projectId> --user <userId>',
+    usage: 'keys create --project <projectId|org-slug/project-slug> --user <userId>',
     required: ['project', 'user'],
-    build: (f) => ({ method: 'POST', path: `/admin/v1/projects/${seg(f('project'))}/keys`, body: { userId: f('user') } }),
+    build: (f) => ({ method: 'POST', ...projectRoute(f('project'), '/keys'), body: { userId: f('user') } }),
   },
   'keys list': {
-    usage: 'keys list --project <projectId>',
+    usage: 'keys list --project <projectId|org-slug/project-slug>',
     required: ['project'],
     list: true,
-    build: (f) => ({ method: 'GET', path: `/admin/v1/projects/${seg(f('project'))}/keys` }),
+    build: (f) => ({ method: 'GET', ...projectRoute(f('project'), '/keys') }),
   },
   'keys revoke': {
     usage: 'keys revoke --key <keyId>',

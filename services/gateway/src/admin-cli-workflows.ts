@@ -1,5 +1,5 @@
 import { CliFailure, type AdminClient } from './admin-cli-client.ts';
-import { UUID, type InviteArgs, type ProjectRef, type QuickstartArgs, type Role } from './admin-cli-commands.ts';
+import { PROJECT_SLOT, UUID, type HttpCall, type InviteArgs, type ProjectRef, type QuickstartArgs, type Role } from './admin-cli-commands.ts';
 
 /**
  * The CLI's commands of several admin calls. Both reuse what exists and make what is missing, so
@@ -59,6 +59,13 @@ async function resolveProject(client: AdminClient, ref: ProjectRef): Promise<Pro
     if (project) return project;
   }
   throw new CliFailure(`No project has the id ${ref.id}`);
+}
+
+/** A call on a project named by slugs, with the id invite would find in its place. */
+export async function withProjectId(client: AdminClient, call: HttpCall): Promise<HttpCall> {
+  if (!call.project) return call;
+  const { project: ref, ...rest } = call;
+  return { ...rest, path: rest.path.replace(PROJECT_SLOT, (await resolveProject(client, ref)).id) };
 }
 
 /**

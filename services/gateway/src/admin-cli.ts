@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdminClient, CliFailure, HttpError } from './admin-cli-client.ts';
 import { parseCommandLine, usage, UsageError, type Invocation } from './admin-cli-commands.ts';
-import { invite, quickstart, signInLink } from './admin-cli-workflows.ts';
+import { invite, quickstart, signInLink, withProjectId } from './admin-cli-workflows.ts';
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -53,9 +53,11 @@ const note = (line: string) => void process.stderr.write(`${line}\n`);
 async function run(client: AdminClient, invocation: Exclude<Invocation, { kind: 'help' }>): Promise<unknown> {
   switch (invocation.kind) {
     case 'call':
-      return client.send(invocation.call);
-    case 'list':
-      return invocation.all ? client.sendAll(invocation.call) : client.send(invocation.call);
+      return client.send(await withProjectId(client, invocation.call));
+    case 'list': {
+      const call = await withProjectId(client, invocation.call);
+      return invocation.all ? client.sendAll(call) : client.send(call);
+    }
     case 'quickstart':
       return quickstart(client, note, invocation.args);
     case 'invite':

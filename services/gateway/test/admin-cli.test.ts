@@ -242,6 +242,23 @@ describe('admin CLI (npm run admin)', () => {
     }
   });
 
+  it('keys list and keys create take the project as invite does: by id or by <org-slug>/<project-slug>', async () => {
+    const orgSlug = `slugs-${tag()}`;
+    const granted = await json<Granted>(['quickstart', '--org-slug', orgSlug, '--project-slug', 'forest', '--user-name', 'Ada']);
+    const made = await json<{ id: string }>(['keys', 'create', '--project', `${orgSlug}/forest`, '--user', granted.userId]);
+    const bySlugs = await json<Page<{ id: string }>>(['keys', 'list', '--project', `${orgSlug}/forest`, '--limit', '1']);
+    expect(bySlugs.data).toHaveLength(1);
+    const all = await json<Page<{ id: string }>>(['keys', 'list', '--project', `${orgSlug}/forest`, '--all']);
+    expect(all).toEqual(await json(['keys', 'list', '--project', granted.projectId, '--all']));
+    expect(all.data.map((k) => k.id).sort()).toEqual([granted.keyId, made.id].sort());
+
+    const noOrg = await cli(['keys', 'list', '--project', `nowhere-${tag()}/forest`]);
+    expect(noOrg).toMatchObject({ code: 1, stdout: '' });
+    expect(noOrg.stderr).toMatch(/^error: No organization has the slug "nowhere-[0-9a-f]+"/);
+    const noProject = await cli(['keys', 'list', '--project', `${orgSlug}/swamp`]);
+    expect(noProject).toMatchObject({ code: 1, stderr: expect.stringMatching(`^error: Organization "${orgSlug}" has no project "swamp"`) });
+  });
+
   it('reports what quickstart had created when a later step fails', async () => {
     const run = await cli(['quickstart', '--org-slug', `half-${tag()}`, '--project-slug', 'Not A Slug', '--user-name', 'Cy']);
     expect(run.code).toBe(1);
@@ -287,6 +304,7 @@ describe('admin CLI (npm run admin)', () => {
     ['an unknown role', ['members', 'add', '--org', 'o', '--user', 'u', '--role', 'boss']],
     ['half a rate limit', ['projects', 'create', '--org', 'o', '--name', 'n', '--slug', 's', '--rate-burst', '3']],
     ['a project that is neither an id nor slugs', ['invite', '--project', 'Studio Game', '--user', 'Ada']],
+    ['keys list of a project that is neither an id nor slugs', ['keys', 'list', '--project', 'Studio Game']],
     ['invite without --user', ['invite', '--project', 'studio/game']],
     ['invite with an unknown role', ['invite', '--project', 'studio/game', '--user', 'Ada', '--role', 'boss']],
   ])('exits 2 with the usage on stderr for %s', async (_, args) => {
