@@ -119,3 +119,65 @@ describe('FilesRepository: a confirm consumes its reservation', () => {
     expect(await repo.confirmedUploads(db, randomUUID(), named)).toEqual(new Set());
   });
 });
+
+describe('FilesRepository.reserveBatch', () => {
+  let database: TestDatabase;
+  let db: Database;
+  const repo = new FilesRepository();
+  const projectId = randomUUID();
+  const uploaderId = randomUUID();
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA });
+    await migrate(db, uploadMigrations);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const entry = (path: string) => ({
+    path,
+    pathKey: path.toLowerCase(),
+    sha256: randomUUID().replaceAll('-', '').repeat(2),
+    size: 10,
+    contentMd5: 'bWQ1bWQ1bWQ1bWQ1bWQ1bQ==',
+    uploadId: randomUUID(),
+    storageKey: `p/${projectId}/u/${randomUUID()}`,
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+  });
+  const rowVersion = async (fileId: string) => (await db.query<{ xmin: string }>('SELECT xmin::text FROM files WHERE id = $1', [fileId])).rows[0].xmin;
+
+  it('reserves the next version of an existing file by reading its row, not rewriting it', async () => {
+    const [first] = await repo.reserveBatch(db, projectId, uploaderId, [entry('Mod.bin')]);
+    await db.query('UPDATE files SET tip_version = 1 WHERE id = $1', [first.file_id]);
+    const before = await rowVersion(first.file_id);
+    const [again] = await repo.reserveBatch(db, projectId, uploaderId, [entry('Mod.bin')]);
+    expect(again).toMatchObject({ file_id: first.file_id, version: 2, reserved: true });
+    expect(await rowVersion(first.file_id)).toBe(before);
+  });
+
+  it('gives two batches that add one new path at once the same file, the second once the first commits', async () => {
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      let second: Promise<Awaited<ReturnType<FilesRepository['reserveBatch']>>> | undefined;
+      const first = await db.transaction(async (tx) => {
+        const rows = await repo.reserveBatch(tx, projectId, uploaderId, [entry('Race.bin')]);
+        second = repo.reserveBatch(db, projectId, uploaderId, [entry('Race.bin')]);
+        // The second insert waits on the first's uncommitted row: commit only once it does.
+        for (;;) {
+          const { rows: waiting } = await other.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO files%'`);
+          if (waiting.length > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return rows;
+      });
+      const [raced] = await (second as NonNullable<typeof second>);
+      expect(raced).toMatchObject({ file_id: first[0].file_id, version: 1, reserved: true });
+    } finally {
+      await other.end();
+    }
+  });
+});
