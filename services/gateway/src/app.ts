@@ -9,7 +9,7 @@ import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
 import { requireKeyOrSession } from './auth/sessions.ts';
 import { accessLog } from './http/access-log.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
-import { JSON_TYPES, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
+import { JSON_TYPES, refuseUndecodableBody, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
 import { requestId } from './http/request-id.ts';
 import { mountedAt, requestMetrics } from './http/request-metrics.ts';
 import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
@@ -84,7 +84,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
     });
   }
 
-  app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES }), refuseUnacceptableValues);
+  app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES, verify: refuseUndecodableBody }), refuseUnacceptableValues);
   app.use(authRoutes(authenticator));
   app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator, publicUrl: deps.publicUrl }));
   app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc, deps.publicUrl) }));

@@ -100,6 +100,49 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
     const rawPost = (headers: Record<string, string>, body: Buffer | string) =>
       fetch(stack.baseUrl + url('/locks'), { method: 'POST', headers: { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId, ...headers }, body }).then(readResponse);
 
+    const rawSend = (path: string, headers: Record<string, string>, body: Buffer) =>
+      fetch(stack.baseUrl + url(path), { method: 'POST', headers: { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId, ...headers }, body }).then(readResponse);
+    /** A JSON body whose `field` holds `bytes` between `before` and `after`, the rest of it ASCII. */
+    const bodyWithBytes = (fields: Record<string, unknown>, field: string, before: string, bytes: number[], after: string) => {
+      const [head, tail] = JSON.stringify({ ...fields, [field]: `${before}\u0001${after}` }).split('\\u0001');
+      return Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]);
+    };
+    const initiateFields = { sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' };
+
+    it.each([
+      ['a lone 0xFF byte', [0xff]],
+      ['an overlong "." (C0 AE)', [0xc0, 0xae]],
+      ['an encoded surrogate (ED A0 80)', [0xed, 0xa0, 0x80]],
+      ['a truncated sequence (E2 82)', [0xe2, 0x82]],
+    ])('400 for a path holding %s, which is not UTF-8, instead of storing U+FFFD in its place', async (_, bytes) => {
+      const json = { 'content-type': 'application/json' };
+      const res = await rawSend('/files/upload/initiate', json, bodyWithBytes(initiateFields, 'path', 'utf/a', bytes, '.bin'));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('UTF-8') });
+    });
+
+    it.each([
+      ['a lock note', '/locks', () => ({ fileIds: [file.fileId] }), 'note'],
+      ['a draft message', '/drafts', () => ({}), 'message'],
+    ])('400 for %s that is not UTF-8', async (_, path, fields, field) => {
+      const res = await rawSend(path, { 'content-type': 'application/json; charset=utf-8' }, bodyWithBytes(fields(), field, 'x', [0xff], 'y'));
+      expect(res).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    });
+
+    it('reads a UTF-16 body, and refuses one with an odd trailing byte rather than dropping it', async () => {
+      const utf16 = { 'content-type': 'application/json; charset=utf-16le' };
+      const body = Buffer.from(JSON.stringify({ fileIds: [file.fileId], note: 'utf-16 ✓' }), 'utf16le');
+      expect(await rawSend('/locks', utf16, body)).toMatchObject({ status: 200, body: { acquired: [{ note: 'utf-16 ✓' }] } });
+      await p.api.delete(url('/locks'), { fileIds: [file.fileId] });
+      const odd = await rawSend('/locks', utf16, Buffer.concat([body, Buffer.from([0x20])]));
+      expect(odd).toMatchObject({ status: 400, body: { code: 'validation_failed', message: expect.stringContaining('UTF-16LE') } });
+    });
+
+    it('415 for a charset whose bytes the gateway cannot check (UTF-32)', async () => {
+      const res = await rawSend('/locks', { 'content-type': 'application/json; charset=utf-32' }, Buffer.from('{}'));
+      expect(res).toMatchObject({ status: 415, body: { code: 'unsupported_media_type' } });
+    });
+
     it('reads a gzip-encoded JSON body', async () => {
       const res = await rawPost({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(JSON.stringify({ fileIds: [file.fileId] })));
       expect(res.status).toBe(200);

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { TextDecoder } from 'node:util';
 import type { Request, RequestHandler } from 'express';
 import { errors, type AppError } from '@lode/errors';
 
@@ -50,6 +52,33 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
   }
   next();
 };
+
+/**
+ * body-parser's `verify` hook, run on the body's bytes (after decompression) before it decodes them.
+ * Its decoder is lenient: each byte that is not UTF-8 becomes U+FFFD and a UTF-16 body's odd last
+ * byte is dropped, so a path or a note would be stored as something the client never sent. A body
+ * that does not decode strictly in its charset is refused instead (docs/api.md, Input rules).
+ */
+export function refuseUndecodableBody(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
+  if (charset === 'utf-8' ? isUtf8(body) : decodesStrictly(body, charset)) return;
+  throw errors.validation(`The request body is not valid ${charset.toUpperCase()}: send the text your charset names, unaltered`);
+}
+
+function decodesStrictly(body: Buffer, charset: string): boolean {
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true });
+  } catch {
+    // UTF-32 and UTF-7: body-parser would decode them, but without a strict decoder their bytes go unchecked.
+    throw errors.unsupportedMediaType(`The charset "${charset.slice(0, 50)}" is not accepted; send UTF-8 (or UTF-16)`);
+  }
+  try {
+    decoder.decode(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Why a string cannot be stored as given, or undefined. */
 function unstorable(text: string): string | undefined {
