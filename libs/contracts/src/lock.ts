@@ -3,7 +3,7 @@ import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
 import { actorSchema, isoTimestamp, uuid } from './common.ts';
 import { DEFAULT_PAGE_SIZE, MAX_COMMIT_ENTRIES, MAX_PAGE_SIZE } from './commit.ts';
-import { MAX_PATH_LENGTH } from './paths.ts';
+import { hasControlCharacter, MAX_PATH_LENGTH } from './paths.ts';
 import { uuidList } from './uuid-list.ts';
 
 // ---- Commit fence: the commit service's side of lock enforcement (docs/architecture.md) ----------
@@ -95,8 +95,7 @@ export const listQuerySchema = z.object({
     .string()
     .min(1)
     .max(MAX_PATH_LENGTH)
-    // eslint-disable-next-line no-control-regex
-    .refine((prefix) => !/[\u0000-\u001f\u007f]/.test(prefix), 'must not contain control characters')
+    .refine((prefix) => !hasControlCharacter(prefix), 'must not contain control characters')
     .optional(),
   userId: uuid.optional(),
   cursor: z.string().min(1).optional(),

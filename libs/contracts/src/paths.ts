@@ -3,6 +3,17 @@ import { errors, type AppError } from '@lode/errors';
 export const MAX_PATH_LENGTH = 1024;
 export const MAX_SEGMENT_BYTES = 255;
 
+/**
+ * Unicode's control characters (category Cc): C0, DEL and C1. C1 counts too: U+0085 is a line break
+ * to some tools, and none of them is a character a file name shows.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
+}
+
 export interface NormalizedPath {
   /** NFC form, as stored and returned. */
   path: string;
@@ -21,8 +32,7 @@ export function normalizePath(raw: string): NormalizedPath | AppError {
   if (path.length > MAX_PATH_LENGTH) return invalid(`longer than ${MAX_PATH_LENGTH} characters`);
   if (path.startsWith('/')) return invalid('it must be relative to the project');
   if (path.includes('\\')) return invalid('use forward slashes');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path)) return invalid('it contains control characters');
+  if (hasControlCharacter(path)) return invalid('it contains control characters');
   // A lone UTF-16 surrogate has no UTF-8 form: Postgres would store U+FFFD instead, another path.
   if (!path.isWellFormed()) return invalid('it contains an unpaired surrogate');
   for (const segment of path.split('/')) {

@@ -83,6 +83,21 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
       await expect400(await send(), field);
     });
 
+    it.each([
+      ['initiate', () => p.api.post(url('/files/upload/initiate'), { path: 'p/a\u0085', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }), 'path'],
+      ['initiate-batch', () => p.api.post(url('/files/upload/initiate-batch'), { files: [{ path: 'p/a\u0085', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }] }), 'files.0'],
+      ['sync', () => p.api.post(url('/sync'), { files: [{ path: 'p/a\u0080', sha256: 'a'.repeat(64) }] }), 'files.0.path'],
+      ['download-urls', () => p.api.post(url('/files/download-urls'), { files: [{ path: 'p/a\u009f' }] }), 'files.0'],
+      ['the files listing', () => p.api.get(url(`/files?prefix=${encodeURIComponent('p\u0085/')}`)), 'prefix'],
+      ['the locks listing', () => p.api.get(url(`/locks?pathPrefix=${encodeURIComponent('p\u0085')}`)), 'pathPrefix'],
+    ])('refuses a C1 control character in a path given to %s, as any control character', async (_, send, where) => {
+      const res = await send();
+      // Batches answer a failing entry in its own result; single paths fail the request.
+      const failure = res.status === 200 ? (res.body.results ?? res.body.files)[0] : res.body;
+      expect(failure, JSON.stringify(res.body)).toMatchObject({ code: 'validation_failed' });
+      expect(JSON.stringify(res.body), where).toMatch(/control character/);
+    });
+
     it('keeps a lock note with paired surrogates (an emoji) as it was sent', async () => {
       const res = await p.api.post(url('/locks'), { fileIds: [file.fileId], note: 'on it 🎮' });
       expect(res.body.acquired[0].note).toBe('on it 🎮');
