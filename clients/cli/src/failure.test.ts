@@ -11,7 +11,7 @@ describe('an unreachable server, as the CLI reports it', () => {
     ] as const) {
       const error = toCliError(new TypeError('fetch failed', { cause }));
       expect(error).toMatchObject({ code: 'network_error', exitCode: 1 });
-      expect(error.message).toBe(`Cannot reach the server: ${reason}. Check the URL (lode login) and your network.`);
+      expect(error.message).toBe(`Cannot reach the server: ${reason}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`);
     }
   });
 
@@ -34,6 +34,11 @@ describe('API errors the CLI words itself', () => {
 
   it("adds that a proxy may have lost Lode when the answer was a proxy's 502, 503 or 504", () => {
     expect(toCliError(notLode(502)).message).toContain('a proxy in front of Lode could not reach it');
+  });
+
+  it('calls input the server refused a usage error (exit 2): it came from the command line', () => {
+    const error = toCliError(new LodeApiError(400, { code: 'validation_failed', message: 'Invalid body: name: must be a branch name' }, null));
+    expect(error).toMatchObject({ code: 'validation_failed', exitCode: 2, message: 'Invalid body: name: must be a branch name (validation_failed)' });
   });
 
   it('tells a CI job whose key is bound to another device to set LODE_DEVICE', () => {

@@ -1,4 +1,4 @@
-import type { LodeClient } from '@lode/sdk';
+import { chunk, MAX_BATCH, type DownloadResult, type LodeClient } from '@lode/sdk';
 import { CliError, EXIT } from './failure.ts';
 import { Workspace } from './workspace.ts';
 
@@ -24,7 +24,9 @@ export async function resolveFiles(client: LodeClient, workspace: Workspace | nu
   const projectPaths = paths.map((p) => (workspace ? workspace.projectPath(p) : p.replace(/^\/+/, '')));
   const known = projectPaths.map((p) => workspace?.state.files[p]);
   const unknown = projectPaths.filter((_, i) => !known[i]);
-  const looked = unknown.length > 0 ? await client.downloadUrls(unknown.map((path) => ({ path })), branch, { signal }) : [];
+  // download-urls takes at most 1,000 paths a call; lock and unlock take any number.
+  const looked: DownloadResult[] = [];
+  for (const batch of chunk(unknown, MAX_BATCH)) looked.push(...(await client.downloadUrls(batch.map((path) => ({ path })), branch, { signal })));
   const found = new Map(unknown.map((p, i) => [p, looked[i]]));
   return projectPaths.map((path, i) => {
     const synced = known[i];

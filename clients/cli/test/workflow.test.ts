@@ -188,6 +188,8 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(restore.json.error).toMatchObject({ code: 'restore_on_main_only', branch: 'b2' });
 
     expectOk(await ada.run(a, ['branch', 'delete', 'b2']));
+    const gone = await ada.run(a, ['branch', 'delete', 'b2']);
+    expect([gone.code, gone.stderr]).toEqual([2, 'error: No branch "b2": `lode branch list` shows the branches.\n']);
     const orphan = await ada.run(w, ['status']);
     expect(orphan.code).toBe(2);
     expect(orphan.stderr).toContain('This workspace is on branch "b2", which does not exist');

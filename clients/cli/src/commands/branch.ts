@@ -31,7 +31,7 @@ export function branchCommands(program: Command): void {
     .option('--from <branch>', 'fork from this branch’s head (default main)')
     .action(
       connected(async ({ client, out, signal }, name: string, options: { from?: string }) => {
-        const created = await client.createBranch(name, options.from, { signal });
+        const created = await client.createBranch(name, options.from, { signal }).catch(namingBranches([options.from]));
         out.result(created, () => [`Created ${created.name} from ${created.forkedFrom?.branch ?? 'main'}.`]);
       }),
     );
@@ -41,7 +41,7 @@ export function branchCommands(program: Command): void {
     .argument('<name>')
     .action(
       connected(async ({ client, out, signal }, name: string) => {
-        const deleted = await client.deleteBranch(name, { signal });
+        const deleted = await client.deleteBranch(name, { signal }).catch(namingBranches([name]));
         out.result(deleted, () => [`Deleted ${name}.`]);
       }),
     );
@@ -57,7 +57,7 @@ export function branchCommands(program: Command): void {
         const request = { into: options.into, message: options.message };
         let merged;
         try {
-          merged = await client.mergeBranch(name, request, { signal });
+          merged = await client.mergeBranch(name, request, { signal }).catch(namingBranches([name, options.into]));
         } catch (error) {
           if (!(error instanceof LodeApiError && error.code === 'merge_conflict')) throw error;
           const conflicts = (error.body.conflicts as MergeConflict[] | undefined) ?? [];
@@ -72,4 +72,16 @@ export function branchCommands(program: Command): void {
         out.result(merged, () => [`Merged ${name} into ${merged.branch}: commit #${merged.sequenceNum} (${plural(merged.fileCount, 'file')}).`]);
       }),
     );
+}
+
+/**
+ * The API's 404 for a branch does not repeat the name (another project's branch reads exactly as
+ * no branch at all); the CLI knows which names it sent.
+ */
+function namingBranches(names: (string | undefined)[]): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof LodeApiError && error.code === 'not_found')) throw error;
+    const asked = names.filter((n): n is string => n !== undefined).map((n) => `"${n}"`);
+    throw new CliError(`No branch ${asked.join(' or ')}: \`lode branch list\` shows the branches.`, { exitCode: EXIT.usage, code: 'branch_not_found', details: { status: error.status } });
+  };
 }
