@@ -9,7 +9,7 @@ import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
 import { requireKeyOrSession } from './auth/sessions.ts';
 import { accessLog } from './http/access-log.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
-import { JSON_TYPES, refuseUndecodableBody, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
+import { JSON_TYPES, refuseOptions, refuseUndecodableBody, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
 import { requestId } from './http/request-id.ts';
 import { mountedAt, requestMetrics } from './http/request-metrics.ts';
 import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
@@ -72,10 +72,9 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxy ?? false);
   app.use(requestId, requestMetrics, accessLog(deps.logger), refuseUndecodablePath);
-  app.use(healthRoutes({ bus: deps.bus, services: deps.services, stopping: deps.stopping }));
-  app.use(docsRoutes());
 
-  // Blob bytes stream through this route untouched by the JSON parser (local driver only).
+  // Blob bytes stream through this route untouched by the JSON parser (local driver only). It answers
+  // every method itself: 405 for any it does not serve, OPTIONS included (docs/api.md, Local storage URLs).
   const localObjects = deps.localObjects;
   if (localObjects) {
     app.use(LOCAL_OBJECTS_ROUTE, mountedAt(LOCAL_OBJECTS_ROUTE), (req, res) => {
@@ -83,6 +82,10 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
       return localObjects(req, res);
     });
   }
+
+  app.use(refuseOptions);
+  app.use(healthRoutes({ bus: deps.bus, services: deps.services, stopping: deps.stopping }));
+  app.use(docsRoutes());
 
   app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES, verify: refuseUndecodableBody }), refuseUnacceptableValues);
   app.use(authRoutes(authenticator));

@@ -190,6 +190,24 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
     expect(authed.status).toBe(404);
   });
 
+  it.each([
+    ['a project route, with its key', () => `/api/v1/projects/${p.projectId}/files/upload/initiate`],
+    ['a project route, without a key', () => `/api/v1/projects/${p.projectId}/locks`],
+    ['validate-key', () => '/api/v1/auth/validate-key'],
+    ['an admin route', () => '/admin/v1/orgs'],
+    ['a dashboard route', () => '/api/v1/me/orgs'],
+    ['health', () => '/healthz'],
+    ['the API reference', () => '/docs'],
+    ['the dashboard', () => '/'],
+  ])('answers OPTIONS on %s as a method no route serves: JSON 404 route_not_found, no Allow list', async (what, path) => {
+    const headers: Record<string, string> = what.endsWith('with its key') ? { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId } : {};
+    const res = await fetch(stack.baseUrl + path(), { method: 'OPTIONS', headers }).then(readResponse);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('allow')).toBeNull();
+    expect(res.body).toEqual({ code: 'route_not_found', message: expect.stringContaining('OPTIONS') });
+  });
+
   it('answers the request id it was given, or a new one', async () => {
     const given = await p.api.request('POST', '/api/v1/auth/validate-key', undefined, { 'x-request-id': 'trace-me-123' });
     expect(given.headers.get('x-request-id')).toBe('trace-me-123');

@@ -32,6 +32,17 @@ export const refuseUndecodablePath: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/**
+ * The API serves no OPTIONS: express's router would answer one 200 text/plain with the path's
+ * methods, a CORS preflight's shape no client of ours needs (the dashboard calls its own origin).
+ * It is answered as a method no route serves, JSON 404 route_not_found, on every path and before
+ * any credential is looked at, so the answer says nothing of what a path serves.
+ */
+export const refuseOptions: RequestHandler = (req, _res, next) => {
+  if (req.method === 'OPTIONS') throw errors.routeNotFound(req.method, req.path);
+  next();
+};
+
 /** Whether the request carries body bytes; an explicit `Content-Length: 0` (fetch's bodiless POST) does not. */
 function sendsBody(req: Request): boolean {
   const length = req.headers['content-length'];
