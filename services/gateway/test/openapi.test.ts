@@ -92,4 +92,13 @@ describe.each(['local', 'nats'] as const)('the description and the reference ser
       if (source.endsWith('init.js')) expect(await asset.text()).toContain('/api/v1/openapi.json');
     }
   });
+
+  it('names an icon this server serves, so a browser opening /docs does not ask for a /favicon.ico that is not there', async () => {
+    const html = await (await fetch(`${stack.baseUrl}/docs`)).text();
+    const icon = /<link rel="icon"[^>]*\shref="([^"]+)"/.exec(html)?.[1];
+    expect(icon).toMatch(/^\//);
+    const res = await fetch(`${stack.baseUrl}${icon}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\//);
+  });
 });

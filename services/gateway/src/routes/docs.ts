@@ -15,7 +15,9 @@ const ASSETS_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-
 const page =
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lode API reference</title>` +
   `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<link rel="stylesheet" href="${ASSETS_PATH}/swagger-ui.css"></head>` +
+  `<link rel="stylesheet" href="${ASSETS_PATH}/swagger-ui.css">` +
+  // Named, or the browser asks for /favicon.ico, which is no route: a 404 in every visitor's console.
+  `<link rel="icon" type="image/png" sizes="32x32" href="${ASSETS_PATH}/favicon-32x32.png"></head>` +
   `<body><noscript>The OpenAPI 3.1 description is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript><div id="swagger-ui"></div>` +
   `<script src="${ASSETS_PATH}/swagger-ui-bundle.js"></script>` +
   `<script src="/docs/init.js"></script></body></html>`;
