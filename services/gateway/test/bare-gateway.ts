@@ -4,6 +4,8 @@ import { createLogger } from '@lode/telemetry';
 import { createGatewayApp } from '../src/app.ts';
 import { MemoryWriteLimiter } from '../src/ratelimit/memory-limiter.ts';
 
+export const BARE_ADMIN_TOKEN = 'x'.repeat(32);
+
 /**
  * The gateway's express app with nothing behind it (an empty in-process bus), for tests that read
  * what it registers rather than call it. `close` ends its bus.
@@ -15,7 +17,7 @@ export function bareGatewayApp(): { app: Express; close: () => Promise<void> } {
     bus,
     limiter: new MemoryWriteLimiter(),
     logger,
-    adminToken: 'x'.repeat(32),
+    adminToken: BARE_ADMIN_TOKEN,
     defaultWriteLimit: { perSecond: 1, burst: 1 },
     authCacheMs: 1,
     bodyLimit: '1mb',

@@ -1,9 +1,11 @@
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { buildOpenApiDocument } from '../src/openapi/document.ts';
 import { OPERATION_GROUPS } from '../src/openapi/operations/index.ts';
-import { bareGatewayApp } from './bare-gateway.ts';
+import { BARE_ADMIN_TOKEN, bareGatewayApp } from './bare-gateway.ts';
 import { registeredRoutes } from './fuzz/registered-routes.ts';
 
 /** The reference pages are HTML for people, not operations of the API. */
@@ -39,6 +41,45 @@ describe('the OpenAPI description', () => {
     }
   });
 
+  it('lists every status the gateway answers at its edge: no credentials, a body that is not JSON, a malformed id', async () => {
+    const { app, close } = bareGatewayApp();
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method, path, headers: body === undefined ? headers : { ...headers, 'content-length': String(body.length) } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const unlisted: string[] = [];
+    try {
+      for (const [path, item] of Object.entries(document.paths ?? {})) {
+        // An id no route finds (the edge answers it before any service), any other parameter a plain word.
+        const target = path.replace(/\{\w+Id\}/g, 'not-a-uuid').replace(/\{\w+\}/g, 'x');
+        for (const [method, operation] of Object.entries(item ?? {}) as [string, { responses?: Record<string, unknown> }][]) {
+          const listed = Object.keys(operation.responses ?? {});
+          const probes: [string, Record<string, string>, string?][] = [
+            ['no credentials', {}],
+            ['a text/plain body', { 'content-type': 'text/plain' }, 'x'],
+            ['the admin token', { authorization: `Bearer ${BARE_ADMIN_TOKEN}` }],
+          ];
+          for (const [what, headers, body] of probes) {
+            const status = await send(method.toUpperCase(), target, headers, body);
+            if (!listed.includes(String(status))) unlisted.push(`${method.toUpperCase()} ${path} with ${what}: ${status} (lists ${listed.join(', ')})`);
+          }
+        }
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await close();
+    }
+    expect(unlisted).toEqual([]);
+  });
+
   it('is valid OpenAPI 3.1 by a standard validator', async () => {
     const validator = new Validator();
     const result = await validator.validate(JSON.parse(JSON.stringify(document)) as Record<string, unknown>);
@@ -56,6 +97,13 @@ describe('the OpenAPI description', () => {
     expect(JSON.stringify(confirmBatch?.responses?.['200'])).toContain('versionConflict');
     expect(document.paths?.['/api/v1/projects/{projectId}/commits']?.post?.security).toEqual([{ projectKey: [], deviceId: [] }, { session: [] }]);
     expect(document.paths?.['/admin/v1/orgs']?.post?.security).toEqual([{ adminToken: [] }]);
+    // What the session check, the CSRF check and an unknown id answer; a body refused even where none is read.
+    const statuses = (path: string, method: 'get' | 'post' | 'delete') => Object.keys(document.paths?.[path]?.[method]?.responses ?? {});
+    expect(statuses('/api/v1/orgs/{orgId}/members/{userId}', 'delete')).toEqual(expect.arrayContaining(['401', '403', '404', '413', '415']));
+    expect(statuses('/api/v1/orgs/{orgId}/projects', 'get')).toEqual(expect.arrayContaining(['401', '404', '415']));
+    expect(statuses('/admin/v1/projects/{projectId}/webhooks', 'post')).toContain('404');
+    expect(statuses('/admin/v1/users', 'post')).toContain('409');
+    expect(statuses('/healthz', 'get')).toEqual(['200', '500']);
   });
 });
 

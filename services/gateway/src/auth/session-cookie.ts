@@ -43,6 +43,12 @@ export function clearSessionCookie(req: Request, res: Response): void {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether a call with the cookie must send the CSRF token (a method that changes state); 403 without it. */
+export function needsCsrfToken(method: string): boolean {
+  return !SAFE_METHODS.has(method.toUpperCase());
+}
+
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
@@ -50,7 +56,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  * another site can make the browser send the cookie, but cannot read the token to send with it.
  */
 export function checkCsrf(req: Request, csrfToken: string): void {
-  if (SAFE_METHODS.has(req.method)) return;
+  if (!needsCsrfToken(req.method)) return;
   const given = req.get(CSRF_HEADER) ?? '';
   if (!timingSafeEqual(digest(given), digest(csrfToken))) {
     throw errors.forbidden('Missing or wrong X-CSRF-Token: send the token GET /api/v1/session answers');

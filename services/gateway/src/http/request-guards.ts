@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import type { Request, RequestHandler } from 'express';
-import { errors, type AppError } from '@lode/errors';
+import { errors, type AppError, type ErrorCode } from '@lode/errors';
 
 /**
  * Checks that hold for every request, whatever its route, run before any route reads it. Each
@@ -10,6 +10,12 @@ import { errors, type AppError } from '@lode/errors';
 
 /** Deeper than any body of ours (a commit is 3 levels); past it a body is refused, not walked or forwarded. */
 export const MAX_JSON_DEPTH = 32;
+
+/**
+ * What the body guards (requireJsonBody, the JSON parser and refuseUnacceptableValues, app.ts) answer:
+ * every route behind them, whether or not it reads a body, refuses a body they refuse.
+ */
+export const BODY_REFUSALS: readonly ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
 
 /** The encodings body-parser decodes (its limit counts the decoded bytes, so a small bomb is still 413). */
 export const ACCEPTED_CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br', 'zstd'] as const;

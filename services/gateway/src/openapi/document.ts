@@ -33,11 +33,11 @@ const SECURITY_SCHEMES = {
   adminToken: { type: 'http', scheme: 'bearer', description: 'The operators\u2019 token, `LODE_ADMIN_TOKEN`.' },
 } as const;
 
-function operationObject(op: Operation | RedirectOperation, tag: string): ZodOpenApiOperationObject {
+function operationObject(op: Operation | RedirectOperation, group: OperationGroup): ZodOpenApiOperationObject {
   const path = pathParams(op.path, op.params);
-  const errors = Object.fromEntries(errorStatuses(op).map((status) => [String(status), errorResponse(status)]));
+  const errors = Object.fromEntries(errorStatuses(op, group).map((status) => [String(status), errorResponse(status)]));
   return {
-    tags: [tag],
+    tags: [group.tag],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     operationId: operationId(op),
@@ -89,7 +89,7 @@ export function buildOpenApiDocument(groups: readonly OperationGroup[] = OPERATI
       const key = openApiPath(op.path);
       const item = (paths[key] ??= {});
       if (item[op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is described twice`);
-      item[op.method] = operationObject(op, group.tag);
+      item[op.method] = operationObject(op, group);
     }
   }
   const document: ZodOpenApiObject = {

@@ -31,7 +31,10 @@ export interface Operation {
   /** The success body; a stream of Server-Sent Events carries it as each event's data. */
   reply: z.ZodType;
   replyType?: 'application/json' | 'text/event-stream';
-  /** Error statuses this route answers beyond those every route of its kind may (openapi/responses.ts). */
+  /**
+   * Error statuses this route answers beyond those its kind, its path's ids and the gateway's guards
+   * give it (openapi/responses.ts): what its service decides.
+   */
   errors?: readonly number[];
 }
 
@@ -39,6 +42,11 @@ export interface Operation {
 export interface OperationGroup {
   tag: string;
   description: string;
+  /**
+   * Its routes are mounted before the body guards (app.ts), which never see their requests. The
+   * OpenAPI test's probe of the bare gateway fails when a group says so and its routes answer them.
+   */
+  beforeBodyGuards?: true;
   operations: readonly (Operation | RedirectOperation)[];
 }
 

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { ErrorCode } from '@lode/errors';
+import { needsCsrfToken } from '../auth/session-cookie.ts';
 import { statusByCode } from '../http/error-status.ts';
-import type { Operation, RedirectOperation } from './operation.ts';
+import { BODY_REFUSALS } from '../http/request-guards.ts';
+import type { Operation, OperationGroup, RedirectOperation } from './operation.ts';
+import { namesById } from './path-params.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -42,14 +45,25 @@ export function errorResponse(status: number): { description: string; content: {
   };
 }
 
-/** The error statuses a route may answer: those of its kind (auth, body, write limit, dependencies), then its own. */
-export function errorStatuses(op: Operation | RedirectOperation): number[] {
-  // A route with no auth and no bus call (health, this description) fails only by a fault of its own.
-  const statuses = new Set<number>(op.auth === 'none' ? [500] : [400, 500, 503, 504]);
-  if (op.auth === 'key') [401, 403, 404].forEach((s) => statuses.add(s));
-  if (op.auth === 'admin') statuses.add(401);
-  if (op.body) [413, 415].forEach((s) => statuses.add(s));
-  if (op.write) statuses.add(429);
+/**
+ * The error statuses a route may answer, each taken from where the gateway decides it: the body
+ * guards in front of it (a body sent even to a GET is refused there), its authentication, the ids in
+ * its path, the write limit, the bus behind it, then what its service decides (`op.errors`).
+ */
+export function errorStatuses(op: Operation | RedirectOperation, group: Pick<OperationGroup, 'beforeBodyGuards'>): number[] {
+  const statuses = new Set<number>([statusByCode.internal]);
+  const add = (...codes: ErrorCode[]) => codes.forEach((code) => statuses.add(statusByCode[code]));
+  if (!group.beforeBodyGuards) add(...BODY_REFUSALS);
+  // A route with no auth makes no bus call unless it says so (health, this description, the session options).
+  if (op.auth !== 'none') add('service_unavailable', 'timeout');
+  if (op.auth === 'key') add('missing_key', 'device_mismatch', 'not_found');
+  if (op.auth === 'admin') add('unauthorized');
+  if (op.auth === 'session') {
+    add('unauthorized');
+    if (needsCsrfToken(op.method)) add('forbidden');
+  }
+  if (namesById(op.path)) add('not_found');
+  if (op.write) add('rate_limited');
   for (const status of op.errors ?? []) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }

@@ -8,7 +8,7 @@ export const adminOperations: OperationGroup = {
   operations: [
     { method: 'post', path: '/admin/v1/orgs', summary: 'Create an organization', auth: 'admin', body: createOrgBody, status: 201, reply: identity.createOrg.reply, errors: [409] },
     { method: 'get', path: '/admin/v1/orgs', summary: 'List organizations', auth: 'admin', query: listQuery, reply: identity.listOrgs.reply },
-    { method: 'post', path: '/admin/v1/users', summary: 'Create a user', auth: 'admin', body: createUserBody, status: 201, reply: identity.createUser.reply },
+    { method: 'post', path: '/admin/v1/users', summary: 'Create a user', auth: 'admin', body: createUserBody, status: 201, reply: identity.createUser.reply, errors: [409] },
     { method: 'get', path: '/admin/v1/users', summary: 'List users', auth: 'admin', query: listQuery, reply: identity.listUsers.reply },
     {
       method: 'patch',
@@ -17,7 +17,7 @@ export const adminOperations: OperationGroup = {
       auth: 'admin',
       body: setUserEmailBody,
       reply: identity.setUserEmail.reply,
-      errors: [404, 409],
+      errors: [409],
     },
     {
       method: 'post',
@@ -27,9 +27,8 @@ export const adminOperations: OperationGroup = {
       body: addMemberBody,
       status: 201,
       reply: identity.addMember.reply,
-      errors: [404],
     },
-    { method: 'get', path: '/admin/v1/orgs/:orgId/members', summary: "List an organization's members", auth: 'admin', query: listQuery, reply: identity.listMembers.reply, errors: [404] },
+    { method: 'get', path: '/admin/v1/orgs/:orgId/members', summary: "List an organization's members", auth: 'admin', query: listQuery, reply: identity.listMembers.reply },
     {
       method: 'post',
       path: '/admin/v1/orgs/:orgId/projects',
@@ -38,9 +37,9 @@ export const adminOperations: OperationGroup = {
       body: createProjectBody,
       status: 201,
       reply: identity.createProject.reply,
-      errors: [404, 409],
+      errors: [409],
     },
-    { method: 'get', path: '/admin/v1/orgs/:orgId/projects', summary: "List an organization's projects", auth: 'admin', query: listQuery, reply: identity.listProjects.reply, errors: [404] },
+    { method: 'get', path: '/admin/v1/orgs/:orgId/projects', summary: "List an organization's projects", auth: 'admin', query: listQuery, reply: identity.listProjects.reply },
     {
       method: 'post',
       path: '/admin/v1/projects/:projectId/keys',
@@ -49,10 +48,9 @@ export const adminOperations: OperationGroup = {
       body: createKeyBody,
       status: 201,
       reply: identity.createKey.reply,
-      errors: [404],
     },
-    { method: 'get', path: '/admin/v1/projects/:projectId/keys', summary: "List a project's keys", auth: 'admin', query: listQuery, reply: identity.listKeys.reply, errors: [404] },
-    { method: 'delete', path: '/admin/v1/keys/:keyId', summary: 'Revoke a key', auth: 'admin', reply: identity.revokeKey.reply, errors: [404] },
-    { method: 'post', path: '/admin/v1/keys/:keyId/reset-device', summary: 'Unbind a key from its device', auth: 'admin', reply: identity.resetDevice.reply, errors: [404] },
+    { method: 'get', path: '/admin/v1/projects/:projectId/keys', summary: "List a project's keys", auth: 'admin', query: listQuery, reply: identity.listKeys.reply },
+    { method: 'delete', path: '/admin/v1/keys/:keyId', summary: 'Revoke a key', auth: 'admin', reply: identity.revokeKey.reply },
+    { method: 'post', path: '/admin/v1/keys/:keyId/reset-device', summary: 'Unbind a key from its device', auth: 'admin', reply: identity.resetDevice.reply },
   ],
 };

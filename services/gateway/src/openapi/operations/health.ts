@@ -4,6 +4,7 @@ import type { OperationGroup } from '../operation.ts';
 export const healthOperations: OperationGroup = {
   tag: 'Health',
   description: "The process's health on the API port (docs/api.md, Health); no key needed.",
+  beforeBodyGuards: true,
   operations: [
     { method: 'get', path: '/healthz', summary: 'The process runs', auth: 'none', reply: z.object({ status: z.literal('ok') }) },
     {

@@ -4,6 +4,7 @@ import type { OperationGroup } from '../operation.ts';
 export const referenceOperations: OperationGroup = {
   tag: 'Reference',
   description: 'This description itself; browsable at /docs.',
+  beforeBodyGuards: true,
   operations: [
     {
       method: 'get',

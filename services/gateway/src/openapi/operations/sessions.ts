@@ -48,7 +48,6 @@ export const sessionOperations: OperationGroup = {
       auth: 'admin',
       status: 201,
       reply: sessions.createSignInLink.reply.pick({ expiresAt: true }).extend({ url: z.string() }),
-      errors: [404],
     },
   ],
 };

@@ -11,11 +11,11 @@ function webhookRoutes(project: string, auth: 'key' | 'admin'): Operation[] {
   return [
     { method: 'post', path: `${project}/webhooks`, summary: 'Create a webhook (its signing secret is shown once)', auth, write, body: webhooks.createBodySchema, status: 201, reply: webhooks.create.reply, errors: [409] },
     { method: 'get', path: `${project}/webhooks`, summary: "The project's webhooks", auth, reply: webhooks.list.reply },
-    { method: 'get', path: one, summary: 'One webhook', auth, reply: webhooks.get.reply, errors: [404] },
-    { method: 'patch', path: one, summary: 'Change a webhook, or rotate its secret', auth, write, body: webhooks.updateBodySchema, reply: webhooks.update.reply, errors: [404] },
-    { method: 'delete', path: one, summary: 'Delete a webhook', auth, write, reply: webhooks.remove.reply, errors: [404] },
-    { method: 'get', path: `${one}/deliveries`, summary: "A webhook's deliveries, newest first", auth, query: webhooks.deliveriesQuerySchema, reply: webhooks.listDeliveries.reply, errors: [404] },
-    { method: 'post', path: `${one}/ping`, summary: 'Send a webhook.ping event', auth, write, status: 202, reply: webhooks.ping.reply, errors: [404] },
+    { method: 'get', path: one, summary: 'One webhook', auth, reply: webhooks.get.reply },
+    { method: 'patch', path: one, summary: 'Change a webhook, or rotate its secret', auth, write, body: webhooks.updateBodySchema, reply: webhooks.update.reply },
+    { method: 'delete', path: one, summary: 'Delete a webhook', auth, write, reply: webhooks.remove.reply },
+    { method: 'get', path: `${one}/deliveries`, summary: "A webhook's deliveries, newest first", auth, query: webhooks.deliveriesQuerySchema, reply: webhooks.listDeliveries.reply },
+    { method: 'post', path: `${one}/ping`, summary: 'Send a webhook.ping event', auth, write, status: 202, reply: webhooks.ping.reply },
   ];
 }
 
