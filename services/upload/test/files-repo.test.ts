@@ -8,34 +8,45 @@ import { watchProcessErrors } from '@lode/testkit/process-errors';
 import { UPLOAD_SCHEMA, uploadMigrations } from '@lode/upload';
 import { FilesRepository } from '../src/repo/files-repo.ts';
 
-/** Past int4: the versions lookup fails in Postgres (22003), whatever the edge let through. */
-const BEYOND_INT4 = 2 ** 31;
-
-describe('FilesRepository.resolve', () => {
+/** A database of its own with the upload schema, for the describe that calls it; `db` and `url` once it is up. */
+function uploadDatabase(): { readonly db: Database; readonly url: string } {
   let database: TestDatabase;
   let db: Database;
-  let repo: FilesRepository;
-
   beforeAll(async () => {
     database = await createTestDatabase();
     db = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA });
     await migrate(db, uploadMigrations);
-    repo = new FilesRepository();
   });
   afterAll(async () => {
     await db?.close();
     await database?.drop();
   });
+  return {
+    get db() {
+      return db;
+    },
+    get url() {
+      return database.url;
+    },
+  };
+}
+
+/** Past int4: the versions lookup fails in Postgres (22003), whatever the edge let through. */
+const BEYOND_INT4 = 2 ** 31;
+
+describe('FilesRepository.resolve', () => {
+  const store = uploadDatabase();
+  const repo = new FilesRepository();
 
   it('rejects with validation_failed when the versions lookup fails before the paths lookup ends, leaving no rejection unhandled', async () => {
     // The paths lookup waits behind a lock on `files`, so the versions lookup (which reads only
     // `versions`) is sure to fail first: the order in which an unhandled rejection used to kill the process.
-    const blocker = new pg.Client({ connectionString: database.url });
+    const blocker = new pg.Client({ connectionString: store.url });
     await blocker.connect();
     await blocker.query(`BEGIN; LOCK TABLE ${UPLOAD_SCHEMA}.files IN ACCESS EXCLUSIVE MODE`);
     const watch = watchProcessErrors();
     try {
-      const outcome = repo.resolve(db, randomUUID(), [randomUUID()], [BEYOND_INT4]).then(
+      const outcome = repo.resolve(store.db, randomUUID(), [randomUUID()], [BEYOND_INT4]).then(
         () => 'resolved',
         (error: unknown) => error,
       );
@@ -55,30 +66,19 @@ describe('FilesRepository.resolve', () => {
 });
 
 describe('FilesRepository: a confirm consumes its reservation', () => {
-  let database: TestDatabase;
-  let db: Database;
+  const store = uploadDatabase();
   const repo = new FilesRepository();
   const projectId = randomUUID();
   const uploaderId = randomUUID();
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA });
-    await migrate(db, uploadMigrations);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
-  });
-
   const sha = (c: string) => c.repeat(64);
   async function reserve(path: string, content: string, storageKey = `p/${projectId}/u/${randomUUID()}`) {
     const entry = { path, pathKey: path, sha256: sha(content), size: 10, contentMd5: 'bWQ1bWQ1bWQ1bWQ1bWQ1bQ==', uploadId: randomUUID(), storageKey, expiresAt: new Date(Date.now() + 60_000).toISOString() };
-    const [row] = await repo.reserveBatch(db, projectId, uploaderId, [entry]);
+    const [row] = await repo.reserveBatch(store.db, projectId, uploaderId, [entry]);
     return { ...row, uploadId: entry.uploadId, storageKey: row.dedup ? null : storageKey, sha256: entry.sha256 };
   }
   const record = (r: Awaited<ReturnType<typeof reserve>>, storageKey: string) =>
-    db.transaction((tx) =>
+    store.db.transaction((tx) =>
       repo.recordVersions(tx, projectId, [
         { fileId: r.file_id, version: r.version, sha256: r.sha256, size: 10, storageKey, uploaderId, uploaderName: 'Ada', uploadId: r.uploadId, origin: r.dedup ? 'dedup' : 'upload' },
       ]),
@@ -87,17 +87,17 @@ describe('FilesRepository: a confirm consumes its reservation', () => {
 
   it('deletes the reservation it records, and is found again as the version it recorded', async () => {
     const r = await reserve('a.bin', 'a');
-    expect(await repo.findReservations(db, projectId, [lookup(r)])).toEqual([expect.objectContaining({ id: r.uploadId, confirmed: false })]);
+    expect(await repo.findReservations(store.db, projectId, [lookup(r)])).toEqual([expect.objectContaining({ id: r.uploadId, confirmed: false })]);
     expect(await record(r, r.storageKey!)).toEqual(new Set([r.uploadId]));
 
-    const { rows } = await db.query('SELECT id FROM uploads WHERE id = $1', [r.uploadId]);
+    const { rows } = await store.db.query('SELECT id FROM uploads WHERE id = $1', [r.uploadId]);
     expect(rows).toEqual([]);
-    expect(await repo.findReservations(db, projectId, [lookup(r)])).toEqual([
+    expect(await repo.findReservations(store.db, projectId, [lookup(r)])).toEqual([
       { id: r.uploadId, file_id: r.file_id, version: 1, storage_key: r.storageKey, sha256: r.sha256, size: 10, dedup: false, confirmed: true },
     ]);
     // Another upload's key for the same version names nothing: that reservation is not this one.
-    expect(await repo.findReservations(db, projectId, [{ ...lookup(r), storageKey: `p/${projectId}/u/${randomUUID()}` }])).toEqual([undefined]);
-    expect(await repo.findReservations(db, randomUUID(), [lookup(r)])).toEqual([undefined]);
+    expect(await repo.findReservations(store.db, projectId, [{ ...lookup(r), storageKey: `p/${projectId}/u/${randomUUID()}` }])).toEqual([undefined]);
+    expect(await repo.findReservations(store.db, randomUUID(), [lookup(r)])).toEqual([undefined]);
   });
 
   it('finds a confirmed dedup version before a second reservation of the same content and number', async () => {
@@ -106,36 +106,25 @@ describe('FilesRepository: a confirm consumes its reservation', () => {
     const [first, second] = [await reserve('copy.bin', 'b'), await reserve('copy.bin', 'b')];
     expect([first.dedup, second.dedup, first.version, second.version]).toEqual([true, true, 1, 1]);
     await record(first, original.storageKey!);
-    expect(await repo.findReservations(db, projectId, [lookup(second)])).toEqual([expect.objectContaining({ id: first.uploadId, confirmed: true, dedup: true })]);
+    expect(await repo.findReservations(store.db, projectId, [lookup(second)])).toEqual([expect.objectContaining({ id: first.uploadId, confirmed: true, dedup: true })]);
   });
 
   it('tells a reservation recorded by another confirm from one that is gone', async () => {
     const [recorded, collected] = [await reserve('r.bin', 'c'), await reserve('g.bin', 'd')];
     await record(recorded, recorded.storageKey!);
-    await db.transaction((tx) => repo.deleteReservations(tx, [collected.uploadId]));
+    await store.db.transaction((tx) => repo.deleteReservations(tx, [collected.uploadId]));
     const named = [recorded, collected].map((r) => ({ id: r.uploadId, fileId: r.file_id, version: r.version }));
-    expect(await db.transaction((tx) => repo.lockReservations(tx, named.map((n) => n.id)))).toEqual(new Set());
-    expect(await repo.confirmedUploads(db, projectId, named)).toEqual(new Set([recorded.uploadId]));
-    expect(await repo.confirmedUploads(db, randomUUID(), named)).toEqual(new Set());
+    expect(await store.db.transaction((tx) => repo.lockReservations(tx, named.map((n) => n.id)))).toEqual(new Set());
+    expect(await repo.confirmedUploads(store.db, projectId, named)).toEqual(new Set([recorded.uploadId]));
+    expect(await repo.confirmedUploads(store.db, randomUUID(), named)).toEqual(new Set());
   });
 });
 
 describe('FilesRepository.reserveBatch', () => {
-  let database: TestDatabase;
-  let db: Database;
+  const store = uploadDatabase();
   const repo = new FilesRepository();
   const projectId = randomUUID();
   const uploaderId = randomUUID();
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA });
-    await migrate(db, uploadMigrations);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
-  });
 
   const entry = (path: string) => ({
     path,
@@ -147,25 +136,25 @@ describe('FilesRepository.reserveBatch', () => {
     storageKey: `p/${projectId}/u/${randomUUID()}`,
     expiresAt: new Date(Date.now() + 60_000).toISOString(),
   });
-  const rowVersion = async (fileId: string) => (await db.query<{ xmin: string }>('SELECT xmin::text FROM files WHERE id = $1', [fileId])).rows[0].xmin;
+  const rowVersion = async (fileId: string) => (await store.db.query<{ xmin: string }>('SELECT xmin::text FROM files WHERE id = $1', [fileId])).rows[0].xmin;
 
   it('reserves the next version of an existing file by reading its row, not rewriting it', async () => {
-    const [first] = await repo.reserveBatch(db, projectId, uploaderId, [entry('Mod.bin')]);
-    await db.query('UPDATE files SET tip_version = 1 WHERE id = $1', [first.file_id]);
+    const [first] = await repo.reserveBatch(store.db, projectId, uploaderId, [entry('Mod.bin')]);
+    await store.db.query('UPDATE files SET tip_version = 1 WHERE id = $1', [first.file_id]);
     const before = await rowVersion(first.file_id);
-    const [again] = await repo.reserveBatch(db, projectId, uploaderId, [entry('Mod.bin')]);
+    const [again] = await repo.reserveBatch(store.db, projectId, uploaderId, [entry('Mod.bin')]);
     expect(again).toMatchObject({ file_id: first.file_id, version: 2, reserved: true });
     expect(await rowVersion(first.file_id)).toBe(before);
   });
 
   it('gives two batches that add one new path at once the same file, the second once the first commits', async () => {
-    const other = new pg.Client({ connectionString: database.url });
+    const other = new pg.Client({ connectionString: store.url });
     await other.connect();
     try {
       let second: Promise<Awaited<ReturnType<FilesRepository['reserveBatch']>>> | undefined;
-      const first = await db.transaction(async (tx) => {
+      const first = await store.db.transaction(async (tx) => {
         const rows = await repo.reserveBatch(tx, projectId, uploaderId, [entry('Race.bin')]);
-        second = repo.reserveBatch(db, projectId, uploaderId, [entry('Race.bin')]);
+        second = repo.reserveBatch(store.db, projectId, uploaderId, [entry('Race.bin')]);
         // The second insert waits on the first's uncommitted row: commit only once it does.
         for (;;) {
           const { rows: waiting } = await other.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO files%'`);
