@@ -416,6 +416,14 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(downloaded.json).toMatchObject({ path: 'forest.umap', version: 1, sha256: sha256(versions[0]) });
     expect(sha256(await readFile(dest))).toBe(sha256(versions[0]));
     expect(expectOk(await ada.run(a, ['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // To stdout, verified first; nothing else on it.
+    await writeText(a, 'notes.txt', 'first notes');
+    expectOk(await ada.run(a, ['push', '-m', 'notes']));
+    await writeText(a, 'notes.txt', 'second notes');
+    expectOk(await ada.run(a, ['push', '-m', 'notes 2']));
+    const piped = expectOk(await ada.run(a, ['download', 'notes.txt', '--version', '1', '-o', '-']));
+    expect([piped.stdout, piped.stderr]).toEqual(['first notes', expect.stringMatching(/^Wrote notes\.txt v1 .+ to stdout\n$/)]);
+    expect((await ada.run(a, ['download', 'notes.txt', '--version', '1', '-o', '-', '--json'])).code).toBe(2);
   }, TIMEOUT);
 
   it('refuses a bad option value with exit 2, naming the option (as JSON with --json), before any call', async () => {

@@ -1,4 +1,8 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { downloadFiles, LodeApiError, type RestoreResponse } from '@lode/sdk';
 import { CliError, EXIT } from '../failure.ts';
@@ -71,18 +75,29 @@ export function historyCommands(program: Command): void {
     .description('download one version of a file (verified against its SHA-256)')
     .argument('<path>', 'the project path')
     .requiredOption('--version <n>', 'the version', versionNumber)
-    .option('-o, --output <file>', 'where to write it (default: the file name, with .v<N>)')
+    .option('-o, --output <file>', 'where to write it (default: the file name, with .v<N>; -: stdout, once verified)')
     .option('--branch <name>', 'the branch whose lineage holds the version (default main)')
     .action(
       connected(async ({ client, out, signal }, file: string, options: { version: number; output?: string; branch?: string }) => {
         const workspace = await optionalWorkspace();
         const projectPath = workspace ? workspace.projectPath(file) : file;
-        const dest = path.resolve(options.output ?? `${path.basename(projectPath)}.v${options.version}`);
-        const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal });
-        const failure = result.failures[0];
-        if (failure) throw new CliError(`${failure.path}: ${failure.message}`, { code: failure.code, exitCode: failure.code === 'transfer_failed' ? EXIT.error : EXIT.usage });
-        const done = result.done[0];
-        out.result(done, () => [`Wrote ${done.path} v${done.version} (${formatBytes(done.size)}, sha256 ${done.sha256.slice(0, 12)}…) to ${dest}`]);
+        const toStdout = options.output === '-';
+        if (toStdout && out.json) throw new CliError('-o - writes the file on stdout, where --json writes its document: use one or the other.', { exitCode: EXIT.usage, code: 'usage' });
+        // To stdout through a temporary file: no byte reaches the reader before its SHA-256 is checked.
+        const scratch = toStdout ? await mkdtemp(path.join(tmpdir(), 'lode-download-')) : undefined;
+        const dest = scratch ? path.join(scratch, 'file') : path.resolve(options.output ?? `${path.basename(projectPath)}.v${options.version}`);
+        try {
+          const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal });
+          const failure = result.failures[0];
+          if (failure) throw new CliError(`${failure.path}: ${failure.message}`, { code: failure.code, exitCode: failure.code === 'transfer_failed' ? EXIT.error : EXIT.usage });
+          const done = result.done[0];
+          const line = `${done.path} v${done.version} (${formatBytes(done.size)}, sha256 ${done.sha256.slice(0, 12)}…)`;
+          if (!scratch) return out.result(done, () => [`Wrote ${line} to ${dest}`]);
+          await pipeline(createReadStream(dest), process.stdout, { end: false });
+          out.note(`Wrote ${line} to stdout`);
+        } finally {
+          if (scratch) await rm(scratch, { recursive: true, force: true });
+        }
       }),
     );
 }
