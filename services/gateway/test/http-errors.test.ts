@@ -153,6 +153,16 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
       expect(odd).toMatchObject({ status: 400, body: { code: 'validation_failed', message: expect.stringContaining('UTF-16LE') } });
     });
 
+    it('reads a big-endian body labelled utf-16 in the byte order its BOM (or its zero bytes) gives, as the parser decodes it', async () => {
+      const utf16 = { 'content-type': 'application/json; charset=utf-16' };
+      const text = JSON.stringify({ fileIds: [file.fileId], note: 'Straße, Ørsted' });
+      const bigEndian = Buffer.from(text, 'utf16le').swap16();
+      for (const body of [Buffer.concat([Buffer.from([0xfe, 0xff]), bigEndian]), bigEndian]) {
+        expect(await rawSend('/locks', utf16, body)).toMatchObject({ status: 200, body: { acquired: [{ note: 'Straße, Ørsted' }] } });
+        await p.api.delete(url('/locks'), { fileIds: [file.fileId] });
+      }
+    });
+
     it('415 for a charset whose bytes the gateway cannot check (UTF-32)', async () => {
       const res = await rawSend('/locks', { 'content-type': 'application/json; charset=utf-32' }, Buffer.from('{}'));
       expect(res).toMatchObject({ status: 415, body: { code: 'unsupported_media_type' } });

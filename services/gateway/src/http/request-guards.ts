@@ -84,7 +84,7 @@ export function refuseUndecodableBody(_req: unknown, _res: unknown, body: Buffer
 function decodesStrictly(body: Buffer, charset: string): boolean {
   let decoder: TextDecoder;
   try {
-    decoder = new TextDecoder(charset, { fatal: true });
+    decoder = new TextDecoder(charset === 'utf-16' ? utf16ByteOrder(body) : charset, { fatal: true });
   } catch {
     // UTF-32 and UTF-7: body-parser would decode them, but without a strict decoder their bytes go unchecked.
     throw errors.unsupportedMediaType(`The charset "${charset.slice(0, 50)}" is not accepted; send UTF-8 (or UTF-16)`);
@@ -95,6 +95,23 @@ function decodesStrictly(body: Buffer, charset: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The byte order body-parser's decoder (iconv-lite) reads a body labelled plain `utf-16` in: its BOM,
+ * else the order in which the first 100 characters put ASCII's zero byte (little-endian on a tie).
+ * TextDecoder's `utf-16` is always little-endian, and would check a big-endian body byte-swapped.
+ */
+function utf16ByteOrder(body: Buffer): 'utf-16le' | 'utf-16be' {
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  let bigEndian = 0;
+  let littleEndian = 0;
+  for (let i = 0; i + 1 < Math.min(body.length, 200); i += 2) {
+    if (body[i] === 0 && body[i + 1] !== 0) bigEndian++;
+    if (body[i] !== 0 && body[i + 1] === 0) littleEndian++;
+  }
+  return bigEndian > littleEndian ? 'utf-16be' : 'utf-16le';
 }
 
 /** Why a string cannot be stored as given, or undefined. */
