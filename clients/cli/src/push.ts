@@ -3,7 +3,7 @@ import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
-import { inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry } from './status.ts';
+import { inScope, pathKey, requireBranch, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PushOptions {
@@ -35,11 +35,15 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const { client, signal } = ctx;
   const branch = options.branch ?? workspace.state.branch;
   const store = await JournalStore.open(workspace);
-  const resumed = store.journal.commit ? await sendCommit(ctx, workspace, store, store.journal.commit) : null;
+  const interrupted = store.journal.commit;
+  // A commit to a branch deleted since the push was interrupted would make the branch again.
+  if (interrupted) await requireBranch(client, interrupted.request.branch ?? 'main', workspace.state.branch, signal);
+  const resumed = interrupted ? await sendCommit(ctx, workspace, store, interrupted) : null;
   const status = await workspaceStatus(client, workspace, branch, signal);
   await workspace.save();
   const scoped = scopedEntries(status, options.scopes);
   refuseCaseCollisions(status.caseCollisions.filter((group) => group.some((p) => inScope(p, options.scopes))));
+  refuseUnstorable(status.unstorable.filter((u) => inScope(u.path, options.scopes)));
   const conflicts = scoped.filter((e) => e.status === 'conflict');
   if (conflicts.length > 0) {
     throw new CliError(
@@ -113,8 +117,12 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
     if (isRefusal(error)) await store.forgetCommit();
     throw error;
   }
-  for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };
-  for (const d of pending.deletes) delete workspace.state.files[d.path];
+  // The record is the workspace branch's base: a version committed elsewhere (--branch) is not one,
+  // and counted as one it would hide a teammate's newer version there as a mere local edit.
+  if ((pending.request.branch ?? 'main') === workspace.state.branch) {
+    for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };
+    for (const d of pending.deletes) delete workspace.state.files[d.path];
+  }
   await workspace.save();
   await store.finish();
   return commit;
@@ -126,6 +134,15 @@ function refuseCaseCollisions(groups: string[][]): void {
   throw new CliError(
     `Nothing was pushed: ${groups.length} group(s) of files have names that differ only in letter case, and Lode keeps one file per name ignoring case (teammates on Windows and macOS could not hold both):\n${groups.map((g) => `  ${g.join(', ')}`).join('\n')}\nRename or delete all but one of each (or list them in .lodeignore), then push again.`,
     { code: 'path_case_conflict', details: { collisions: groups } },
+  );
+}
+
+/** Checked before any byte moves: the server refuses such names, and a push that skipped them would say it pushed everything. */
+function refuseUnstorable(files: UnstorableFile[]): void {
+  if (files.length === 0) return;
+  throw new CliError(
+    `Nothing was pushed: ${files.length} file(s) have names Lode cannot store:\n${files.map((f) => `  ${JSON.stringify(f.path)}: ${f.problem}`).join('\n')}\nRename them (or list them in .lodeignore), then push again.`,
+    { code: 'invalid_path', details: { files } },
   );
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { allPages, chunk, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { chunk, pathProblem, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
 import { CliError, EXIT } from './failure.ts';
 import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
 import type { SyncedFile, Workspace } from './workspace.ts';
@@ -17,12 +17,19 @@ export interface StatusEntry {
   local?: HashedEntry;
 }
 
+export interface UnstorableFile {
+  path: string;
+  problem: string;
+}
+
 export interface WorkspaceStatus {
   branch: string;
   latestCommitSeq: number;
   entries: StatusEntry[];
   /** Local files whose paths differ only in letter case: one file to the project (push refuses them). */
   caseCollisions: string[][];
+  /** Local files whose names the API cannot store (a control character, a backslash…): never synced. */
+  unstorable: UnstorableFile[];
   /** Downloads' temporary files on disk (scan.ts). */
   partials: string[];
 }
@@ -39,7 +46,13 @@ const SYNC_BATCH = 10_000;
 export async function workspaceStatus(client: LodeClient, workspace: Workspace, branch: string, signal?: AbortSignal): Promise<WorkspaceStatus> {
   await requireBranch(client, branch, workspace.state.branch, signal);
   const scanned = await scanWorkspace(workspace);
-  const local = await hashEntries(workspace, scanned.files, signal);
+  // One such name in a sync would fail the whole request: they are set aside and reported instead.
+  const unstorable = scanned.files.flatMap((e) => {
+    const problem = pathProblem(e.path);
+    return problem ? [{ path: e.path, problem }] : [];
+  });
+  const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
+  const local = await hashEntries(workspace, scanned.files.filter((e) => !setAside.has(pathKey(e.path))), signal);
   const byPath = new Map(local.map((e) => [e.path, e]));
   const files = local.map((e) => {
     const synced = workspace.state.files[e.path];
@@ -61,11 +74,12 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
   }
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
   const entries = rows
-    .filter((row) => byPath.has(row.path) || !scanned.ignores(row.path))
+    // A remote file at a set-aside name (stored before the rule refused it) must not be downloaded over it.
+    .filter((row) => byPath.has(row.path) || (!scanned.ignores(row.path) && !setAside.has(pathKey(row.path))))
     .map((row): StatusEntry => ({ path: row.path, status: localStatus(row, workspace.state.files[row.path]), row, local: byPath.get(row.path) }))
     // Local and remote-only files in one path order, whichever side each came from.
     .sort((a, b) => comparePaths(a.path, b.path));
-  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), partials: scanned.partials };
+  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, partials: scanned.partials };
 }
 
 /**
@@ -101,10 +115,9 @@ function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: Rea
  * Sync answers a branch that does not exist as main (what a commit to it would start from): a
  * misspelt or deleted branch would show main's files as the branch's, and a push would create it.
  */
-async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<void> {
+export async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<void> {
   if (branch === 'main') return;
-  const branches = await allPages((cursor) => client.listBranches({ limit: 200, cursor }, { signal }));
-  if (branches.some((b) => b.name === branch)) return;
+  if (await branchExists(client, branch, signal)) return;
   const fix = `\`lode branch list\` shows the branches; \`lode branch create ${branch}\` makes it`;
   throw new CliError(
     branch === workspaceBranch
@@ -112,6 +125,18 @@ async function requireBranch(client: LodeClient, branch: string, workspaceBranch
       : `Branch "${branch}" does not exist: ${fix}.`,
     { exitCode: EXIT.usage, code: 'branch_not_found', details: { branch } },
   );
+}
+
+/** Pages through the branches, which the API lists main first, then by the bytes of their names, only as far as `name`'s place. */
+async function branchExists(client: LodeClient, name: string, signal?: AbortSignal): Promise<boolean> {
+  const bytes = Buffer.from(name);
+  for (let cursor: string | undefined; ; ) {
+    const page = await client.listBranches({ limit: 200, cursor }, { signal });
+    if (page.data.some((b) => b.name === name)) return true;
+    const last = page.data.at(-1);
+    if (!page.nextCursor || (last && last.name !== 'main' && Buffer.compare(Buffer.from(last.name), bytes) > 0)) return false;
+    cursor = page.nextCursor;
+  }
 }
 
 /**
@@ -149,7 +174,11 @@ export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEnt
  * usage error (a typo, or a path .lodeignore leaves alone), not "nothing to do".
  */
 export function scopedEntries(status: WorkspaceStatus, scopes: string[]): StatusEntry[] {
-  const unmatched = scopes.filter((scope) => !status.entries.some((e) => inScope(e.path, [scope])));
+  // Every file and every folder above one, once: each scope is then one lookup, however many there are.
+  const named = new Set<string>();
+  for (const e of status.entries) for (let p = e.path; p !== '' && !named.has(p); p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') named.add(p);
+  // '' is the workspace root (`lode pull .`), which holds whatever there is, nothing included.
+  const unmatched = scopes.filter((scope) => scope !== '' && !named.has(scope.replace(/\/$/, '')));
   if (unmatched.length > 0) {
     throw new CliError(`${unmatched.join(', ')}: no such file or folder in the workspace or on ${status.branch} (misspelt, or left alone by .lodeignore).`, {
       exitCode: EXIT.usage,
@@ -157,7 +186,7 @@ export function scopedEntries(status: WorkspaceStatus, scopes: string[]): Status
       details: { paths: unmatched },
     });
   }
-  return status.entries.filter((e) => inScope(e.path, scopes));
+  return scopes.length === 0 ? status.entries : status.entries.filter((e) => inScope(e.path, scopes));
 }
 
 /** Whether a project path is one of `scopes` or under one (no scopes: everything). */

@@ -33,12 +33,16 @@ export function syncCommands(program: Command): void {
         await workspace.save();
         const groups = groupByStatus(status.entries);
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
-        const { caseCollisions } = status;
-        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
+        const { caseCollisions, unstorable } = status;
+        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, unstorable, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
           const lines = [`On branch ${branch} (the project's latest commit: #${status.latestCommitSeq})`];
           if (caseCollisions.length > 0) {
             lines.push(colors.yellow(`names that differ only in letter case, one file to Lode (push refuses them; rename all but one): ${caseCollisions.length}`));
             lines.push(...caseCollisions.map((group) => `  ${group.join(', ')}`));
+          }
+          if (unstorable.length > 0) {
+            lines.push(colors.yellow(`names Lode cannot store, left out (push refuses them; rename them or list them in .lodeignore): ${unstorable.length}`));
+            lines.push(...unstorable.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
           }
           for (const [s, list] of groups) {
             if (list.length === 0 || (s === 'up_to_date' && !options.all)) continue;

@@ -1,0 +1,28 @@
+/** The longest path and segment the API stores (docs/api.md, Paths). */
+const MAX_PATH_LENGTH = 1024;
+const MAX_SEGMENT_BYTES = 255;
+// Unicode's control characters: C0, DEL and C1.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why the API would refuse a project path, or undefined if it takes it. The server's rule
+ * (docs/api.md, Paths) written again on the client's side of the wire, where no server package may
+ * go: one such name in a sync or an initiate-batch fails the whole request, so a client sets those
+ * files aside first. test/path-rule.test.ts runs both rules over the same paths.
+ */
+export function pathProblem(raw: string): string | undefined {
+  if (raw.length === 0) return 'it is empty';
+  const path = raw.normalize('NFC');
+  if (path.length > MAX_PATH_LENGTH) return `longer than ${MAX_PATH_LENGTH} characters`;
+  if (path.startsWith('/')) return 'it must be relative to the project';
+  if (path.includes('\\')) return 'it contains a backslash';
+  if (CONTROL_CHARACTER.test(path)) return 'it contains control characters';
+  if (!path.isWellFormed()) return 'it contains an unpaired surrogate';
+  for (const segment of path.split('/')) {
+    if (segment === '') return 'it has an empty segment';
+    if (segment === '.' || segment === '..') return '"." and ".." segments are not allowed';
+    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) return `a name is longer than ${MAX_SEGMENT_BYTES} bytes`;
+  }
+  return undefined;
+}
