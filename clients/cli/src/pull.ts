@@ -59,7 +59,8 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   } finally {
     progress.stop();
   }
-  for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
+  // Only the workspace's branch sets its bases (push.ts, sendCommit): another branch's version is none.
+  if (branch === workspace.state.branch) for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
   for (const e of toRemove) {
     await rm(onDisk(e), { force: true });
     await removeEmptyFolders(workspace.root, path.dirname(onDisk(e)));
@@ -84,10 +85,13 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
 
 /**
  * The folders a removed file leaves empty, up to the workspace root: a folder a teammate deleted goes
- * with its last file, as in their workspace. A folder holding anything else (an ignored file) stays.
+ * with its last file, as in their workspace. A folder holding anything else (an ignored file) stays,
+ * and so does the current folder.
  */
 async function removeEmptyFolders(root: string, from: string): Promise<void> {
-  for (let dir = from; dir.startsWith(root + path.sep); dir = path.dirname(dir)) {
+  // Never the folder the user stands in, or one above it: their shell would be left in a deleted folder.
+  const cwd = path.resolve(process.cwd());
+  for (let dir = from; dir.startsWith(root + path.sep) && !`${cwd}${path.sep}`.startsWith(dir + path.sep); dir = path.dirname(dir)) {
     try {
       await rmdir(dir);
     } catch {

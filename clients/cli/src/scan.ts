@@ -35,8 +35,8 @@ async function ignoreRules(root: string): Promise<Ignore> {
 }
 
 /**
- * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks are
- * skipped), and the downloads' temporary files apart.
+ * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks and
+ * workspaces nested inside are skipped), and the downloads' temporary files apart.
  */
 export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorkspace> {
   const rules = await ignoreRules(workspace.root);
@@ -44,6 +44,8 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   const partials: string[] = [];
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
+    // A workspace inside this one is its own: its files would be pushed twice, under two paths.
+    if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && (await isWorkspaceState(path.join(dir, STATE_DIR)))) return;
     const subdirs: [string, string][] = [];
     for (const entry of entries) {
       // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
@@ -65,6 +67,13 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
     entry.mtimeMs = info.mtimeMs;
   });
   return { files: found.sort((a, b) => comparePaths(a.path, b.path)), partials, ignores: (projectPath) => rules.ignores(projectPath) };
+}
+
+async function isWorkspaceState(stateDir: string): Promise<boolean> {
+  return stat(path.join(stateDir, 'state.json')).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 }
 
 /** Paths in code-unit order, the order the server lists them in (not the locale's). */

@@ -199,6 +199,61 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(nested.stderr).toContain(`inside the workspace ${w}`);
   }, TIMEOUT);
 
+  it("keeps the workspace branch's bases when pushing to another branch: a teammate's newer version on it is still a conflict", async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'y.txt', 'v1');
+    expectOk(await ada.run(a, ['push', '-m', 'v1']));
+    expectOk(await ada.run(a, ['branch', 'create', 'feature']));
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    await writeText(a, 'y.txt', 'ada v2');
+    expectOk(await ada.run(a, ['push', '-m', 'ada v2']));
+    await writeText(b, 'y.txt', 'bo edit');
+    expectOk(await bo.run(b, ['push', '-m', 'bo on feature', '--branch', 'feature']));
+    const status = await bo.run(b, ['status', '--json']);
+    expect(status.code).toBe(3);
+    expect(status.json.files).toEqual([expect.objectContaining({ path: 'y.txt', status: 'conflict' })]);
+    expect((await bo.run(b, ['push', '-m', 'bo on main'])).code).toBe(3);
+    expectOk(await ada.run(a, ['pull']));
+    expect(await readText(a, 'y.txt')).toBe('ada v2');
+  }, TIMEOUT);
+
+  it('sets aside names the API cannot store, syncing the rest; push refuses them until renamed or ignored', async () => {
+    const { ada } = await team();
+    const a = await newWorkspace(ada);
+    const mojibake = 'RÃ\u0089sumÃ©.txt'; // a cp1252 name unpacked as Latin-1: U+0089 is a C1 control character
+    await writeText(a, mojibake, 'cv');
+    await writeText(a, 'ok.txt', 'fine');
+    const status = expectOk(await ada.run(a, ['status', '--json']));
+    expect(status.json.unstorable).toEqual([{ path: mojibake, problem: 'it contains control characters' }]);
+    expect(status.json.files).toEqual([expect.objectContaining({ path: 'ok.txt', status: 'local_only' })]);
+    const refused = await ada.run(a, ['push', '-m', 'x', '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'invalid_path', files: [{ path: mojibake }] });
+    expect(expectOk(await ada.run(a, ['push', 'ok.txt', '-m', 'the rest', '--json'])).json).toMatchObject({ uploaded: 1 });
+    await writeText(a, '.lodeignore', 'R*sum*.txt\n');
+    expectOk(await ada.run(a, ['push', '-m', 'ignore file']));
+  }, TIMEOUT);
+
+  it('keeps to its own workspace: skips a workspace nested in it, refuses to init over an unreadable state, and `.` names the root', async () => {
+    const { ada } = await team();
+    const outer = await emptyDir();
+    expectOk(await ada.run(outer, ['init']));
+    expectOk(await ada.run(outer, ['pull', '.']));
+    await writeText(outer, 'top.txt', 'top');
+    await mkdir(path.join(outer, 'inner'));
+    const inner = path.join(outer, 'inner');
+    await writeText(inner, '.lode/state.json', JSON.stringify({ branch: 'main', files: {} }));
+    await writeText(inner, 'x.txt', 'inner file');
+    expect(expectOk(await ada.run(outer, ['status', '--json'])).json.files.map((f: { path: string }) => f.path)).toEqual(['top.txt']);
+
+    const broken = await emptyDir();
+    await writeText(broken, '.lode/state.json', '{');
+    expect((await ada.run(broken, ['init'])).code).toBe(1);
+    expect(await readText(broken, '.lode/state.json')).toBe('{');
+  }, TIMEOUT);
+
   it('pushes a decomposed (macOS) name as its NFC path, updates it in place on pull, and refuses names that differ only in case', async () => {
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);
@@ -319,9 +374,11 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
 
     await rm(path.join(a, 'Old'), { recursive: true });
     expect(expectOk(await ada.run(a, ['push', '-m', 'remove old', '--json'])).json).toMatchObject({ deleted: 1, commit: { fileCount: 1 } });
-    expect(expectOk(await bo.run(b, ['pull', '--json'])).json).toMatchObject({ removed: 1, kept: ['keep.txt'] });
-    // The folders it leaves empty go with it, as in Ada's workspace.
-    await expect(stat(path.join(b, 'Old'))).rejects.toThrow();
+    // Pulled from inside Old/: the folders the file leaves empty go with it, as in Ada's workspace,
+    // but not the one Bo stands in.
+    expect(expectOk(await bo.run(path.join(b, 'Old'), ['pull', '--json'])).json).toMatchObject({ removed: 1, kept: ['keep.txt'] });
+    await expect(stat(path.join(b, 'Old', 'Props'))).rejects.toThrow();
+    expect((await stat(path.join(b, 'Old'))).isDirectory()).toBe(true);
     expect(await readText(b, 'keep.txt')).toBe('edited by bo');
   }, TIMEOUT);
 

@@ -3,7 +3,6 @@ import { LodeApiError, LodeClient } from '@lode/sdk';
 import { action } from '../run.ts';
 import { Output } from '../output.ts';
 import { configDir, ensureDeviceId, readSettings, writeSettings } from '../settings.ts';
-import { optionalWorkspace } from '../resolve.ts';
 import { Workspace } from '../workspace.ts';
 import { CliError } from '../failure.ts';
 import { serverUrl } from './option-values.ts';
@@ -41,11 +40,21 @@ export function sessionCommands(program: Command): void {
       action(async (options: { branch: string; json?: boolean }) => {
         const out = new Output(Boolean(options.json));
         const root = process.cwd();
-        const enclosing = await optionalWorkspace();
+        const enclosing = await enclosingWorkspace();
         // A workspace inside another would push the same files again under other paths.
         if (enclosing) throw new CliError(enclosing.root === root ? `${root} is already a workspace.` : `${root} is inside the workspace ${enclosing.root}: work there, or init a folder outside it.`, { code: 'already_a_workspace' });
         await Workspace.create(root, options.branch);
         out.result({ root, branch: options.branch, configDir: configDir() }, () => [`Initialised a Lode workspace in ${root} (branch ${options.branch}). Next: lode status, lode pull, lode push -m MESSAGE.`]);
       }),
     );
+}
+
+/** The workspace holding the current folder, if any; a state file that cannot be read is an error, not "none". */
+async function enclosingWorkspace(): Promise<Workspace | null> {
+  try {
+    return await Workspace.find();
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'not_a_workspace') return null;
+    throw error;
+  }
 }
