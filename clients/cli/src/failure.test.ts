@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LodeApiError } from '@lode/sdk';
-import { toCliError } from './failure.ts';
+import { refusedInput, toCliError } from './failure.ts';
 
 describe('an unreachable server, as the CLI reports it', () => {
   it('says so with the reason, whether the cause has an errno code or only a message', () => {
@@ -36,9 +36,12 @@ describe('API errors the CLI words itself', () => {
     expect(toCliError(notLode(502)).message).toContain('a proxy in front of Lode could not reach it');
   });
 
-  it('calls input the server refused a usage error (exit 2): it came from the command line', () => {
-    const error = toCliError(new LodeApiError(400, { code: 'validation_failed', message: 'Invalid body: name: must be a branch name' }, null));
-    expect(error).toMatchObject({ code: 'validation_failed', exitCode: 2, message: 'Invalid body: name: must be a branch name (validation_failed)' });
+  it('calls command-line input the server refused a usage error (exit 2), and leaves any other error as it was', () => {
+    const refused = new LodeApiError(400, { code: 'validation_failed', message: 'Invalid body: name: must be a branch name' }, null);
+    expect(() => refusedInput(refused)).toThrow(expect.objectContaining({ code: 'validation_failed', exitCode: 2, message: 'Invalid body: name: must be a branch name (validation_failed)' }));
+    const locked = new LodeApiError(409, { code: 'file_locked', message: 'locked' }, null);
+    expect(() => refusedInput(locked)).toThrow(locked);
+    expect(toCliError(refused)).toMatchObject({ exitCode: 1 });
   });
 
   it('tells a CI job whose key is bound to another device to set LODE_DEVICE', () => {

@@ -41,9 +41,6 @@ export function fromApiError(error: LodeApiError): CliError {
     }
     case 'stale_version':
       return make('Nothing was committed: a teammate committed newer versions of some of these files. Run `lode pull`, resolve what it reports, then push again.', EXIT.conflict);
-    case 'validation_failed':
-      // What the server refuses as input came from the command line (a branch name, a note): a usage error.
-      return make(`${error.message} (validation_failed)`, EXIT.usage);
     case 'merge_conflict':
       return make(`${error.message}. Merge again with --take source|target for each conflicting file.`, EXIT.conflict);
     case 'missing_key':
@@ -79,6 +76,15 @@ function notLodeServer(error: LodeApiError, details: Record<string, unknown>): C
     `No Lode API answers at ${url} (it answered HTTP ${error.status}${contentType}, not as Lode does). Check the URL: give the server's base URL, the address of its dashboard (e.g. https://lode.example.com).${proxy}`,
     { code: 'not_a_lode_server', details },
   );
+}
+
+/**
+ * For a call whose input came from the command line (a branch name, a note): the server's refusal of
+ * it is a usage error, exit 2. Not for calls carrying the workspace's files, where exit 1 stays.
+ */
+export function refusedInput(error: unknown): never {
+  if (!(error instanceof LodeApiError && error.code === 'validation_failed')) throw error;
+  throw new CliError(`${error.message} (validation_failed)`, { exitCode: EXIT.usage, code: error.code, details: { ...error.body, status: error.status } });
 }
 
 /** Ctrl-C: transfers in flight stopped, their partial files removed; what finished stays. */

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { allPages, LodeApiError } from '@lode/sdk';
-import { CliError, EXIT } from '../failure.ts';
+import { CliError, EXIT, refusedInput } from '../failure.ts';
 import { plural } from '../output.ts';
 import { connected } from '../run.ts';
 import { commitMessage } from './option-values.ts';
@@ -31,7 +31,7 @@ export function branchCommands(program: Command): void {
     .option('--from <branch>', 'fork from this branch’s head (default main)')
     .action(
       connected(async ({ client, out, signal }, name: string, options: { from?: string }) => {
-        const created = await client.createBranch(name, options.from, { signal }).catch(namingBranches([options.from]));
+        const created = await client.createBranch(name, options.from, { signal }).catch(namingBranches([options.from])).catch(refusedInput);
         out.result(created, () => [`Created ${created.name} from ${created.forkedFrom?.branch ?? 'main'}.`]);
       }),
     );
@@ -57,7 +57,7 @@ export function branchCommands(program: Command): void {
         const request = { into: options.into, message: options.message };
         let merged;
         try {
-          merged = await client.mergeBranch(name, request, { signal }).catch(namingBranches([name, options.into]));
+          merged = await client.mergeBranch(name, request, { signal }).catch(namingBranches([name, options.into])).catch(refusedInput);
         } catch (error) {
           if (!(error instanceof LodeApiError && error.code === 'merge_conflict')) throw error;
           const conflicts = (error.body.conflicts as MergeConflict[] | undefined) ?? [];

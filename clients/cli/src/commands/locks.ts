@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { allPages, chunk } from '@lode/sdk';
-import { describeLock, EXIT } from '../failure.ts';
+import { describeLock, EXIT, refusedInput } from '../failure.ts';
 import { optionalWorkspace, resolveFiles, type NamedFile } from '../resolve.ts';
 import { connected } from '../run.ts';
 
@@ -36,7 +36,7 @@ export function lockCommands(program: Command): void {
     .action(
       connected(async ({ client, out, signal }, paths: string[], options: { note?: string }) => {
         const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
-        const answer = await inBatches(files, (ids) => client.lock(ids, options.note, { signal }));
+        const answer = await inBatches(files, (ids) => client.lock(ids, options.note, { signal }).catch(refusedInput));
         out.result(answer, () => [
           ...answer.acquired.map((l) => `locked ${l.path}`),
           ...answer.conflicts.map((c) => (c.reason === 'locked' ? `not locked: ${describeLock(c)}` : `not locked: ${c.path} is being committed by ${c.userName ?? 'someone'}; try again in a moment`)),
