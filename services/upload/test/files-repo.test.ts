@@ -155,9 +155,12 @@ describe('FilesRepository.reserveBatch', () => {
       const first = await store.db.transaction(async (tx) => {
         const rows = await repo.reserveBatch(tx, projectId, uploaderId, [entry('Race.bin')]);
         second = repo.reserveBatch(store.db, projectId, uploaderId, [entry('Race.bin')]);
-        // The second insert waits on the first's uncommitted row: commit only once it does.
+        // The second insert waits on the first's uncommitted row: commit only once it does (in this
+        // test's database: other tests' backends wait on locks of their own). The test's timeout bounds it.
         for (;;) {
-          const { rows: waiting } = await other.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO files%'`);
+          const { rows: waiting } = await other.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO files%'`,
+          );
           if (waiting.length > 0) break;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
