@@ -64,7 +64,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   for (const e of toRemove) {
     await rm(onDisk(e), { force: true });
     await removeEmptyFolders(workspace.root, path.dirname(onDisk(e)));
-    delete files[e.path];
+    if (branch === workspace.state.branch) delete files[e.path];
   }
   await workspace.save();
   if (result.failures.length > 0) {

@@ -3,7 +3,7 @@ import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
-import { inScope, pathKey, requireBranch, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
+import { branchExists, inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PushOptions {
@@ -35,15 +35,12 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const { client, signal } = ctx;
   const branch = options.branch ?? workspace.state.branch;
   const store = await JournalStore.open(workspace);
-  const interrupted = store.journal.commit;
-  // A commit to a branch deleted since the push was interrupted would make the branch again.
-  if (interrupted) await requireBranch(client, interrupted.request.branch ?? 'main', workspace.state.branch, signal);
-  const resumed = interrupted ? await sendCommit(ctx, workspace, store, interrupted) : null;
+  const resumed = await resumeInterrupted(ctx, workspace, store);
   const status = await workspaceStatus(client, workspace, branch, signal);
   await workspace.save();
   const scoped = scopedEntries(status, options.scopes);
   refuseCaseCollisions(status.caseCollisions.filter((group) => group.some((p) => inScope(p, options.scopes))));
-  refuseUnstorable(status.unstorable.filter((u) => inScope(u.path, options.scopes)));
+  refuseUnstorable(status.unstorable.filter((u) => !u.remote && inScope(u.path, options.scopes)));
   const conflicts = scoped.filter((e) => e.status === 'conflict');
   if (conflicts.length > 0) {
     throw new CliError(
@@ -99,6 +96,21 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   // What moved: content the project already held was not sent again.
   report.bytes = sent.reduce((sum, d) => sum + d.size, 0);
   return report;
+}
+
+/**
+ * Finishes the commit an interrupted push had sent. One to a branch deleted since is dropped instead
+ * (sending it would make the branch again; it may even have landed before the branch was merged and
+ * deleted): its confirmed uploads stay in the journal for this push to reuse.
+ */
+async function resumeInterrupted(ctx: Context, workspace: Workspace, store: JournalStore): Promise<CommitCreated | null> {
+  const interrupted = store.journal.commit;
+  if (!interrupted) return null;
+  const branch = interrupted.request.branch ?? 'main';
+  if (await branchExists(ctx.client, branch, ctx.signal)) return sendCommit(ctx, workspace, store, interrupted);
+  await store.forgetCommit();
+  ctx.out.note(`The interrupted push to ${branch} was dropped: that branch no longer exists (its commit may have landed before it was deleted).`);
+  return null;
 }
 
 /** Sends the journal's commit with its key; on success records the new versions as synced and closes the journal. */

@@ -19,8 +19,10 @@ export interface ScannedWorkspace {
   files: LocalEntry[];
   /** Temporary files of downloads, on disk: a pull killed mid-download leaves its own behind. */
   partials: string[];
-  /** Whether `.lodeignore` (or the CLI's own rules) leaves a project path alone. */
+  /** Whether `.lodeignore`, the CLI's own rules or a nested workspace leave a project path alone. */
   ignores: (projectPath: string) => boolean;
+  /** Workspaces inside this one (project paths of their roots): theirs, both ways. */
+  nested: string[];
 }
 
 /** `.lodeignore` at the workspace root, in gitignore syntax; the state folder and temporary files always. */
@@ -42,10 +44,14 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   const rules = await ignoreRules(workspace.root);
   const found: LocalEntry[] = [];
   const partials: string[] = [];
+  const nested: string[] = [];
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
     // A workspace inside this one is its own: its files would be pushed twice, under two paths.
-    if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && (await isWorkspaceState(path.join(dir, STATE_DIR)))) return;
+    if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && (await isWorkspaceState(path.join(dir, STATE_DIR)))) {
+      nested.push(prefix);
+      return;
+    }
     const subdirs: [string, string][] = [];
     for (const entry of entries) {
       // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
@@ -66,7 +72,16 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
     entry.size = info.size;
     entry.mtimeMs = info.mtimeMs;
   });
-  return { files: found.sort((a, b) => comparePaths(a.path, b.path)), partials, ignores: (projectPath) => rules.ignores(projectPath) };
+  // Paths under a nested workspace are left alone too, remote ones included: pull would write over
+  // its files and push delete them. Compared ignoring case, as the project names files.
+  const nestedKeys = nested.map((prefix) => prefix.toLowerCase());
+  const underNested = (projectPath: string) => nestedKeys.some((key) => `${projectPath.toLowerCase()}/`.startsWith(key));
+  return {
+    files: found.sort((a, b) => comparePaths(a.path, b.path)),
+    partials,
+    ignores: (projectPath) => rules.ignores(projectPath) || underNested(projectPath),
+    nested: nested.map((prefix) => prefix.slice(0, -1)),
+  };
 }
 
 async function isWorkspaceState(stateDir: string): Promise<boolean> {

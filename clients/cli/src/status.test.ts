@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { caseCollisions, inScope } from './status.ts';
+import type { Branch, Page } from '@lode/sdk';
+import { branchExists, caseCollisions, inScope } from './status.ts';
 
 describe('push and pull scopes', () => {
   it('takes everything without scopes, and a path under a folder or equal to a file', () => {
@@ -28,5 +29,39 @@ describe('names that differ only in letter case', () => {
 
   it('compares folders too: one folder to the project whatever its case', () => {
     expect(caseCollisions(['Textures/wood.png', 'textures/wood.png'])).toEqual([['Textures/wood.png', 'textures/wood.png']]);
+  });
+});
+
+describe('whether a branch exists', () => {
+  /** Pages of branches as the API lists them: main first, then by name bytes. */
+  const pages = (...names: string[][]) => {
+    const asked: (string | undefined)[] = [];
+    const client = {
+      listBranches: async (query: { cursor?: string } = {}) => {
+        asked.push(query.cursor);
+        const index = query.cursor === undefined ? 0 : Number(query.cursor);
+        const data = names[index].map((name) => ({ name }) as Branch);
+        return { data, nextCursor: index + 1 < names.length ? String(index + 1) : null } as Page<Branch>;
+      },
+    };
+    return { client, asked };
+  };
+
+  it('finds a name on a later page, and stops once a page passes its place', async () => {
+    const listed = pages(['main', 'a1', 'a2'], ['b1', 'b2'], ['c1']);
+    expect(await branchExists(listed.client, 'b2')).toBe(true);
+    expect(listed.asked).toEqual([undefined, '1']);
+    const passed = pages(['main', 'a1', 'a9'], ['b1']);
+    expect(await branchExists(passed.client, 'a5')).toBe(false);
+    expect(passed.asked).toEqual([undefined]);
+    const after = pages(['main', 'a1'], ['b1']);
+    expect(await branchExists(after.client, 'z')).toBe(false);
+    expect(after.asked).toEqual([undefined, '1']);
+  });
+
+  it('knows main without asking', async () => {
+    const listed = pages([]);
+    expect(await branchExists(listed.client, 'main')).toBe(true);
+    expect(listed.asked).toEqual([]);
   });
 });

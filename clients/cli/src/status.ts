@@ -20,6 +20,8 @@ export interface StatusEntry {
 export interface UnstorableFile {
   path: string;
   problem: string;
+  /** A file the server holds under a name stored before its rule refused it: never downloaded here. */
+  remote: boolean;
 }
 
 export interface WorkspaceStatus {
@@ -28,8 +30,10 @@ export interface WorkspaceStatus {
   entries: StatusEntry[];
   /** Local files whose paths differ only in letter case: one file to the project (push refuses them). */
   caseCollisions: string[][];
-  /** Local files whose names the API cannot store (a control character, a backslash…): never synced. */
+  /** Files whose names the API cannot store (a control character, a backslash…): never synced. */
   unstorable: UnstorableFile[];
+  /** Workspaces inside this one, left alone both ways (scan.ts). */
+  nested: string[];
   /** Downloads' temporary files on disk (scan.ts). */
   partials: string[];
 }
@@ -47,9 +51,9 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
   await requireBranch(client, branch, workspace.state.branch, signal);
   const scanned = await scanWorkspace(workspace);
   // One such name in a sync would fail the whole request: they are set aside and reported instead.
-  const unstorable = scanned.files.flatMap((e) => {
+  const unstorable = scanned.files.flatMap((e): UnstorableFile[] => {
     const problem = pathProblem(e.path);
-    return problem ? [{ path: e.path, problem }] : [];
+    return problem ? [{ path: e.path, problem, remote: false }] : [];
   });
   const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
   const local = await hashEntries(workspace, scanned.files.filter((e) => !setAside.has(pathKey(e.path))), signal);
@@ -73,13 +77,19 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
     latestCommitSeq = Math.max(latestCommitSeq, answer.latestCommitSeq);
   }
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
+  // A file stored under a name the rule now refuses is not downloaded: here it could be neither
+  // synced nor pushed, and a teammate's rename of it would never reach this workspace.
+  const remoteOnly = (row: SyncRow) => !byPath.has(row.path) && !scanned.ignores(row.path);
+  for (const row of rows) {
+    const problem = remoteOnly(row) ? pathProblem(row.path) : undefined;
+    if (problem && !setAside.has(pathKey(row.path))) unstorable.push({ path: row.path, problem, remote: true });
+  }
   const entries = rows
-    // A remote file at a set-aside name (stored before the rule refused it) must not be downloaded over it.
-    .filter((row) => byPath.has(row.path) || (!scanned.ignores(row.path) && !setAside.has(pathKey(row.path))))
+    .filter((row) => byPath.has(row.path) || (remoteOnly(row) && pathProblem(row.path) === undefined))
     .map((row): StatusEntry => ({ path: row.path, status: localStatus(row, workspace.state.files[row.path]), row, local: byPath.get(row.path) }))
     // Local and remote-only files in one path order, whichever side each came from.
     .sort((a, b) => comparePaths(a.path, b.path));
-  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, partials: scanned.partials };
+  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, nested: scanned.nested, partials: scanned.partials };
 }
 
 /**
@@ -115,7 +125,7 @@ function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: Rea
  * Sync answers a branch that does not exist as main (what a commit to it would start from): a
  * misspelt or deleted branch would show main's files as the branch's, and a push would create it.
  */
-export async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<void> {
+async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<void> {
   if (branch === 'main') return;
   if (await branchExists(client, branch, signal)) return;
   const fix = `\`lode branch list\` shows the branches; \`lode branch create ${branch}\` makes it`;
@@ -128,7 +138,8 @@ export async function requireBranch(client: LodeClient, branch: string, workspac
 }
 
 /** Pages through the branches, which the API lists main first, then by the bytes of their names, only as far as `name`'s place. */
-async function branchExists(client: LodeClient, name: string, signal?: AbortSignal): Promise<boolean> {
+export async function branchExists(client: Pick<LodeClient, 'listBranches'>, name: string, signal?: AbortSignal): Promise<boolean> {
+  if (name === 'main') return true;
   const bytes = Buffer.from(name);
   for (let cursor: string | undefined; ; ) {
     const page = await client.listBranches({ limit: 200, cursor }, { signal });
@@ -175,8 +186,11 @@ export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEnt
  */
 export function scopedEntries(status: WorkspaceStatus, scopes: string[]): StatusEntry[] {
   // Every file and every folder above one, once: each scope is then one lookup, however many there are.
+  // Set-aside names count, so that naming one reaches push's refusal of it, not "no such file".
   const named = new Set<string>();
-  for (const e of status.entries) for (let p = e.path; p !== '' && !named.has(p); p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') named.add(p);
+  for (const file of [...status.entries, ...status.unstorable]) {
+    for (let p = file.path; p !== '' && !named.has(p); p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') named.add(p);
+  }
   // '' is the workspace root (`lode pull .`), which holds whatever there is, nothing included.
   const unmatched = scopes.filter((scope) => scope !== '' && !named.has(scope.replace(/\/$/, '')));
   if (unmatched.length > 0) {

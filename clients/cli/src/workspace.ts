@@ -43,7 +43,10 @@ export class Workspace {
   /** The workspace holding `from`: the nearest folder upwards with a `.lode/state.json`. */
   static async find(from: string = process.cwd()): Promise<Workspace> {
     for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
-      const state = await readJsonFile<WorkspaceState | null>(path.join(dir, STATE_DIR, 'state.json'), null);
+      const file = path.join(dir, STATE_DIR, 'state.json');
+      const state = await readJsonFile<WorkspaceState | null>(file, null).catch((error: unknown) => {
+        throw new CliError(`Cannot read the workspace state ${file}: ${(error as Error).message}. Fix its permissions, or remove the .lode folder holding it (then lode init and lode pull make it again).`, { code: 'bad_workspace_state' });
+      });
       if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}));
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
     }

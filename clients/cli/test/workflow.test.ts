@@ -226,32 +226,69 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     await writeText(a, mojibake, 'cv');
     await writeText(a, 'ok.txt', 'fine');
     const status = expectOk(await ada.run(a, ['status', '--json']));
-    expect(status.json.unstorable).toEqual([{ path: mojibake, problem: 'it contains control characters' }]);
+    expect(status.json.unstorable).toEqual([{ path: mojibake, problem: 'it contains control characters', remote: false }]);
     expect(status.json.files).toEqual([expect.objectContaining({ path: 'ok.txt', status: 'local_only' })]);
     const refused = await ada.run(a, ['push', '-m', 'x', '--json']);
     expect(refused.code).toBe(1);
     expect(refused.json.error).toMatchObject({ code: 'invalid_path', files: [{ path: mojibake }] });
     expect(expectOk(await ada.run(a, ['push', 'ok.txt', '-m', 'the rest', '--json'])).json).toMatchObject({ uploaded: 1 });
+    // Named on the command line, it reaches push's refusal, not "no such file".
+    expect((await ada.run(a, ['push', mojibake, '-m', 'x', '--json'])).json.error).toMatchObject({ code: 'invalid_path' });
     await writeText(a, '.lodeignore', 'R*sum*.txt\n');
     expectOk(await ada.run(a, ['push', '-m', 'ignore file']));
   }, TIMEOUT);
 
-  it('keeps to its own workspace: skips a workspace nested in it, refuses to init over an unreadable state, and `.` names the root', async () => {
-    const { ada } = await team();
+  it('keeps to its own workspace: leaves a nested workspace alone both ways, refuses to init over an unreadable state, and `.` names the root', async () => {
+    const { ada, bo } = await team();
     const outer = await emptyDir();
     expectOk(await ada.run(outer, ['init']));
     expectOk(await ada.run(outer, ['pull', '.']));
     await writeText(outer, 'top.txt', 'top');
-    await mkdir(path.join(outer, 'inner'));
-    const inner = path.join(outer, 'inner');
-    await writeText(inner, '.lode/state.json', JSON.stringify({ branch: 'main', files: {} }));
-    await writeText(inner, 'x.txt', 'inner file');
-    expect(expectOk(await ada.run(outer, ['status', '--json'])).json.files.map((f: { path: string }) => f.path)).toEqual(['top.txt']);
+    await writeText(outer, 'Tools/x.txt', 'v1');
+    expectOk(await ada.run(outer, ['push', '-m', 'one']));
+    // Tools/ becomes a workspace of its own: its files are no longer the outer one's to push or pull.
+    await writeText(outer, 'Tools/.lode/state.json', JSON.stringify({ branch: 'main', files: {} }));
+    const status = expectOk(await ada.run(outer, ['status', '--json', '--all'])).json;
+    expect(status.files.map((f: { path: string }) => f.path)).toEqual(['top.txt']);
+    expect(status.nestedWorkspaces).toEqual(['Tools']);
+    expect(expectOk(await ada.run(outer, ['push', '-m', 'two', '--json'])).json).toMatchObject({ commit: null, deleted: 0 });
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    await writeText(b, 'Tools/x.txt', 'bo');
+    expectOk(await bo.run(b, ['push', '-m', 'bo']));
+    expectOk(await ada.run(outer, ['pull']));
+    expect(await readText(outer, 'Tools/x.txt')).toBe('v1');
 
     const broken = await emptyDir();
     await writeText(broken, '.lode/state.json', '{');
-    expect((await ada.run(broken, ['init'])).code).toBe(1);
+    const refused = await ada.run(broken, ['init']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Cannot read the workspace state ${path.join(broken, '.lode', 'state.json')}`);
     expect(await readText(broken, '.lode/state.json')).toBe('{');
+  }, TIMEOUT);
+
+  it('drops an interrupted push to a branch deleted since, saying so, rather than make the branch again; pull --branch leaves the bases alone', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    await writeText(a, 'y.txt', 'v1');
+    expectOk(await ada.run(a, ['push', '-m', 'v1']));
+    expectOk(await ada.run(a, ['branch', 'create', 'gone']));
+    const interrupted = { idempotencyKey: randomUUID(), confirmed: {}, commit: { request: { message: 'lost', branch: 'gone', fileVersions: [] }, uploads: [], deletes: [] } };
+    await writeText(a, '.lode/push-journal.json', JSON.stringify(interrupted));
+    expectOk(await ada.run(a, ['branch', 'delete', 'gone']));
+    const resumed = expectOk(await ada.run(a, ['push', '-m', 'after']));
+    expect(resumed.stderr).toContain('The interrupted push to gone was dropped');
+    expect((expectOk(await ada.run(a, ['branch', 'list', '--json'])).json.data as { name: string }[]).map((x) => x.name)).toEqual(['main']);
+
+    // Bo brings another branch's version in: on main it is his edit, and main's v1 stays his base.
+    expectOk(await ada.run(a, ['branch', 'create', 'feature']));
+    await writeText(a, 'y.txt', 'feature v2');
+    expectOk(await ada.run(a, ['push', '-m', 'v2', '--branch', 'feature']));
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    expectOk(await bo.run(b, ['pull', '--branch', 'feature']));
+    expect(await readText(b, 'y.txt')).toBe('feature v2');
+    expect(expectOk(await bo.run(b, ['status', '--json'])).json.files).toEqual([expect.objectContaining({ path: 'y.txt', status: 'modified', remoteVersion: 1 })]);
   }, TIMEOUT);
 
   it('pushes a decomposed (macOS) name as its NFC path, updates it in place on pull, and refuses names that differ only in case', async () => {

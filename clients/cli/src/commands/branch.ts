@@ -41,7 +41,7 @@ export function branchCommands(program: Command): void {
     .argument('<name>')
     .action(
       connected(async ({ client, out, signal }, name: string) => {
-        const deleted = await client.deleteBranch(name, { signal }).catch(namingBranches([name]));
+        const deleted = await client.deleteBranch(name, { signal }).catch(namingBranches([name])).catch(refusedInput);
         out.result(deleted, () => [`Deleted ${name}.`]);
       }),
     );

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { downloadFiles, LodeApiError, type RestoreResponse } from '@lode/sdk';
-import { CliError, EXIT } from '../failure.ts';
+import { CliError, EXIT, refusedInput } from '../failure.ts';
 import { formatBytes, plural } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
 import { connected } from '../run.ts';
@@ -21,7 +21,7 @@ export function historyCommands(program: Command): void {
     .action(
       connected(async ({ client, out, signal }, options: { branch?: string; limit: number }) => {
         const branch = options.branch ?? (await optionalWorkspace())?.state.branch;
-        const page = await client.listCommits({ branch, limit: options.limit }, { signal });
+        const page = await client.listCommits({ branch, limit: options.limit }, { signal }).catch(refusedInput);
         out.result(page, () =>
           page.data.length === 0
             ? [`No commits on ${branch ?? 'main'} yet.`]
@@ -87,7 +87,7 @@ export function historyCommands(program: Command): void {
         const scratch = toStdout ? await mkdtemp(path.join(tmpdir(), 'lode-download-')) : undefined;
         const dest = scratch ? path.join(scratch, 'file') : path.resolve(options.output ?? `${path.basename(projectPath)}.v${options.version}`);
         try {
-          const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal });
+          const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal }).catch(refusedInput);
           const failure = result.failures[0];
           if (failure) throw new CliError(`${failure.path}: ${failure.message}`, { code: failure.code, exitCode: failure.code === 'transfer_failed' ? EXIT.error : EXIT.usage });
           const done = result.done[0];

@@ -40,6 +40,8 @@ export const MAX_MESSAGE = 10_000;
 export function commitMessage(value: string): string {
   const message = value.trim();
   if (message.length === 0 || message.length > MAX_MESSAGE) throw new InvalidArgumentError(`Expected a commit message of 1 to ${MAX_MESSAGE} characters.`);
+  // What no request body may carry (docs/api.md, Input rules): refused here, not after the uploads.
+  if (message.includes('\u0000') || !message.isWellFormed()) throw new InvalidArgumentError('Expected a commit message without NUL characters or unpaired surrogates.');
   return message;
 }
 

@@ -34,16 +34,23 @@ export function syncCommands(program: Command): void {
         const groups = groupByStatus(status.entries);
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
         const { caseCollisions, unstorable } = status;
-        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, unstorable, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
+        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, unstorable, nestedWorkspaces: status.nested, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
           const lines = [`On branch ${branch} (the project's latest commit: #${status.latestCommitSeq})`];
           if (caseCollisions.length > 0) {
             lines.push(colors.yellow(`names that differ only in letter case, one file to Lode (push refuses them; rename all but one): ${caseCollisions.length}`));
             lines.push(...caseCollisions.map((group) => `  ${group.join(', ')}`));
           }
-          if (unstorable.length > 0) {
-            lines.push(colors.yellow(`names Lode cannot store, left out (push refuses them; rename them or list them in .lodeignore): ${unstorable.length}`));
-            lines.push(...unstorable.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
+          const here = unstorable.filter((u) => !u.remote);
+          const there = unstorable.filter((u) => u.remote);
+          if (here.length > 0) {
+            lines.push(colors.yellow(`names Lode cannot store, left out (push refuses them; rename them or list them in .lodeignore): ${here.length}`));
+            lines.push(...here.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
           }
+          if (there.length > 0) {
+            lines.push(colors.yellow(`files stored under names Lode no longer takes, not downloaded (\`lode download PATH --version N -o NEW\` and push NEW to keep one): ${there.length}`));
+            lines.push(...there.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
+          }
+          if (status.nested.length > 0) lines.push(`workspaces inside this one, left alone: ${status.nested.join(', ')}`);
           for (const [s, list] of groups) {
             if (list.length === 0 || (s === 'up_to_date' && !options.all)) continue;
             lines.push(colors.bold(`${LABELS[s]}: ${list.length}`), ...list.slice(0, 200).map((e) => `  ${e.path}`));
