@@ -64,7 +64,9 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   for (const e of toRemove) {
     await rm(onDisk(e), { force: true });
     await removeEmptyFolders(workspace.root, path.dirname(onDisk(e)));
-    if (branch === workspace.state.branch) delete files[e.path];
+    // Forgotten whichever branch removed it: a base kept here would make the next push delete the
+    // file from the workspace's own branch, for the team; forgotten, it reads as missing and returns.
+    delete files[e.path];
   }
   await workspace.save();
   if (result.failures.length > 0) {

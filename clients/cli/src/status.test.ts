@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Branch, Page } from '@lode/sdk';
-import { branchExists, caseCollisions, inScope } from './status.ts';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Branch, LodeClient, Page, SyncRow } from '@lode/sdk';
+import { branchExists, caseCollisions, inScope, workspaceStatus } from './status.ts';
+import { Workspace } from './workspace.ts';
 
 describe('push and pull scopes', () => {
   it('takes everything without scopes, and a path under a folder or equal to a file', () => {
@@ -63,5 +67,21 @@ describe('whether a branch exists', () => {
     const listed = pages([]);
     expect(await branchExists(listed.client, 'main')).toBe(true);
     expect(listed.asked).toEqual([]);
+  });
+});
+
+describe('a file the server stored under a name its rule now refuses', () => {
+  const row = (path: string, fileId: string): SyncRow => ({ path, status: 'missing', fileId, remoteVersion: 1, remoteSha256: 'a'.repeat(64), remoteCommitSeq: 1, remoteSize: 1 });
+  const serverHolding = (rows: SyncRow[]) => ({ sync: async () => ({ files: rows, latestCommitSeq: 1 }) }) as unknown as LodeClient;
+
+  it('is listed, not downloaded; one this workspace synced and has since deleted is still deleted for the team', async () => {
+    const workspace = await Workspace.create(await mkdtemp(path.join(tmpdir(), 'lode-status-')), 'main');
+    workspace.state.files['Old\u0089.txt'] = { fileId: 'f-old', version: 1, sha256: 'a'.repeat(64) };
+    const status = await workspaceStatus(serverHolding([row('Old\u0089.txt', 'f-old'), row('Theirs\u0089.txt', 'f-theirs'), row('fine.txt', 'f-fine')]), workspace, 'main');
+    expect(status.entries.map((e) => [e.path, e.status])).toEqual([
+      ['Old\u0089.txt', 'deleted_local'],
+      ['fine.txt', 'missing'],
+    ]);
+    expect(status.unstorable).toEqual([{ path: 'Theirs\u0089.txt', problem: 'it contains control characters', remote: true, fileId: 'f-theirs' }]);
   });
 });

@@ -22,6 +22,8 @@ export interface UnstorableFile {
   problem: string;
   /** A file the server holds under a name stored before its rule refused it: never downloaded here. */
   remote: boolean;
+  /** The remote file's id. */
+  fileId?: string | null;
 }
 
 export interface WorkspaceStatus {
@@ -77,16 +79,19 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
     latestCommitSeq = Math.max(latestCommitSeq, answer.latestCommitSeq);
   }
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
+  const statusOf = (row: SyncRow) => localStatus(row, workspace.state.files[row.path]);
   // A file stored under a name the rule now refuses is not downloaded: here it could be neither
-  // synced nor pushed, and a teammate's rename of it would never reach this workspace.
-  const remoteOnly = (row: SyncRow) => !byPath.has(row.path) && !scanned.ignores(row.path);
+  // synced nor pushed. One this workspace synced and has since deleted (or renamed) stays, so that
+  // push deletes it for the team: a commit names files by id, which the rule does not touch.
+  const refusedDownload = (row: SyncRow) => !byPath.has(row.path) && statusOf(row) === 'missing' && pathProblem(row.path) !== undefined;
   for (const row of rows) {
-    const problem = remoteOnly(row) ? pathProblem(row.path) : undefined;
-    if (problem && !setAside.has(pathKey(row.path))) unstorable.push({ path: row.path, problem, remote: true });
+    if (refusedDownload(row) && !scanned.ignores(row.path) && !setAside.has(pathKey(row.path))) {
+      unstorable.push({ path: row.path, problem: pathProblem(row.path) as string, remote: true, fileId: row.fileId });
+    }
   }
   const entries = rows
-    .filter((row) => byPath.has(row.path) || (remoteOnly(row) && pathProblem(row.path) === undefined))
-    .map((row): StatusEntry => ({ path: row.path, status: localStatus(row, workspace.state.files[row.path]), row, local: byPath.get(row.path) }))
+    .filter((row) => byPath.has(row.path) || (!scanned.ignores(row.path) && !refusedDownload(row)))
+    .map((row): StatusEntry => ({ path: row.path, status: statusOf(row), row, local: byPath.get(row.path) }))
     // Local and remote-only files in one path order, whichever side each came from.
     .sort((a, b) => comparePaths(a.path, b.path));
   return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, nested: scanned.nested, partials: scanned.partials };

@@ -271,6 +271,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);
     await writeText(a, 'y.txt', 'v1');
+    await writeText(a, 'z.txt', 'z');
     expectOk(await ada.run(a, ['push', '-m', 'v1']));
     expectOk(await ada.run(a, ['branch', 'create', 'gone']));
     const interrupted = { idempotencyKey: randomUUID(), confirmed: {}, commit: { request: { message: 'lost', branch: 'gone', fileVersions: [] }, uploads: [], deletes: [] } };
@@ -280,15 +281,21 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(resumed.stderr).toContain('The interrupted push to gone was dropped');
     expect((expectOk(await ada.run(a, ['branch', 'list', '--json'])).json.data as { name: string }[]).map((x) => x.name)).toEqual(['main']);
 
-    // Bo brings another branch's version in: on main it is his edit, and main's v1 stays his base.
+    // Bo brings another branch's state in: its version reads as his edit on main, where v1 stays his
+    // base, and the file it deleted as missing there, not as a deletion his next push would make.
     expectOk(await ada.run(a, ['branch', 'create', 'feature']));
     await writeText(a, 'y.txt', 'feature v2');
+    await rm(path.join(a, 'z.txt'));
     expectOk(await ada.run(a, ['push', '-m', 'v2', '--branch', 'feature']));
     const b = await newWorkspace(bo);
     expectOk(await bo.run(b, ['pull']));
     expectOk(await bo.run(b, ['pull', '--branch', 'feature']));
     expect(await readText(b, 'y.txt')).toBe('feature v2');
-    expect(expectOk(await bo.run(b, ['status', '--json'])).json.files).toEqual([expect.objectContaining({ path: 'y.txt', status: 'modified', remoteVersion: 1 })]);
+    await expect(stat(path.join(b, 'z.txt'))).rejects.toThrow();
+    expect(expectOk(await bo.run(b, ['status', '--json'])).json.files).toEqual([
+      expect.objectContaining({ path: 'y.txt', status: 'modified', remoteVersion: 1 }),
+      expect.objectContaining({ path: 'z.txt', status: 'missing' }),
+    ]);
   }, TIMEOUT);
 
   it('pushes a decomposed (macOS) name as its NFC path, updates it in place on pull, and refuses names that differ only in case', async () => {

@@ -9,6 +9,6 @@ export { downloadFiles, type DownloadTarget, type DownloadedFile } from './downl
 export { commitFiles, MAX_COMMIT_ENTRIES, type CommitOptions } from './commit.ts';
 export { followEvents, type FeedMessage, type FeedOptions } from './events.ts';
 export { publishPlugin, type PluginRelease } from './plugins.ts';
-export { pathProblem } from './paths.ts';
+export { hasUnpairedSurrogate, pathProblem } from './paths.ts';
 export { putFile, downloadToFile, isPartialDownload, type TransferOptions } from './transfer.ts';
 export * from './types.ts';

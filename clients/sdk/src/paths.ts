@@ -1,6 +1,15 @@
 /** The longest path and segment the API stores (docs/api.md, Paths). */
 const MAX_PATH_LENGTH = 1024;
 const MAX_SEGMENT_BYTES = 255;
+// A UTF-16 surrogate without its pair: no UTF-8 form, so the server would store U+FFFD instead.
+// (String.prototype.isWellFormed is ES2024; the SDK is built for ES2022.)
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether text holds a UTF-16 surrogate without its pair, which no request body may carry. */
+export function hasUnpairedSurrogate(text: string): boolean {
+  return UNPAIRED_SURROGATE.test(text);
+}
+
 // Unicode's control characters: C0, DEL and C1.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
@@ -18,7 +27,7 @@ export function pathProblem(raw: string): string | undefined {
   if (path.startsWith('/')) return 'it must be relative to the project';
   if (path.includes('\\')) return 'it contains a backslash';
   if (CONTROL_CHARACTER.test(path)) return 'it contains control characters';
-  if (!path.isWellFormed()) return 'it contains an unpaired surrogate';
+  if (hasUnpairedSurrogate(path)) return 'it contains an unpaired surrogate';
   for (const segment of path.split('/')) {
     if (segment === '') return 'it has an empty segment';
     if (segment === '.' || segment === '..') return '"." and ".." segments are not allowed';

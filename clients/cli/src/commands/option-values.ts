@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { hasUnpairedSurrogate } from '@lode/sdk';
 import { baseUrl } from '../settings.ts';
 
 /** Versions are Postgres integers on the server (docs/api.md, Input rules). */
@@ -41,7 +42,7 @@ export function commitMessage(value: string): string {
   const message = value.trim();
   if (message.length === 0 || message.length > MAX_MESSAGE) throw new InvalidArgumentError(`Expected a commit message of 1 to ${MAX_MESSAGE} characters.`);
   // What no request body may carry (docs/api.md, Input rules): refused here, not after the uploads.
-  if (message.includes('\u0000') || !message.isWellFormed()) throw new InvalidArgumentError('Expected a commit message without NUL characters or unpaired surrogates.');
+  if (message.includes('\u0000') || hasUnpairedSurrogate(message)) throw new InvalidArgumentError('Expected a commit message without NUL characters or unpaired surrogates.');
   return message;
 }
 

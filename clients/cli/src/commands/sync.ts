@@ -47,8 +47,8 @@ export function syncCommands(program: Command): void {
             lines.push(...here.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
           }
           if (there.length > 0) {
-            lines.push(colors.yellow(`files stored under names Lode no longer takes, not downloaded (\`lode download PATH --version N -o NEW\` and push NEW to keep one): ${there.length}`));
-            lines.push(...there.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
+            lines.push(colors.yellow(`files stored under names Lode no longer takes, not downloaded (whoever has one renames it and pushes): ${there.length}`));
+            lines.push(...there.map((u) => `  ${JSON.stringify(u.path)} (file ${u.fileId}): ${u.problem}`));
           }
           if (status.nested.length > 0) lines.push(`workspaces inside this one, left alone: ${status.nested.join(', ')}`);
           for (const [s, list] of groups) {
