@@ -171,15 +171,20 @@ export class Workload {
     return held;
   }
 
-  /** The whole remote listing, once the read model has caught up (503 until then). */
-  async syncListing(api: RetryingClient): Promise<{ files: SyncRow[]; latestCommitSeq: number }> {
+  /**
+   * The whole remote listing, once the read model has caught up (503 until then). After a kill the
+   * read model waits for the killed consumer's events (8 s of ack wait), and the later events of a
+   * project it parked come back after a backoff of up to 60 s each time (jetstream-consumer.ts):
+   * under a loaded CI machine that took over 120 s once, so this waits as long as the test may run.
+   */
+  async syncListing(api: RetryingClient, timeoutMs: number): Promise<{ files: SyncRow[]; latestCommitSeq: number }> {
     let listing: { files: SyncRow[]; latestCommitSeq: number } | undefined;
     await this.until('sync answers', async () => {
       const res = await api.post(`${this.#base}/sync`, { files: [], includeRemoteOnly: true }).catch(() => undefined);
       if (res && res.status !== 200) throw new Error(`sync: ${res.status} ${JSON.stringify(res.body)}`);
       listing = res?.body;
       return listing !== undefined;
-    });
+    }, timeoutMs);
     return listing!;
   }
 
