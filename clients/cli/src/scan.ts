@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { hashFile, isPartialDownload, mapLimit, type ContentDigest } from '@lode/sdk';
-import { STATE_DIR, type Workspace } from './workspace.ts';
+import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
   path: string;
@@ -48,7 +48,7 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
     // A workspace inside this one is its own: its files would be pushed twice, under two paths.
-    if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && (await isWorkspaceState(path.join(dir, STATE_DIR)))) {
+    if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && (await isFile(stateFile(dir)))) {
       nested.push(prefix);
       return;
     }
@@ -84,8 +84,8 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   };
 }
 
-async function isWorkspaceState(stateDir: string): Promise<boolean> {
-  return stat(path.join(stateDir, 'state.json')).then(
+async function isFile(file: string): Promise<boolean> {
+  return stat(file).then(
     (info) => info.isFile(),
     () => false,
   );

@@ -79,21 +79,23 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
     latestCommitSeq = Math.max(latestCommitSeq, answer.latestCommitSeq);
   }
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
-  const statusOf = (row: SyncRow) => localStatus(row, workspace.state.files[row.path]);
-  // A file stored under a name the rule now refuses is not downloaded: here it could be neither
-  // synced nor pushed. One this workspace synced and has since deleted (or renamed) stays, so that
-  // push deletes it for the team: a commit names files by id, which the rule does not touch.
-  const refusedDownload = (row: SyncRow) => !byPath.has(row.path) && statusOf(row) === 'missing' && pathProblem(row.path) !== undefined;
+  const entries: StatusEntry[] = [];
   for (const row of rows) {
-    if (refusedDownload(row) && !scanned.ignores(row.path) && !setAside.has(pathKey(row.path))) {
-      unstorable.push({ path: row.path, problem: pathProblem(row.path) as string, remote: true, fileId: row.fileId });
+    const here = byPath.get(row.path);
+    if (!here && scanned.ignores(row.path)) continue;
+    const status = localStatus(row, workspace.state.files[row.path]);
+    // A file stored under a name the rule now refuses is not downloaded: here it could be neither
+    // synced nor pushed. One this workspace synced and has since deleted (or renamed) stays, so that
+    // push deletes it for the team: a commit names files by id, which the rule does not touch.
+    const problem = !here && status === 'missing' ? pathProblem(row.path) : undefined;
+    if (problem) {
+      if (!setAside.has(pathKey(row.path))) unstorable.push({ path: row.path, problem, remote: true, fileId: row.fileId });
+      continue;
     }
+    entries.push({ path: row.path, status, row, local: here });
   }
-  const entries = rows
-    .filter((row) => byPath.has(row.path) || (!scanned.ignores(row.path) && !refusedDownload(row)))
-    .map((row): StatusEntry => ({ path: row.path, status: statusOf(row), row, local: byPath.get(row.path) }))
-    // Local and remote-only files in one path order, whichever side each came from.
-    .sort((a, b) => comparePaths(a.path, b.path));
+  // Local and remote-only files in one path order, whichever side each came from.
+  entries.sort((a, b) => comparePaths(a.path, b.path));
   return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, nested: scanned.nested, partials: scanned.partials };
 }
 
@@ -131,7 +133,6 @@ function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: Rea
  * misspelt or deleted branch would show main's files as the branch's, and a push would create it.
  */
 async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<void> {
-  if (branch === 'main') return;
   if (await branchExists(client, branch, signal)) return;
   const fix = `\`lode branch list\` shows the branches; \`lode branch create ${branch}\` makes it`;
   throw new CliError(

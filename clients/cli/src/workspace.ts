@@ -5,6 +5,11 @@ import { readJsonFile, writeJsonFile } from './json-file.ts';
 
 export const STATE_DIR = '.lode';
 
+/** The file whose presence makes `root` a workspace. */
+export function stateFile(root: string): string {
+  return path.join(root, STATE_DIR, 'state.json');
+}
+
 /** The version of a path this workspace last synced: its `baseVersion` next time. */
 export interface SyncedFile {
   fileId: string;
@@ -43,7 +48,7 @@ export class Workspace {
   /** The workspace holding `from`: the nearest folder upwards with a `.lode/state.json`. */
   static async find(from: string = process.cwd()): Promise<Workspace> {
     for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
-      const file = path.join(dir, STATE_DIR, 'state.json');
+      const file = stateFile(dir);
       const state = await readJsonFile<WorkspaceState | null>(file, null).catch((error: unknown) => {
         throw new CliError(`Cannot read the workspace state ${file}: ${(error as Error).message}. Fix its permissions, or remove the .lode folder holding it (then lode init and lode pull make it again).`, { code: 'bad_workspace_state' });
       });
@@ -68,7 +73,7 @@ export class Workspace {
   }
 
   async save(): Promise<void> {
-    await writeJsonFile(path.join(this.root, STATE_DIR, 'state.json'), this.state);
+    await writeJsonFile(stateFile(this.root), this.state);
     await writeJsonFile(path.join(this.root, STATE_DIR, 'hash-cache.json'), this.hashes);
   }
 }
