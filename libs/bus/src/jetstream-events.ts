@@ -27,6 +27,7 @@ import {
   type OutgoingEvent,
   type RetryBackoff,
 } from './events.ts';
+import { observeConsumerLag } from './consumer-lag.ts';
 import { ACK_WAIT_MS, JetStreamConsumer, KEYED_MAX_ACK_PENDING } from './jetstream-consumer.ts';
 import { encode } from './wire.ts';
 
@@ -48,7 +49,7 @@ const STREAM_NAME_IN_USE = 10058;
  * an ordering key has max_ack_pending 1: the server hands out the next event only once the previous
  * one is acked, which keeps handlers in order across every replica sharing its name. One with a key
  * (ConsumerOptions.orderedBy) has many events in flight, ordered per key within a process
- * (JetStreamConsumer).
+ * (JetStreamConsumer). Each running consumer's lag is observed as gauges while it runs (consumer-lag.ts).
  */
 export class JetStreamEvents implements EventStream {
   readonly streamName: string;
@@ -114,9 +115,11 @@ export class JetStreamEvents implements EventStream {
       logger: this.#logger,
       retry: this.#retry,
     });
+    const unobserveLag = observeConsumerLag({ jsm: this.#jsm, streamName: this.streamName, name, filter, subject: contract.subject, logger: this.#logger });
     const handle: EventConsumer = {
       stop: async () => {
         this.#consumers.delete(handle);
+        unobserveLag();
         await running.stop();
       },
     };
