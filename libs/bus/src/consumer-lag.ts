@@ -97,7 +97,7 @@ export function observeConsumerLag(target: ConsumerLagTarget): () => void {
 async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms);
+    timer = setTimeout(() => resolve(undefined), ms);
     timer.unref();
   });
   try {
