@@ -1,15 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commit } from '@lode/contracts';
-import type { EventConsumer } from '@lode/bus';
+import { lock } from '@lode/contracts';
+import { Database } from '@lode/db';
 import { pushFile, type PushedFile, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
+import { LOCK_SCHEMA } from '../src/index.ts';
 import { publishCommit, until } from './helpers.ts';
 
 describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (bus) => {
   let stack: TestStack;
   let alice: SeededProject;
   let bob: SeededProject;
+  /** The lock service's own schema, where its outbox is. */
+  let lockDb: Database;
   const locks = () => `/api/v1/projects/${alice.projectId}/locks`;
   const commits = () => `/api/v1/projects/${alice.projectId}/commits`;
   const push = (path: string) => pushFile(alice.api, alice.projectId, path, randomBytes(16));
@@ -18,12 +21,30 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
     who.api.post(commits(), { message: 'work', fileVersions: files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' })) });
   const lockedIds = async () => new Set(((await alice.api.get(`${locks()}?limit=200`)).body.data as { fileId: string }[]).map((l) => l.fileId));
 
+  /**
+   * The outbox position of the lock.changed event in which `action` happened to the file. The outbox
+   * numbers the lock service's changes in the order they were written, whatever the clocks say.
+   */
+  const changeOrder = async (fileId: string, action: 'acquired' | 'released'): Promise<bigint> => {
+    const { rows } = await lockDb.query<{ id: string }>(
+      `SELECT id FROM outbox
+       WHERE subject = $1 AND payload::jsonb @> jsonb_build_object('action', $2::text, 'locks', jsonb_build_array(jsonb_build_object('fileId', $3::text)))`,
+      [lock.locksChanged.subject, action, fileId],
+    );
+    expect(rows, `one lock.changed ${action} event of ${fileId}`).toHaveLength(1);
+    return BigInt(rows[0].id);
+  };
+
   beforeAll(async () => {
     stack = await startTestStack({ bus });
     alice = await stack.seed.project();
     bob = await stack.seed.member(alice.orgId, alice.projectId, 'member', 'Bob Builder');
+    lockDb = new Database({ connectionString: stack.databaseUrl, schema: LOCK_SCHEMA, max: 1 });
   });
-  afterAll(async () => stack?.stop());
+  afterAll(async () => {
+    await lockDb?.close();
+    await stack?.stop();
+  });
 
   it('rejects a commit touching a file another user locked: 409 file_locked naming each locked file', async () => {
     const [locked, free] = [await push('Levels/castle.umap'), await push('Levels/moat.umap')];
@@ -85,38 +106,35 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
   });
 
   it('never lets a commit and another user’s lock on the same file both win (30 races)', async () => {
-    const createdAt = new Map<string, string>();
-    const consumer: EventConsumer = await stack.events.consume(`race-${randomUUID().slice(0, 8)}`, commit.commitCreated, async (event) => {
-      createdAt.set(event.commitId, event.createdAt);
-    });
     const outcomes = { commitWon: 0, lockWon: 0, lockAfterCommit: 0 };
-    try {
-      for (let round = 0; round < 30; round++) {
-        const f = await push(`race/${round}.umap`);
-        const [committed, locked] = await Promise.all([commitAs(alice, [f]), lockAs(bob, [f])]);
-        const lockTaken = locked.body.acquired.length === 1;
-        const stillLocked = (await lockedIds()).has(f.fileId);
-        if (committed.status === 409) {
-          // The lock came first and stands; the commit changed nothing.
-          expect(committed.body.code).toBe('file_locked');
-          expect(lockTaken && stillLocked).toBe(true);
-          outcomes.lockWon += 1;
-        } else if (!lockTaken) {
-          expect(committed.status).toBe(201);
-          expect(locked.body.conflicts).toMatchObject([{ fileId: f.fileId }]);
-          expect(stillLocked).toBe(false);
-          outcomes.commitWon += 1;
-        } else {
-          // Both succeeded: only legitimate if the lock was taken after the commit was made.
-          expect(committed.status).toBe(201);
-          await until(() => createdAt.has(committed.body.id));
-          expect(Date.parse(locked.body.acquired[0].lockedAt)).toBeGreaterThanOrEqual(Date.parse(createdAt.get(committed.body.id)!));
-          expect(stillLocked).toBe(true);
-          outcomes.lockAfterCommit += 1;
-        }
+    for (let round = 0; round < 30; round++) {
+      // The committer's own lock on a second file of the commit: the commit's settle releases it, so
+      // the lock service's outbox records the moment the commit's fence went.
+      const [f, own] = [await push(`race/${round}.umap`), await push(`race/${round}-own.umap`)];
+      await lockAs(alice, [own]);
+      const [committed, locked] = await Promise.all([commitAs(alice, [f, own]), lockAs(bob, [f])]);
+      const lockTaken = locked.body.acquired.length === 1;
+      const stillLocked = (await lockedIds()).has(f.fileId);
+      if (committed.status === 409) {
+        // The lock came first and stands; the commit changed nothing.
+        expect(committed.body.code).toBe('file_locked');
+        expect(lockTaken && stillLocked).toBe(true);
+        outcomes.lockWon += 1;
+      } else if (!lockTaken) {
+        expect(committed.status).toBe(201);
+        expect(locked.body.conflicts).toMatchObject([{ fileId: f.fileId }]);
+        expect(stillLocked).toBe(false);
+        outcomes.commitWon += 1;
+      } else {
+        // Both succeeded: only legitimate if the lock was taken once the commit was made and its fence
+        // settled. Compared by the order the lock service wrote the two changes, not by their
+        // timestamps: a lock's time is when its request began, which can precede a fence it then
+        // waited out, and the commit's is when its transaction began.
+        expect(committed.status).toBe(201);
+        expect(await changeOrder(f.fileId, 'acquired')).toBeGreaterThan(await changeOrder(own.fileId, 'released'));
+        expect(stillLocked).toBe(true);
+        outcomes.lockAfterCommit += 1;
       }
-    } finally {
-      await consumer.stop();
     }
     expect(outcomes.commitWon + outcomes.lockWon + outcomes.lockAfterCommit).toBe(30);
   });
