@@ -164,11 +164,17 @@ export const errors = {
       `${lockedFileCount ?? lockedFiles.length} file(s) in this commit are locked by another user`,
       lockedFileCount === undefined ? { lockedFiles } : { lockedFiles, lockedFileCount },
     ),
-  /** Read your writes (docs/api.md, Sync): the read model has not applied the project's latest commit yet. */
-  syncCatchingUp: (latestCommitSeq: number, appliedSeq: number) =>
+  /**
+   * Read your writes (docs/api.md, Sync): the read model has not applied the project's latest commit
+   * (or branch change) yet. secondsBehind: how long it has gone without advancing for the project,
+   * null when it holds nothing of it yet.
+   */
+  syncCatchingUp: (latestCommitSeq: number, appliedSeq: number, secondsBehind: number | null) =>
     new AppError('sync_catching_up', `Sync has applied commits up to ${appliedSeq} of ${latestCommitSeq}; retry shortly`, {
       latestCommitSeq,
       appliedSeq,
+      commitsBehind: Math.max(0, latestCommitSeq - appliedSeq),
+      secondsBehind: secondsBehind === null ? null : Math.round(secondsBehind * 1000) / 1000,
       retryAfterSeconds: 1,
     }),
   syncSessionIncomplete: (missingBatches: readonly number[]) =>

@@ -155,20 +155,38 @@ describe.each(['local', 'nats'] as const)('the sync read model (%s bus)', (bus) 
     const blocker = new pg.Client({ connectionString: stack.databaseUrl });
     await blocker.connect();
     try {
+      const committedBefore = Date.now();
       const before = await ws.commit({ set: [await ws.push('stall.bin')] });
       // The new node first replays every event the stream holds, the other tests' included.
       await expect.poll(async () => (await node.api(p).post(syncPath(p), { files: [] })).body, { timeout: 30_000 }).toEqual({ files: [], latestCommitSeq: before });
+      const appliedBy = Date.now();
       // Staging is the projector's first write: holding its table stalls it as a stuck consumer would.
       await blocker.query('BEGIN');
       await blocker.query(`LOCK TABLE ${names.schema}.staged_entries IN EXCLUSIVE MODE`);
+      await ws.commit({ set: [await ws.push('stall.bin')] });
       const f = await ws.push('stall.bin');
       const seq = await ws.commit({ set: [f] });
+      const asked = Date.now();
       const stalled = await node.api(p).post(syncPath(p), { files: [{ path: 'stall.bin', sha256: f.sha256 }] });
-      expect(stalled).toMatchObject({ status: 503, body: { code: 'sync_catching_up', latestCommitSeq: seq, appliedSeq: before } });
+      const answered = Date.now();
+      expect(stalled).toMatchObject({ status: 503, body: { code: 'sync_catching_up', latestCommitSeq: seq, appliedSeq: before, commitsBehind: seq - before } });
+      expect(seq - before).toBe(2);
       expect(stalled.headers.get('retry-after')).toBe('1');
+      // The read model last advanced when it applied `before`: after that commit began, before the poll saw it.
+      const { secondsBehind } = stalled.body as { secondsBehind: number };
+      expect(secondsBehind).toBeGreaterThanOrEqual((asked - appliedBy) / 1000 - 0.05);
+      expect(secondsBehind).toBeLessThanOrEqual((answered - committedBefore) / 1000 + 0.05);
+
+      // A project the read model holds nothing of yet has no time since it advanced.
+      const fresh = await stack.seed.project();
+      const freshWs = workspace(fresh);
+      const first = await freshWs.commit({ set: [await freshWs.push('first.bin')] });
+      const unseen = await node.api(fresh).post(syncPath(fresh), { files: [] });
+      expect(unseen).toMatchObject({ status: 503, body: { code: 'sync_catching_up', latestCommitSeq: first, appliedSeq: 0, commitsBehind: first, secondsBehind: null } });
+
       await blocker.query('ROLLBACK');
       const caughtUp = await node.api(p).post(syncPath(p), { files: [{ path: 'stall.bin', sha256: f.sha256 }] });
-      expect(caughtUp).toMatchObject({ status: 200, body: { files: [{ status: 'up_to_date', remoteVersion: 2 }], latestCommitSeq: seq } });
+      expect(caughtUp).toMatchObject({ status: 200, body: { files: [{ status: 'up_to_date', remoteVersion: 3 }], latestCommitSeq: seq } });
     } finally {
       await blocker.end();
       await node.stop();

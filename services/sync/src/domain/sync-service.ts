@@ -82,16 +82,19 @@ export class SyncService {
   /**
    * Read your writes: the commit service named the project's latest sequence number and its count of
    * branch changes, and the batch is answered from a snapshot in which the read model has applied
-   * both, waiting (bounded) for the read model to get there; a 503 rather than stale data.
+   * both, waiting (bounded) for the read model to get there; a 503 rather than stale data. The 503
+   * says how long the read model has gone without advancing for the project: the commit service
+   * could tell when the oldest missing commit was made only through another request, while the
+   * read model's own progress row already says when it last moved.
    */
   async #answerOnceApplied(projectId: string, latest: Latest, branch: string | undefined, files: sync.BatchFiles) {
     const { db, applied, catchUpMs } = this.#deps;
     const deadline = performance.now() + catchUpMs;
     for (;;) {
-      const { rows, latestCommitSeq } = await db.transaction((tx) => this.#answer(tx, projectId, latest, branch, files));
+      const { rows, latestCommitSeq, secondsSinceAdvanced } = await db.transaction((tx) => this.#answer(tx, projectId, latest, branch, files));
       if (rows) return { rows, latestCommitSeq };
       const left = deadline - performance.now();
-      if (left <= 0) throw errors.syncCatchingUp(latest.sequenceNum, latestCommitSeq);
+      if (left <= 0) throw errors.syncCatchingUp(latest.sequenceNum, latestCommitSeq, secondsSinceAdvanced);
       await applied.next(Math.min(left, CATCH_UP_POLL_MS));
     }
   }
@@ -104,8 +107,8 @@ export class SyncService {
     const { progress, branches, tree } = this.#deps;
     // JIT compiling these index-probe plans costs more than it saves (about a quarter of a batch).
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off');
-    const { appliedSeq: latestCommitSeq, appliedChanges } = await progress.applied(tx, projectId);
-    if (latestCommitSeq < latest.sequenceNum || appliedChanges < latest.branchChanges) return { rows: undefined, latestCommitSeq };
+    const { appliedSeq: latestCommitSeq, appliedChanges, secondsSinceAdvanced } = await progress.applied(tx, projectId);
+    if (latestCommitSeq < latest.sequenceNum || appliedChanges < latest.branchChanges) return { rows: undefined, latestCommitSeq, secondsSinceAdvanced };
     const lineage = await branches.lineage(tx, projectId, branch ?? commit.MAIN_BRANCH);
     const found = await tree.compare(tx, projectId, lineage, files);
     const rows = emptyColumns();

@@ -2,6 +2,10 @@ import type { Queryable } from '@lode/db';
 import type { BranchProgress } from '../domain/branch-change-plan.ts';
 import type { Progress } from '../domain/part-plan.ts';
 
+export interface AppliedProgress extends BranchProgress {
+  secondsSinceAdvanced: number | null;
+}
+
 /** How far each project's commit.created and branch.changed events are applied (table `progress`). */
 export class ProgressRepository {
   /**
@@ -22,8 +26,12 @@ export class ProgressRepository {
     await tx.query('UPDATE progress SET pending_seq = $2, pending_part = $3 WHERE project_id = $1', [projectId, seq, part]);
   }
 
+  /** The clock at the statement, not the transaction's start: a large commit's apply runs long. */
   async markApplied(tx: Queryable, projectId: string, seq: number): Promise<void> {
-    await tx.query('UPDATE progress SET applied_seq = $2, pending_seq = NULL, pending_part = 0 WHERE project_id = $1', [projectId, seq]);
+    await tx.query('UPDATE progress SET applied_seq = $2, pending_seq = NULL, pending_part = 0, advanced_at = clock_timestamp() WHERE project_id = $1', [
+      projectId,
+      seq,
+    ]);
   }
 
   /** The project's progress as a branch change needs it, its row locked until the transaction ends (as lock does). */
@@ -37,12 +45,20 @@ export class ProgressRepository {
   }
 
   async markChangeApplied(tx: Queryable, projectId: string, change: number): Promise<void> {
-    await tx.query('UPDATE progress SET applied_changes = $2 WHERE project_id = $1', [projectId, change]);
+    await tx.query('UPDATE progress SET applied_changes = $2, advanced_at = clock_timestamp() WHERE project_id = $1', [projectId, change]);
   }
 
-  /** How far the project is applied: its commits and its branch changes. */
-  async applied(q: Queryable, projectId: string): Promise<BranchProgress> {
-    const { rows } = await q.query<BranchProgress>('SELECT applied_seq AS "appliedSeq", applied_changes AS "appliedChanges" FROM progress WHERE project_id = $1', [projectId]);
-    return rows[0] ?? { appliedSeq: 0, appliedChanges: 0 };
+  /**
+   * How far the project is applied: its commits and its branch changes, and the seconds since the
+   * read model last advanced for it (null before it has staged or applied anything of the project).
+   */
+  async applied(q: Queryable, projectId: string): Promise<AppliedProgress> {
+    const { rows } = await q.query<AppliedProgress>(
+      `SELECT applied_seq AS "appliedSeq", applied_changes AS "appliedChanges",
+              greatest(0, extract(epoch FROM clock_timestamp() - advanced_at))::float8 AS "secondsSinceAdvanced"
+       FROM progress WHERE project_id = $1`,
+      [projectId],
+    );
+    return rows[0] ?? { appliedSeq: 0, appliedChanges: 0, secondsSinceAdvanced: null };
   }
 }
