@@ -7,6 +7,12 @@ import { observeGauges, type Logger } from '@lode/telemetry';
  */
 const SAMPLE_TIMEOUT_MS = 2_000;
 
+/** Named here once: the alert rules (k8s/monitoring) query them, and their test reads them from here. */
+export const CONSUMER_LAG_GAUGES = {
+  events: { name: 'lode.events.consumer.lag.events', description: 'Events the durable consumer has not acknowledged (pending plus in flight)' },
+  seconds: { name: 'lode.events.consumer.lag.seconds', description: 'Age of the oldest event the durable consumer has not acknowledged; 0 when none', unit: 's' },
+};
+
 export interface ConsumerLag {
   /** Events the consumer has not acknowledged: not yet delivered plus delivered and in flight. */
   events: number;
@@ -63,10 +69,6 @@ export async function readConsumerLag(target: Omit<ConsumerLagTarget, 'logger' |
  * stops observing, for when the consumer stops.
  */
 export function observeConsumerLag(target: ConsumerLagTarget): () => void {
-  const gauges = {
-    events: { name: 'lode.events.consumer.lag.events', description: 'Events the durable consumer has not acknowledged (pending plus in flight)' },
-    seconds: { name: 'lode.events.consumer.lag.seconds', description: 'Age of the oldest event the durable consumer has not acknowledged; 0 when none', unit: 's' },
-  };
   const attributes = { 'messaging.consumer.group.name': target.name, 'messaging.destination.name': target.subject };
   let inFlight: Promise<ConsumerLag | undefined> | undefined;
   let oldest: OldestSeen | undefined;
@@ -85,7 +87,7 @@ export function observeConsumerLag(target: ConsumerLagTarget): () => void {
     return inFlight;
   };
 
-  return observeGauges(gauges, async (observe) => {
+  return observeGauges(CONSUMER_LAG_GAUGES, async (observe) => {
     const lag = await withinMs(sample(), SAMPLE_TIMEOUT_MS);
     if (!lag) return;
     observe('events', lag.events, attributes);
