@@ -1,18 +1,17 @@
 import pg from 'pg';
 import {
-  startPrivateNats,
   startPrivatePostgres,
   startPrivateRedis,
   startStorageFaultProxy,
   testS3Options,
   uniqueName,
-  type PrivateNats,
   type PrivatePostgres,
   type PrivateRedis,
   type StorageFaultProxy,
 } from '@lode/testkit';
 import { startProcessStack, type ProcessStack } from '../testing/process-stack.ts';
 import { BUS_TIMEOUT_MS } from './deadlines.ts';
+import { startMonitoredNats, type MonitoredNats } from './nats-connections.ts';
 
 /** The settings the suite runs every process with, besides the infrastructure's addresses. */
 const FAULT_SUITE_ENV = {
@@ -32,7 +31,7 @@ const FAULT_SUITE_ENV = {
  */
 export interface FaultSystem {
   postgres: PrivatePostgres;
-  nats: PrivateNats;
+  nats: MonitoredNats;
   redis: PrivateRedis;
   storage: StorageFaultProxy;
   stack: ProcessStack;
@@ -43,7 +42,7 @@ export interface FaultSystem {
 }
 
 export async function startFaultSystem(): Promise<FaultSystem> {
-  const [postgres, nats, redis, storage] = await Promise.all([startPrivatePostgres(), startPrivateNats(), startPrivateRedis(), startStorageFaultProxy(testS3Options().endpoint!)]);
+  const [postgres, nats, redis, storage] = await Promise.all([startPrivatePostgres(), startMonitoredNats(), startPrivateRedis(), startStorageFaultProxy(testS3Options().endpoint!)]);
   const databaseName = uniqueName('lode_faults');
   const databaseUrl = await postgres.createDatabase(databaseName);
   const stack = await startProcessStack({

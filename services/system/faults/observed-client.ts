@@ -18,18 +18,24 @@ export class Findings {
   #began = performance.now();
   /** Gateways the running scenario killed: a refused or cut connection to one is what a client meets then. */
   readonly downGateways = new Set<string>();
-  /**
-   * When the running scenario SIGKILLed a process. A request already sent then may have been in
-   * that process's hands: its outcome is unknown, so the gateway answers 504 `timeout` once the
-   * bus timeout passes, which is the one honest answer (503 says nothing was done).
-   */
+  /** When the processes the running scenario SIGKILLed had all exited. */
   killedAt: number | undefined;
+  /**
+   * Until when a request may have reached a process the running scenario SIGKILLed: NATS routes
+   * requests to a subscriber until it has dropped that subscriber's connection, which a loaded host
+   * does well after the process exited; Infinity until it has. Such a request's outcome is
+   * unknown, so the gateway answers 504 `timeout` once the bus timeout passes, which is the one
+   * honest answer (503 says nothing was done). A request sent later finds a live replica or none
+   * (503), never the dead one.
+   */
+  reachesKilledUntil: number | undefined;
 
   begin(scenario: string): void {
     this.#scenario = scenario;
     this.#began = performance.now();
     this.downGateways.clear();
     this.killedAt = undefined;
+    this.reachesKilledUntil = undefined;
   }
 
   get scenario(): string {
@@ -65,11 +71,6 @@ export interface CallOptions {
 }
 
 const RETRY_WAIT_MS = 250;
-/**
- * How long after the killed processes exited a request may still reach one of them: NATS routes
- * to a subscriber until it has read that subscriber's connection closing, later on a loaded host.
- */
-const KILL_LANDS_MS = 1000;
 const MAX_RETRY_AFTER_MS = 2000;
 
 /**
@@ -143,8 +144,8 @@ export class ObservedClient {
   /**
    * The issue's rules for an answer: JSON everywhere, `{ code, message }` on errors, 5xx only as
    * 503 with Retry-After. The one exception is a 504 `timeout` (with Retry-After too) for a
-   * request sent no later than KILL_LANDS_MS after the processes a scenario SIGKILLed exited: it
-   * may have been in one's hands, and then its outcome is unknown.
+   * request sent before NATS dropped the connections of the processes a scenario SIGKILLed
+   * (Findings.reachesKilledUntil): it may have been in one's hands, and then its outcome is unknown.
    */
   #judge(what: string, res: ApiResponse, sentAt: number): void {
     const body = res.body as { code?: unknown; message?: unknown } | undefined;
@@ -154,9 +155,9 @@ export class ObservedClient {
     }
     if (res.status < 400) return;
     if (typeof body.code !== 'string' || typeof body.message !== 'string') this.#findings.add(what, `${res.status} without { code, message }: ${JSON.stringify(body).slice(0, 200)}`);
-    const killedAt = this.#findings.killedAt;
-    const inFlightAtKill = res.status === 504 && body.code === 'timeout' && killedAt !== undefined && sentAt <= killedAt + KILL_LANDS_MS;
-    if (res.status >= 500 && res.status !== 503 && !inFlightAtKill) this.#findings.add(what, `${res.status} ${String(body.code)} (only 503 is allowed): ${String(body.message)}`);
+    const reachedKilledUntil = this.#findings.reachesKilledUntil;
+    const mayHaveReachedKilled = res.status === 504 && body.code === 'timeout' && reachedKilledUntil !== undefined && sentAt <= reachedKilledUntil;
+    if (res.status >= 500 && res.status !== 503 && !mayHaveReachedKilled) this.#findings.add(what, `${res.status} ${String(body.code)} (only 503 is allowed): ${String(body.message)}`);
     if (res.status >= 500 && !(Number(res.headers.get('retry-after')) >= 1)) this.#findings.add(what, `${res.status} ${String(body.code)} without Retry-After`);
   }
 

@@ -8,6 +8,7 @@ import { holdCommitNumbers, seedLargeCommit, seedLargeRestore } from './big-oper
 import { RESTORE_PATIENCE_MS } from './deadlines.ts';
 import { FAULT_HOLD_MS, type FaultPlan, type FaultSuite } from './fault-suite.ts';
 import type { AckedCommit, KnownVersion } from './ledger.ts';
+import { natsClientPorts, untilNatsDropped } from './nats-connections.ts';
 import type { Workload } from './workload.ts';
 
 /** Files in the large commit a commit replica is killed in the middle of (the API's maximum). */
@@ -18,6 +19,8 @@ export const LARGE_RESTORE_FILES = 10_000;
 const KEEPS_WORKING_WAIT_MS = 40_000;
 /** How long a large operation may take to reach the point where the suite kills its process. */
 const MIDWAY_WAIT_MS = 120_000;
+/** How long NATS may take to drop a killed process's connections (a hang guard). */
+const NATS_DROP_WAIT_MS = 60_000;
 
 export function postgresBackendsTerminated({ system }: FaultSuite): FaultPlan {
   return {
@@ -116,12 +119,21 @@ export function killed(suite: FaultSuite, victims: () => ServiceProcess[], durin
 }
 
 /**
- * The kill counts as landed once every victim has exited: on a loaded host the last of several may
- * die a second or more after the first signal, and a request it took meanwhile is in its hands.
+ * SIGKILLs the processes and resolves once NATS has dropped their connections. Until then NATS
+ * may still route a request to one of them, and that request is answered 504 after the bus
+ * timeout: the allowance for it ends when the server, not the suite, says the connections are
+ * gone, however long a loaded host takes to notice.
  */
 async function killNow(suite: FaultSuite, processes: ServiceProcess[]): Promise<void> {
+  const { findings, system } = suite;
+  const connections = (await Promise.all(processes.filter((p) => p.running()).map((p) => natsClientPorts(p.child.pid!, system.nats.port)))).flat();
+  findings.reachesKilledUntil = Infinity;
   await suite.supervisor.kill(processes);
-  suite.findings.killedAt = performance.now();
+  findings.killedAt = performance.now();
+  await untilNatsDropped(system.nats, connections, NATS_DROP_WAIT_MS);
+  findings.reachesKilledUntil = performance.now();
+  const after = Math.round(findings.reachesKilledUntil - findings.killedAt);
+  process.stdout.write(`[faults] ${findings.scenario}: NATS dropped the ${connections.length} connection(s) of the killed processes ${after} ms after they exited\n`);
 }
 
 /** One of the two lock replicas dies: the other serves, and commits (which fence through it) go on in every project. */
