@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { connectNats } from '@lode/bus';
 import { mapConcurrently } from '@lode/storage';
 import type { LockPage, SyncAnswer, VersionsPage } from './api-shapes.ts';
+import { describeConsumer, eventConsumers, eventStreamOf } from './event-consumers.ts';
 import type { FaultSystem } from './fault-system.ts';
 import type { Ledger } from './ledger.ts';
 import type { Actor } from './workload.ts';
@@ -163,23 +163,11 @@ export class Checker {
     ];
   }
 
-  /** Each durable consumer of the system's event stream, asked through JetStream's API subjects. */
+  /** Each durable consumer of the system's event stream with nothing pending or unacked. */
   async #consumersBehind(): Promise<string[]> {
-    const stream = `LODE_EVENTS_${this.#system.stack.env.LODE_BUS_NAMESPACE.replaceAll(/[^A-Za-z0-9_-]/g, '_')}`;
-    const nc = await connectNats(this.#system.nats.url, 'fault-checker');
-    try {
-      const ask = async <T>(subject: string): Promise<T> => JSON.parse(new TextDecoder().decode((await nc.request(subject, '{}', { timeout: 5000 })).data)) as T;
-      const { consumers } = await ask<{ consumers: string[] | null }>(`$JS.API.CONSUMER.NAMES.${stream}`);
-      const behind: string[] = [];
-      for (const name of consumers ?? []) {
-        const info = await ask<{ num_pending: number; num_ack_pending: number }>(`$JS.API.CONSUMER.INFO.${stream}.${name}`);
-        if (info.num_pending + info.num_ack_pending > 0) behind.push(`consumer ${name}: ${info.num_pending} pending, ${info.num_ack_pending} unacked`);
-      }
-      if ((consumers ?? []).length === 0) behind.push(`no consumer on ${stream}`);
-      return behind;
-    } finally {
-      await nc.close();
-    }
+    const consumers = await eventConsumers(this.#system);
+    if (consumers.length === 0) return [`no consumer on ${eventStreamOf(this.#system)}`];
+    return consumers.filter((c) => c.pending + c.ackPending > 0).map(describeConsumer);
   }
 
   /** Sync through the API: the project's latest commit, and every committed file at the commit service's version. */
