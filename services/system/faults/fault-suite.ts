@@ -24,6 +24,11 @@ export interface FaultPlan {
   heal: () => Promise<void>;
   /** After recovery, before the workload stops: what else must have happened (a big operation finished). */
   after?: () => Promise<string[]>;
+  /**
+   * After the checker, whatever happened before: takes away what the scenario added to the system
+   * (a replica), so that the next scenario meets the system every other one does.
+   */
+  tearDown?: () => Promise<string[]>;
 }
 
 export interface ScenarioReport {
@@ -118,7 +123,7 @@ async function castAndWorkload(system: FaultSystem): Promise<FaultSuite> {
   await workload.push(cast.probeAs(() => false), [{ path: 'probe/probe.bin', bytes: Buffer.from('the fault suite’s recovery probe') }]);
 
   const checker = new Checker(system, ledger, [cast.alice, cast.erin, cast.frank, cast.probeAs(() => false)]);
-  const supervisor = new Supervisor(stack.all);
+  const supervisor = new Supervisor(() => system.processes());
   supervisor.start();
   return {
     system,
@@ -193,8 +198,9 @@ async function runScenario(ctx: ScenarioContext, name: string, plan: FaultPlan):
   mark('check');
   broken.push(...(await ctx.checker.check()));
   mark('checked');
+  if (plan.tearDown) await step('tear down', plan.tearDown);
   broken.push(...ctx.supervisor.takeCrashes());
-  broken.push(...system.stack.all.flatMap((p) => p.unhandledRejections().map((r) => `${p.name}: unhandled rejection ${JSON.stringify(r).slice(0, 300)}`)));
+  broken.push(...system.processes().flatMap((p) => p.unhandledRejections().map((r) => `${p.name}: unhandled rejection ${JSON.stringify(r).slice(0, 300)}`)));
   broken.push(...findings.of(name).map(describeFinding));
   return {
     name,

@@ -1,16 +1,21 @@
 import pg from 'pg';
 import {
+  freePort,
+  spawnService,
   startPrivatePostgres,
   startPrivateRedis,
   startStorageFaultProxy,
   testS3Options,
   uniqueName,
+  untilAllReady,
   type PrivatePostgres,
   type PrivateRedis,
+  type ServiceProcess,
   type StorageFaultProxy,
 } from '@lode/testkit';
-import { startProcessStack, type ProcessStack } from '../testing/process-stack.ts';
-import { BUS_TIMEOUT_MS } from './deadlines.ts';
+import { serviceNamed } from '../src/registry.ts';
+import { startProcessStack, type ProcessStack, type StackService } from '../testing/process-stack.ts';
+import { BUS_TIMEOUT_MS, STARTUP_WAIT_MS } from './deadlines.ts';
 import { startMonitoredNats, type MonitoredNats } from './nats-connections.ts';
 
 /** The settings the suite runs every process with, besides the infrastructure's addresses. */
@@ -36,6 +41,12 @@ export interface FaultSystem {
   storage: StorageFaultProxy;
   stack: ProcessStack;
   databaseName: string;
+  /** Every service process of the system now: the stack's, and the replicas a scenario added. */
+  processes(): ServiceProcess[];
+  /** Starts one more replica of a service with the stack's settings; resolves once it answers its own /readyz. */
+  addReplica(service: StackService): Promise<ServiceProcess>;
+  /** Stops (SIGTERM) a replica addReplica started, after taking it out of processes(); resolves with its exit code. */
+  removeReplica(replica: ServiceProcess): Promise<number | null>;
   /** A connection to the system's database for the checker's SQL; reconnects after Postgres faults. */
   sql<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
   stop(): Promise<void>;
@@ -52,6 +63,7 @@ export async function startFaultSystem(): Promise<FaultSystem> {
     env: FAULT_SUITE_ENV,
     infrastructure: { databaseUrl, natsUrl: nats.url, redisUrl: redis.url, s3Endpoint: storage.url },
   });
+  const added: ServiceProcess[] = [];
   return {
     postgres,
     nats,
@@ -59,6 +71,19 @@ export async function startFaultSystem(): Promise<FaultSystem> {
     storage,
     stack,
     databaseName,
+    processes: () => [...stack.all, ...added],
+    async addReplica(service) {
+      const replica = spawnService(service, { ...stack.env, LODE_OPS_PORT: String(await freePort()) }, serviceNamed(service).entry);
+      added.push(replica);
+      await untilAllReady([replica], { timeoutMs: STARTUP_WAIT_MS, restarts: 0 });
+      return replica;
+    },
+    async removeReplica(replica) {
+      const at = added.indexOf(replica);
+      if (at < 0) throw new Error(`${replica.name} (${replica.opsUrl}) is not a replica a scenario added`);
+      added.splice(at, 1);
+      return replica.stop();
+    },
     async sql<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
@@ -74,6 +99,7 @@ export async function startFaultSystem(): Promise<FaultSystem> {
       if (!redis.running()) await redis.restart();
       if (!postgres.running()) await postgres.startServer();
       try {
+        await Promise.all(added.splice(0).map((p) => p.stop()));
         await stack.stop();
       } finally {
         await Promise.allSettled([postgres.stop(), nats.stop(), redis.stop(), storage.close()]);

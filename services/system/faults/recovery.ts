@@ -57,7 +57,7 @@ export async function measureRecovery(system: FaultSystem, workload: Workload, p
 /** Processes (and gateways' APIs) whose /readyz does not answer 200 right now. */
 export async function notReady(system: FaultSystem): Promise<string[]> {
   const probes = [
-    ...system.stack.all.map((p) => ({ name: `${p.name} ${p.opsUrl}`, url: `${p.opsUrl}/readyz` })),
+    ...system.processes().map((p) => ({ name: `${p.name} ${p.opsUrl}`, url: `${p.opsUrl}/readyz` })),
     ...system.stack.gatewayUrls.map((url) => ({ name: `gateway API ${url}`, url: `${url}/readyz` })),
   ];
   const answers = await Promise.all(

@@ -11,13 +11,14 @@ const LAST_WORDS_LINES = 80;
  * happened in and started again at once, so one crash does not fail every later scenario.
  */
 export class Supervisor {
-  readonly #processes: readonly ServiceProcess[];
+  /** What it watches: the system's processes at the time of asking (a scenario may add a replica). */
+  readonly #processes: () => readonly ServiceProcess[];
   /** Killed by the running scenario: down on purpose until it heals them. */
   readonly #heldDown = new Set<ServiceProcess>();
   #crashes: string[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(processes: readonly ServiceProcess[]) {
+  constructor(processes: () => readonly ServiceProcess[]) {
     this.#processes = processes;
   }
 
@@ -51,7 +52,7 @@ export class Supervisor {
   }
 
   #restartCrashed(): void {
-    for (const p of this.#processes) {
+    for (const p of this.#processes()) {
       if (p.running() || this.#heldDown.has(p)) continue;
       const lastWords = p.output().trimEnd().split('\n').slice(-LAST_WORDS_LINES).join('\n');
       this.#crashes.push(`${p.name} (${p.opsUrl}) exited unasked (restarted); its last output:\n${lastWords}`);
