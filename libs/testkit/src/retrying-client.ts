@@ -12,6 +12,21 @@ export interface RetryPolicy {
 /** Why a try was repeated: a status, a `409 <code>`, or the error that ended it (e.g. `TimeoutError`). */
 export type RetryReason = string;
 
+/** One try of a call as the client saw it: the answer (status and body), or the error that ended it. */
+export interface TryOutcome {
+  method: string;
+  path: string;
+  /** The gateway this try went to. */
+  gateway: string;
+  /** 1 for the first try. */
+  attempt: number;
+  status?: number;
+  body?: unknown;
+  error?: string;
+  /** Whether the client tries again after this one. */
+  retrying: boolean;
+}
+
 const DEFAULT_POLICY: RetryPolicy = { attempts: 12, timeoutMs: 20_000, backoffMs: 100 };
 
 /**
@@ -24,15 +39,18 @@ export class RetryingClient extends ApiVerbs {
   readonly #gateways: readonly string[];
   readonly #headers: Record<string, string>;
   readonly #policy: RetryPolicy;
+  readonly #onTry: ((outcome: TryOutcome) => void) | undefined;
   #next = 0;
   /** Every repeated try so far, by reason. */
   readonly retried = new Map<RetryReason, number>();
 
-  constructor(gatewayUrls: readonly string[], headers: Record<string, string>, policy: Partial<RetryPolicy> = {}) {
+  /** onTry: told of every try as it ends, so a test can show what each one answered. */
+  constructor(gatewayUrls: readonly string[], headers: Record<string, string>, policy: Partial<RetryPolicy> = {}, onTry?: (outcome: TryOutcome) => void) {
     super();
     this.#gateways = gatewayUrls;
     this.#headers = headers;
     this.#policy = { ...DEFAULT_POLICY, ...Object.fromEntries(Object.entries(policy).filter(([, value]) => value !== undefined)) };
+    this.#onTry = onTry;
   }
 
   /** The gateway the next call starts at: calls alternate between them. */
@@ -44,18 +62,23 @@ export class RetryingClient extends ApiVerbs {
     const first = this.#pickGateway();
     let last = '';
     for (let attempt = 0; attempt < this.#policy.attempts; attempt++) {
-      const url = this.#gateways[(first + attempt) % this.#gateways.length] + path;
+      const gateway = this.#gateways[(first + attempt) % this.#gateways.length];
+      const url = gateway + path;
+      const tried = { method, path, gateway, attempt: attempt + 1 };
+      const retrying = attempt + 1 < this.#policy.attempts;
       let reason: RetryReason;
       let waitMs = Math.min(this.#policy.backoffMs * 2 ** attempt, 2000);
       try {
         const response = await this.#once<T>(method, url, body, headers);
         reason = retryReason(response);
+        this.#onTry?.({ ...tried, status: response.status, body: response.body, retrying: reason !== '' && retrying });
         if (!reason) return response;
         const retryAfter = Number(response.headers.get('retry-after'));
         if (retryAfter > 0) waitMs = Math.min(retryAfter * 1000, 5000);
         last = `${response.status} ${JSON.stringify(response.body)}`;
       } catch (error) {
         reason = (error as Error).name === 'TimeoutError' ? 'TimeoutError' : `${(error as Error).message}${causeCode(error)}`;
+        this.#onTry?.({ ...tried, error: reason, retrying });
         last = reason;
       }
       this.retried.set(reason, (this.retried.get(reason) ?? 0) + 1);
