@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import pg from 'pg';
-import { busRequestsHandled, RetryingClient, untilAllReady, type SeededProject, type ServiceProcess } from '@lode/testkit';
+import { busRequestsHandled, RetryingClient, untilAllReady, type SeededProject, type ServiceProcess, type TryOutcome } from '@lode/testkit';
 import { STACK_SERVICES, startProcessStack, type ProcessStack, type StackService } from '@lode/system/testing';
+import { describeTry, jetStreamConsumers, RunLog } from './scale-out-log.ts';
 import { Workload, type AckedCommit } from './scale-out-workload.ts';
 
 /**
@@ -15,8 +16,10 @@ const TEST_TIMEOUT_MS = 600_000;
 describe('scale-out: two replicas of every service behind two gateways', () => {
   let stack: ProcessStack;
   let db: pg.Client;
+  const log = new RunLog();
 
   beforeAll(async () => {
+    log.mark('stack starting');
     stack = await startProcessStack({
       storage: 's3',
       replicas: 2,
@@ -30,6 +33,7 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     });
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
+    log.mark('stack up', stack.all.map((p) => `${p.name} pid ${p.child.pid}`).join(', '));
   }, 180_000);
   afterAll(async () => {
     await db?.end();
@@ -37,22 +41,36 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
   });
 
   it('loses no acknowledged write when one replica of each service is killed mid-run', { timeout: TEST_TIMEOUT_MS }, async () => {
-    onTestFailed(() => {
-      process.stdout.write(`error logs of the processes:\n${errorLogs(stack.all)}\n`);
+    log.mark('start');
+    const seeded: { projectId?: string } = {};
+    // Read while the processes still run: what each event consumer holds shows a step that never finished.
+    onTestFailed(async () => {
+      log.line(`failed; error logs of the processes:\n${errorLogs(stack.all)}`);
+      log.line(`JetStream consumers:\n${await jetStreamConsumers(stack.env.NATS_URL, stack.env.LODE_BUS_NAMESPACE)}`);
+      if (seeded.projectId) log.line(`read model: ${await readModelProgress(db, seeded.projectId)}`);
     });
     const owner = await stack.seed.project({ writeRateLimit: { perSecond: 100_000, burst: 1_000_000 } });
+    seeded.projectId = owner.projectId;
     const member = (name: string) => stack.seed.member(owner.orgId, owner.projectId, 'member', name);
     const [second, locker, restorer] = [await member('Committer two'), await member('Locker'), await member('Restorer')];
     // A try gives up after 12 s: a call stuck on a killed replica would otherwise wait out the
     // gateway's own timeout (30 s for a confirm, 120 s for a restore) before the retry.
-    const client = (u: SeededProject, attempts?: number) =>
-      new RetryingClient(stack.gatewayUrls, { authorization: `Bearer ${u.key}`, 'x-device-id': u.deviceId }, { attempts, timeoutMs: 12_000 });
+    const client = (u: SeededProject, attempts?: number, onTry?: (outcome: TryOutcome) => void) =>
+      new RetryingClient(stack.gatewayUrls, { authorization: `Bearer ${u.key}`, 'x-device-id': u.deviceId }, { attempts, timeoutMs: 12_000 }, onTry);
     // The reader gives up on a sync sooner: its syncs are not writes, and a stop() must not wait on them.
-    const clients = { first: client(owner), second: client(second), locker: client(locker), restorer: client(restorer), reader: client(owner, 3), check: client(owner) };
+    // The final sync check's client logs every try: what a read model that does not catch up answers.
+    const clients = {
+      first: client(owner),
+      second: client(second),
+      locker: client(locker),
+      restorer: client(restorer),
+      reader: client(owner, 3),
+      check: client(owner),
+      syncCheck: client(owner, undefined, (outcome) => log.line(`sync probe ${describeTry(outcome)}`)),
+    };
     const run = new Workload(owner.projectId);
     const started = performance.now();
-    const phases: Record<string, number> = {};
-    const mark = (phase: string) => (phases[phase] = Math.round(performance.now() - started));
+    const runProgress = () => `${JSON.stringify(snapshot(run))}, ${run.reads} reads, ${run.syncsUnavailable} syncs unavailable`;
 
     const workers = run.start([
       () => run.committer(clients.first, 'alpha'),
@@ -61,6 +79,7 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
       () => run.restorer(clients.restorer),
       () => run.reader(clients.reader),
     ]);
+    log.mark('workload started', `project ${owner.projectId}, stream namespace ${stack.env.LODE_BUS_NAMESPACE}`);
 
     // 1. Both replicas of every service serve their share before anything is killed.
     await run.until('each replica of each service served a request', async () => {
@@ -68,29 +87,32 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
       return run.commits.length >= 6 && run.restores >= 2 && STACK_SERVICES.every((s) => served[s].every((n) => n > 0));
     });
     const servedBeforeKill = await servedPerReplica(stack.replicas);
-    mark('kill');
+    log.mark('workload running', `${runProgress()}; served per replica ${JSON.stringify(servedBeforeKill)}`);
 
     // 2. One replica of each service dies at once, with requests in flight, and so does the second
     // gateway: requests it had passed on are done by the services, but their answers are lost.
     const killedServices = STACK_SERVICES.map((s) => stack.replicas[s][0]);
     const victims = [...killedServices, stack.gateways[1]];
     const killedAt = snapshot(run);
+    log.mark('kill', victims.map((p) => `${p.name} pid ${p.child.pid}`).join(', '));
     await Promise.all(victims.map((p) => p.kill()));
+    log.mark('killed', runProgress());
     await run.until('the survivors carried on', async () => progressedSince(run, killedAt, { commits: 6, restores: 2, lockOps: 4 }));
+    log.mark('survivors carried on', runProgress());
 
     // 3. The killed processes come back; the services rejoin their queue groups.
-    mark('restart');
+    log.mark('restart');
     victims.forEach((p) => p.restart());
     await untilAllReady(victims);
-    mark('restarted');
+    log.mark('restarted', `${victims.map((p) => `${p.name} pid ${p.child.pid}`).join(', ')}; ${runProgress()}`);
     const restartedAt = snapshot(run);
     await run.until('the restarted replicas served requests', async () => {
       const served = await Promise.all(killedServices.map((p) => servedBy(p)));
       return progressedSince(run, restartedAt, { commits: 4, restores: 1, lockOps: 2 }) && served.every((n) => n > 0);
     });
-    mark('stop');
+    log.mark('stop', runProgress());
     await run.stop(workers);
-    mark('stopped');
+    log.mark('stopped', runProgress());
     const { rows: fences } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM locks.fences WHERE project_id = $1', [owner.projectId]);
 
     const idle = STACK_SERVICES.filter((s) => servedBeforeKill[s].length !== 2 || servedBeforeKill[s].some((count) => count === 0));
@@ -121,6 +143,7 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     expect(await run.dedupedContents(clients.check)).toEqual(run.confirmed.length);
 
     // Locks: the locker holds exactly what its last acknowledged call left it holding; a commit released its author's locks.
+    log.mark('locks');
     await run.until('commits released their authors’ locks (settle, or the commit.created fallback)', async () => {
       const held = await run.heldLocks(clients.check);
       return held.size === [...run.locks.values()].filter((s) => s === 'held').length && [...held.values()].every((userId) => userId === locker.userId);
@@ -129,9 +152,9 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     expect(new Set(held.keys())).toEqual(new Set([...run.locks].filter(([, s]) => s === 'held').map(([fileId]) => fileId)));
 
     // Sync, once caught up, reports each committed file at its last acknowledged commit.
-    mark('sync');
-    const listing = await run.syncListing(clients.check, TEST_TIMEOUT_MS - (performance.now() - started));
-    mark('synced');
+    log.mark('sync', `waiting for the read model to reach commit ${n}`);
+    const listing = await run.syncListing(clients.syncCheck, TEST_TIMEOUT_MS - (performance.now() - started));
+    log.mark('synced', `at commit ${listing.latestCommitSeq}`);
     expect(listing.latestCommitSeq).toBe(n);
     expect(new Map(listing.files.map((r) => [r.fileId, `${r.remoteVersion}:${r.remoteSha256}:${r.remoteCommitSeq}`]))).toEqual(tips(acked));
 
@@ -147,14 +170,14 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     // No commit fence outlives its TTL: another user can now lock every committed file (a fence a
     // killed commit left behind answers `committing` until it lapses).
     const committedFiles = [...tips(acked).keys()];
-    mark('fences');
+    log.mark('fences');
     await run.until('every committed file can be locked by another user', async () => (await run.lockConflicts(clients.locker, committedFiles)).length === 0, 90_000);
-    mark('unfenced');
+    log.mark('unfenced');
 
     process.stdout.write(
       `scale-out: ${n} commits (${run.restores} of them restores), ${run.confirmed.length} uploads, ${run.lockOps} lock calls, ${run.reads} reads; ` +
         `${run.syncsUnavailable} syncs unavailable, ${fences[0].n} fences left at the end of the run; served before the kill ${JSON.stringify(servedBeforeKill)}; ` +
-        `retries ${JSON.stringify(Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, Object.fromEntries(c.retried)])))}; ms from start ${JSON.stringify(phases)}\n`,
+        `retries ${JSON.stringify(Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, Object.fromEntries(c.retried)])))}; ms from start ${JSON.stringify(log.phases)}\n`,
     );
   });
 });
@@ -204,6 +227,20 @@ function tips(acked: AckedCommit[]): Map<string, string> {
   const tip = new Map<string, string>();
   for (const c of acked) for (const f of c.files) tip.set(f.fileId, `${f.version}:${f.sha256}:${c.sequenceNum}`);
   return tip;
+}
+
+/** How far the sync read model has applied the project's commits, against the last one made. */
+async function readModelProgress(db: pg.Client, projectId: string): Promise<string> {
+  try {
+    const { rows } = await db.query<{ applied: number | null; latest: number | null }>(
+      `SELECT (SELECT applied_seq FROM sync.progress WHERE project_id = $1) AS applied,
+              (SELECT last_seq FROM commits.project_sequences WHERE project_id = $1) AS latest`,
+      [projectId],
+    );
+    return `applied commit ${rows[0].applied ?? 'none'} of ${rows[0].latest ?? 'none'}`;
+  } catch (error) {
+    return `could not be read: ${(error as Error).message}`;
+  }
 }
 
 /** Every line a process logged at error level or above, named by process, for a failing run. */
