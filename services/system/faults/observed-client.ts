@@ -11,11 +11,24 @@ export interface Finding {
   what: string;
 }
 
+/** One try of a request and what came of it, as every client reports it to whoever listens. */
+export interface Answered {
+  method: string;
+  path: string;
+  /** performance.now() when it was sent. */
+  sentAt: number;
+  /** The answer's status; undefined when none came (refused, cut, or past its deadline). */
+  status: number | undefined;
+  /** The error's code, or what happened when no answer came. */
+  code: string;
+}
+
 /** Every finding of the run, by scenario; what a scenario allows (a killed gateway's refused connections). */
 export class Findings {
   readonly all: Finding[] = [];
   #scenario = 'setup';
   #began = performance.now();
+  readonly #listeners = new Set<(answered: Answered) => void>();
   /** Gateways the running scenario killed: a refused or cut connection to one is what a client meets then. */
   readonly downGateways = new Set<string>();
   /** When the processes the running scenario SIGKILLed had all exited. */
@@ -36,6 +49,7 @@ export class Findings {
     this.downGateways.clear();
     this.killedAt = undefined;
     this.reachesKilledUntil = undefined;
+    this.#listeners.clear();
   }
 
   get scenario(): string {
@@ -52,6 +66,16 @@ export class Findings {
 
   of(scenario: string): Finding[] {
     return this.all.filter((f) => f.scenario === scenario);
+  }
+
+  /** Calls `listener` with every try any client makes until the returned function is called, or the next scenario begins. */
+  onAnswer(listener: (answered: Answered) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  answered(answered: Answered): void {
+    for (const listener of this.#listeners) listener(answered);
   }
 }
 
@@ -114,9 +138,11 @@ export class ObservedClient {
       // Read inside the try: a body cut short by a dying process is a lost answer too.
       const res = await readResponse<T>(response);
       this.#judge(what, res, sentAt);
+      this.#findings.answered({ method, path, sentAt, status: res.status, code: codeOf(res) });
       return res;
     } catch (error) {
       const name = (error as Error).name;
+      this.#findings.answered({ method, path, sentAt, status: undefined, code: `${name}: ${(error as Error).message} ${causeOf(error)}`.trim() });
       if (name === 'TimeoutError' && impatient) {
         this.#count('client gave up a try');
         return undefined;

@@ -124,7 +124,7 @@ export function killed(suite: FaultSuite, victims: () => ServiceProcess[], durin
  * timeout: the allowance for it ends when the server, not the suite, says the connections are
  * gone, however long a loaded host takes to notice.
  */
-async function killNow(suite: FaultSuite, processes: ServiceProcess[]): Promise<void> {
+export async function killNow(suite: FaultSuite, processes: ServiceProcess[]): Promise<void> {
   const { findings, system } = suite;
   const connections = (await Promise.all(processes.filter((p) => p.running()).map((p) => natsClientPorts(p.child.pid!, system.nats.port)))).flat();
   findings.reachesKilledUntil = Infinity;
