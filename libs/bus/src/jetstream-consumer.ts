@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { PubHeaders, type Consumer, type JetStreamManager, type JsMsg, type NextMsgRequest, type SeqMsgRequest } from '@nats-io/jetstream';
 import type { EventContract, EventOf } from '@lode/contracts';
 import type { Logger } from '@lode/telemetry';
-import { DEFAULT_CONCURRENCY, retryDelayMs, type ConsumerOptions, type EventConsumer, type EventHandler, type RetryBackoff } from './events.ts';
+import { DEFAULT_CONCURRENCY, type ConsumerOptions, type EventConsumer, type EventHandler, type RetryBackoff } from './events.ts';
 import { deliverEvent, parseEvent, type DeliveryOutcome } from './event-delivery.ts';
 import { HELD_BYTES, OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
 
@@ -12,20 +12,27 @@ import { HELD_BYTES, OrderedDispatcher, type HeldEvent } from './ordered-dispatc
  * NATS restart costs. Events held here are kept alive (working) well within it.
  */
 export const ACK_WAIT_MS = 8_000;
-/** The server-side limit of unacked events of a consumer with an ordering key, across its replicas. */
+/**
+ * The server-side limit of unacked events of a consumer with an ordering key, across its replicas;
+ * also what one process may hold of it, since the events it holds without their payload cost little.
+ */
 export const KEYED_MAX_ACK_PENDING = 1024;
-/** Events one process holds (in memory, parsed) for a consumer: the largest pull it asks for. */
-const HELD_EVENTS = 64;
+/** The largest pull: events arrive with their payloads, so a pull asks for what fits in HELD_BYTES. */
+const PULL_EVENTS = 64;
 /** The largest event NATS delivers when the server does not say: its default max_payload. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
-/** Events a stalled key keeps in a process; its later ones are parked on the server. */
-const STALLED_KEY_HOLD = 8;
-/** A parked event comes back after this, later each time it is parked again. */
-const PARK_BACKOFF: RetryBackoff = { initialMs: 2_000, maxMs: 60_000 };
 /** How long a pull waits for an event on the server before the next one is sent. */
 const PULL_EXPIRES_MS = 1_000;
 /** Pause after a failed pull (NATS unreachable): short, so the consumer resumes within a second or two of NATS. */
 const PULL_RETRY_MS = 250;
+/** A key whose earliest held event has waited this long is logged at warn. */
+const WAITING_WARN_MS = 10_000;
+/** How long an acknowledgement waits for the server to confirm it. */
+const ACK_TIMEOUT_MS = 5_000;
+
+const ACK = Uint8Array.of(43, 65, 67, 75); // +ACK
+const NAK = Uint8Array.of(45, 78, 65, 75); // -NAK
+const WORKING = Uint8Array.of(43, 87, 80, 73); // +WPI
 
 export interface JetStreamConsumerConfig<E extends EventContract> {
   nc: NatsConnection;
@@ -42,10 +49,19 @@ export interface JetStreamConsumerConfig<E extends EventContract> {
   retry: RetryBackoff;
 }
 
-interface HeldMsg<E extends EventContract> extends HeldEvent {
-  msg: JsMsg;
+/**
+ * One delivery, held by its ack subject rather than the message, so that its payload can be let go
+ * (`event` and `headers` undefined) while the delivery itself stays held and alive.
+ */
+interface HeldDelivery<E extends EventContract> extends HeldEvent {
+  /** The delivery's reply subject: acknowledging, keeping alive and handing back go there. */
+  ackSubject: string;
   id: string;
-  event: EventOf<E>;
+  redelivered: boolean;
+  pending: number;
+  publishedAtMs: number;
+  event?: EventOf<E>;
+  headers?: MsgHdrs;
 }
 
 /**
@@ -53,36 +69,52 @@ interface HeldMsg<E extends EventContract> extends HeldEvent {
  * room for and lets it run them by key. Pulls are left to end on the server's side (an event or the
  * expiry), never cancelled: a cancelled pull can race an event the server is already sending, which
  * then waits out the ack wait. The price is that stop() on an idle consumer takes up to PULL_EXPIRES_MS.
+ *
+ * With an ordering key, replicas sharing the consumer each hold some of a key's events; one that
+ * came before the event another replica holds is deferred. Each replica says on a core subject of
+ * the consumer's own which key it has just settled an event of, and the others try that key's
+ * deferred event again at once, so a key moves at the pace of its handlers, whoever holds what.
  */
 export class JetStreamConsumer<E extends EventContract> implements EventConsumer {
   readonly #config: JetStreamConsumerConfig<E>;
-  readonly #dispatcher: OrderedDispatcher<HeldMsg<E>>;
+  readonly #dispatcher: OrderedDispatcher<HeldDelivery<E>>;
   readonly #keepAlive: NodeJS.Timeout;
   readonly #pulling: Promise<void>;
+  readonly #settledSubject: string;
+  readonly #settledWord?: Subscription;
   #stopping = false;
 
   constructor(config: JetStreamConsumerConfig<E>) {
     this.#config = config;
     const keyed = config.options.orderedBy !== undefined;
-    this.#dispatcher = new OrderedDispatcher<HeldMsg<E>>(
+    this.#settledSubject = `_LODE.settled.${config.streamName}.${config.name}`;
+    this.#dispatcher = new OrderedDispatcher<HeldDelivery<E>>(
       {
         run: (held, retried) => this.#deliver(held, retried),
         settle: (held) => this.#ack(held),
-        giveBack: (held, delayMs) => held.msg.nak(delayMs),
+        giveBack: (held) => this.#send(held.ackSubject, NAK),
+        unload: (held) => ({ ...held, event: undefined, headers: undefined }),
+        load: (held) => this.#load(held),
+        waiting: (held, waitedMs) => this.#warnWaiting(held, waitedMs),
       },
       {
         concurrency: keyed ? (config.options.concurrency ?? DEFAULT_CONCURRENCY) : 1,
-        capacity: HELD_EVENTS,
+        capacity: keyed ? KEYED_MAX_ACK_PENDING : 1,
         capacityBytes: HELD_BYTES,
-        stalledKeyHold: STALLED_KEY_HOLD,
-        stallAfterMs: ACK_WAIT_MS,
-        parkDelayMs: (held) => retryDelayMs(PARK_BACKOFF, held.msg.info.deliveryCount),
+        waitingAfterMs: WAITING_WARN_MS,
         retry: config.retry,
       },
     );
+    if (keyed) {
+      this.#settledWord = config.nc.subscribe(this.#settledSubject, {
+        callback: (error, msg) => {
+          if (!error) this.#dispatcher.wake(msg.string());
+        },
+      });
+    }
     // Every held event, queued ones too: otherwise an event waiting behind its key's slow one would be redelivered.
     this.#keepAlive = setInterval(() => {
-      for (const held of this.#dispatcher.held()) held.msg.working();
+      for (const held of this.#dispatcher.held()) this.#send(held.ackSubject, WORKING);
     }, ACK_WAIT_MS / 4);
     this.#pulling = this.#pull();
   }
@@ -94,6 +126,7 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
     await this.#pulling;
     await drained;
     clearInterval(this.#keepAlive);
+    this.#settledWord?.unsubscribe();
   }
 
   /**
@@ -109,7 +142,7 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
       await this.#dispatcher.whenRoom(largest);
       if (this.#stopping) return;
       try {
-        const batch = await consumer.fetch({ max_messages: this.#dispatcher.room(largest), expires: PULL_EXPIRES_MS });
+        const batch = await consumer.fetch({ max_messages: Math.min(PULL_EVENTS, this.#dispatcher.room(largest)), expires: PULL_EXPIRES_MS });
         for await (const msg of batch) this.#receive(msg);
         if (failing) logger.info({ consumer: name, subject: contract.subject }, 'pulling events again');
         failing = false;
@@ -123,36 +156,87 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
   }
 
   #receive(msg: JsMsg): void {
-    const { contract, logger, name, options } = this.#config;
+    const { options } = this.#config;
     const id = msg.headers?.get(PubHeaders.MsgIdHdr) ?? '';
-    const event = parseEvent(contract, msg.data, logger, { consumer: name, id, streamSeq: msg.seq });
+    const event = this.#parse(msg.data, id, msg.seq);
     if (event === undefined) {
       msg.term();
       return;
     }
-    this.#dispatcher.add({ key: options.orderedBy?.(event) ?? '', seq: msg.seq, bytes: msg.data.length, msg, id, event });
+    this.#dispatcher.add({
+      key: options.orderedBy?.(event) ?? '',
+      seq: msg.seq,
+      bytes: msg.data.length,
+      ackSubject: ackSubjectOf(msg),
+      id,
+      redelivered: msg.redelivered,
+      pending: msg.info.pending,
+      publishedAtMs: msg.info.timestampNanos / 1e6,
+      event,
+      headers: msg.headers,
+    });
   }
 
-  #deliver(held: HeldMsg<E>, retried: boolean): Promise<DeliveryOutcome> {
+  #parse(data: Uint8Array, id: string, streamSeq: number): EventOf<E> | undefined {
+    const { contract, logger, name } = this.#config;
+    return parseEvent(contract, data, logger, { consumer: name, id, streamSeq });
+  }
+
+  /** Reads a held event's payload again from the stream; undefined once the stream no longer has it. */
+  async #load(held: HeldDelivery<E>): Promise<HeldDelivery<E> | undefined> {
+    const { jsm, streamName } = this.#config;
+    const stored = await jsm.streams.getMessage(streamName, { seq: held.seq });
+    if (stored === null) return undefined;
+    const event = this.#parse(stored.data, held.id, held.seq);
+    return event === undefined ? undefined : { ...held, event, headers: stored.header };
+  }
+
+  #deliver(held: HeldDelivery<E>, retried: boolean): Promise<DeliveryOutcome> {
     const { contract, handler, logger, name } = this.#config;
-    const { msg } = held;
+    const { event, headers } = held;
+    // The dispatcher loads an event before it runs it; one without its payload here is a bug, retried.
+    if (event === undefined) return Promise.resolve('failed');
     return deliverEvent({
       consumer: name,
       contract,
       handler,
-      event: held.event,
-      meta: { id: held.id, streamSeq: held.seq, redelivered: msg.redelivered || retried, earlierSettled: () => this.#earlierSettled(held.seq) },
-      header: (key) => msg.headers?.get(key) || undefined,
+      event,
+      meta: { id: held.id, streamSeq: held.seq, redelivered: held.redelivered || retried, earlierSettled: () => this.#earlierSettled(held.seq) },
+      header: (key) => headers?.get(key) || undefined,
       logger,
-      backlog: { pending: msg.info.pending, publishedAtMs: msg.info.timestampNanos / 1e6 },
+      backlog: { pending: held.pending, publishedAtMs: held.publishedAtMs },
     });
   }
 
-  /** Confirmed before the key's next event, so once stop() resolves a restarted consumer starts after this one. */
-  async #ack(held: HeldMsg<E>): Promise<void> {
-    if (await held.msg.ackAck().catch(() => false)) return;
+  /**
+   * Confirmed before the key's next event, so once stop() resolves a restarted consumer starts after
+   * this one; then the other replicas hear that the key moved on.
+   */
+  async #ack(held: HeldDelivery<E>): Promise<void> {
+    const { nc, logger, name, contract } = this.#config;
+    const confirmed = await nc.request(held.ackSubject, ACK, { timeout: ACK_TIMEOUT_MS }).then(
+      () => true,
+      () => false,
+    );
+    if (!confirmed) logger.warn({ consumer: name, subject: contract.subject, id: held.id }, 'event ack unconfirmed; it may be delivered again');
+    if (this.#settledWord) this.#send(this.#settledSubject, new TextEncoder().encode(held.key));
+  }
+
+  /** Fire and forget: a lost one costs a redelivery or a backoff, never an event. */
+  #send(subject: string, payload: Uint8Array): void {
+    try {
+      this.#config.nc.publish(subject, payload);
+    } catch {
+      // A closed or draining connection: the server redelivers after the ack wait.
+    }
+  }
+
+  #warnWaiting(held: HeldDelivery<E>, waitedMs: number): void {
     const { logger, name, contract } = this.#config;
-    logger.warn({ consumer: name, subject: contract.subject, id: held.id }, 'event ack unconfirmed; it may be delivered again');
+    logger.warn(
+      { consumer: name, subject: contract.subject, key: held.key, streamSeq: held.seq, waitedMs },
+      'an event has waited over 10 s to be handled; what the consumer builds for its key is behind',
+    );
   }
 
   /**
@@ -170,4 +254,12 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
     const next = await jsm.streams.getMessage(streamName, query);
     return next !== null && next.seq >= streamSeq;
   }
+}
+
+/**
+ * The delivery's reply subject, where acks go. nats.js's message (JsMsgImpl) exposes it as `reply`;
+ * its public JsMsg type leaves it out. Holding the subject instead of the message lets the payload go.
+ */
+function ackSubjectOf(msg: JsMsg): string {
+  return (msg as JsMsg & { readonly reply: string }).reply;
 }

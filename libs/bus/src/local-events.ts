@@ -57,7 +57,7 @@ interface Cursor {
   position: number;
   /** Seqs handed over and not yet handled: they hold back trimming, and answer earlierSettled. */
   unsettled: Set<number>;
-  /** Events given back (parked, or queued when a consumer stopped), handed over again before the log's next, lowest first. */
+  /** Events given back (queued when a consumer stopped), handed over again before the log's next, lowest first. */
   redeliver: StoredEvent[];
   /** The consume() calls under this name; the first one takes the events while it runs. */
   takers: Taker[];
@@ -69,11 +69,10 @@ interface Cursor {
   progressAtMs: number;
 }
 
-/** Events one consumer holds parsed at once, as JetStream's consumers do. */
-const HELD_EVENTS = 256;
-/** Events a stalled key keeps; the rest come back after LOCAL_PARK_MS. */
-const STALLED_KEY_HOLD = 8;
-const LOCAL_PARK_MS = 5_000;
+/** Events one consumer holds at once, parsed or (beyond HELD_BYTES) not yet, as JetStream's consumers do. */
+const HELD_EVENTS = 1024;
+/** A key whose earliest held event has waited this long is logged at warn. */
+const WAITING_WARN_MS = 10_000;
 /** A consumer that has handled nothing for this long holds back no publisher (readyToPublish). */
 export const STALL_AFTER_MS = 10_000;
 
@@ -94,7 +93,6 @@ export class LocalEvents implements EventStream {
   readonly #ids = new Set<string>();
   readonly #cursors = new Map<string, Cursor>();
   readonly #consumers = new Set<EventConsumer>();
-  readonly #parkTimers = new Set<NodeJS.Timeout>();
   readonly #logger: Logger;
   readonly #maxPayloadBytes: number;
   readonly #retainedBytes: number;
@@ -130,7 +128,7 @@ export class LocalEvents implements EventStream {
 
   /**
    * Waits while a running consumer is more than `backlogBytes` behind, until it catches up or has
-   * handled nothing for STALL_AFTER_MS (failing, parked, or waiting for an event this very publisher
+   * handled nothing for STALL_AFTER_MS (failing, or waiting for an event this very publisher
    * is to send): a publisher waits for a consumer that moves, never for one that does not. A consumer
    * with no consume() running holds back nobody. The relay calls this before reading a batch, never
    * a handler: a handler waiting here may be the one being waited for.
@@ -152,13 +150,15 @@ export class LocalEvents implements EventStream {
   async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions<NoInfer<E>> = {}): Promise<EventConsumer> {
     assertConsumerName(name);
     const cursor = this.#cursorFor(name, contract.subject, options.deliverFrom ?? 'all');
-    type Held = HeldEvent & { stored: StoredEvent; event: EventOf<E>; redelivered: boolean };
-    const deliver = (held: Held, retried: boolean) =>
+    /** Without `event` while its parsed payload is let go; the stored body stays in the log. */
+    type Held = HeldEvent & { stored: StoredEvent; event?: EventOf<E>; redelivered: boolean };
+    const parse = (stored: StoredEvent) => parseEvent(contract, stored.body, this.#logger, { consumer: name, id: stored.id, streamSeq: stored.seq });
+    const deliver = (held: Held, retried: boolean, event: EventOf<E>) =>
       deliverEvent({
         consumer: name,
         contract,
         handler,
-        event: held.event,
+        event,
         meta: {
           id: held.stored.id,
           streamSeq: held.seq,
@@ -172,27 +172,33 @@ export class LocalEvents implements EventStream {
       });
     const dispatcher = new OrderedDispatcher<Held>(
       {
-        run: deliver,
+        // The dispatcher loads an event before it runs it; one without its payload here is a bug, retried.
+        run: (held, retried) => (held.event === undefined ? Promise.resolve('failed') : deliver(held, retried, held.event)),
         settle: async (held) => {
           this.#consumed(cursor, held.stored, cursor.unsettled.delete(held.seq));
           this.#trim();
         },
-        giveBack: (held, delayMs) => this.#giveBack(cursor, held.stored, delayMs),
+        giveBack: (held) => this.#giveBack(cursor, held.stored),
+        unload: (held) => ({ ...held, event: undefined }),
+        load: async (held) => {
+          const event = parse(held.stored);
+          return event === undefined ? undefined : { ...held, event };
+        },
+        waiting: (held, waitedMs) =>
+          this.#logger.warn({ consumer: name, subject: contract.subject, key: held.key, streamSeq: held.seq, waitedMs }, 'an event has waited over 10 s to be handled; what the consumer builds for its key is behind'),
       },
       {
         concurrency: options.orderedBy ? (options.concurrency ?? DEFAULT_CONCURRENCY) : 1,
         capacity: HELD_EVENTS,
         capacityBytes: HELD_BYTES,
-        stalledKeyHold: STALLED_KEY_HOLD,
-        stallAfterMs: STALL_AFTER_MS,
-        parkDelayMs: () => LOCAL_PARK_MS,
+        waitingAfterMs: WAITING_WARN_MS,
         retry: this.#retry,
       },
     );
     const taker: Taker = {
       dispatcher,
       take: (stored, redelivered) => {
-        const event = parseEvent(contract, stored.body, this.#logger, { consumer: name, id: stored.id, streamSeq: stored.seq });
+        const event = parse(stored);
         if (event === undefined) {
           this.#consumed(cursor, stored, !cursor.unsettled.has(stored.seq));
           return;
@@ -220,8 +226,6 @@ export class LocalEvents implements EventStream {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const timer of this.#parkTimers) clearTimeout(timer);
-    this.#parkTimers.clear();
     this.#wakePublishers();
     await Promise.all([...this.#consumers].map((consumer) => consumer.stop()));
   }
@@ -293,22 +297,11 @@ export class LocalEvents implements EventStream {
     for (const wake of wakers) wake();
   }
 
-  #giveBack(cursor: Cursor, event: StoredEvent, delayMs: number): void {
-    const back = () => {
-      let at = cursor.redeliver.length;
-      while (at > 0 && cursor.redeliver[at - 1].seq > event.seq) at -= 1;
-      cursor.redeliver.splice(at, 0, event);
-      this.#feed(cursor);
-    };
-    if (delayMs === 0) {
-      back();
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.#parkTimers.delete(timer);
-      back();
-    }, delayMs);
-    this.#parkTimers.add(timer);
+  #giveBack(cursor: Cursor, event: StoredEvent): void {
+    let at = cursor.redeliver.length;
+    while (at > 0 && cursor.redeliver[at - 1].seq > event.seq) at -= 1;
+    cursor.redeliver.splice(at, 0, event);
+    this.#feed(cursor);
   }
 
   get #length(): number {

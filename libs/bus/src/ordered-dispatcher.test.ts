@@ -5,24 +5,44 @@ import { OrderedDispatcher, type DispatchLimits, type HeldEvent } from './ordere
 interface TestEvent extends HeldEvent {
   /** Which delivery of the event this is, to tell a redelivery from the first. */
   delivery: number;
+  /** False once the dispatcher let its payload go. */
+  loaded: boolean;
 }
 
 /** A dispatcher whose handler runs are resolved by the test, one promise per run. */
-function harness(limits: Partial<DispatchLimits<TestEvent>> = {}) {
+function harness(limits: Partial<DispatchLimits> = {}) {
   const runs: { event: TestEvent; retried: boolean; finish: (outcome: DeliveryOutcome) => void }[] = [];
   const settled: string[] = [];
-  const givenBack: { id: string; delayMs: number }[] = [];
+  const givenBack: string[] = [];
+  const unloaded: string[] = [];
+  const loads: { id: string; answer: (loaded: 'loaded' | 'gone' | 'failed') => void }[] = [];
+  const waited: { id: string; waitedMs: number }[] = [];
   const dispatcher = new OrderedDispatcher<TestEvent>(
     {
-      run: (event, retried) => new Promise((finish) => runs.push({ event, retried, finish })),
+      run: (event, retried) => {
+        if (!event.loaded) throw new Error(`${id(event)} ran without its payload`);
+        return new Promise((finish) => runs.push({ event, retried, finish }));
+      },
       settle: async (event) => {
         settled.push(id(event));
       },
-      giveBack: (event, delayMs) => givenBack.push({ id: id(event), delayMs }),
+      giveBack: (event) => givenBack.push(id(event)),
+      unload: (event) => {
+        unloaded.push(id(event));
+        return { ...event, loaded: false };
+      },
+      load: (event) =>
+        new Promise((resolve, reject) =>
+          loads.push({
+            id: id(event),
+            answer: (how) => (how === 'failed' ? reject(new Error('stream unreachable')) : resolve(how === 'gone' ? undefined : { ...event, loaded: true })),
+          }),
+        ),
+      waiting: (event, waitedMs) => waited.push({ id: id(event), waitedMs }),
     },
-    { concurrency: 2, capacity: 10, capacityBytes: 1_000_000, stalledKeyHold: 2, stallAfterMs: 60_000, parkDelayMs: () => 5_000, retry: { initialMs: 1000, maxMs: 1000 }, ...limits },
+    { concurrency: 2, capacity: 10, capacityBytes: 1_000_000, waitingAfterMs: 10_000, retry: { initialMs: 1000, maxMs: 1000 }, ...limits },
   );
-  const ev = (key: string, seq: number, delivery = 1, bytes = 100): TestEvent => ({ key, seq, delivery, bytes });
+  const ev = (key: string, seq: number, delivery = 1, bytes = 100): TestEvent => ({ key, seq, delivery, bytes, loaded: true });
   /** Keys and seqs of the runs started so far, e.g. "a1". */
   const started = () => runs.map((r) => id(r.event));
   const finish = async (runId: string, outcome: DeliveryOutcome = 'handled') => {
@@ -32,7 +52,7 @@ function harness(limits: Partial<DispatchLimits<TestEvent>> = {}) {
     run.finish(outcome);
     await settle();
   };
-  return { dispatcher, runs, settled, givenBack, ev, started, finish };
+  return { dispatcher, runs, settled, givenBack, unloaded, loads, waited, ev, started, finish };
 }
 
 const id = (event: TestEvent) => `${event.key}${event.seq}`;
@@ -122,92 +142,126 @@ describe('OrderedDispatcher', () => {
     expect(h.started()).toEqual(['a1', 'a2']);
   });
 
-  it('parks the later events of a stalled key so it cannot take the room other keys need, and runs nothing past them until they return', async () => {
+  it("tries a deferred event again as soon as its key moves on elsewhere, not after its backoff", async () => {
     vi.useFakeTimers();
     try {
-      const h = harness({ capacity: 10, concurrency: 1 });
-      h.dispatcher.add(h.ev('a', 1));
-      await h.finish('a1', 'failed');
-      // a is stalled: it keeps a1 and a2 (stalledKeyHold 2) and parks a3 and a4.
-      for (const seq of [2, 3, 4]) h.dispatcher.add(h.ev('a', seq));
-      expect(h.givenBack).toEqual([
-        { id: 'a3', delayMs: 5000 },
-        { id: 'a4', delayMs: 5000 },
-      ]);
-      expect(h.dispatcher.room(0)).toBe(8);
-      h.dispatcher.add(h.ev('b', 5));
-      expect(h.started()).toEqual(['a1', 'b5']);
-      await h.finish('b5');
-
-      await vi.advanceTimersByTimeAsync(1000);
-      await h.finish('a1');
-      await h.finish('a2');
-      // a6 arrived before the parked a3 and a4 came back: it waits for them.
-      h.dispatcher.add(h.ev('a', 6));
-      expect(h.started()).toEqual(['a1', 'b5', 'a1', 'a2']);
-      h.dispatcher.add(h.ev('a', 4, 2));
-      h.dispatcher.add(h.ev('a', 3, 2));
-      for (const next of ['a3', 'a4', 'a6']) await h.finish(next);
-      expect(h.settled).toEqual(['b5', 'a1', 'a2', 'a3', 'a4', 'a6']);
+      const h = harness();
+      h.dispatcher.add(h.ev('a', 5));
+      await h.finish('a5', 'deferred');
+      expect(h.started()).toEqual(['a5']);
+      h.dispatcher.wake('b');
+      h.dispatcher.wake('a');
+      expect(h.started()).toEqual(['a5', 'a5']);
+      expect(h.runs.at(-1)?.retried).toBe(true);
+      // Woken while it runs: what it waited for may have landed meanwhile, so a deferral retries at once.
+      h.dispatcher.wake('a');
+      await h.finish('a5', 'deferred');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(h.started()).toEqual(['a5', 'a5', 'a5']);
+      await h.finish('a5');
+      expect(h.settled).toEqual(['a5']);
     } finally {
       vi.useRealTimers();
     }
   });
 
-  it('parks every waiting event of a stalled key once stalled keys hold half its room, so a process full of deferred events still takes what they wait for', async () => {
+  it('leaves a failed event to its backoff when woken: a failure is not waiting for another process', async () => {
     vi.useFakeTimers();
     try {
-      const h = harness({ capacity: 4, concurrency: 4 });
-      for (const [key, seq] of [['a', 2], ['b', 4], ['c', 6]] as const) {
-        h.dispatcher.add(h.ev(key, seq));
-        await h.finish(`${key}${seq}`, 'deferred');
-      }
-      // a2 and b4 wait, holding half the room; c6, the third, went back.
-      expect(h.givenBack).toEqual([{ id: 'c6', delayMs: 5000 }]);
-      expect(h.dispatcher.room(0)).toBe(2);
-      // What the waiting ones wait for arrives, runs at once, and then the waiting one.
-      h.dispatcher.add(h.ev('a', 1));
-      h.dispatcher.add(h.ev('c', 5));
-      await h.finish('a1');
-      await h.finish('c5');
-      await h.finish('a2');
-      expect(h.settled).toEqual(['a1', 'c5', 'a2']);
-      // c6 is away until its park delay passes.
-      expect(h.started().filter((run) => run === 'c6')).toHaveLength(1);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it('stops waiting for parked events another process took', async () => {
-    vi.useFakeTimers();
-    try {
-      const h = harness({ concurrency: 1, stalledKeyHold: 1, stallAfterMs: 1000 });
+      const h = harness();
       h.dispatcher.add(h.ev('a', 1));
       await h.finish('a1', 'failed');
-      h.dispatcher.add(h.ev('a', 2));
-      expect(h.givenBack.map((g) => g.id)).toEqual(['a2']);
+      h.dispatcher.wake('a');
+      expect(h.started()).toEqual(['a1']);
       await vi.advanceTimersByTimeAsync(1000);
-      await h.finish('a1');
-      h.dispatcher.add(h.ev('a', 3));
       expect(h.started()).toEqual(['a1', 'a1']);
-      // a2 went elsewhere: after its park delay and the stall time, a3 runs.
-      await vi.advanceTimersByTimeAsync(6000);
-      expect(h.started()).toEqual(['a1', 'a1', 'a3']);
     } finally {
       vi.useRealTimers();
     }
   });
 
-  it('counts a handler running longer than stallAfterMs as stalled', async () => {
+  it('hands nothing back while it runs, however long a key waits: a waiting key keeps its events in order', async () => {
     vi.useFakeTimers();
     try {
-      const h = harness({ concurrency: 1, stalledKeyHold: 1, stallAfterMs: 1000 });
-      h.dispatcher.add(h.ev('a', 1));
+      const h = harness({ concurrency: 1, capacity: 100 });
       h.dispatcher.add(h.ev('a', 2));
+      await h.finish('a2', 'deferred');
+      for (let seq = 3; seq < 40; seq += 1) h.dispatcher.add(h.ev('a', seq));
+      await vi.advanceTimersByTimeAsync(120_000);
       expect(h.givenBack).toEqual([]);
+      // What it waited for arrives while a2 is being tried again: it runs next, then the rest in order.
+      h.dispatcher.add(h.ev('a', 1));
+      await h.finish('a2', 'deferred');
+      for (let seq = 1; seq < 40; seq += 1) await h.finish(`a${seq}`);
+      expect(h.settled).toEqual(Array.from({ length: 39 }, (_, i) => `a${i + 1}`));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("lets go of waiting events' payloads beyond half its bytes, latest first, and reads them again before they run", async () => {
+    const h = harness({ capacity: 100, capacityBytes: 1000, concurrency: 1 });
+    h.dispatcher.add(h.ev('a', 1, 1, 300));
+    for (let seq = 2; seq <= 5; seq += 1) h.dispatcher.add(h.ev('a', seq, 1, 100));
+    // a1 runs with 300 bytes; a2 and a3 keep theirs (500 in all), a4 and a5 let theirs go.
+    expect(h.unloaded).toEqual(['a4', 'a5']);
+    // Loaded bytes never stop it taking one more event: what the waiting ones wait for may be next.
+    expect(h.dispatcher.room(1000)).toBe(1);
+    await h.finish('a1');
+    await h.finish('a2');
+    await h.finish('a3');
+    expect(h.loads.map((l) => l.id)).toEqual(['a4']);
+    expect(h.started()).toEqual(['a1', 'a2', 'a3']);
+    h.loads[0].answer('loaded');
+    await settle();
+    expect(h.started()).toEqual(['a1', 'a2', 'a3', 'a4']);
+  });
+
+  it("settles an event the stream no longer has, and retries one whose payload could not be read", async () => {
+    vi.useFakeTimers();
+    try {
+      const h = harness({ capacity: 100, capacityBytes: 100, concurrency: 1 });
+      h.dispatcher.add(h.ev('a', 1, 1, 100));
+      h.dispatcher.add(h.ev('a', 2, 1, 100));
+      h.dispatcher.add(h.ev('a', 3, 1, 100));
+      await h.finish('a1');
+      h.loads[0].answer('gone');
+      await settle();
+      expect(h.settled).toEqual(['a1', 'a2']);
+      h.loads[1].answer('failed');
+      await settle();
+      expect(h.settled).toEqual(['a1', 'a2']);
       await vi.advanceTimersByTimeAsync(1000);
-      expect(h.givenBack.map((g) => g.id)).toEqual(['a2']);
+      h.loads[2].answer('loaded');
+      await settle();
+      await h.finish('a3');
+      expect(h.settled).toEqual(['a1', 'a2', 'a3']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('says once when a key has waited longer than waitingAfterMs, and again only after it moved', async () => {
+    vi.useFakeTimers();
+    try {
+      const h = harness({ waitingAfterMs: 10_000 });
+      h.dispatcher.add(h.ev('a', 2));
+      await h.finish('a2', 'deferred');
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(h.waited).toEqual([{ id: 'a2', waitedMs: 10_000 }]);
+      h.dispatcher.add(h.ev('a', 1));
+      await h.finish('a2', 'deferred');
+      await h.finish('a1');
+      await h.finish('a2');
+      h.dispatcher.add(h.ev('a', 4));
+      await h.finish('a4', 'deferred');
+      await vi.advanceTimersByTimeAsync(5_000);
+      h.dispatcher.add(h.ev('a', 3));
+      await h.finish('a4', 'deferred');
+      await h.finish('a3');
+      await h.finish('a4');
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(h.waited).toHaveLength(1);
     } finally {
       vi.useRealTimers();
     }
@@ -227,41 +281,6 @@ describe('OrderedDispatcher', () => {
     expect(roomy).toBe(true);
   });
 
-  it('holds no more bytes than capacityBytes, and one event however large when it holds nothing', async () => {
-    const h = harness({ capacity: 10, capacityBytes: 1000, concurrency: 1 });
-    // Nothing held: room for one event of 5,000 bytes, for as many as fit of smaller ones.
-    expect(h.dispatcher.room(5000)).toBe(1);
-    expect(h.dispatcher.room(300)).toBe(3);
-    h.dispatcher.add(h.ev('a', 1, 1, 600));
-    expect(h.dispatcher.room(300)).toBe(1);
-    h.dispatcher.add(h.ev('a', 2, 1, 300));
-    expect(h.dispatcher.room(300)).toBe(0);
-    expect(h.dispatcher.room(100)).toBe(1);
-    let roomy = false;
-    void h.dispatcher.whenRoom(300).then(() => (roomy = true));
-    await settle();
-    expect(roomy).toBe(false);
-    await h.finish('a1');
-    expect(roomy).toBe(true);
-    expect(h.dispatcher.room(300)).toBe(2);
-  });
-
-  it('parks every waiting event of a stalled key once stalled keys hold half its bytes', async () => {
-    vi.useFakeTimers();
-    try {
-      const h = harness({ capacity: 100, capacityBytes: 1000, concurrency: 4 });
-      h.dispatcher.add(h.ev('a', 2, 1, 400));
-      await h.finish('a2', 'deferred');
-      h.dispatcher.add(h.ev('b', 4, 1, 200));
-      await h.finish('b4', 'deferred');
-      // a2 and b4 wait with 600 bytes, over half of 1,000: b4, the one that made it so, went back.
-      expect(h.givenBack).toEqual([{ id: 'b4', delayMs: 5000 }]);
-      expect(h.dispatcher.room(100)).toBe(6);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
   it('stop() gives back every queued event at once and waits for the running handlers', async () => {
     const h = harness({ concurrency: 1 });
     h.dispatcher.add(h.ev('a', 1));
@@ -269,16 +288,13 @@ describe('OrderedDispatcher', () => {
     h.dispatcher.add(h.ev('b', 3));
     let stopped = false;
     const stopping = h.dispatcher.stop().then(() => (stopped = true));
-    expect(h.givenBack).toEqual([
-      { id: 'a2', delayMs: 0 },
-      { id: 'b3', delayMs: 0 },
-    ]);
+    expect(h.givenBack).toEqual(['a2', 'b3']);
     await settle();
     expect(stopped).toBe(false);
     await h.finish('a1');
     await stopping;
     expect(h.settled).toEqual(['a1']);
     h.dispatcher.add(h.ev('c', 4));
-    expect(h.givenBack.at(-1)).toEqual({ id: 'c4', delayMs: 0 });
+    expect(h.givenBack.at(-1)).toEqual('c4');
   });
 });

@@ -2,8 +2,9 @@ import { DEFER_BACKOFF, retryDelayMs, type RetryBackoff } from './events.ts';
 import type { DeliveryOutcome } from './event-delivery.ts';
 
 /**
- * Bytes of events a consumer holds at once in one process, as received (parsed they take several
- * times that), on either transport: 16 commit parts of 512 KiB, however many parts a commit has.
+ * Bytes of event payloads a consumer keeps loaded at once in one process, as received (parsed they
+ * take several times that), on either transport: 16 commit parts of 512 KiB. Events beyond it are
+ * still held, but without their payload, which is read again when their turn comes.
  */
 export const HELD_BYTES = 8 * 1024 * 1024;
 
@@ -13,48 +14,52 @@ interface RoomWaiter {
   resolve: () => void;
 }
 
-/** An event a transport handed to the dispatcher, held until it is settled or given back. */
+/** An event a transport handed to the dispatcher, held until it is settled or handed back on stop. */
 export interface HeldEvent {
   /** Events with one key run one at a time, lowest seq first; different keys run side by side. */
   readonly key: string;
   /** The stream sequence: the order within a key, and the event's identity. */
   readonly seq: number;
-  /** Its size as the transport received it: what capacityBytes counts. */
+  /** Its payload's size as the transport received it: what capacityBytes counts while it is loaded. */
   readonly bytes: number;
 }
 
 export interface DispatchHooks<T extends HeldEvent> {
-  /** Runs the handler; never throws. `retried`: it failed or was deferred here before. */
+  /** Runs the handler on a loaded event; never throws. `retried`: it failed or was deferred here before. */
   run(event: T, retried: boolean): Promise<DeliveryOutcome>;
   /** The handler succeeded: acknowledge the event. The key's next event waits for it; never throws. */
   settle(event: T): Promise<void>;
-  /** Hands the event back, to be delivered again after delayMs to this process or another. */
-  giveBack(event: T, delayMs: number): void;
+  /** Hands the event back at once, for another process to take (on stop). */
+  giveBack(event: T): void;
+  /** The event without its payload: what it takes to acknowledge it, keep it alive and load it again. */
+  unload(event: T): T;
+  /** The unloaded event with its payload read again; undefined when the stream no longer has it. May reject. */
+  load(event: T): Promise<T | undefined>;
+  /** The key's earliest held event has waited this long without being handled; said once a wait. */
+  waiting(event: T, waitedMs: number): void;
 }
 
-export interface DispatchLimits<T extends HeldEvent> {
+export interface DispatchLimits {
   /** Keys whose handlers run at once. */
   concurrency: number;
-  /** Events held at once (queued, running, waiting to be retried): the transport takes no more. */
+  /** Events held at once, loaded or not: the transport takes no more. */
   capacity: number;
   /**
-   * Bytes of events held at once, however few the events: a commit's parts are up to 1 MiB each,
-   * several times that parsed. One event is taken when nothing is held, however large.
+   * Payload bytes kept loaded at once, however few the events: a commit's parts are up to 1 MiB
+   * each, several times that parsed. Loaded payloads of events that wait are dropped down to half of
+   * it, so there is always room to take the event they wait for.
    */
   capacityBytes: number;
-  /** Events a stalled key keeps; the ones after them are given back (parked) to free room for other keys. */
-  stalledKeyHold: number;
-  /** A key whose handler has run this long counts as stalled. */
-  stallAfterMs: number;
-  /** How long a parked event stays away. */
-  parkDelayMs: (event: T) => number;
-  /** Backoff of an event whose handler failed (a deferred one uses DEFER_BACKOFF). */
+  /** A key whose earliest event has waited this long is reported (DispatchHooks.waiting). */
+  waitingAfterMs: number;
+  /** Backoff of an event whose handler failed (a deferred one uses DEFER_BACKOFF, or runs when woken). */
   retry: RetryBackoff;
 }
 
 interface Entry<T> {
   /** The newest delivery of the event: the one to acknowledge. */
   event: T;
+  loaded: boolean;
   failures: number;
   deferrals: number;
 }
@@ -64,39 +69,42 @@ interface Line<T> {
   /** Held events not running, lowest seq first. */
   queue: Entry<T>[];
   running?: Entry<T>;
-  /** Set while the head waits to be tried again. */
+  /** Set while the head waits to be tried again; `retryAfter` says why. */
   retryTimer?: NodeJS.Timeout;
-  /** The head (running or waiting) failed or was deferred and has not succeeded since, or has run longer than stallAfterMs. */
-  stalled: boolean;
-  stallTimer?: NodeJS.Timeout;
-  /** Seqs given back while stalled: nothing after them runs before they return, or parkedUntil passes (another process took them). */
-  parked: Set<number>;
-  parkedUntil: number;
-  parkTimer?: NodeJS.Timeout;
+  retryAfter?: 'failed' | 'deferred';
+  /** The key moved on elsewhere while its head was running: a deferral then is tried again at once. */
+  woken: boolean;
+  /** When the key's current head first started, until an event of the key is handled. */
+  waitingSince?: number;
+  waitingTimer?: NodeJS.Timeout;
 }
 
 /**
  * Runs a consumer's handler over the events its transport holds: one key's events one after
  * another in seq order, different keys at once (up to `concurrency`), so one key's slow, failing or
- * deferred event never holds up another key's. A failed or deferred event stays here and is tried
- * again after its backoff, before its key's later events; an earlier event of the key arriving
- * meanwhile (a redelivery) runs at once, ahead of it. A stalled key keeps only `stalledKeyHold`
- * events and parks the rest, so its backlog cannot fill the room that other keys need.
+ * deferred event never holds up another key's. A failed event stays here and is tried again after
+ * its backoff, before its key's later events. A deferred one (it came before an event another
+ * process holds) is tried again as soon as the key moves on anywhere (wake), or after a short
+ * backoff should that word be lost; an earlier event of the key arriving meanwhile runs at once.
+ *
+ * Nothing is handed back while the process runs: an event handed back to the server is away for a
+ * delay the server keeps, however soon its key needs it, and comes back behind whatever was handed
+ * out meanwhile. Memory is bounded instead by dropping the payloads of waiting events, the latest
+ * of each key first, and reading them again from the stream when their turn comes.
  */
 export class OrderedDispatcher<T extends HeldEvent> {
   readonly #hooks: DispatchHooks<T>;
-  readonly #limits: DispatchLimits<T>;
+  readonly #limits: DispatchLimits;
   /** Insertion order is the order in which waiting keys get a free slot: a key whose event finished moves to the end. */
   readonly #lines = new Map<string, Line<T>>();
   readonly #runs = new Set<Promise<void>>();
   #held = 0;
-  #heldBytes = 0;
+  #loadedBytes = 0;
   #running = 0;
   #roomWaiters: RoomWaiter[] = [];
   #stopped = false;
 
-  constructor(hooks: DispatchHooks<T>, limits: DispatchLimits<T>) {
-    if (limits.stalledKeyHold < 1) throw new Error('stalledKeyHold must be at least 1');
+  constructor(hooks: DispatchHooks<T>, limits: DispatchLimits) {
     this.#hooks = hooks;
     this.#limits = limits;
   }
@@ -104,11 +112,13 @@ export class OrderedDispatcher<T extends HeldEvent> {
   /**
    * How many more events the transport may hand over now if each may be as large as eventBytes: a
    * transport that knows an event's size asks with it, one that does not with the largest possible.
+   * At least one while any may be held, so a process whose loaded bytes are all running still takes
+   * the event its waiting keys need.
    */
   room(eventBytes: number): number {
     if (this.#stopped) return 0;
-    const fit = Math.floor((this.#limits.capacityBytes - this.#heldBytes) / Math.max(1, eventBytes));
-    return Math.max(0, Math.min(this.#limits.capacity - this.#held, this.#held === 0 ? Math.max(1, fit) : fit));
+    const fit = Math.floor((this.#limits.capacityBytes - this.#loadedBytes) / Math.max(1, eventBytes));
+    return Math.max(0, Math.min(this.#limits.capacity - this.#held, Math.max(1, fit)));
   }
 
   /** Resolves once there is room for an event of eventBytes, or the dispatcher stopped. */
@@ -117,7 +127,7 @@ export class OrderedDispatcher<T extends HeldEvent> {
     return new Promise((resolve) => this.#roomWaiters.push({ eventBytes, resolve }));
   }
 
-  /** Every event held, for a transport that must keep them alive (JetStream's ack wait). */
+  /** Every event held, loaded or not, for a transport that must keep them alive (JetStream's ack wait). */
   *held(): Iterable<T> {
     for (const line of this.#lines.values()) {
       if (line.running) yield line.running.event;
@@ -127,27 +137,48 @@ export class OrderedDispatcher<T extends HeldEvent> {
 
   add(event: T): void {
     if (this.#stopped) {
-      this.#hooks.giveBack(event, 0);
+      this.#hooks.giveBack(event);
       return;
     }
     const line = this.#lineFor(event.key);
     const same = line.running?.event.seq === event.seq ? line.running : line.queue.find((entry) => entry.event.seq === event.seq);
     if (same) {
       // Delivered again while held (its ack wait passed during an outage): one run, the newer delivery acknowledged.
-      same.event = event;
+      if (same.loaded || same === line.running) {
+        same.event = event;
+      } else {
+        same.event = this.#hooks.unload(event);
+      }
       return;
     }
-    line.parked.delete(event.seq);
-    insertBySeq(line.queue, { event, failures: 0, deferrals: 0 });
-    this.#hold(event, 1);
+    insertBySeq(line.queue, { event, loaded: true, failures: 0, deferrals: 0 });
+    this.#held += 1;
+    this.#loadedBytes += event.bytes;
     if (line.retryTimer && line.queue[0].event === event) {
       // What the head was waiting for may be this very event: it runs now, and has not failed.
       clearTimeout(line.retryTimer);
       line.retryTimer = undefined;
-      line.stalled = false;
     }
-    this.#trim(line);
     this.#pump();
+    this.#unloadWaiting();
+  }
+
+  /**
+   * The key moved on in another process: its head, deferred because it came before what that process
+   * held, is tried again now instead of after its backoff.
+   */
+  wake(key: string): void {
+    const line = this.#lines.get(key);
+    if (!line || this.#stopped) return;
+    if (line.running) {
+      line.woken = true;
+      return;
+    }
+    if (line.retryTimer && line.retryAfter === 'deferred') {
+      clearTimeout(line.retryTimer);
+      line.retryTimer = undefined;
+      this.#pump();
+    }
   }
 
   /** Gives back every queued event at once and resolves when the handlers running have finished. */
@@ -155,11 +186,8 @@ export class OrderedDispatcher<T extends HeldEvent> {
     this.#stopped = true;
     for (const line of this.#lines.values()) {
       clearTimeout(line.retryTimer);
-      clearTimeout(line.parkTimer);
-      for (const entry of line.queue) {
-        this.#hooks.giveBack(entry.event, 0);
-        this.#hold(entry.event, -1);
-      }
+      clearTimeout(line.waitingTimer);
+      for (const entry of line.queue) this.#release(entry, 'give back');
       line.queue = [];
     }
     this.#notifyRoom();
@@ -169,7 +197,7 @@ export class OrderedDispatcher<T extends HeldEvent> {
   #lineFor(key: string): Line<T> {
     let line = this.#lines.get(key);
     if (!line) {
-      line = { key, queue: [], stalled: false, parked: new Set(), parkedUntil: 0 };
+      line = { key, queue: [], woken: false };
       this.#lines.set(key, line);
     }
     return line;
@@ -179,49 +207,44 @@ export class OrderedDispatcher<T extends HeldEvent> {
     if (this.#stopped) return;
     for (const line of [...this.#lines.values()]) {
       if (this.#running >= this.#limits.concurrency) return;
-      if (this.#runnable(line)) this.#start(line);
+      if (!line.running && !line.retryTimer && line.queue.length > 0) this.#start(line);
     }
-  }
-
-  #runnable(line: Line<T>): boolean {
-    if (line.running || line.retryTimer || line.queue.length === 0) return false;
-    if (line.parked.size === 0) return true;
-    if (Date.now() >= line.parkedUntil) {
-      line.parked.clear();
-      return true;
-    }
-    return line.queue[0].event.seq < Math.min(...line.parked);
   }
 
   #start(line: Line<T>): void {
     const entry = line.queue.shift();
     if (!entry) return;
     line.running = entry;
+    line.woken = false;
     this.#running += 1;
-    line.stallTimer = setTimeout(() => {
-      line.stalled = true;
-      this.#trim(line);
-    }, this.#limits.stallAfterMs);
+    if (line.waitingSince === undefined) {
+      const since = Date.now();
+      line.waitingSince = since;
+      line.waitingTimer = setTimeout(() => {
+        const head = line.running ?? line.queue.at(0);
+        if (head) this.#hooks.waiting(head.event, Date.now() - since);
+      }, this.#limits.waitingAfterMs);
+    }
     const run = this.#run(line, entry).finally(() => this.#runs.delete(run));
     this.#runs.add(run);
   }
 
   async #run(line: Line<T>, entry: Entry<T>): Promise<void> {
-    const outcome = await this.#hooks.run(entry.event, entry.failures + entry.deferrals > 0);
-    clearTimeout(line.stallTimer);
-    if (outcome === 'handled') {
+    const outcome = await this.#attempt(entry);
+    if (outcome === 'handled' || outcome === 'gone') {
       await this.#hooks.settle(entry.event);
-      line.stalled = false;
-      this.#hold(entry.event, -1);
+      this.#release(entry, 'settled');
+      clearTimeout(line.waitingTimer);
+      line.waitingTimer = undefined;
+      line.waitingSince = undefined;
     } else if (this.#stopped) {
-      this.#hooks.giveBack(entry.event, 0);
-      this.#hold(entry.event, -1);
+      this.#release(entry, 'give back');
     } else {
-      const delayMs = outcome === 'failed' ? retryDelayMs(this.#limits.retry, ++entry.failures) : retryDelayMs(DEFER_BACKOFF, ++entry.deferrals);
-      line.stalled = true;
       insertBySeq(line.queue, entry);
       // Unless an earlier event of the key arrived while it ran: that one goes first, without waiting.
       if (line.queue[0] === entry) {
+        const delayMs = outcome === 'failed' ? retryDelayMs(this.#limits.retry, ++entry.failures) : line.woken ? 0 : retryDelayMs(DEFER_BACKOFF, ++entry.deferrals);
+        line.retryAfter = outcome;
         line.retryTimer = setTimeout(() => {
           line.retryTimer = undefined;
           this.#pump();
@@ -233,70 +256,60 @@ export class OrderedDispatcher<T extends HeldEvent> {
     // Behind every key that waited meanwhile.
     this.#lines.delete(line.key);
     this.#lines.set(line.key, line);
-    this.#trim(line);
     this.#dropIfIdle(line);
-    this.#notifyRoom();
     this.#pump();
+    this.#unloadWaiting();
+    this.#notifyRoom();
+  }
+
+  /** Loads the event if its payload was dropped, then runs it; 'gone' when the stream no longer has it. */
+  async #attempt(entry: Entry<T>): Promise<DeliveryOutcome | 'gone'> {
+    if (!entry.loaded) {
+      let loaded: T | undefined;
+      try {
+        loaded = await this.#hooks.load(entry.event);
+      } catch {
+        return 'failed';
+      }
+      if (loaded === undefined) return 'gone';
+      entry.event = loaded;
+      entry.loaded = true;
+      this.#loadedBytes += loaded.bytes;
+    }
+    return this.#hooks.run(entry.event, entry.failures + entry.deferrals > 0);
+  }
+
+  #release(entry: Entry<T>, how: 'settled' | 'give back'): void {
+    if (how === 'give back') this.#hooks.giveBack(entry.event);
+    this.#held -= 1;
+    if (entry.loaded) this.#loadedBytes -= entry.event.bytes;
   }
 
   /**
-   * Parks a stalled key's latest events beyond what it may keep, and every one it has waiting once
-   * stalled keys hold half the room, in events or in bytes: a process full of events that wait (for
-   * one another replica holds, or one the server redelivers only after the ack wait) must keep room
-   * to take what they wait for. A running event stays; it is parked with the rest if it fails again.
+   * Drops payloads of queued events down to half of capacityBytes, furthest from running first (the
+   * last of the longest queues), so the transport always has room for the event they wait for.
    */
-  #trim(line: Line<T>): void {
-    if (this.#stopped || !line.stalled) return;
-    const running = line.running ? 1 : 0;
-    const stalled = this.#stalledHeld();
-    const crowded = stalled.events > this.#limits.capacity / 2 || stalled.bytes > this.#limits.capacityBytes / 2;
-    const keep = crowded ? running : this.#limits.stalledKeyHold;
-    if (line.queue.length + running <= keep) return;
-    const parked = line.queue.splice(Math.max(0, keep - running));
-    if (line.queue.length === 0) {
-      clearTimeout(line.retryTimer);
-      line.retryTimer = undefined;
-      // What failed is gone; whatever of the key arrives next has not failed.
-      line.stalled = running === 1;
-    }
-    for (const entry of parked) {
-      const delayMs = this.#limits.parkDelayMs(entry.event);
-      this.#hooks.giveBack(entry.event, delayMs);
-      this.#hold(entry.event, -1);
-      line.parked.add(entry.event.seq);
-      line.parkedUntil = Math.max(line.parkedUntil, Date.now() + delayMs + this.#limits.stallAfterMs);
-    }
-    clearTimeout(line.parkTimer);
-    line.parkTimer = setTimeout(() => {
-      line.parkTimer = undefined;
-      line.parked.clear();
-      this.#dropIfIdle(line);
-      this.#pump();
-    }, line.parkedUntil - Date.now());
-    this.#notifyRoom();
-  }
-
-  #stalledHeld(): { events: number; bytes: number } {
-    const held = { events: 0, bytes: 0 };
+  #unloadWaiting(): void {
+    const target = this.#limits.capacityBytes / 2;
+    if (this.#loadedBytes <= target) return;
+    const candidates: { entry: Entry<T>; place: number }[] = [];
     for (const line of this.#lines.values()) {
-      if (!line.stalled) continue;
-      for (const entry of line.running ? [line.running, ...line.queue] : line.queue) {
-        held.events += 1;
-        held.bytes += entry.event.bytes;
-      }
+      line.queue.forEach((entry, place) => {
+        if (entry.loaded) candidates.push({ entry, place });
+      });
     }
-    return held;
-  }
-
-  /** count 1 when the event is taken, -1 when it is settled or given back. */
-  #hold(event: T, count: 1 | -1): void {
-    this.#held += count;
-    this.#heldBytes += count * event.bytes;
+    candidates.sort((a, b) => b.place - a.place || b.entry.event.seq - a.entry.event.seq);
+    for (const { entry } of candidates) {
+      if (this.#loadedBytes <= target) return;
+      this.#loadedBytes -= entry.event.bytes;
+      entry.event = this.#hooks.unload(entry.event);
+      entry.loaded = false;
+    }
   }
 
   #dropIfIdle(line: Line<T>): void {
-    if (line.running || line.retryTimer || line.queue.length > 0 || line.parked.size > 0) return;
-    clearTimeout(line.parkTimer);
+    if (line.running || line.retryTimer || line.queue.length > 0) return;
+    clearTimeout(line.waitingTimer);
     this.#lines.delete(line.key);
   }
 
