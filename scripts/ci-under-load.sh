@@ -36,12 +36,14 @@ start_burners() {
 work=$(mktemp -d /tmp/lode-ci-under-load.XXXXXX)
 git clone -q --no-hardlinks "$repo" "$work/main"
 [ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"
+# A COMMAND other than .ci/run (which installs by itself) needs the packages in place.
+(cd "$work/main" && npm ci --no-audit --no-fund >"$work/npm-ci.log" 2>&1) || { echo "npm ci failed: $work/npm-ci.log" >&2; exit 1; }
 
 in_a_row=0
 best=0
 echo "# $(date -u +%FT%TZ) $(git -C "$repo" rev-parse --short HEAD) under load on $(nproc) cores: $command" | tee -a "$log"
 for run in $(seq 1 "$runs"); do
-  rm -rf "$work/main/node_modules" "$work/main/.ci/test-results.json" "$work/main/.ci/fault-results.json"
+  rm -f "$work/main/.ci/test-results.json" "$work/main/.ci/fault-results.json"
   start_burners
   started=$(date +%s)
   (cd "$work/main" && CI=true bash -c "$command" </dev/null >"$work/run-$run.log" 2>&1)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { busRequestsHandled, RetryingClient, untilAllReady, type SeededProject, type ServiceProcess, type TryOutcome } from '@lode/testkit';
 import { STACK_SERVICES, startProcessStack, type ProcessStack, type StackService } from '@lode/system/testing';
@@ -94,6 +95,16 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     const killedServices = STACK_SERVICES.map((s) => stack.replicas[s][0]);
     const victims = [...killedServices, stack.gateways[1]];
     const killedAt = snapshot(run);
+    // How long the read model takes, from the kill, to apply every commit acknowledged before it: a
+    // killed sync replica's events come back after the ack wait, and the survivor must take them then.
+    const ackedAtKill = Math.max(0, ...run.commits.map((c) => c.sequenceNum));
+    const killStartedMs = performance.now();
+    const readModelRecovery = untilApplied(db, owner.projectId, ackedAtKill).then((applied) => {
+      if (!applied) return 'never';
+      const ms = Math.round(performance.now() - killStartedMs);
+      log.mark('read model recovered', `applied commit ${ackedAtKill}, the last acknowledged before the kill, ${ms} ms after it`);
+      return ms;
+    });
     log.mark('kill', victims.map((p) => `${p.name} pid ${p.child.pid}`).join(', '));
     await Promise.all(victims.map((p) => p.kill()));
     log.mark('killed', runProgress());
@@ -174,7 +185,9 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     await run.until('every committed file can be locked by another user', async () => (await run.lockConflicts(clients.locker, committedFiles)).length === 0, 90_000);
     log.mark('unfenced');
 
+    const recoveryMs = await readModelRecovery;
     process.stdout.write(
+      `scale-out: read model recovery after the kill: ${recoveryMs} ms\n` +
       `scale-out: ${n} commits (${run.restores} of them restores), ${run.confirmed.length} uploads, ${run.lockOps} lock calls, ${run.reads} reads; ` +
         `${run.syncsUnavailable} syncs unavailable, ${fences[0].n} fences left at the end of the run; served before the kill ${JSON.stringify(servedBeforeKill)}; ` +
         `retries ${JSON.stringify(Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, Object.fromEntries(c.retried)])))}; ms from start ${JSON.stringify(log.phases)}\n`,
@@ -241,6 +254,25 @@ async function readModelProgress(db: pg.Client, projectId: string): Promise<stri
   } catch (error) {
     return `could not be read: ${(error as Error).message}`;
   }
+}
+
+/**
+ * Resolves true once the sync read model has applied the project's commit `seq` (polled: it says
+ * nothing when it does); false if it has not within the test's time or the database went away
+ * (the test has failed or ended by then), so it never rejects after the test.
+ */
+async function untilApplied(db: pg.Client, projectId: string, seq: number): Promise<boolean> {
+  const deadline = performance.now() + TEST_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    const rows = await db.query<{ applied: number }>('SELECT applied_seq AS applied FROM sync.progress WHERE project_id = $1', [projectId]).then(
+      (result) => result.rows,
+      () => undefined,
+    );
+    if (rows === undefined) return false;
+    if ((rows[0]?.applied ?? 0) >= seq) return true;
+    await sleep(100);
+  }
+  return false;
 }
 
 /** Every line a process logged at error level or above, named by process, for a failing run. */
