@@ -15,8 +15,30 @@ export async function processInLongTransaction(system: FaultSystem, applicationN
      ORDER BY xact_start LIMIT 1`,
     [system.databaseName, applicationName, minAgeMs / 1000],
   );
-  if (rows.length === 0) return undefined;
-  const inode = await socketInode(rows[0].port);
+  return rows.length === 0 ? undefined : ownerOf(rows[0].port, candidates);
+}
+
+/**
+ * The process among `candidates` with a Postgres connection waiting for a lock the backend
+ * `blockerPid` holds: the replica caught in the middle of work the suite made wait.
+ */
+export async function processBlockedBy(system: FaultSystem, blockerPid: number, applicationName: string, candidates: readonly ServiceProcess[]): Promise<ServiceProcess | undefined> {
+  const rows = await system.sql<{ port: number }>(
+    `SELECT client_port AS port FROM pg_stat_activity
+     WHERE datname = $1 AND application_name = $2 AND $3 = ANY(pg_blocking_pids(pid))
+     ORDER BY xact_start`,
+    [system.databaseName, applicationName, blockerPid],
+  );
+  for (const { port } of rows) {
+    const owner = await ownerOf(port, candidates);
+    if (owner) return owner;
+  }
+  return undefined;
+}
+
+/** The candidate holding the client end of a Postgres connection, by its local port. */
+async function ownerOf(clientPort: number, candidates: readonly ServiceProcess[]): Promise<ServiceProcess | undefined> {
+  const inode = await socketInode(clientPort);
   if (!inode) return undefined;
   for (const p of candidates) {
     if (p.child.pid !== undefined && (await holdsSocket(p.child.pid, inode))) return p;

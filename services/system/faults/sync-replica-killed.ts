@@ -1,10 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import pg from 'pg';
 import { commit } from '@lode/contracts';
 import { PROJECTION_CONSUMER } from '@lode/sync';
 import type { ServiceProcess } from '@lode/testkit';
+import { serviceNamed } from '../src/registry.ts';
 import type { SyncAnswer } from './api-shapes.ts';
+import { processBlockedBy } from './backend-owner.ts';
 import { describeConsumer, eventConsumers } from './event-consumers.ts';
 import type { FaultPlan, FaultSuite } from './fault-suite.ts';
+import type { FaultSystem } from './fault-system.ts';
 import type { Answered } from './observed-client.ts';
 import { killNow } from './scenarios.ts';
 import type { Actor } from './workload.ts';
@@ -18,6 +22,8 @@ export const SYNC_REPLICA_DOWN_MS = 20_000;
 export const SYNC_TAKEOVER_MS = 10_000;
 /** How long each replica may take to handle its first projection event once both run (a hang guard). */
 const SHARING_WAIT_MS = 60_000;
+/** How long a replica may take to start applying an event of either project once their progress is held (a hang guard). */
+const MID_APPLY_WAIT_MS = 60_000;
 /** Failed syncs named in the report; the rest are counted. */
 const LISTED_FAILURES = 10;
 
@@ -30,7 +36,9 @@ const LISTED_FAILURES = 10;
  * sync at the end includes every acknowledged commit.
  *
  * The suite runs one sync replica: the second is added for this scenario and stopped after its
- * checks, so every other scenario meets the system as before.
+ * checks, so every other scenario meets the system as before. A projection is quick, so a replica
+ * killed at a random moment most often holds nothing: the suite holds both projects' progress rows
+ * until one replica is waiting for them in the middle of applying an event, and kills that one.
  */
 export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
   const { system, findings, cast } = suite;
@@ -39,27 +47,34 @@ export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
   const consumersAtFailure: Promise<string[]>[] = [];
   let stopListening: () => void = () => undefined;
   let added: ServiceProcess | undefined;
-  const victim = () => system.stack.replicas.sync[0];
+  let victim: ServiceProcess | undefined;
   const killedAt = () => findings.killedAt ?? Infinity;
   const failed = (a: Answered) => a.status !== 200 && a.sentAt >= killedAt() + SYNC_TAKEOVER_MS;
   return {
     async inject() {
       added = await system.addReplica('sync');
-      await untilEachHandledProjection([victim(), added]);
-      stopListening = findings.onAnswer((answered) => {
-        if (answered.method !== 'POST' || !answered.path.endsWith('/sync')) return;
-        syncs.push(answered);
-        // The consumers' state when the first sync past the takeover fails, for the report.
-        if (failed(answered) && consumersAtFailure.length === 0) consumersAtFailure.push(consumerStates('when the first sync failed'));
-      });
-      await killNow(suite, [victim()]);
+      const replicas = [system.stack.replicas.sync[0], added];
+      await untilEachHandledProjection(replicas);
+      const progress = await holdProgress(system, projects.map((a) => a.projectId));
+      try {
+        victim = await midApply(system, progress.pid, replicas);
+        stopListening = findings.onAnswer((answered) => {
+          if (answered.method !== 'POST' || !answered.path.endsWith('/sync')) return;
+          syncs.push(answered);
+          // The consumers' state when the first sync past the takeover fails, for the report.
+          if (failed(answered) && consumersAtFailure.length === 0) consumersAtFailure.push(consumerStates('when the first sync failed'));
+        });
+        await killNow(suite, [victim]);
+      } finally {
+        await progress.release();
+      }
       await consumerStates('just after the kill');
     },
     async during() {
       if (findings.killedAt !== undefined) await delay(findings.killedAt + SYNC_REPLICA_DOWN_MS - performance.now());
       return [];
     },
-    heal: () => suite.supervisor.restart([victim()]),
+    heal: () => suite.supervisor.restart(victim ? [victim] : []),
     async after() {
       // One try each: by the claim it answers 200, and a retry would hide the answer that did not.
       const broken: string[] = [];
@@ -141,6 +156,37 @@ function tally(answers: readonly Answered[]): string {
 function projectOf(answered: Answered, projects: readonly Actor[]): string {
   const actor = projects.find((a) => answered.path.includes(a.projectId));
   return actor ? `${actor.name}'s project` : answered.path;
+}
+
+/**
+ * Holds the read model's progress rows of these projects until `release`: a replica applying an
+ * event of either waits for its row inside its transaction, with that event and the ones queued
+ * behind it unacknowledged.
+ */
+async function holdProgress(system: FaultSystem, projectIds: readonly string[]): Promise<{ pid: number; release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: system.stack.databaseUrl });
+  await client.connect();
+  await client.query('BEGIN');
+  const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+  await client.query(`SELECT project_id FROM ${serviceNamed('sync').schema}.progress WHERE project_id = ANY($1::uuid[]) FOR UPDATE`, [projectIds]);
+  return {
+    pid,
+    async release() {
+      await client.query('ROLLBACK');
+      await client.end();
+    },
+  };
+}
+
+/** The replica waiting for a progress row `holder` holds: one in the middle of applying an event. */
+async function midApply(system: FaultSystem, holder: number, replicas: readonly ServiceProcess[]): Promise<ServiceProcess> {
+  const deadline = performance.now() + MID_APPLY_WAIT_MS;
+  while (performance.now() < deadline) {
+    const waiting = await processBlockedBy(system, holder, `lode-${serviceNamed('sync').schema}`, replicas);
+    if (waiting) return waiting;
+    await delay(50);
+  }
+  throw new Error(`no sync replica started applying an event of either project within ${MID_APPLY_WAIT_MS} ms`);
 }
 
 /**
