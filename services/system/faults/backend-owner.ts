@@ -19,21 +19,17 @@ export async function processInLongTransaction(system: FaultSystem, applicationN
 }
 
 /**
- * The process among `candidates` with a Postgres connection waiting for a lock the backend
- * `blockerPid` holds: the replica caught in the middle of work the suite made wait.
+ * The processes among `candidates` with a Postgres connection waiting for a lock the backend
+ * `blockerPid` holds: the replicas caught in the middle of work the suite made wait.
  */
-export async function processBlockedBy(system: FaultSystem, blockerPid: number, applicationName: string, candidates: readonly ServiceProcess[]): Promise<ServiceProcess | undefined> {
+export async function processesBlockedBy(system: FaultSystem, blockerPid: number, applicationName: string, candidates: readonly ServiceProcess[]): Promise<Set<ServiceProcess>> {
   const rows = await system.sql<{ port: number }>(
     `SELECT client_port AS port FROM pg_stat_activity
-     WHERE datname = $1 AND application_name = $2 AND $3 = ANY(pg_blocking_pids(pid))
-     ORDER BY xact_start`,
+     WHERE datname = $1 AND application_name = $2 AND $3 = ANY(pg_blocking_pids(pid))`,
     [system.databaseName, applicationName, blockerPid],
   );
-  for (const { port } of rows) {
-    const owner = await ownerOf(port, candidates);
-    if (owner) return owner;
-  }
-  return undefined;
+  const owners = await Promise.all(rows.map(({ port }) => ownerOf(port, candidates)));
+  return new Set(owners.filter((p) => p !== undefined));
 }
 
 /** The candidate holding the client end of a Postgres connection, by its local port. */

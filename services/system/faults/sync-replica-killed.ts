@@ -5,7 +5,7 @@ import { PROJECTION_CONSUMER } from '@lode/sync';
 import type { ServiceProcess } from '@lode/testkit';
 import { serviceNamed } from '../src/registry.ts';
 import type { SyncAnswer } from './api-shapes.ts';
-import { processBlockedBy } from './backend-owner.ts';
+import { processesBlockedBy } from './backend-owner.ts';
 import { describeConsumer, eventConsumers } from './event-consumers.ts';
 import type { FaultPlan, FaultSuite } from './fault-suite.ts';
 import type { FaultSystem } from './fault-system.ts';
@@ -22,8 +22,10 @@ export const SYNC_REPLICA_DOWN_MS = 20_000;
 export const SYNC_TAKEOVER_MS = 10_000;
 /** How long each replica may take to handle its first projection event once both run (a hang guard). */
 const SHARING_WAIT_MS = 60_000;
-/** How long a replica may take to start applying an event of either project once their progress is held (a hang guard). */
+/** How long the replicas may take to start applying events of the projects once their progress is held (a hang guard). */
 const MID_APPLY_WAIT_MS = 60_000;
+/** The scenario's own syncs, one per project this often, so that neither project's claim rests on a worker's luck. */
+const SYNC_POLL_MS = 500;
 /** Failed syncs named in the report; the rest are counted. */
 const LISTED_FAILURES = 10;
 
@@ -38,7 +40,10 @@ const LISTED_FAILURES = 10;
  * The suite runs one sync replica: the second is added for this scenario and stopped after its
  * checks, so every other scenario meets the system as before. A projection is quick, so a replica
  * killed at a random moment most often holds nothing: the suite holds both projects' progress rows
- * until one replica is waiting for them in the middle of applying an event, and kills that one.
+ * until each replica waits for one in the middle of applying an event, with more queued behind it,
+ * then kills one and lets the rows go. Besides the workload's readers, the scenario syncs each
+ * project itself from SYNC_TAKEOVER_MS on: a reader whose sync the dead replica took waits out
+ * the bus timeout, and its project would otherwise go unwatched meanwhile.
  */
 export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
   const { system, findings, cast } = suite;
@@ -48,6 +53,8 @@ export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
   let stopListening: () => void = () => undefined;
   let added: ServiceProcess | undefined;
   let victim: ServiceProcess | undefined;
+  let polling: Promise<void> = Promise.resolve();
+  let pollingStopped = false;
   const killedAt = () => findings.killedAt ?? Infinity;
   const failed = (a: Answered) => a.status !== 200 && a.sentAt >= killedAt() + SYNC_TAKEOVER_MS;
   return {
@@ -57,7 +64,8 @@ export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
       await untilEachHandledProjection(replicas);
       const progress = await holdProgress(system, projects.map((a) => a.projectId));
       try {
-        victim = await midApply(system, progress.pid, replicas);
+        await untilEachMidApply(system, progress.pid, replicas);
+        victim = replicas[0];
         stopListening = findings.onAnswer((answered) => {
           if (answered.method !== 'POST' || !answered.path.endsWith('/sync')) return;
           syncs.push(answered);
@@ -71,11 +79,16 @@ export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
       await consumerStates('just after the kill');
     },
     async during() {
-      if (findings.killedAt !== undefined) await delay(findings.killedAt + SYNC_REPLICA_DOWN_MS - performance.now());
+      if (findings.killedAt === undefined) return [];
+      const from = findings.killedAt + SYNC_TAKEOVER_MS;
+      polling = Promise.all(projects.map((actor) => syncEvery(actor, from, () => pollingStopped))).then(() => undefined);
+      await delay(findings.killedAt + SYNC_REPLICA_DOWN_MS - performance.now());
       return [];
     },
     heal: () => suite.supervisor.restart(victim ? [victim] : []),
     async after() {
+      pollingStopped = true;
+      await polling;
       // One try each: by the claim it answers 200, and a retry would hide the answer that did not.
       const broken: string[] = [];
       for (const actor of projects) {
@@ -93,6 +106,7 @@ export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
       return broken;
     },
     async tearDown() {
+      pollingStopped = true;
       if (!added) return [];
       const replica = added;
       const code = await system.removeReplica(replica);
@@ -178,15 +192,25 @@ async function holdProgress(system: FaultSystem, projectIds: readonly string[]):
   };
 }
 
-/** The replica waiting for a progress row `holder` holds: one in the middle of applying an event. */
-async function midApply(system: FaultSystem, holder: number, replicas: readonly ServiceProcess[]): Promise<ServiceProcess> {
+/** Resolves once each replica waits for a progress row `holder` holds: each is in the middle of applying an event. */
+async function untilEachMidApply(system: FaultSystem, holder: number, replicas: readonly ServiceProcess[]): Promise<void> {
   const deadline = performance.now() + MID_APPLY_WAIT_MS;
+  let waiting = new Set<ServiceProcess>();
   while (performance.now() < deadline) {
-    const waiting = await processBlockedBy(system, holder, `lode-${serviceNamed('sync').schema}`, replicas);
-    if (waiting) return waiting;
+    waiting = await processesBlockedBy(system, holder, `lode-${serviceNamed('sync').schema}`, replicas);
+    if (replicas.every((r) => waiting.has(r))) return;
     await delay(50);
   }
-  throw new Error(`no sync replica started applying an event of either project within ${MID_APPLY_WAIT_MS} ms`);
+  throw new Error(`only ${waiting.size} of ${replicas.length} sync replicas started applying an event of either project within ${MID_APPLY_WAIT_MS} ms`);
+}
+
+/** One try of a sync of the project every SYNC_POLL_MS from `from` until `stopped`; each answer goes to the listeners. */
+async function syncEvery(actor: Actor, from: number, stopped: () => boolean): Promise<void> {
+  await delay(from - performance.now());
+  while (!stopped()) {
+    await actor.api.once('POST', `/api/v1/projects/${actor.projectId}/sync`, { files: [], includeRemoteOnly: true });
+    await delay(SYNC_POLL_MS);
+  }
 }
 
 /**
