@@ -95,16 +95,9 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     const killedServices = STACK_SERVICES.map((s) => stack.replicas[s][0]);
     const victims = [...killedServices, stack.gateways[1]];
     const killedAt = snapshot(run);
-    // How long the read model takes, from the kill, to apply every commit acknowledged before it: a
-    // killed sync replica's events come back after the ack wait, and the survivor must take them then.
-    const ackedAtKill = Math.max(0, ...run.commits.map((c) => c.sequenceNum));
-    const killStartedMs = performance.now();
-    const readModelRecovery = untilApplied(db, owner.projectId, ackedAtKill).then((applied) => {
-      if (!applied) return 'never';
-      const ms = Math.round(performance.now() - killStartedMs);
-      log.mark('read model recovered', `applied commit ${ackedAtKill}, the last acknowledged before the kill, ${ms} ms after it`);
-      return ms;
-    });
+    // From the kill on, how long each acknowledged commit waits for the read model: a killed sync
+    // replica's events come back after the ack wait, and the survivor must apply them then.
+    const readModelWaits = watchReadModelWaits(db, owner.projectId, () => run.commits.map((c) => c.sequenceNum));
     log.mark('kill', victims.map((p) => `${p.name} pid ${p.child.pid}`).join(', '));
     await Promise.all(victims.map((p) => p.kill()));
     log.mark('killed', runProgress());
@@ -166,6 +159,8 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     log.mark('sync', `waiting for the read model to reach commit ${n}`);
     const listing = await run.syncListing(clients.syncCheck, TEST_TIMEOUT_MS - (performance.now() - started));
     log.mark('synced', `at commit ${listing.latestCommitSeq}`);
+    const waits = await readModelWaits.stop();
+    log.mark('read model waits', `the longest an acknowledged commit waited for the read model after the kill: ${waits.longestMs} ms (through commit ${waits.appliedThrough})`);
     expect(listing.latestCommitSeq).toBe(n);
     expect(new Map(listing.files.map((r) => [r.fileId, `${r.remoteVersion}:${r.remoteSha256}:${r.remoteCommitSeq}`]))).toEqual(tips(acked));
 
@@ -185,9 +180,8 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     await run.until('every committed file can be locked by another user', async () => (await run.lockConflicts(clients.locker, committedFiles)).length === 0, 90_000);
     log.mark('unfenced');
 
-    const recoveryMs = await readModelRecovery;
     process.stdout.write(
-      `scale-out: read model recovery after the kill: ${recoveryMs} ms\n` +
+      `scale-out: read model recovery after the kill: ${waits.longestMs} ms\n` +
       `scale-out: ${n} commits (${run.restores} of them restores), ${run.confirmed.length} uploads, ${run.lockOps} lock calls, ${run.reads} reads; ` +
         `${run.syncsUnavailable} syncs unavailable, ${fences[0].n} fences left at the end of the run; served before the kill ${JSON.stringify(servedBeforeKill)}; ` +
         `retries ${JSON.stringify(Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, Object.fromEntries(c.retried)])))}; ms from start ${JSON.stringify(log.phases)}\n`,
@@ -257,22 +251,47 @@ async function readModelProgress(db: pg.Client, projectId: string): Promise<stri
 }
 
 /**
- * Resolves true once the sync read model has applied the project's commit `seq` (polled: it says
- * nothing when it does); false if it has not within the test's time or the database went away
- * (the test has failed or ended by then), so it never rejects after the test.
+ * Polls the read model's progress until stopped and keeps the longest time an acknowledged commit
+ * waited for it: from the first poll that saw the commit acknowledged to the first that saw it
+ * applied (so to within the poll's period). Never rejects: a database gone away ends the watch.
  */
-async function untilApplied(db: pg.Client, projectId: string, seq: number): Promise<boolean> {
-  const deadline = performance.now() + TEST_TIMEOUT_MS;
-  while (performance.now() < deadline) {
-    const rows = await db.query<{ applied: number }>('SELECT applied_seq AS applied FROM sync.progress WHERE project_id = $1', [projectId]).then(
-      (result) => result.rows,
-      () => undefined,
-    );
-    if (rows === undefined) return false;
-    if ((rows[0]?.applied ?? 0) >= seq) return true;
-    await sleep(100);
-  }
-  return false;
+function watchReadModelWaits(db: pg.Client, projectId: string, acknowledged: () => number[]) {
+  const seenAt = new Map<number, number>();
+  let longestMs = 0;
+  let appliedThrough = 0;
+  let stopping = false;
+  const watching = (async () => {
+    for (;;) {
+      const now = performance.now();
+      for (const seq of acknowledged()) {
+        if (seenAt.has(seq) || seq <= appliedThrough) continue;
+        seenAt.set(seq, now);
+      }
+      const rows = await db.query<{ applied: number }>('SELECT applied_seq AS applied FROM sync.progress WHERE project_id = $1', [projectId]).then(
+        (result) => result.rows,
+        () => undefined,
+      );
+      if (rows === undefined) return;
+      const applied = rows[0]?.applied ?? 0;
+      const at = performance.now();
+      appliedThrough = applied;
+      for (const [seq, since] of seenAt) {
+        if (seq > applied) continue;
+        longestMs = Math.max(longestMs, at - since);
+        seenAt.delete(seq);
+      }
+      if (stopping && seenAt.size === 0) return;
+      await sleep(100);
+    }
+  })();
+  return {
+    /** Once every commit seen acknowledged is applied (the caller has seen the read model current). */
+    stop: async () => {
+      stopping = true;
+      await watching;
+      return { longestMs: Math.round(longestMs), appliedThrough };
+    },
+  };
 }
 
 /** Every line a process logged at error level or above, named by process, for a failing run. */
