@@ -3,9 +3,23 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { IMAGE_SERVICES, isImageService } from '../services.ts';
+import { interpolate, MissingVariables } from './compose-interpolation.ts';
 import { DEPLOYED_SERVICES, REPO_ROOT } from './repo.ts';
 
 const COMPOSE_DIR = path.join(REPO_ROOT, 'deploy');
+
+/** The secrets an operator must set: without any of them, compose refuses to start. */
+const SECRETS = {
+  LODE_ADMIN_TOKEN: 'test-admin-token-0123456789abcdef',
+  LODE_CURSOR_SECRET: 'test-cursor-secret-0123456789abcdef0123456789',
+  MINIO_ROOT_USER: 'test-minio-user',
+  MINIO_ROOT_PASSWORD: 'test-minio-password-0123456789',
+};
+
+/** The file as compose reads it once the environment is interpolated, YAML merge keys (<<) resolved. */
+function render(env: Record<string, string | undefined>): any {
+  return parse(interpolate(readFileSync(path.join(COMPOSE_DIR, 'docker-compose.yml'), 'utf8'), env), { merge: true });
+}
 
 /** depends_on in either of compose's forms: a list of names, or a map of name to condition. */
 function dependencies(service: any): Record<string, string> {
@@ -18,9 +32,7 @@ describe('deploy/docker-compose.yml', () => {
   let services: Record<string, any>;
   let lode: [string, any][];
   beforeAll(() => {
-    // Compose resolves YAML merge keys (<<), as the file uses them for the shared Lode settings.
-    const compose = parse(readFileSync(path.join(COMPOSE_DIR, 'docker-compose.yml'), 'utf8'), { merge: true });
-    services = compose.services;
+    services = render(SECRETS).services;
     lode = Object.entries(services).filter(([, s]) => s.environment?.SERVICE !== undefined);
   });
 
@@ -83,5 +95,45 @@ describe('deploy/docker-compose.yml', () => {
     for (const [name, service] of lode) {
       expect(service.environment.OTEL_EXPORTER_OTLP_ENDPOINT, name).toMatch(/^http:\/\/otel-collector:4318$/);
     }
+  });
+
+  it('refuses to start while any secret is unset or empty, naming it', () => {
+    expect(() => render({})).toThrow(MissingVariables);
+    for (const name of Object.keys(SECRETS)) {
+      for (const value of [undefined, '']) {
+        let missing: string[] = [];
+        try {
+          render({ ...SECRETS, [name]: value });
+        } catch (error) {
+          if (!(error instanceof MissingVariables)) throw error;
+          missing = [...new Set(error.missing.map((m) => m.name))];
+          expect(error.missing.every((m) => m.message.length > 0), 'each refusal says what to set').toBe(true);
+        }
+        expect(missing, `${name}=${String(value)}`).toEqual([name]);
+      }
+    }
+  });
+
+  it('hands every container the secrets it was given, and holds no credential of its own', () => {
+    for (const [name, service] of lode) {
+      expect(service.environment.LODE_ADMIN_TOKEN, name).toBe(SECRETS.LODE_ADMIN_TOKEN);
+      expect(service.environment.LODE_CURSOR_SECRET, name).toBe(SECRETS.LODE_CURSOR_SECRET);
+      expect(service.environment.S3_ACCESS_KEY_ID, name).toBe(SECRETS.MINIO_ROOT_USER);
+      expect(service.environment.S3_SECRET_ACCESS_KEY, name).toBe(SECRETS.MINIO_ROOT_PASSWORD);
+    }
+    for (const name of ['minio', 'minio-init']) {
+      expect(services[name].environment, name).toMatchObject({ MINIO_ROOT_USER: SECRETS.MINIO_ROOT_USER, MINIO_ROOT_PASSWORD: SECRETS.MINIO_ROOT_PASSWORD });
+    }
+    const text = readFileSync(path.join(COMPOSE_DIR, 'docker-compose.yml'), 'utf8');
+    expect(text).not.toMatch(/change-me|lode-dev-secret/);
+  });
+
+  it('publishes ports on the loopback interface unless LODE_BIND_ADDRESS says otherwise', () => {
+    const published = (rendered: Record<string, any>) => Object.entries(rendered).flatMap(([name, s]) => ((s.ports ?? []) as string[]).map((port) => [name, String(port)]));
+    const byDefault = published(services);
+    expect(byDefault.map(([name]) => name)).toContain('gateway');
+    for (const [name, port] of byDefault) expect(port, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    const gateway = published(render({ ...SECRETS, LODE_BIND_ADDRESS: '0.0.0.0' }).services).filter(([name]) => name === 'gateway');
+    expect(gateway).toEqual([['gateway', '0.0.0.0:8080:8080']]);
   });
 });
