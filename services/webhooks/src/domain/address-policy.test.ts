@@ -38,10 +38,23 @@ describe('isPublicAddress', () => {
     ['2002:808:808::1', '6to4'],
     ['2001:0:4136:e378::1', 'Teredo'],
     ['100::1', 'discard-only'],
+    ['192.0.2.1', 'documentation TEST-NET-1'],
+    ['198.51.100.20', 'documentation TEST-NET-2'],
+    ['203.0.113.10', 'documentation TEST-NET-3'],
+    ['2001:db8::1', 'documentation'],
+    ['2001:db8:ffff:ffff::1', 'documentation'],
+    ['fec0::1', 'site-local'],
+    ['feff::1', 'site-local'],
+    ['::ffff:203.0.113.10', 'IPv4-mapped documentation'],
+    ['::ffff:c000:201', 'IPv4-mapped documentation, hexadecimal'],
+    ['0:0:0:0:0:ffff:a00:1', 'IPv4-mapped RFC 1918, uncompressed'],
+    ['::FFFF:192.168.0.1', 'IPv4-mapped RFC 1918, upper case'],
+    ['::ffff:0:0', 'IPv4-mapped this network'],
+    ['::ffff:a9fe:a9fe', 'IPv4-mapped cloud metadata, hexadecimal'],
     ['not-an-ip', 'not an address'],
   ])('refuses %s (%s)', (address) => expect(isPublicAddress(address)).toBe(false));
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '198.20.0.1', '223.255.255.255', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '64:ff9b::8.8.4.4'])(
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '198.20.0.1', '223.255.255.255', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '64:ff9b::8.8.4.4', '::ffff:808:808', '0:0:0:0:0:ffff:808:808', '192.0.3.1', '198.51.101.1', '203.0.114.1', '2001:db9::1', '2a00::1'])(
     'allows %s',
     (address) => expect(isPublicAddress(address)).toBe(true),
   );

@@ -3,9 +3,11 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Addresses a webhook must not reach unless private targets are allowed: the cluster's own network
  * and the machine itself (RFC 1918, loopback, link-local with cloud metadata, CGNAT, unique-local,
- * unspecified, multicast and reserved ranges), and the IPv6 ranges that tunnel to an IPv4 address
- * chosen by whoever builds the address (6to4, Teredo, the local-use NAT64 prefix). IPv4-mapped IPv6
- * addresses are checked as IPv4 (BlockList does it for both spellings).
+ * the deprecated site-local fec0::/10 that older stacks still route internally, unspecified,
+ * multicast and reserved ranges), the documentation ranges (never a real receiver, so an address in
+ * them is a probe or a mistake), and the IPv6 ranges that tunnel to an IPv4 address chosen by
+ * whoever builds the address (6to4, Teredo, the local-use NAT64 prefix). IPv4-mapped IPv6 addresses
+ * are judged by the IPv4 address they carry (isPublicAddress).
  */
 const refused = new BlockList();
 for (const [network, prefix] of [
@@ -16,9 +18,12 @@ for (const [network, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
   ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
@@ -30,9 +35,11 @@ for (const [network, prefix] of [
   ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001::', 32],
+  ['2001:db8::', 32],
   ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
   refused.addSubnet(network, prefix, 'ipv6');
@@ -46,22 +53,25 @@ for (const [network, prefix] of [
 const nat64 = new BlockList();
 nat64.addSubnet('64:ff9b::', 96, 'ipv6');
 
-const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+/**
+ * IPv4-mapped addresses (::ffff:0:0/96): a socket connects to the IPv4 address in the low 32 bits,
+ * so that address is what is judged, whatever the spelling (dotted, hexadecimal, uncompressed).
+ */
+const mappedV4 = new BlockList();
+mappedV4.addSubnet('::ffff:0:0', 96, 'ipv6');
 
 /** Whether a webhook may connect to this resolved IP address. */
 export function isPublicAddress(address: string): boolean {
-  const mapped = MAPPED_V4.exec(address)?.[1];
-  if (mapped) return isPublicAddress(mapped);
   const family = isIP(address);
   if (family === 0) return false;
-  if (family === 6 && nat64.check(address, 'ipv6')) return isPublicAddress(lowIPv4(address));
+  if (family === 6 && (mappedV4.check(address, 'ipv6') || nat64.check(address, 'ipv6'))) return isPublicAddress(lowIPv4(address));
   return !refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /**
  * The IPv4 address in an IPv6 address's low 32 bits. The WHATWG URL parser writes IPv6 in its
  * canonical form (RFC 5952: hexadecimal groups, the longest zero run compressed), so the last two
- * groups are those bits; within 64:ff9b::/96 the compressed run is always before them.
+ * groups are those bits; within 64:ff9b::/96 and ::ffff:0:0/96 the compressed run is always before them.
  */
 function lowIPv4(address: string): string {
   const groups = new URL(`http://[${address}]/`).hostname.slice(1, -1).split(':');
@@ -74,3 +84,9 @@ export function literalAddress(hostname: string): string | undefined {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return isIP(bare) === 0 ? undefined : bare;
 }
+
+/**
+ * What a project is told when its webhook's destination is refused, at save and in the delivery
+ * log: never the address a name resolved to, which would reveal the cluster's internal DNS.
+ */
+export const DESTINATION_NOT_ALLOWED = 'the destination is not allowed: webhooks reach public addresses only';

@@ -93,6 +93,11 @@ export class DeliveryWorker {
 
   async #attempt(delivery: ClaimedDelivery): Promise<void> {
     const result = await sendDelivery(delivery, this.#deps.sender);
+    if (result.kind !== 'answered' && result.detail !== undefined) {
+      // The operator may see what a name resolved to; the project's delivery log does not.
+      const level = result.kind === 'refused' ? 'warn' : 'debug';
+      this.#deps.logger[level]({ eventId: delivery.eventId, webhookId: delivery.webhookId, detail: result.detail }, `webhook delivery ${result.kind}`);
+    }
     const settlement = settleAttempt(result, { attempts: delivery.attempts, createdAt: delivery.createdAt, now: new Date(), policy: this.#deps.retry, random: Math.random() });
     await this.#record(delivery, settlement, result.kind === 'refused');
   }

@@ -1,10 +1,13 @@
 /** What one delivery attempt came to (domain/sender.ts). */
 export type AttemptResult =
   | { kind: 'answered'; status: number; retryAfter: string | null }
-  /** No answer in time, or the connection failed: retried. */
-  | { kind: 'unreachable'; error: string }
+  /**
+   * No answer in time, or the connection failed: retried. `error` is what the delivery log shows;
+   * `detail`, which may name internal addresses, goes to the operator's log only.
+   */
+  | { kind: 'unreachable'; error: string; detail?: string }
   /** The address is not allowed (private) or the URL cannot be sent to: not retried. */
-  | { kind: 'refused'; error: string };
+  | { kind: 'refused'; error: string; detail?: string };
 
 export type Settlement =
   | { status: 'delivered'; lastStatus: number }

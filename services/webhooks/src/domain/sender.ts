@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { isPublicAddress, literalAddress } from './address-policy.ts';
+import { DESTINATION_NOT_ALLOWED, isPublicAddress, literalAddress } from './address-policy.ts';
 import type { AttemptResult } from './retry-plan.ts';
 
 export interface OutgoingDelivery {
@@ -22,7 +22,11 @@ export interface SenderOptions {
 /** Bytes of an answer read (then dropped): enough for an error page, never an endless body. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** Carries what the name resolved to, for the operator's log; the project sees DESTINATION_NOT_ALLOWED. */
 class RefusedAddress extends Error {}
+
+/** The attempt's own deadline: its message names no address, so it is shown as it is. */
+class NoAnswer extends Error {}
 
 /**
  * Resolves like the default lookup, then refuses the connection unless every address is public: the
@@ -56,7 +60,7 @@ export async function sendDelivery(delivery: OutgoingDelivery, options: SenderOp
   const url = new URL(delivery.url);
   const literal = literalAddress(url.hostname);
   if (!options.allowPrivate && literal !== undefined && !isPublicAddress(literal)) {
-    return { kind: 'refused', error: `${literal} is a private address` };
+    return { kind: 'refused', error: DESTINATION_NOT_ALLOWED, detail: `${literal} is not a public address` };
   }
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<AttemptResult>((resolve) => {
@@ -82,14 +86,24 @@ export async function sendDelivery(delivery: OutgoingDelivery, options: SenderOp
       },
     );
     // The socket timeout fires on inactivity; the overall deadline bounds a slowly trickling answer too.
-    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
-    request.on('error', (error) => {
-      resolve(error instanceof RefusedAddress ? { kind: 'refused', error: error.message } : { kind: 'unreachable', error: error.message });
-    });
+    const deadline = setTimeout(() => request.destroy(new NoAnswer(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    request.on('timeout', () => request.destroy(new NoAnswer(`no answer within ${options.timeoutMs} ms`)));
+    request.on('error', (error) => resolve(failedAttempt(error)));
     request.on('close', () => clearTimeout(deadline));
     request.end(delivery.body);
   });
+}
+
+/**
+ * A failed connection as the delivery log shows it: the error's code, never its message, since
+ * Node's messages name the address connected to (connect ECONNREFUSED 10.0.0.7:80) and the log is
+ * read by the project, not the operator. The message stays in `detail`, for the operator's log.
+ */
+function failedAttempt(error: Error & { code?: unknown }): AttemptResult {
+  if (error instanceof RefusedAddress) return { kind: 'refused', error: DESTINATION_NOT_ALLOWED, detail: error.message };
+  if (error instanceof NoAnswer) return { kind: 'unreachable', error: error.message };
+  const reason = typeof error.code === 'string' ? ` (${error.code})` : '';
+  return { kind: 'unreachable', error: `the destination is not reachable${reason}`, detail: error.message };
 }
 
 function headerValue(value: string | string[] | undefined): string | null {

@@ -5,7 +5,7 @@ import { managesOrg, publicEvents, webhooks, type ParsedRequestOf, type ReplyOf 
 import type { Database } from '@lode/db';
 import type { DeliveriesRepository } from '../repo/deliveries-repo.ts';
 import type { WebhookRow, WebhooksRepository } from '../repo/webhooks-repo.ts';
-import { isPublicAddress, literalAddress } from './address-policy.ts';
+import { DESTINATION_NOT_ALLOWED, isPublicAddress, literalAddress } from './address-policy.ts';
 
 type Manager = webhooks.Manager;
 type Changes = ParsedRequestOf<typeof webhooks.update>['changes'];
@@ -133,7 +133,9 @@ export class WebhookService {
   /**
    * Refuses a URL whose host is, or resolves to, a private address, so a mistake shows when the
    * webhook is saved; deliveries check again after their own resolution (domain/sender.ts). A name
-   * that does not resolve now is accepted: its deliveries fail and are retried until it does.
+   * that does not resolve now is accepted: its deliveries fail and are retried until it does. The
+   * refusal never says what the name resolved to, nor why that address is refused: that would
+   * answer a project's managers' questions about the cluster's internal DNS.
    */
   async #assertReachable(url: string): Promise<void> {
     if (this.#allowPrivate) return;
@@ -141,6 +143,6 @@ export class WebhookService {
     const literal = literalAddress(hostname);
     const addresses = literal !== undefined ? [literal] : await lookup(hostname, { all: true }).then((found) => found.map((a) => a.address), () => []);
     const refused = addresses.find((address) => !isPublicAddress(address));
-    if (refused !== undefined) throw errors.validation(`Invalid body: url: ${hostname} is a private address (${refused}); webhooks reach public addresses only`, { issues: [{ path: 'url', message: 'private address' }] });
+    if (refused !== undefined) throw errors.validation(`Invalid body: url: ${DESTINATION_NOT_ALLOWED}`, { issues: [{ path: 'url', message: 'destination not allowed' }] });
   }
 }
