@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { sealedHeader } from './local-heads.ts';
-import { LOCAL_OBJECTS_ROUTE, type LocalBlobStorage } from './local-storage.ts';
+import { LOCAL_OBJECTS_ROUTE, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, type LocalBlobStorage } from './local-storage.ts';
 import { isValidStorageKey } from './storage.ts';
 import { verify } from './local-signing.ts';
 import { parseRange } from './range.ts';
@@ -128,6 +128,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const open = new Map();
 const madeDirs = new Set();
+// Stored blobs are the projects' files: their owner's only, whatever the process's umask.
+const DIRECTORY_MODE = ${PRIVATE_DIRECTORY_MODE};
+const FILE_MODE = ${PRIVATE_FILE_MODE};
 function writeAll(fd, bytes) {
   for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
 }
@@ -141,7 +144,7 @@ function refusal(p, size, md5, sha256) {
 function moveIntoPlace(p) {
   const dir = path.dirname(p.target);
   if (!madeDirs.has(dir)) {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE });
     madeDirs.add(dir);
   }
   try {
@@ -149,7 +152,7 @@ function moveIntoPlace(p) {
   } catch (error) {
     if (error.code !== 'ENOENT') throw error;
     // The folder was removed since (an operator clearing a project): make it again.
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE });
     fs.renameSync(p.temp, p.target);
   }
 }
@@ -178,7 +181,7 @@ parentPort.on('message', (m) => {
       const sha256 = createHash('sha256').update(body).digest('hex');
       // Only a body that matches is written at all.
       if (!refusal(m.p, body.length, md5, sha256)) {
-        const fd = fs.openSync(m.p.temp, 'wx');
+        const fd = fs.openSync(m.p.temp, 'wx', FILE_MODE);
         try {
           writeAll(fd, Buffer.from(m.p.header, 'latin1'));
           writeAll(fd, body);
@@ -189,7 +192,7 @@ parentPort.on('message', (m) => {
       return finish(m.id, m.p, body.length, md5, sha256, m.buffer);
     }
     if (m.type === 'open') {
-      const fd = fs.openSync(m.p.temp, 'wx');
+      const fd = fs.openSync(m.p.temp, 'wx', FILE_MODE);
       writeAll(fd, Buffer.from(m.p.header, 'latin1'));
       return void open.set(m.id, { fd, p: m.p, size: 0, md5: createHash('md5'), sha: createHash('sha256') });
     }

@@ -1,4 +1,4 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput, StoredContent } from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
@@ -90,9 +90,15 @@ export class LocalBlobStorage implements BlobStorage {
     await Promise.all(files.map((file) => rm(file, { force: true })));
   }
 
+  /**
+   * Blobs are the projects' files: every directory here is its owner's only (0700), as the PUT
+   * handler's files are (0600), and directories an earlier version made wider are tightened. One
+   * the process does not own (a mount the operator prepared) is left as the operator made it.
+   */
   async ensureReady(): Promise<void> {
-    await mkdir(path.join(this.options.dir, 'sealed'), { recursive: true });
-    await mkdir(path.join(this.options.dir, 'incoming'), { recursive: true });
+    const folders = [this.options.dir, path.join(this.options.dir, 'sealed'), path.join(this.options.dir, 'incoming')];
+    for (const folder of folders) await mkdir(folder, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+    await Promise.all(folders.map((folder) => chmod(folder, PRIVATE_DIRECTORY_MODE).catch(ignoreNotOwner)));
   }
 
   /** Where the PUT handler stores an object, sealed with its verified SHA-256. */
@@ -124,6 +130,14 @@ export class LocalBlobStorage implements BlobStorage {
   incomingPath(name: string): string {
     return path.join(this.options.dir, 'incoming', name);
   }
+}
+
+/** Modes of what the local driver makes: readable by the user Lode runs as, nobody else. */
+export const PRIVATE_DIRECTORY_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+function ignoreNotOwner(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPERM') throw error;
 }
 
 function ignoreMissing(error: NodeJS.ErrnoException): null {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -157,6 +157,33 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     const put = await presign(bytes);
     const res = await fetch(put.url, { method: 'PUT', headers: { ...put.headers, 'Content-MD5': describeContent(other).contentMd5 }, body: other });
     expect(res.status).toBe(403);
+  });
+
+  it('keeps every directory it makes 0700 and every stored blob 0600, a small body and a large one alike', async () => {
+    const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
+    for (const bytes of [randomBytes(1000), randomBytes(2 * 1024 * 1024 + 3)]) {
+      const put = await presign(bytes);
+      expect((await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(200);
+      expect(await modeOf(storage.sealedPath(put.key))).toBe(0o600);
+      for (let folder = path.dirname(storage.sealedPath(put.key)); folder.startsWith(dir); folder = path.dirname(folder)) {
+        expect(await modeOf(folder), folder).toBe(0o700);
+      }
+    }
+    expect(await modeOf(storage.incomingPath(''))).toBe(0o700);
+  });
+
+  it('tightens a blob directory an earlier version made 0755', async () => {
+    const earlier = await mkdtemp(path.join(tmpdir(), 'lode-local-earlier-'));
+    try {
+      for (const folder of [earlier, path.join(earlier, 'sealed'), path.join(earlier, 'incoming')]) {
+        await mkdir(folder, { recursive: true });
+        await chmod(folder, 0o755);
+      }
+      await new LocalBlobStorage({ dir: earlier, secret: 's'.repeat(40), publicUrl: 'http://127.0.0.1:1' }).ensureReady();
+      for (const folder of [earlier, path.join(earlier, 'sealed'), path.join(earlier, 'incoming')]) expect((await stat(folder)).mode & 0o777, folder).toBe(0o700);
+    } finally {
+      await rm(earlier, { recursive: true, force: true });
+    }
   });
 
   it('refuses a body of another length', async () => {

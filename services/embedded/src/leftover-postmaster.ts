@@ -22,7 +22,7 @@ const STOP_TIMEOUT_MS = 60_000;
 const run = promisify(execFile);
 
 export async function recordOwner(dataDir: string): Promise<void> {
-  await writeFile(path.join(dataDir, OWNER_FILE), `${process.pid}\n`);
+  await writeFile(path.join(dataDir, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
 }
 
 export async function forgetOwner(dataDir: string): Promise<void> {

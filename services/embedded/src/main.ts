@@ -8,7 +8,7 @@ import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, createS3Storage, instrumentStorage, storageSettings, usesS3 } from '@lode/storage';
-import { closeServer, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, persistentSecret, startOpsServer } from '@lode/runtime';
+import { closeServer, ensurePrivateDirectory, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, persistentSecret, PRIVATE_DIRECTORY, startOpsServer, TRAVERSABLE_DIRECTORY } from '@lode/runtime';
 import { createGatewayApp, gatewaySettings, gatewayTuning, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { SERVICES, settingsOf, startInProcess } from '@lode/system';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
@@ -30,6 +30,9 @@ const schema = z.object({
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const dataDir = path.resolve(config.LODE_DATA_DIR);
+  // Secrets, the database and blobs: no other local user may list or read them. Run as root, the
+  // embedded Postgres runs as a user of its own, which must pass through to its directory inside.
+  await ensurePrivateDirectory(dataDir, process.getuid?.() === 0 ? TRAVERSABLE_DIRECTORY : PRIVATE_DIRECTORY);
   const postgres = await startEmbeddedPostgres(dataDir, config.LODE_PG_PORT, logger);
   const adminToken = config.LODE_ADMIN_TOKEN ?? (await embeddedAdminToken(dataDir));
   const storageSecret = config.LODE_STORAGE_SECRET ?? (await persistentSecret(dataDir, 'storage-secret')).value;

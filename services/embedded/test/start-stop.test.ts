@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -35,7 +35,7 @@ describe('npm start', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'lode-start-'));
-    // Run as root, Postgres runs as the `postgres` user, which must be able to enter the directory.
+    // As an earlier version left it: readable by every local user. Lode tightens it at start.
     await chmod(dataDir, 0o755);
     const [port, pgPort, opsPort] = [await freePort(), await freePort(), await freePort()];
     env = { PORT: String(port), LODE_PG_PORT: String(pgPort), LODE_OPS_PORT: String(opsPort), LODE_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
@@ -92,6 +92,11 @@ describe('npm start', () => {
     const lode = start();
     await started(lode);
     expect(await admin(lode.baseUrl, 'POST', '/admin/v1/orgs', { name: 'Kept', slug: 'kept' })).toMatchObject({ status: 201 });
+    // Secrets and blobs are Lode's user's only; run as root, its Postgres's user may pass through the data directory, never list it.
+    const modeOf = async (name: string) => (await stat(path.join(dataDir, name))).mode & 0o777;
+    expect(await modeOf('.')).toBe(process.getuid?.() === 0 ? 0o711 : 0o700);
+    for (const secret of ['admin-token', 'storage-secret', 'cursor-secret']) expect(await modeOf(secret), secret).toBe(0o600);
+    expect(await modeOf('blobs')).toBe(0o700);
     // The access line, as the real logger writes it: one request_id (the logger's own and the line's merge).
     await expect.poll(() => lode.output().split('\n').filter((line) => line.includes('"route":"/admin/v1/orgs"'))).toHaveLength(1);
     const access = lode.output().split('\n').find((line) => line.includes('"route":"/admin/v1/orgs"')) ?? '';
