@@ -51,6 +51,9 @@ describe('the feed route when the webhooks service misbehaves', () => {
   let baseUrl: string;
   let answer: (read: Read) => Promise<ReplyInputOf<typeof webhooks.readFeed>>;
   const reads: Read[] = [];
+  /** What re-authenticating a key's caller does, per key id; by default the key is still good. */
+  const rechecks = new Map<string, () => Promise<void>>();
+  const recheckCount = new Map<string, number>();
   /** Keys of the requests whose response closed (client gone or feed ended). */
   const left = new Set<string>();
   const open: FeedClient[] = [];
@@ -73,12 +76,22 @@ describe('the feed route when the webhooks service misbehaves', () => {
     });
     const app = express();
     app.get('/metrics', serveMetrics);
-    app.use('/api/v1/projects/:projectId', (req, res, next) => {
+    const standIn: express.RequestHandler = (req, res, next) => {
       const keyId = String(req.get('x-test-key'));
-      res.locals.identity = identityOf(keyId);
+      const identity = identityOf(keyId);
+      res.locals.identity = identity;
+      res.locals.recheck = async () => {
+        recheckCount.set(keyId, (recheckCount.get(keyId) ?? 0) + 1);
+        await rechecks.get(keyId)?.();
+        return identity;
+      };
       res.on('close', () => left.add(keyId));
       next();
-    }, eventRoutes(bus, 100));
+    };
+    app.use('/api/v1/projects/:projectId', standIn, eventRoutes(bus, 100));
+    // Feeds that live briefly, and feeds that check their caller often, for the tests of each.
+    app.use('/brief/api/v1/projects/:projectId', standIn, eventRoutes(bus, 100, { recheckMs: 3_600_000, maxMs: 300 }));
+    app.use('/checked/api/v1/projects/:projectId', standIn, eventRoutes(bus, 100, { recheckMs: 20, maxMs: 3_600_000 }));
     app.use(errorHandler(logger));
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -103,6 +116,43 @@ describe('the feed route when the webhooks service misbehaves', () => {
     expect(client.status).toBe(200);
     await eventually('keep-alive comments during failed reads', () => readsOf(keyId).length >= 2 && client.comments.filter((c) => c === 'keep-alive').length >= 2);
     expect(client.events).toEqual([]);
+  });
+
+  it('closes a feed at its maximum lifetime with a closed event, and the client resumes where it was with Last-Event-ID', async () => {
+    const keyId = randomUUID();
+    // A quiet project whose last event the client saw is at position 8.
+    answer = async (read) => {
+      await sleep(Math.min(read.waitMs, 50));
+      return { events: [], reset: false, next: read.after ?? 8 };
+    };
+    const url = `${baseUrl}/brief/api/v1/projects/${projectId}/events`;
+    const client = await FeedClient.open(url, { 'x-test-key': keyId, 'last-event-id': '8' });
+    open.push(client);
+    expect(client.status).toBe(200);
+    expect(await client.closing()).toEqual({ reason: 'lifetime' });
+    // The closed event carries no id: an EventSource reconnects with the last event's.
+    expect(client.events).toEqual([{ id: undefined, event: 'closed', data: '{"reason":"lifetime"}' }]);
+
+    const before = readsOf(keyId).length;
+    const resumed = await FeedClient.open(url, { 'x-test-key': keyId, 'last-event-id': '8' });
+    open.push(resumed);
+    expect(resumed.status).toBe(200);
+    await eventually('the resumed feed reading on after its last event', () => readsOf(keyId).slice(before).some((r) => r.after === 8 && r.waitMs > 0));
+  });
+
+  it("keeps a feed open while its caller's check fails to get an answer, and closes it once the caller is refused", async () => {
+    const keyId = randomUUID();
+    answerEmptyPages(() => false);
+    let refused = false;
+    rechecks.set(keyId, async () => {
+      throw refused ? errors.keyRevoked() : errors.serviceUnavailable('identity');
+    });
+    const client = await FeedClient.open(`${baseUrl}/checked/api/v1/projects/${projectId}/events`, { 'x-test-key': keyId });
+    open.push(client);
+    await eventually('several checks without an answer', () => (recheckCount.get(keyId) ?? 0) >= 3);
+    expect(client.ended).toBe(false);
+    refused = true;
+    expect(await client.closing()).toMatchObject({ reason: 'access', code: 'key_revoked' });
   });
 
   /** A client that asks for the feed and leaves while its first read is still out; answers once it left. */

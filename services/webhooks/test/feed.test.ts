@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { pushFile, type SeededProject } from '@lode/testkit';
+import { ApiClient, pushFile, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { eventually } from './receiver.ts';
 import { FeedClient } from './sse.ts';
@@ -22,6 +22,22 @@ describe.each(['local', 'nats'] as const)('the live event feed, GET /events as S
     const feed = await FeedClient.open(`${stack.baseUrl}/api/v1/projects/${p.projectId}/events${query}`, { ...p.api.headers, ...headers });
     open.push(feed);
     return feed;
+  }
+
+  async function sessionFeedOf(projectId: string, cookie: string): Promise<FeedClient> {
+    const feed = await FeedClient.open(`${stack.baseUrl}/api/v1/projects/${projectId}/events`, { cookie });
+    open.push(feed);
+    return feed;
+  }
+
+  /** A dashboard session of the user: the cookie the browser's feed sends, and a client that may also write. */
+  async function signIn(userId: string) {
+    const link = await stack.seed.admin.post<{ url: string }>(`/admin/v1/users/${userId}/sign-in-links`);
+    const token = new URL(link.body.url).hash.replace('#token=', '');
+    const res = await new ApiClient(stack.baseUrl).post('/api/v1/session', { token });
+    expect(res.status).toBe(201);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+    return { cookie, api: new ApiClient(stack.baseUrl, { cookie, 'x-csrf-token': res.body.csrfToken as string }) };
   }
 
   async function lockFile(p: SeededProject) {
@@ -66,6 +82,42 @@ describe.each(['local', 'nats'] as const)('the live event feed, GET /events as S
       return feed.status === 200 && feed;
     });
     expect(again.status).toBe(200);
+  });
+
+  it('closes a feed whose key is revoked, sending nothing after the revocation', async () => {
+    const owner = await stack.seed.project();
+    const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const feed = await feedOf(teammate);
+    expect(feed.status).toBe(200);
+    expect(await stack.seed.admin.delete(`/admin/v1/keys/${teammate.keyId}`)).toMatchObject({ status: 200 });
+    await lockFile(owner);
+    expect(await feed.closing()).toMatchObject({ reason: 'access', code: 'key_revoked' });
+    expect(feed.events.map((e) => e.event)).toEqual(['closed']);
+  });
+
+  it("closes a dashboard session's feed when the session signs out, sending nothing after", async () => {
+    const owner = await stack.seed.project();
+    const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const session = await signIn(teammate.userId);
+    const feed = await sessionFeedOf(teammate.projectId, session.cookie);
+    expect(feed.status).toBe(200);
+    expect(await session.api.delete('/api/v1/session')).toMatchObject({ status: 200 });
+    await lockFile(owner);
+    expect(await feed.closing()).toMatchObject({ reason: 'access', code: 'unauthorized' });
+    expect(feed.events.map((e) => e.event)).toEqual(['closed']);
+  });
+
+  it("closes the feeds of a member removed from the organization, by key and by session", async () => {
+    const owner = await stack.seed.project();
+    const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const byKey = await feedOf(teammate);
+    const bySession = await sessionFeedOf(teammate.projectId, (await signIn(teammate.userId)).cookie);
+    expect([byKey.status, bySession.status]).toEqual([200, 200]);
+    const { api } = await signIn(owner.userId);
+    expect(await api.delete(`/api/v1/orgs/${owner.orgId}/members/${teammate.userId}`)).toMatchObject({ status: 200 });
+    // No event is needed: the feed checks its caller on its own, however quiet the project.
+    expect(await byKey.closing()).toMatchObject({ reason: 'access', code: 'forbidden' });
+    expect(await bySession.closing()).toMatchObject({ reason: 'access', code: 'not_found' });
   });
 
   it('resumes after Last-Event-ID with what the client missed, and only that', async () => {

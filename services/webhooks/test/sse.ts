@@ -12,6 +12,8 @@ export class FeedClient {
   readonly comments: string[] = [];
   status = 0;
   contentType = '';
+  /** True once the server ended the response (the client did not close it). */
+  ended = false;
   #closed = false;
   readonly #abort = new AbortController();
   #reading: Promise<void> = Promise.resolve();
@@ -32,6 +34,14 @@ export class FeedClient {
       const found = this.events.find((e) => e.event === type && where(JSON.parse(e.data) as T));
       return found && { ...(JSON.parse(found.data) as T), feedId: found.id };
     });
+  }
+
+  /** Waits for the server to end the feed, and answers the data of its `closed` event. */
+  async closing<T = Record<string, unknown>>(): Promise<T> {
+    await eventually('the server closing the feed', () => this.ended);
+    const closed = this.events.find((e) => e.event === 'closed');
+    if (!closed) throw new Error('The feed ended without a closed event');
+    return JSON.parse(closed.data) as T;
   }
 
   get lastId(): string | undefined {
@@ -56,6 +66,7 @@ export class FeedClient {
           buffer = buffer.slice(end + 2);
         }
       }
+      this.ended = !this.#closed;
     } catch (error) {
       if (!this.#closed) throw error;
     }

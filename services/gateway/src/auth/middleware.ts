@@ -7,9 +7,24 @@ import type { RateLimit, WriteLimiter } from '../ratelimit/limiter.ts';
 
 export function requireKey(authenticator: Authenticator): RequestHandler {
   return async (req, res, next) => {
-    res.locals.identity = await authenticator.authenticate(req.get('authorization'), req.get('x-device-id'));
+    const authorization = req.get('authorization');
+    const deviceId = req.get('x-device-id');
+    res.locals.identity = await authenticator.authenticate(authorization, deviceId);
+    res.locals.recheck = (() => authenticator.authenticate(authorization, deviceId)) satisfies Recheck;
     next();
   };
+}
+
+/**
+ * Authenticates the request's caller again, as it was authenticated (the key through the same cache,
+ * so a revocation this gateway made is seen at once; a session asked of the identity service),
+ * throwing the refusal a new request would get. For responses that outlive the check made at their
+ * start: a live feed must not keep serving a revoked key, an ended session or a removed member.
+ */
+export type Recheck = () => Promise<identity.KeyIdentity>;
+
+export function recheckOf(res: Response): Recheck {
+  return res.locals.recheck as Recheck;
 }
 
 export function identityOf(res: Response): identity.KeyIdentity {

@@ -3,7 +3,7 @@ import { errors } from '@lode/errors';
 import { sessions, type ReplyOf } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { Authenticator } from './authenticator.ts';
-import { pathProjectId, requireKey } from './middleware.ts';
+import { pathProjectId, requireKey, type Recheck } from './middleware.ts';
 import { checkCsrf, sessionToken } from './session-cookie.ts';
 
 export type LiveSession = NonNullable<ReplyOf<typeof sessions.resolveSession>['session']>;
@@ -43,12 +43,19 @@ export function requireKeyOrSession(authenticator: Authenticator, bus: Bus): Req
     if (token === undefined) return byKey(req, res, next);
     const projectId = pathProjectId(req);
     if (projectId === undefined) throw errors.notFound('Project');
-    const { session, project } = await bus.call(sessions.resolveSession, { tokenHash: sessions.tokenHash(token), projectId });
+    const tokenHash = sessions.tokenHash(token);
+    const { session, project } = await bus.call(sessions.resolveSession, { tokenHash, projectId });
     if (!session) throw sessionExpired();
     checkCsrf(req, session.csrfToken);
     if (!project) throw errors.notFound('Project');
     res.locals.session = session;
     res.locals.identity = project;
+    res.locals.recheck = (async () => {
+      const again = await bus.call(sessions.resolveSession, { tokenHash, projectId });
+      if (!again.session) throw sessionExpired();
+      if (!again.project) throw errors.notFound('Project');
+      return again.project;
+    }) satisfies Recheck;
     next();
   };
 }

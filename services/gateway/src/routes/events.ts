@@ -4,10 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Bus } from '@lode/bus';
-import { errors } from '@lode/errors';
+import { errors, isAppError } from '@lode/errors';
 import { publicEvents, webhooks, type Actor, type ReplyOf } from '@lode/contracts';
 import { instruments } from '@lode/telemetry';
-import { actorOf } from '../auth/middleware.ts';
+import { actorOf, recheckOf, type Recheck } from '../auth/middleware.ts';
+import { statusByCode } from '../http/error-status.ts';
 import { parse } from '../http/parse.ts';
 
 /** Events per read: a slow client holds at most one page in this process's memory. */
@@ -30,6 +31,23 @@ const MAX_FEEDS_PER_KEY = 20;
 /** Longest silence on a feed by default (LODE_FEED_HEARTBEAT_MS). */
 export const DEFAULT_FEED_HEARTBEAT_MS = 10_000;
 
+/** How an open feed keeps its caller in check over time. */
+export interface FeedLifetime {
+  /**
+   * How often the caller is authenticated again, besides before each page: a key revoked, a session
+   * ended or a member removed closes the feed within this time (plus the key cache's lifetime when the
+   * change was made through another gateway), even on a feed with nothing to send.
+   */
+  recheckMs: number;
+  /**
+   * Longest a feed stays open. The client reconnects with Last-Event-ID and loses nothing, and its
+   * credentials are checked afresh; a little less for most feeds (up to a tenth), so feeds opened
+   * together, after a gateway restart say, do not all reconnect at the same moment.
+   */
+  maxMs: number;
+}
+export const DEFAULT_FEED_LIFETIME: FeedLifetime = { recheckMs: 5_000, maxMs: 3_600_000 };
+
 export const feedQuery = z.object({
   types: z
     .string()
@@ -50,7 +68,7 @@ function feedsGauge() {
  * /api/v1/projects/:projectId after auth. Each gateway reads the feed itself from the webhooks
  * service, one page at a time, so any gateway serves any client and a reconnect resumes anywhere.
  */
-export function eventRoutes(bus: Bus, heartbeatMs = DEFAULT_FEED_HEARTBEAT_MS): Router {
+export function eventRoutes(bus: Bus, heartbeatMs = DEFAULT_FEED_HEARTBEAT_MS, lifetime = DEFAULT_FEED_LIFETIME): Router {
   const router = Router({ mergeParams: true });
   /** Feeds open on this gateway per key id (a session's id for a dashboard session). */
   const feedsByKey = new Map<string, number>();
@@ -63,6 +81,7 @@ export function eventRoutes(bus: Bus, heartbeatMs = DEFAULT_FEED_HEARTBEAT_MS): 
     const resumeFrom = req.get('last-event-id');
     const after = resumeFrom === undefined ? null : parse(lastEventId, resumeFrom, 'Last-Event-ID header');
     const actor = actorOf(res);
+    const recheck = recheckOf(res);
     const open = feedsByKey.get(actor.keyId) ?? 0;
     if (open >= MAX_FEEDS_PER_KEY) throw errors.tooManyFeeds(MAX_FEEDS_PER_KEY);
     feedsByKey.set(actor.keyId, open + 1);
@@ -82,11 +101,13 @@ export function eventRoutes(bus: Bus, heartbeatMs = DEFAULT_FEED_HEARTBEAT_MS): 
     });
     const stream = new FeedStream(res, heartbeatMs);
     stream.write(`retry: ${RECONNECT_MS}\n\n`);
+    const caller = new FeedCaller(recheck, stream, lifetime);
     const gauge = feedsGauge();
     gauge.add(1);
     try {
-      await follow(bus, req, stream, { actor, types }, first, gone.signal);
+      await follow(bus, req, stream, caller, { actor, types }, first, gone.signal);
     } finally {
+      caller.stop();
       gauge.add(-1);
       stream.end();
     }
@@ -111,8 +132,8 @@ class FeedStream {
 
   /** Writes and restarts the heartbeat's countdown (refresh re-arms a timer that has fired, too). */
   write(text: string): boolean {
-    // A client that just left: its feed is ending, and a write now would fail on the closed socket.
-    if (this.res.destroyed) return false;
+    // A client that just left, or a feed already closed: a write now would fail.
+    if (this.res.destroyed || this.res.writableEnded) return false;
     const flushed = this.res.write(text);
     this.#heartbeat.refresh();
     return flushed;
@@ -124,15 +145,76 @@ class FeedStream {
   }
 }
 
+/** Why the server closed a feed, its last event (`event: closed`, no id, so Last-Event-ID stays the last event's). */
+type Closing = { reason: 'lifetime' } | { reason: 'access'; code: string; message: string };
+
+/**
+ * Whether an error of the caller's authentication is a refusal (the key revoked or unknown, the
+ * session ended, the member removed), as opposed to the identity service failing to answer: a feed
+ * closes on the first, and keeps going and asks again on the second.
+ */
+function refusesAccess(error: unknown): error is Error & { code: string } {
+  if (!isAppError(error)) return false;
+  const status = statusByCode[error.code];
+  return status === 401 || status === 403 || status === 404;
+}
+
+/**
+ * The caller of one open feed, authenticated again every `recheckMs` and before each page, and the
+ * feed's maximum lifetime: either closes the feed with a last `closed` event saying why.
+ */
+class FeedCaller {
+  readonly #recheck: Recheck;
+  readonly #stream: FeedStream;
+  readonly #tick: NodeJS.Timeout;
+  readonly #expiry: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(recheck: Recheck, stream: FeedStream, lifetime: FeedLifetime) {
+    this.#recheck = recheck;
+    this.#stream = stream;
+    // Re-armed only once a check is over, so a slow identity service never has checks piling up.
+    this.#tick = setTimeout(() => void this.verify().then((open) => open && this.#tick.refresh()), lifetime.recheckMs);
+    this.#expiry = setTimeout(() => this.#close({ reason: 'lifetime' }), lifetime.maxMs * (1 - Math.random() / 10));
+  }
+
+  /** Authenticates the caller again; false once the feed is closed (by this check or before). Never throws. */
+  async verify(): Promise<boolean> {
+    if (this.#closed) return false;
+    try {
+      await this.#recheck();
+    } catch (error) {
+      if (refusesAccess(error)) this.#close({ reason: 'access', code: error.code, message: error.message });
+    }
+    return !this.#closed;
+  }
+
+  stop(): void {
+    clearTimeout(this.#tick);
+    clearTimeout(this.#expiry);
+  }
+
+  /** Ends the response: the client's close is what ends the loop reading for it. */
+  #close(closing: Closing): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.stop();
+    this.#stream.write(`event: closed\ndata: ${JSON.stringify(closing)}\n\n`);
+    this.#stream.end();
+  }
+}
+
 type Page = ReplyOf<typeof webhooks.readFeed>;
 
-/** Writes pages until the client leaves, is too slow, or this gateway shuts down. Never throws. */
-async function follow(bus: Bus, req: Request, stream: FeedStream, feed: { actor: Actor; types: publicEvents.PublicEventType[] | null }, first: Page, gone: AbortSignal): Promise<void> {
+/** Writes pages until the client leaves, is too slow, loses access, or this gateway shuts down. Never throws. */
+async function follow(bus: Bus, req: Request, stream: FeedStream, caller: FeedCaller, feed: { actor: Actor; types: publicEvents.PublicEventType[] | null }, first: Page, gone: AbortSignal): Promise<void> {
   const server = (req.socket as { server?: Server }).server;
   let page: Page | undefined = first;
   let next = first.next;
   while (!gone.aborted && server?.listening !== false) {
     if (page) {
+      // Nothing is sent to a caller who lost access since the last check.
+      if ((page.events.length > 0 || page.reset) && !(await caller.verify())) return;
       if (!(await writePage(stream, page, gone))) return;
       next = page.next;
     }
