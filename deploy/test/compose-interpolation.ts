@@ -6,8 +6,11 @@
  * missing required variable is reported at once, so a test names them all.
  */
 export class MissingVariables extends Error {
-  constructor(readonly missing: { name: string; message: string }[]) {
+  readonly missing: { name: string; message: string }[];
+
+  constructor(missing: { name: string; message: string }[]) {
     super(missing.map((m) => `required variable ${m.name} is missing a value: ${m.message}`).join('\n'));
+    this.missing = missing;
   }
 }
 
