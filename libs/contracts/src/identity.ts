@@ -63,7 +63,12 @@ export const slug = z
 export const displayName = z.string().trim().min(1).max(200);
 // http(s) only: these URLs end up in tools' UIs, where a javascript: URL would be stored XSS.
 export const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
+/**
+ * A project's write budget as the admin API takes it. Owners and admins setting it from the
+ * dashboard are held to the operator's limit as well (the identity service's dashboard rules).
+ */
 export const writeRateLimitSchema = z.object({ perSecond: z.number().positive().max(100_000), burst: z.number().int().min(1).max(1_000_000) });
+export type WriteRateLimit = z.infer<typeof writeRateLimitSchema>;
 export const MAX_ADMIN_PAGE_SIZE = 200;
 const pageQuery = { cursor: z.string().optional(), limit: z.number().int().min(1).max(MAX_ADMIN_PAGE_SIZE) };
 const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });

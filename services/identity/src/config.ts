@@ -1,9 +1,21 @@
+import { z } from 'zod';
+import { env } from '@lode/config';
 import { cursorSecretSetting } from '@lode/db';
 import { outboxSettings } from '@lode/outbox';
+
+/** The write limit of a project the operator set none for, when the operator sets no other. */
+export const DEFAULT_WRITE_LIMIT = { perSecond: 50, burst: 100 };
 
 /** Settings of the identity service, in its own process or embedded. */
 export const identitySettings = {
   ...outboxSettings,
   /** Signs the admin lists' cursors (the same secret in every replica). */
   ...cursorSecretSetting,
+  /**
+   * The operator's write limit, the same variables the gateway reads as every project's default:
+   * also the most an org's owner or admin may give their project, so that only the operator lets
+   * a project take more of the shared capacity.
+   */
+  LODE_WRITE_RATE_PER_SECOND: z.coerce.number().positive().default(DEFAULT_WRITE_LIMIT.perSecond),
+  LODE_WRITE_RATE_BURST: env.int(DEFAULT_WRITE_LIMIT.burst, 1),
 };

@@ -4,6 +4,8 @@ import { CursorCodec, migrate, type Database } from '@lode/db';
 import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
+import type { identity } from '@lode/contracts';
+import { DEFAULT_WRITE_LIMIT } from './config.ts';
 import { ApiKeysRepository } from './repo/api-keys-repo.ts';
 import { KeyIdentitiesRepository } from './repo/key-identities-repo.ts';
 import { MembershipsRepository } from './repo/memberships-repo.ts';
@@ -53,6 +55,8 @@ export interface IdentityDeps {
   sessionIdleMs?: number;
   /** How often spent sign-in links and sessions are deleted; hourly unless given (tests). */
   sessionPurgeIntervalMs?: number;
+  /** The most an owner or admin may set their project's write limit to; DEFAULT_WRITE_LIMIT unless given. */
+  maxWriteLimit?: identity.WriteRateLimit;
 }
 
 export interface RunningIdentityService {
@@ -77,7 +81,7 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   const admin = new AdminService({ db, orgs, users, members, projects, pager });
   const sessions = new SessionsService({ db, sessions: new SessionsRepository(), users, identities, idleMs: deps.sessionIdleMs ?? SESSION_IDLE_MS });
   serveSessions(bus, sessions);
-  serveDashboard(bus, new DashboardService({ db, orgs, users, members, projects, keys: apiKeys, admin, keyService: keys, pager }));
+  serveDashboard(bus, new DashboardService({ db, orgs, users, members, projects, keys: apiKeys, admin, keyService: keys, pager, maxWriteLimit: deps.maxWriteLimit ?? DEFAULT_WRITE_LIMIT }));
   serveResolveKey(bus, keys);
   serveBindDevice(bus, keys);
   serveCreateKey(bus, keys);

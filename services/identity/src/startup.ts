@@ -13,5 +13,10 @@ const settings = identitySettings;
 export const identityStartup = {
   settings,
   start: (runtime: Pick<IdentityDeps, 'db' | 'bus' | 'events' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
-    startIdentityService({ ...runtime, cursorSecret: config.LODE_CURSOR_SECRET, outbox: outboxOptions(config) }),
+    startIdentityService({
+      ...runtime,
+      cursorSecret: config.LODE_CURSOR_SECRET,
+      outbox: outboxOptions(config),
+      maxWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
+    }),
 };

@@ -1,6 +1,6 @@
 import { errors } from '@lode/errors';
 import type { Database } from '@lode/db';
-import { managesOrg, type ParsedRequestOf, type Role, type sessions } from '@lode/contracts';
+import { managesOrg, type identity, type ParsedRequestOf, type Role, type sessions } from '@lode/contracts';
 import type { ApiKeysRepository, ApiKeyWithUserRow } from '../repo/api-keys-repo.ts';
 import { createdAtPosition } from '../repo/keyset.ts';
 import type { MembershipsRepository, MemberWithUserRow } from '../repo/memberships-repo.ts';
@@ -9,7 +9,7 @@ import type { ProjectsRepository } from '../repo/projects-repo.ts';
 import type { UsersRepository } from '../repo/users-repo.ts';
 import type { AdminService } from './admin-service.ts';
 import type { KeysService } from './keys-service.ts';
-import { mayHandleKey, membershipChangeRefusal } from './dashboard-rules.ts';
+import { mayHandleKey, membershipChangeRefusal, writeLimitOverMaximum } from './dashboard-rules.ts';
 import type { Pager, PageQuery } from './pages.ts';
 import { view } from './views.ts';
 
@@ -31,6 +31,7 @@ export class DashboardService {
   readonly #admin: AdminService;
   readonly #keyService: KeysService;
   readonly #pager: Pager;
+  readonly #maxWriteLimit: identity.WriteRateLimit;
 
   constructor(deps: {
     db: Database;
@@ -42,6 +43,8 @@ export class DashboardService {
     admin: AdminService;
     keyService: KeysService;
     pager: Pager;
+    /** The operator's write limit: the most an owner or admin may give their project. */
+    maxWriteLimit: identity.WriteRateLimit;
   }) {
     this.#db = deps.db;
     this.#orgs = deps.orgs;
@@ -52,6 +55,7 @@ export class DashboardService {
     this.#admin = deps.admin;
     this.#keyService = deps.keyService;
     this.#pager = deps.pager;
+    this.#maxWriteLimit = deps.maxWriteLimit;
   }
 
   async myOrgs(viewerId: string) {
@@ -75,9 +79,11 @@ export class DashboardService {
     return { project: view.project(project), org: view.org(org), role };
   }
 
-  async setProjectWriteLimit(viewerId: string, projectId: string, limit: { perSecond: number; burst: number } | null) {
+  async setProjectWriteLimit(viewerId: string, projectId: string, limit: identity.WriteRateLimit | null) {
     const { role } = await this.#projectAndRole(projectId, viewerId);
     this.#requireManager(role, 'change project settings');
+    const refusal = limit && writeLimitOverMaximum(limit, this.#maxWriteLimit);
+    if (refusal) throw refusal;
     const row = await this.#projects.setWriteLimit(this.#db, projectId, limit);
     if (!row) throw errors.notFound('Project');
     return view.project(row);
