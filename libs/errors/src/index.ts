@@ -114,9 +114,18 @@ export const errors = {
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
-  /** Live feeds are held open: one more than `max` per key is refused until one of them closes. */
-  tooManyFeeds: (max: number) =>
-    new AppError('too_many_feeds', `At most ${max} live event feeds may be open at once per API key (or session) on a gateway; close one first`, { max }),
+  /**
+   * Live feeds are held open: one more than `max` per key (or session), or per user of the project
+   * over all their keys and sessions, is refused until one of them closes.
+   */
+  tooManyFeeds: (max: number, per: 'key' | 'user') =>
+    new AppError(
+      'too_many_feeds',
+      per === 'key'
+        ? `At most ${max} live event feeds may be open at once per API key (or session) on a gateway; close one first`
+        : `At most ${max} live event feeds may be open at once per user of a project on a gateway, over all their keys and sessions; close one first`,
+      { max, per, retryAfterSeconds: 5 },
+    ),
   /** Retryable: the dependency is down or restarting, so a client should come back shortly. */
   serviceUnavailable: (service: string) =>
     new AppError('service_unavailable', `Service ${service} is not available`, { retryAfterSeconds: 1 }),

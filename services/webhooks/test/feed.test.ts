@@ -74,11 +74,40 @@ describe.each(['local', 'nats'] as const)('the live event feed, GET /events as S
     expect(feeds.map((f) => f.status)).toEqual(Array(20).fill(200));
     const refused = await fetch(`${stack.baseUrl}/api/v1/projects/${owner.projectId}/events`, { headers: owner.api.headers });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ code: 'too_many_feeds', max: 20 });
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toMatchObject({ code: 'too_many_feeds', max: 20, per: 'key' });
     expect((await feedOf(teammate)).status).toBe(200);
     await feeds[0].close();
     const again = await eventually('a place freed by the closed feed', async () => {
       const feed = await feedOf(owner);
+      return feed.status === 200 && feed;
+    });
+    expect(again.status).toBe(200);
+  });
+
+  it('holds at most 40 feeds open per user over all their keys and sessions: more keys minted do not open more', async () => {
+    const owner = await stack.seed.project();
+    const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const mint = async () => {
+      const key = await stack.seed.admin.post<{ key: string }>(`/admin/v1/projects/${owner.projectId}/keys`, { userId: teammate.userId });
+      expect(key.status).toBe(201);
+      return { ...teammate, api: teammate.api.withHeaders({ authorization: `Bearer ${key.body.key}` }) };
+    };
+    const [second, third] = [await mint(), await mint()];
+    const feeds = [];
+    for (let i = 0; i < 20; i++) feeds.push(await feedOf(teammate), await feedOf(second));
+    expect(feeds.map((f) => f.status)).toEqual(Array(40).fill(200));
+
+    const refused = await fetch(`${stack.baseUrl}/api/v1/projects/${owner.projectId}/events`, { headers: third.api.headers });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toMatchObject({ code: 'too_many_feeds', max: 40, per: 'user', message: expect.any(String) });
+    expect((await sessionFeedOf(owner.projectId, (await signIn(teammate.userId)).cookie)).status).toBe(429);
+    expect((await feedOf(owner)).status).toBe(200);
+
+    await feeds[0].close();
+    const again = await eventually('a place freed by the closed feed', async () => {
+      const feed = await feedOf(third);
       return feed.status === 200 && feed;
     });
     expect(again.status).toBe(200);

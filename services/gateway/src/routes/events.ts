@@ -28,6 +28,12 @@ const RECONNECT_MS = 3000;
  * here, so a client reconnecting in a loop without closing must not pile them up.
  */
 const MAX_FEEDS_PER_KEY = 20;
+/**
+ * Feeds one user may hold open in one project on one gateway, over all their keys and sessions
+ * together: a member may mint keys, so a cap per key alone bounds nothing. Room for a couple of
+ * machines at the key's cap.
+ */
+const MAX_FEEDS_PER_USER = 40;
 /** Longest silence on a feed by default (LODE_FEED_HEARTBEAT_MS). */
 export const DEFAULT_FEED_HEARTBEAT_MS = 10_000;
 
@@ -70,8 +76,8 @@ function feedsGauge() {
  */
 export function eventRoutes(bus: Bus, heartbeatMs = DEFAULT_FEED_HEARTBEAT_MS, lifetime = DEFAULT_FEED_LIFETIME): Router {
   const router = Router({ mergeParams: true });
-  /** Feeds open on this gateway per key id (a session's id for a dashboard session). */
-  const feedsByKey = new Map<string, number>();
+  /** Feeds open on this gateway per holder: a key id (a session's id for a session), and a project's user. */
+  const feedsByHolder = new Map<string, number>();
 
   router.get('/events', async (req, res) => {
     // Listened for before anything is awaited: a client gone during the first read is seen, not missed.
@@ -82,14 +88,19 @@ export function eventRoutes(bus: Bus, heartbeatMs = DEFAULT_FEED_HEARTBEAT_MS, l
     const after = resumeFrom === undefined ? null : parse(lastEventId, resumeFrom, 'Last-Event-ID header');
     const actor = actorOf(res);
     const recheck = recheckOf(res);
-    const open = feedsByKey.get(actor.keyId) ?? 0;
-    if (open >= MAX_FEEDS_PER_KEY) throw errors.tooManyFeeds(MAX_FEEDS_PER_KEY);
-    feedsByKey.set(actor.keyId, open + 1);
+    const holders = [
+      { holder: `key:${actor.keyId}`, max: MAX_FEEDS_PER_KEY, per: 'key' as const },
+      { holder: `user:${actor.projectId}:${actor.userId}`, max: MAX_FEEDS_PER_USER, per: 'user' as const },
+    ];
+    for (const { holder, max, per } of holders) if ((feedsByHolder.get(holder) ?? 0) >= max) throw errors.tooManyFeeds(max, per);
+    for (const { holder } of holders) feedsByHolder.set(holder, (feedsByHolder.get(holder) ?? 0) + 1);
     // Freed when the client leaves, not when the loop below notices (after the read in progress).
     res.once('close', () => {
-      const left = (feedsByKey.get(actor.keyId) ?? 1) - 1;
-      if (left === 0) feedsByKey.delete(actor.keyId);
-      else feedsByKey.set(actor.keyId, left);
+      for (const { holder } of holders) {
+        const left = (feedsByHolder.get(holder) ?? 1) - 1;
+        if (left === 0) feedsByHolder.delete(holder);
+        else feedsByHolder.set(holder, left);
+      }
     });
     // The first read answers before the stream starts, so a refusal is an ordinary JSON error.
     const first = await bus.call(webhooks.readFeed, { actor, after, types, limit: PAGE, waitMs: 0 });
