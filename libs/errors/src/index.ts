@@ -79,6 +79,9 @@ export const errors = {
   invalidJson: () => new AppError('invalid_json', 'Request body is not valid JSON'),
   payloadTooLarge: (limit: string) =>
     new AppError('payload_too_large', `Request body exceeds the ${limit} limit`),
+  /** A body that inflates far more than JSON does is refused before it is inflated further. */
+  payloadTooCompressed: (maxRatio: number) =>
+    new AppError('payload_too_large', `Request body inflates to more than ${maxRatio} times its compressed size; send it uncompressed or less compressed`, { maxRatio }),
   unsupportedMediaType: (message: string) => new AppError('unsupported_media_type', message),
   fileTooLarge: (size: number, max: number) =>
     new AppError('file_too_large', `File size ${size} exceeds the maximum of ${max} bytes`, { maxSize: max }),

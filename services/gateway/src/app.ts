@@ -9,7 +9,9 @@ import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
 import { requireKeyOrSession } from './auth/sessions.ts';
 import { accessLog } from './http/access-log.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
-import { JSON_TYPES, refuseOptions, refuseUndecodableBody, refuseUnacceptableValues, refuseUndecodablePath, requireJsonBody } from './http/request-guards.ts';
+import { DEFAULT_BODY_LIMIT, parseByteSize, projectBodyLimit } from './http/body-limits.ts';
+import { jsonBody } from './http/json-body.ts';
+import { refuseOptions, refuseUnacceptableQuery, refuseUndecodablePath } from './http/request-guards.ts';
 import { requestId } from './http/request-id.ts';
 import { mountedAt, requestMetrics } from './http/request-metrics.ts';
 import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
@@ -40,6 +42,7 @@ export interface GatewayDeps {
   adminToken: string;
   defaultWriteLimit: RateLimit;
   authCacheMs: number;
+  /** The largest body any route reads (LODE_BODY_LIMIT); each route reads at most its own limit below it. */
   bodyLimit: string;
   /** Services /readyz pings over the bus. */
   services: readonly string[];
@@ -87,16 +90,20 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.use(healthRoutes({ bus: deps.bus, services: deps.services, stopping: deps.stopping }));
   app.use(docsRoutes());
 
-  app.use(requireJsonBody, express.json({ limit: deps.bodyLimit, type: JSON_TYPES, verify: refuseUndecodableBody }), refuseUnacceptableValues);
-  app.use(authRoutes(authenticator));
-  app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator, publicUrl: deps.publicUrl }));
-  app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc, deps.publicUrl) }));
-  app.use(dashboardRoutes({ bus: deps.bus, authenticator }));
+  // Bodies are read only behind each route family's authentication, so a caller without credentials
+  // is answered before a byte of its body is inflated or parsed (docs/api.md, Input rules).
+  const ceiling = parseByteSize(deps.bodyLimit);
+  const readBody = jsonBody(Math.min(ceiling, DEFAULT_BODY_LIMIT));
+  app.use(refuseUnacceptableQuery);
+  app.use(authRoutes(authenticator, readBody));
+  app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator, publicUrl: deps.publicUrl, readBody }));
+  app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc, deps.publicUrl), readBody }));
+  app.use(dashboardRoutes({ bus: deps.bus, authenticator, readBody }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);
   const projectMount = '/api/v1/projects/:projectId';
   const project = express.Router({ mergeParams: true });
-  project.use(mountedAt(projectMount), requireKeyOrSession(authenticator, deps.bus), requireOwnProject);
+  project.use(mountedAt(projectMount), requireKeyOrSession(authenticator, deps.bus), requireOwnProject, jsonBody(projectBodyLimit(ceiling)));
   project.use(uploadRoutes(deps.bus, writes));
   project.use(commitRoutes(deps.bus, writes));
   project.use(draftRoutes(deps.bus, writes));

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import type { Request, RequestHandler } from 'express';
 import { errors, type AppError, type ErrorCode } from '@lode/errors';
@@ -12,12 +11,12 @@ import { errors, type AppError, type ErrorCode } from '@lode/errors';
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * What the body guards (requireJsonBody, the JSON parser and refuseUnacceptableValues, app.ts) answer:
- * every route behind them, whether or not it reads a body, refuses a body they refuse.
+ * What the body reader (json-body.ts) answers: every route it is mounted on, whether or not it reads
+ * a body, refuses a body it refuses, once the caller is authenticated.
  */
 export const BODY_REFUSALS: readonly ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
 
-/** The encodings body-parser decodes (its limit counts the decoded bytes, so a small bomb is still 413). */
+/** The encodings the body reader inflates (its limits count the inflated bytes, so a small bomb is still 413). */
 export const ACCEPTED_CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br', 'zstd'] as const;
 export const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -50,7 +49,7 @@ export const refuseOptions: RequestHandler = (req, _res, next) => {
 };
 
 /** Whether the request carries body bytes; an explicit `Content-Length: 0` (fetch's bodiless POST) does not. */
-function sendsBody(req: Request): boolean {
+export function sendsBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
@@ -58,49 +57,54 @@ function sendsBody(req: Request): boolean {
 /**
  * The API reads JSON only: a body of another type would be ignored and the request answered as if
  * it had none, so it is refused with 415 instead. Unknown encodings are refused here too, with 415
- * rather than body-parser's 400 for an encoding it cannot name.
+ * rather than a 400 for an encoding the reader cannot name. Returns the body's content encoding.
  */
-export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  if (!sendsBody(req)) return next();
+export function checkJsonBody(req: Request): string {
   if (!req.is(JSON_TYPES)) throw errors.unsupportedMediaType(`Send the request body as JSON with Content-Type: application/json (got ${req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none'})`);
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (!(ACCEPTED_CONTENT_ENCODINGS as readonly string[]).includes(encoding)) {
     throw errors.unsupportedMediaType(`Content-Encoding "${encoding.slice(0, 50)}" is not accepted; use one of ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}`);
   }
-  next();
-};
-
-/**
- * body-parser's `verify` hook, run on the body's bytes (after decompression) before it decodes them.
- * Its decoder is lenient: each byte that is not UTF-8 becomes U+FFFD and a UTF-16 body's odd last
- * byte is dropped, so a path or a note would be stored as something the client never sent. A body
- * that does not decode strictly in its charset is refused instead (docs/api.md, Input rules).
- */
-export function refuseUndecodableBody(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
-  if (charset === 'utf-8' ? isUtf8(body) : decodesStrictly(body, charset)) return;
-  throw errors.validation(`The request body is not valid ${charset.toUpperCase()}: send the text your charset names, unaltered`);
+  return encoding;
 }
 
-function decodesStrictly(body: Buffer, charset: string): boolean {
+/** The charset the Content-Type names, lower case; UTF-8 when it names none. */
+export function charsetOf(req: Request): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  return charset?.toLowerCase() ?? 'utf-8';
+}
+
+const notAccepted = (charset: string) => errors.unsupportedMediaType(`The charset "${charset.slice(0, 50)}" is not accepted; send UTF-8 (or UTF-16)`);
+
+/**
+ * The body's text, decoded strictly in its charset, a leading BOM dropped. A lenient decoder would
+ * turn each byte that is not UTF-8 into U+FFFD and drop a UTF-16 body's odd last byte, so a path or
+ * a note would be stored as something the client never sent: such a body is refused instead
+ * (docs/api.md, Input rules).
+ */
+export function decodeBody(body: Buffer, charset: string): string {
+  // JSON is Unicode text: UTF-8 or UTF-16, as the Content-Type says.
+  if (!charset.startsWith('utf-')) throw notAccepted(charset);
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(charset === 'utf-16' ? utf16ByteOrder(body) : charset, { fatal: true });
   } catch {
-    // UTF-32 and UTF-7: body-parser would decode them, but without a strict decoder their bytes go unchecked.
-    throw errors.unsupportedMediaType(`The charset "${charset.slice(0, 50)}" is not accepted; send UTF-8 (or UTF-16)`);
+    // UTF-32 and UTF-7: without a strict decoder their bytes would go unchecked.
+    throw notAccepted(charset);
   }
   try {
-    decoder.decode(body);
-    return true;
+    return decoder.decode(body);
   } catch {
-    return false;
+    throw undecodable(charset);
   }
 }
 
+const undecodable = (charset: string) => errors.validation(`The request body is not valid ${charset.toUpperCase()}: send the text your charset names, unaltered`);
+
 /**
- * The byte order body-parser's decoder (iconv-lite) reads a body labelled plain `utf-16` in: its BOM,
- * else the order in which the first 100 characters put ASCII's zero byte (little-endian on a tie).
- * TextDecoder's `utf-16` is always little-endian, and would check a big-endian body byte-swapped.
+ * The byte order of a body labelled plain `utf-16`: its BOM, else the order in which the first 100
+ * characters put ASCII's zero byte (little-endian on a tie), as common decoders (iconv-lite) guess
+ * it. TextDecoder's `utf-16` is always little-endian, and would read a big-endian body byte-swapped.
  */
 function utf16ByteOrder(body: Buffer): 'utf-16le' | 'utf-16be' {
   if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
@@ -156,8 +160,14 @@ function invalidField(what: string, path: (string | number)[], why: string): App
  * deeper than MAX_JSON_DEPTH: one walk here instead of a rule on each of the schemas' string fields,
  * and a deep body never reaches a recursive encoder further in.
  */
-export const refuseUnacceptableValues: RequestHandler = (req, _res, next) => {
-  const found = findUnacceptable(req.body, [], 'body') ?? findUnacceptable(req.query, [], 'query');
+export function refuseUnacceptableBody(body: unknown): void {
+  const found = findUnacceptable(body, [], 'body');
+  if (found) throw found;
+}
+
+/** The query's half of the same rule, for every route: a query is as short as a URL, cheap to walk. */
+export const refuseUnacceptableQuery: RequestHandler = (req, _res, next) => {
+  const found = findUnacceptable(req.query, [], 'query');
   if (found) throw found;
   next();
 };

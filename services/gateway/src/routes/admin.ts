@@ -29,10 +29,11 @@ function idParam(value: unknown, what: string): string {
 }
 
 /** The operator API of issue 2: orgs, users, memberships, projects and keys, each an identity service call. */
-export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator: Authenticator; publicUrl: string | undefined }): Router {
+export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator: Authenticator; publicUrl: string | undefined; readBody: RequestHandler }): Router {
   const { bus } = deps;
   const router = Router();
-  router.use('/admin', requireAdminToken(deps.adminToken));
+  // The token first, then the body: a caller without the token never has its body read.
+  router.use('/admin', requireAdminToken(deps.adminToken), deps.readBody);
 
   router.post('/admin/v1/orgs', async (req, res) => {
     res.status(201).json(await bus.call(identity.createOrg, parse(createOrgBody, req.body)));

@@ -1,15 +1,18 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { toCallerIdentity } from '../auth/identity.ts';
+import { identityOf, requireKey } from '../auth/middleware.ts';
 
 /** POST /api/v1/auth/validate-key (spec 4.1): failures answer `{valid: false, code, message}`. */
-export function authRoutes(authenticator: Authenticator): Router {
+export function authRoutes(authenticator: Authenticator, readBody: RequestHandler): Router {
   const router = Router();
-  // One handler, not three layers: this is the cheapest call a client makes, and the most frequent.
-  router.post('/api/v1/auth/validate-key', async (req, res) => {
+  const answerInvalidKeys: RequestHandler = (_req, res, next) => {
     res.locals.validateKey = true;
-    const identity = await authenticator.authenticate(req.get('authorization'), req.get('x-device-id'));
-    res.json(toCallerIdentity(identity));
+    next();
+  };
+  // The key first, then any body: a caller without a valid key never has its body read.
+  router.post('/api/v1/auth/validate-key', answerInvalidKeys, requireKey(authenticator), readBody, (_req, res) => {
+    res.json(toCallerIdentity(identityOf(res)));
   });
   return router;
 }

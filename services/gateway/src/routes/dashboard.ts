@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { errors } from '@lode/errors';
 import { identity, roleSchema, sessions, uuid } from '@lode/contracts';
@@ -26,53 +26,55 @@ const viewerId = (res: Response) => sessionOf(res).user.id;
  * The dashboard's own routes, for a signed-in person only (issue 21): their orgs, projects, members,
  * keys and project settings. The identity service decides what the person may see and change.
  */
-export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator }): Router {
+export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; readBody: RequestHandler }): Router {
   const { bus } = deps;
   const router = Router();
+  // The session first, then the body: a caller who is not signed in never has its body read.
   const session = requireSession(bus);
+  const { readBody } = deps;
 
-  router.get('/api/v1/me/orgs', session, async (_req, res) => {
+  router.get('/api/v1/me/orgs', session, readBody, async (_req, res) => {
     res.json(await bus.call(sessions.myOrgs, { viewerId: viewerId(res) }));
   });
 
-  router.get('/api/v1/orgs/:orgId/projects', session, async (req, res) => {
+  router.get('/api/v1/orgs/:orgId/projects', session, readBody, async (req, res) => {
     const orgId = idParam(req, 'orgId', 'Organization');
     res.json(await bus.call(sessions.orgProjects, { viewerId: viewerId(res), orgId, ...parse(listQuery, req.query, 'query') }));
   });
-  router.post('/api/v1/orgs/:orgId/projects', session, async (req, res) => {
+  router.post('/api/v1/orgs/:orgId/projects', session, readBody, async (req, res) => {
     const orgId = idParam(req, 'orgId', 'Organization');
     res.status(201).json(await bus.call(sessions.createOrgProject, { viewerId: viewerId(res), orgId, ...parse(createProjectBody, req.body) }));
   });
 
-  router.get('/api/v1/orgs/:orgId/members', session, async (req, res) => {
+  router.get('/api/v1/orgs/:orgId/members', session, readBody, async (req, res) => {
     const orgId = idParam(req, 'orgId', 'Organization');
     res.json(await bus.call(sessions.orgMembers, { viewerId: viewerId(res), orgId, ...parse(listQuery, req.query, 'query') }));
   });
-  router.post('/api/v1/orgs/:orgId/members', session, async (req, res) => {
+  router.post('/api/v1/orgs/:orgId/members', session, readBody, async (req, res) => {
     const orgId = idParam(req, 'orgId', 'Organization');
     const { role, ...member } = parse(memberBody, req.body);
     res.json(await bus.call(sessions.setMemberRole, { viewerId: viewerId(res), orgId, member, role }));
   });
-  router.delete('/api/v1/orgs/:orgId/members/:userId', session, async (req, res) => {
+  router.delete('/api/v1/orgs/:orgId/members/:userId', session, readBody, async (req, res) => {
     const orgId = idParam(req, 'orgId', 'Organization');
     const userId = idParam(req, 'userId', 'Member');
     res.json(await bus.call(sessions.removeMember, { viewerId: viewerId(res), orgId, userId }));
   });
 
-  router.get('/api/v1/projects/:projectId/overview', session, async (req, res) => {
+  router.get('/api/v1/projects/:projectId/overview', session, readBody, async (req, res) => {
     const projectId = idParam(req, 'projectId', 'Project');
     res.json(await bus.call(sessions.projectOverview, { viewerId: viewerId(res), projectId }));
   });
-  router.put('/api/v1/projects/:projectId/write-rate-limit', session, async (req, res) => {
+  router.put('/api/v1/projects/:projectId/write-rate-limit', session, readBody, async (req, res) => {
     const projectId = idParam(req, 'projectId', 'Project');
     res.json(await bus.call(sessions.setProjectWriteLimit, { viewerId: viewerId(res), projectId, ...parse(writeLimitBody, req.body) }));
   });
 
-  router.get('/api/v1/projects/:projectId/keys', session, async (req, res) => {
+  router.get('/api/v1/projects/:projectId/keys', session, readBody, async (req, res) => {
     const projectId = idParam(req, 'projectId', 'Project');
     res.json(await bus.call(sessions.projectKeys, { viewerId: viewerId(res), projectId, ...parse(listQuery, req.query, 'query') }));
   });
-  router.post('/api/v1/projects/:projectId/keys', session, async (req, res) => {
+  router.post('/api/v1/projects/:projectId/keys', session, readBody, async (req, res) => {
     const projectId = idParam(req, 'projectId', 'Project');
     const { userId } = parse(createKeyBody, req.body);
     res.status(201).json(await bus.call(sessions.createProjectKey, { viewerId: viewerId(res), projectId, userId: userId ?? null }));
@@ -85,8 +87,8 @@ export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator }
     deps.authenticator.forgetKey(key.id);
     res.json(key);
   };
-  router.delete('/api/v1/projects/:projectId/keys/:keyId', session, changeKey('revoke'));
-  router.post('/api/v1/projects/:projectId/keys/:keyId/reset-device', session, changeKey('reset_device'));
+  router.delete('/api/v1/projects/:projectId/keys/:keyId', session, readBody, changeKey('revoke'));
+  router.post('/api/v1/projects/:projectId/keys/:keyId/reset-device', session, readBody, changeKey('reset_device'));
 
   return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError, errors } from '@lode/errors';
 import { sessions } from '@lode/contracts';
@@ -6,17 +6,22 @@ import type { Bus } from '@lode/bus';
 import type { OidcSignIn } from '../auth/oidc.ts';
 import { clearSessionCookie, sessionToken, setSessionCookie } from '../auth/session-cookie.ts';
 import { requireSession, sessionOf } from '../auth/sessions.ts';
+import { SIGN_IN_BODY_LIMIT } from '../http/body-limits.ts';
+import { jsonBody } from '../http/json-body.ts';
 import { parse } from '../http/parse.ts';
 
 export const signInBody = z.object({ token: z.string().regex(sessions.TOKEN_PATTERN, 'is not a sign-in link token') });
 
 /** Where a person signs in (a one-time link or OpenID Connect), reads their session and signs out. */
-export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined }): Router {
+export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; readBody: RequestHandler }): Router {
   const { bus, oidc } = deps;
   const router = Router();
+  const session = requireSession(bus);
+  const { readBody } = deps;
 
   // The link's token comes in a JSON body, never a GET: a mail scanner opening the link spends nothing.
-  router.post('/api/v1/session', async (req, res) => {
+  // That body is the credential, so it is read before anyone is known: within a limit for one token.
+  router.post('/api/v1/session', jsonBody(SIGN_IN_BODY_LIMIT), async (req, res) => {
     const { token } = parse(signInBody, req.body);
     const session = await bus.call(sessions.redeemSignInLink, { token });
     setSessionCookie(req, res, session.token);
@@ -27,12 +32,12 @@ export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined }):
     res.json({ oidc: oidc !== undefined });
   });
 
-  router.get('/api/v1/session', requireSession(bus), (_req, res) => {
+  router.get('/api/v1/session', session, readBody, (_req, res) => {
     const session = sessionOf(res);
     res.json({ user: session.user, csrfToken: session.csrfToken });
   });
 
-  router.delete('/api/v1/session', requireSession(bus), async (req, res) => {
+  router.delete('/api/v1/session', session, readBody, async (req, res) => {
     await bus.call(sessions.endSession, { tokenHash: sessions.tokenHash(sessionToken(req) ?? '') });
     clearSessionCookie(req, res);
     res.json({ ended: true });
