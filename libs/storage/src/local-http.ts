@@ -382,6 +382,9 @@ async function send(storage: LocalBlobStorage, req: IncomingMessage, res: Server
   const { start, end } = range ?? { start: 0, end: size - 1 };
   res.writeHead(range ? 206 : 200, {
     'Content-Type': 'application/octet-stream',
+    // An uploader chose these bytes: a browser saves them, never renders them as a page of this origin.
+    'Content-Disposition': 'attachment',
+    'X-Content-Type-Options': 'nosniff',
     'Content-Length': String(Math.max(0, end - start + 1)),
     'Accept-Ranges': 'bytes',
     ...(range ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {}),
@@ -409,7 +412,7 @@ function refuse(res: ServerResponse, refusal: Refusal): void {
   const req = res.req;
   const unread = !req.complete && !req.destroyed;
   const drain = unread && Number(req.headers['content-length'] ?? 0) <= MAX_DISCARDED_BYTES;
-  res.writeHead(refusal.status, { 'Content-Type': 'application/json', ...(drain ? {} : { Connection: 'close' }) });
+  res.writeHead(refusal.status, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', ...(drain ? {} : { Connection: 'close' }) });
   res.end(JSON.stringify({ code: refusal.code, message: refusal.message }));
   if (drain) discard(req);
 }

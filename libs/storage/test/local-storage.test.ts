@@ -47,6 +47,22 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
   });
 
+  it('serves an object as a download a browser neither renders nor sniffs, and its refusals as JSON it does not sniff', async () => {
+    const bytes = Buffer.from('<html><script>alert(1)</script></html>');
+    const put = await presign(bytes);
+    expect((await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(200);
+    const url = await storage.presignGet({ key: put.key, expiresInSeconds: 60 });
+    for (const method of ['GET', 'HEAD']) {
+      const res = await fetch(url, { method });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-disposition')).toBe('attachment');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    const refused = await fetch(`${url}x`);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('stores a body of several pieces as one file, sealed with its SHA-256, and serves, ranges, hashes and deletes it', async () => {
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
     const put = await presign(bytes);

@@ -13,6 +13,7 @@ import { DEFAULT_BODY_LIMIT, parseByteSize, projectBodyLimit } from './http/body
 import { jsonBody } from './http/json-body.ts';
 import { refuseOptions, refuseUnacceptableQuery, refuseUndecodablePath } from './http/request-guards.ts';
 import { requestId } from './http/request-id.ts';
+import { noSniff } from './http/security-headers.ts';
 import { mountedAt, requestMetrics } from './http/request-metrics.ts';
 import type { RateLimit, WriteLimiter } from './ratelimit/limiter.ts';
 import type { TrustProxy } from './config.ts';
@@ -74,7 +75,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxy ?? false);
-  app.use(requestId, requestMetrics, accessLog(deps.logger), refuseUndecodablePath);
+  app.use(requestId, requestMetrics, accessLog(deps.logger), noSniff, refuseUndecodablePath);
 
   // Blob bytes stream through this route untouched by the JSON parser (local driver only). It answers
   // every method itself: 405 for any it does not serve, OPTIONS included (docs/api.md, Local storage URLs).

@@ -7,6 +7,7 @@ import { bearerToken } from '../auth/api-key.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { publicOrigin } from '../auth/public-url.ts';
 import { parse } from '../http/parse.ts';
+import { noStore } from '../http/security-headers.ts';
 import { adminWebhookRoutes } from './webhooks.ts';
 import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery, setUserEmailBody } from '../http/admin-bodies.ts';
 
@@ -56,7 +57,7 @@ export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator:
   });
 
   // A one-time link into the dashboard (issue 21); the token rides in the fragment, which no server or log sees.
-  router.post('/admin/v1/users/:userId/sign-in-links', async (req, res) => {
+  router.post('/admin/v1/users/:userId/sign-in-links', noStore, async (req, res) => {
     const link = await bus.call(sessions.createSignInLink, { userId: idParam(req.params.userId, 'User') });
     res.status(201).json({ url: `${publicOrigin(req, deps.publicUrl)}/sign-in#token=${link.token}`, expiresAt: link.expiresAt });
   });
@@ -81,7 +82,7 @@ export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator:
     res.json(await bus.call(identity.listProjects, { orgId, ...parse(listQuery, req.query, 'query') }));
   });
 
-  router.post('/admin/v1/projects/:projectId/keys', async (req, res) => {
+  router.post('/admin/v1/projects/:projectId/keys', noStore, async (req, res) => {
     const projectId = idParam(req.params.projectId, 'Project');
     res.status(201).json(await bus.call(identity.createKey, { projectId, ...parse(createKeyBody, req.body) }));
   });

@@ -7,6 +7,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { requireSession, sessionOf } from '../auth/sessions.ts';
 import { listQuery } from '../http/admin-bodies.ts';
 import { parse } from '../http/parse.ts';
+import { noStore } from '../http/security-headers.ts';
 
 export const createProjectBody = z.object({ name: identity.displayName, slug: identity.slug });
 export const memberBody = z.union([z.object({ userId: uuid, role: roleSchema }), z.object({ email: identity.email, role: roleSchema })]);
@@ -74,7 +75,7 @@ export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; 
     const projectId = idParam(req, 'projectId', 'Project');
     res.json(await bus.call(sessions.projectKeys, { viewerId: viewerId(res), projectId, ...parse(listQuery, req.query, 'query') }));
   });
-  router.post('/api/v1/projects/:projectId/keys', session, readBody, async (req, res) => {
+  router.post('/api/v1/projects/:projectId/keys', session, readBody, noStore, async (req, res) => {
     const projectId = idParam(req, 'projectId', 'Project');
     const { userId } = parse(createKeyBody, req.body);
     res.status(201).json(await bus.call(sessions.createProjectKey, { viewerId: viewerId(res), projectId, userId: userId ?? null }));

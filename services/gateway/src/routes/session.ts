@@ -9,6 +9,7 @@ import { requireSession, sessionOf } from '../auth/sessions.ts';
 import { SIGN_IN_BODY_LIMIT } from '../http/body-limits.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { parse } from '../http/parse.ts';
+import { noStore } from '../http/security-headers.ts';
 
 export const signInBody = z.object({ token: z.string().regex(sessions.TOKEN_PATTERN, 'is not a sign-in link token') });
 
@@ -16,6 +17,8 @@ export const signInBody = z.object({ token: z.string().regex(sessions.TOKEN_PATT
 export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; readBody: RequestHandler }): Router {
   const { bus, oidc } = deps;
   const router = Router();
+  // Every answer here is a sign-in, a session with its CSRF token, or the end of one.
+  router.use('/api/v1/session', noStore);
   const session = requireSession(bus);
   const { readBody } = deps;
 

@@ -4,6 +4,7 @@ import type { Bus } from '@lode/bus';
 import { identity, uuid, webhooks } from '@lode/contracts';
 import { actorOf } from '../auth/middleware.ts';
 import { parse } from '../http/parse.ts';
+import { noStore } from '../http/security-headers.ts';
 
 /** Who is asking; called after the request's own input was read, so a bad body is 400 before an unknown project is 404. */
 type ManagerOf = (req: Request, res: Response) => Promise<webhooks.Manager>;
@@ -18,7 +19,8 @@ function webhookId(req: Request): string {
 function webhookRouter(bus: Bus, managerOf: ManagerOf, limitWrites: RequestHandler): Router {
   const router = Router({ mergeParams: true });
 
-  router.post('/webhooks', limitWrites, async (req, res) => {
+  // Creation answers the signing secret, and so may an update (a rotation).
+  router.post('/webhooks', limitWrites, noStore, async (req, res) => {
     const body = parse(webhooks.createBodySchema, req.body);
     res.status(201).json(await bus.call(webhooks.create, { manager: await managerOf(req, res), ...body }));
   });
@@ -28,7 +30,7 @@ function webhookRouter(bus: Bus, managerOf: ManagerOf, limitWrites: RequestHandl
   router.get('/webhooks/:webhookId', async (req, res) => {
     res.json(await bus.call(webhooks.get, { manager: await managerOf(req, res), webhookId: webhookId(req) }));
   });
-  router.patch('/webhooks/:webhookId', limitWrites, async (req, res) => {
+  router.patch('/webhooks/:webhookId', limitWrites, noStore, async (req, res) => {
     const id = webhookId(req);
     const changes = parse(webhooks.updateBodySchema, req.body);
     res.json(await bus.call(webhooks.update, { manager: await managerOf(req, res), webhookId: id, changes }));
