@@ -4,7 +4,7 @@ import type { Logger } from '@lode/telemetry';
 import { statusByCode } from './error-status.ts';
 
 /**
- * Middleware we use (body-parser, the router) signals a client's fault as an http-errors error with
+ * Middleware we use (the router, express's parsers) signals a client's fault as an http-errors error with
  * a 4xx status: it keeps that status with our JSON body, never a 500. Statuses with a code of their
  * own keep it; any other 4xx is the request's fault in general, 400 validation_failed.
  */
