@@ -1,5 +1,6 @@
 import type { EventContract, EventOf } from '@lode/contracts';
-import { injectTraceContext, type Logger } from '@lode/telemetry';
+import { injectTraceContext, observeGauges, type Logger } from '@lode/telemetry';
+import { CONSUMER_LAG_GAUGES } from './consumer-lag.ts';
 import {
   assertConsumerName,
   consumerSubjectMismatch,
@@ -210,8 +211,16 @@ export class LocalEvents implements EventStream {
     cursor.takers.push(taker);
     // It could not move while nothing consumed under its name.
     cursor.progressAtMs = Date.now();
+    // The same gauges as a JetStream consumer's, read from the cursor when metrics are collected.
+    const lagAttributes = { 'messaging.consumer.group.name': name, 'messaging.destination.name': contract.subject };
+    const unobserveLag = observeGauges(CONSUMER_LAG_GAUGES, (observe) => {
+      const lag = this.#lag(cursor);
+      observe('events', lag.events, lagAttributes);
+      observe('seconds', lag.seconds, lagAttributes);
+    });
     const consumer: EventConsumer = {
       stop: async () => {
+        unobserveLag();
         this.#consumers.delete(consumer);
         cursor.takers = cursor.takers.filter((t) => t !== taker);
         this.#wakePublishers();
@@ -278,6 +287,26 @@ export class LocalEvents implements EventStream {
     cursor.backlogBytes -= event.body.length;
     cursor.progressAtMs = Date.now();
     this.#wakePublishers();
+  }
+
+  /**
+   * What the cursor has not handled: the events it holds unsettled and those of its subject still
+   * ahead of it in the log, and the age of the oldest of them (0 when there is none).
+   */
+  #lag(cursor: Cursor): { events: number; seconds: number } {
+    let events = cursor.unsettled.size;
+    let oldestAtMs: number | undefined;
+    for (const seq of cursor.unsettled) {
+      const held = this.#log[seq - 1 - this.#dropped];
+      if (held && (oldestAtMs === undefined || held.publishedAtMs < oldestAtMs)) oldestAtMs = held.publishedAtMs;
+    }
+    for (let at = Math.max(cursor.position, this.#dropped); at < this.#length; at += 1) {
+      const event = this.#log[at - this.#dropped];
+      if (event.subject !== cursor.subject) continue;
+      events += 1;
+      if (oldestAtMs === undefined || event.publishedAtMs < oldestAtMs) oldestAtMs = event.publishedAtMs;
+    }
+    return { events, seconds: oldestAtMs === undefined ? 0 : Math.max(0, Date.now() - oldestAtMs) / 1000 };
   }
 
   /** The running consumer furthest over backlogBytes that has moved within STALL_AFTER_MS, if any. */

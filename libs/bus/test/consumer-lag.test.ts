@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { serveMetrics, startMetrics } from '@lode/telemetry/metrics-sdk';
-import type { JetStreamEvents } from '@lode/bus';
+import { LocalEvents, type JetStreamEvents } from '@lode/bus';
 import { observeConsumerLag } from '../src/consumer-lag.ts';
 import { logger, openJetStreamEvents, randomNamespace, sleep, tick, tickEvent } from './fixtures.ts';
 
@@ -41,6 +41,30 @@ describe('JetStream consumer lag gauges', () => {
     const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`messaging_consumer_group_name="${consumer}"`));
     return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
   }
+
+  it('reports the same gauges for an embedded (in-process) consumer, from its cursor', async () => {
+    const local = new LocalEvents(logger);
+    const contract = tickEvent();
+    for (let n = 0; n < 3; n++) await local.publish(tick(contract, n));
+    const release = Promise.withResolvers<void>();
+    const consumer = await local.consume('local-lagging', contract, () => release.promise);
+    try {
+      // One event running, two waiting behind it in the log.
+      await expect.poll(() => gauge(EVENTS, 'local-lagging'), { timeout: 10_000 }).toBe(3);
+      await sleep(300);
+      expect(await gauge(SECONDS, 'local-lagging')).toBeGreaterThanOrEqual(0.3);
+      release.resolve();
+      await expect.poll(() => gauge(EVENTS, 'local-lagging'), { timeout: 10_000 }).toBe(0);
+      expect(await gauge(SECONDS, 'local-lagging')).toBe(0);
+      // The SDK may keep exporting the last value of a callback it no longer calls: that value stays put.
+      await consumer.stop();
+      for (let n = 3; n < 5; n++) await local.publish(tick(contract, n));
+      expect(await gauge(EVENTS, 'local-lagging')).toBe(0);
+    } finally {
+      release.resolve();
+      await local.close();
+    }
+  });
 
   it('reports an unacknowledged backlog in events and in seconds, 0 once drained, and stops reading once the consumer stops', async () => {
     const contract = tickEvent();
