@@ -34,6 +34,8 @@ start_burners() {
 
 # CI clones into a folder of its own with shared/ beside it.
 work=$(mktemp -d /tmp/lode-ci-under-load.XXXXXX)
+# mktemp's folder is 0700: the embedded Postgres, which runs as a user of its own, must pass through it.
+chmod 0755 "$work"
 git clone -q --no-hardlinks "$repo" "$work/main"
 [ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"
 # A COMMAND other than .ci/run (which installs by itself) needs the packages in place.
