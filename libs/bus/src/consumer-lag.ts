@@ -1,4 +1,4 @@
-import type { JetStreamManager, MsgRequest } from '@nats-io/jetstream';
+import type { JetStreamManager, NextMsgRequest, SeqMsgRequest, StoredMsg } from '@nats-io/jetstream';
 import { observeGauges, type Logger } from '@lode/telemetry';
 
 /**
@@ -51,15 +51,23 @@ export async function readConsumerLag(target: Omit<ConsumerLagTarget, 'logger' |
   const ackFloor = info.ack_floor.stream_seq;
   let oldest = last?.ackFloor === ackFloor ? last : undefined;
   if (!oldest) {
-    // The server's message get takes next_by_subj (the first match at or after seq); the client's type omits it.
-    const query = { seq: ackFloor + 1, next_by_subj: filter } as unknown as MsgRequest;
-    const message = await jsm.streams.getMessage(streamName, query);
+    const message = await firstMessageAfter(jsm, streamName, filter, ackFloor);
     // Gone meanwhile (acknowledged, or aged out of the stream): no age to report this time.
     if (!message) return { lag: { events, seconds: undefined } };
     oldest = { ackFloor, publishedAtMs: message.time.getTime() };
   }
   // The server's clock stamped the event: a skewed host must not report a negative age.
   return { lag: { events, seconds: Math.max(0, Date.now() - oldest.publishedAtMs) / 1000 }, oldest };
+}
+
+/**
+ * The first message of the stream matching `filter` stored after `seq`, or null: STREAM.MSG.GET
+ * takes next_by_subj with a seq (the first match at or after it); the client's MsgRequest type
+ * leaves that combination out.
+ */
+export function firstMessageAfter(jsm: JetStreamManager, streamName: string, filter: string, seq: number): Promise<StoredMsg | null> {
+  const query: SeqMsgRequest & NextMsgRequest = { seq: seq + 1, next_by_subj: filter };
+  return jsm.streams.getMessage(streamName, query);
 }
 
 /**

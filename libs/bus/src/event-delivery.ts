@@ -90,3 +90,11 @@ function parsePayload<E extends EventContract>(contract: E, body: Uint8Array): P
   if (parsed.success) return { ok: true, event: parsed.data as EventOf<E> };
   return { ok: false, problem: parsed.error.issues.slice(0, 5) };
 }
+
+/** A key whose earliest held event has waited this long is logged at warn, once a wait, on either transport. */
+export const WAITING_WARN_MS = 10_000;
+
+/** The warn line of a key that has waited WAITING_WARN_MS: what it builds for that key is behind. */
+export function warnWaiting(logger: Logger, consumer: { consumer: string; subject: string }, held: { key: string; seq: number }, waitedMs: number): void {
+  logger.warn({ ...consumer, key: held.key, streamSeq: held.seq, waitedMs }, 'an event has waited over 10 s to be handled; what the consumer builds for its key is behind');
+}

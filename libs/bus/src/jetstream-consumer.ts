@@ -1,10 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { PubHeaders, type Consumer, type JetStreamManager, type JsMsg, type NextMsgRequest, type SeqMsgRequest } from '@nats-io/jetstream';
+import { PubHeaders, type Consumer, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { EventContract, EventOf } from '@lode/contracts';
 import type { Logger } from '@lode/telemetry';
+import { firstMessageAfter } from './consumer-lag.ts';
 import { DEFAULT_CONCURRENCY, type ConsumerOptions, type EventConsumer, type EventHandler, type RetryBackoff } from './events.ts';
-import { deliverEvent, parseEvent, type DeliveryOutcome } from './event-delivery.ts';
+import { deliverEvent, parseEvent, WAITING_WARN_MS, warnWaiting, type DeliveryOutcome } from './event-delivery.ts';
 import { HELD_BYTES, OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
 
 /**
@@ -25,8 +26,6 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 const PULL_EXPIRES_MS = 1_000;
 /** Pause after a failed pull (NATS unreachable): short, so the consumer resumes within a second or two of NATS. */
 const PULL_RETRY_MS = 250;
-/** A key whose earliest held event has waited this long is logged at warn. */
-const WAITING_WARN_MS = 10_000;
 /** How long an acknowledgement waits for the server to confirm it. */
 const ACK_TIMEOUT_MS = 5_000;
 
@@ -95,7 +94,7 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
         giveBack: (held) => this.#send(held.ackSubject, NAK),
         unload: (held) => ({ ...held, event: undefined, headers: undefined }),
         load: (held) => this.#load(held),
-        waiting: (held, waitedMs) => this.#warnWaiting(held, waitedMs),
+        waiting: (held, waitedMs) => warnWaiting(config.logger, { consumer: config.name, subject: config.contract.subject }, held, waitedMs),
       },
       {
         concurrency: keyed ? (config.options.concurrency ?? DEFAULT_CONCURRENCY) : 1,
@@ -219,24 +218,16 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
       () => false,
     );
     if (!confirmed) logger.warn({ consumer: name, subject: contract.subject, id: held.id }, 'event ack unconfirmed; it may be delivered again');
-    if (this.#settledWord) this.#send(this.#settledSubject, new TextEncoder().encode(held.key));
+    if (this.#settledWord) this.#send(this.#settledSubject, held.key);
   }
 
   /** Fire and forget: a lost one costs a redelivery or a backoff, never an event. */
-  #send(subject: string, payload: Uint8Array): void {
+  #send(subject: string, payload: Uint8Array | string): void {
     try {
       this.#config.nc.publish(subject, payload);
     } catch {
       // A closed or draining connection: the server redelivers after the ack wait.
     }
-  }
-
-  #warnWaiting(held: HeldDelivery<E>, waitedMs: number): void {
-    const { logger, name, contract } = this.#config;
-    logger.warn(
-      { consumer: name, subject: contract.subject, key: held.key, streamSeq: held.seq, waitedMs },
-      'an event has waited over 10 s to be handled; what the consumer builds for its key is behind',
-    );
   }
 
   /**
@@ -249,9 +240,7 @@ export class JetStreamConsumer<E extends EventContract> implements EventConsumer
     const { jsm, streamName, name, filter } = this.#config;
     const floor = (await jsm.consumers.info(streamName, name)).ack_floor.stream_seq;
     if (floor >= streamSeq - 1) return true;
-    // The server takes next_by_subj with a seq (STREAM.MSG.GET); the client's MsgRequest type leaves it out.
-    const query: SeqMsgRequest & NextMsgRequest = { seq: floor + 1, next_by_subj: filter };
-    const next = await jsm.streams.getMessage(streamName, query);
+    const next = await firstMessageAfter(jsm, streamName, filter, floor);
     return next !== null && next.seq >= streamSeq;
   }
 }

@@ -14,7 +14,7 @@ import {
   type OutgoingEvent,
   type RetryBackoff,
 } from './events.ts';
-import { deliverEvent, parseEvent } from './event-delivery.ts';
+import { deliverEvent, parseEvent, WAITING_WARN_MS, warnWaiting } from './event-delivery.ts';
 import { HELD_BYTES, OrderedDispatcher, type HeldEvent } from './ordered-dispatcher.ts';
 import { encode } from './wire.ts';
 
@@ -72,8 +72,6 @@ interface Cursor {
 
 /** Events one consumer holds at once, parsed or (beyond HELD_BYTES) not yet, as JetStream's consumers do. */
 const HELD_EVENTS = 1024;
-/** A key whose earliest held event has waited this long is logged at warn. */
-const WAITING_WARN_MS = 10_000;
 /** A consumer that has handled nothing for this long holds back no publisher (readyToPublish). */
 export const STALL_AFTER_MS = 10_000;
 
@@ -185,8 +183,7 @@ export class LocalEvents implements EventStream {
           const event = parse(held.stored);
           return event === undefined ? undefined : { ...held, event };
         },
-        waiting: (held, waitedMs) =>
-          this.#logger.warn({ consumer: name, subject: contract.subject, key: held.key, streamSeq: held.seq, waitedMs }, 'an event has waited over 10 s to be handled; what the consumer builds for its key is behind'),
+        waiting: (held, waitedMs) => warnWaiting(this.#logger, { consumer: name, subject: contract.subject }, held, waitedMs),
       },
       {
         concurrency: options.orderedBy ? (options.concurrency ?? DEFAULT_CONCURRENCY) : 1,
