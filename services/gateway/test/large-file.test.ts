@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { peakRssBytes, type SeededProject } from '@lode/testkit';
+import { peakRssBytes, RetryingClient, type SeededProject } from '@lode/testkit';
 import { startProcessStack, type ProcessStack } from '@lode/system/testing';
 
 const MiB = 1024 * 1024;
@@ -58,7 +58,10 @@ describe.each(['local', 's3'] as const)('large files through the %s driver: memo
       duplex: 'half',
     });
     expect(put.status).toBe(200);
-    const confirmed = await p.api.post(`${base}/confirm`, { fileId: initiated.body.fileId, version: 1, storageKey: initiated.body.storageKey, ...content });
+    // Confirm reads the object back on S3, which a loaded store may do slower than the gateway waits:
+    // a client retries the 504, as the SDK does, and its retry joins the read or finds the version.
+    const client = new RetryingClient([stack.baseUrl], { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId }, { timeoutMs: 10 * 60_000 });
+    const confirmed = await client.post(`${base}/confirm`, { fileId: initiated.body.fileId, version: 1, storageKey: initiated.body.storageKey, ...content });
     expect(confirmed).toMatchObject({ status: 200, body: { confirmed: true, version: 1 } });
   }
 

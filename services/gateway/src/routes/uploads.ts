@@ -24,10 +24,12 @@ function confirmBatchTimeoutMs(entries: readonly unknown[]): number {
 
 /**
  * Confirm may read the object once to check its SHA-256 (S3 drivers): allow 30 s plus a second per
- * 50 MB, so a 5 GiB file is not cut off while a small one still fails fast.
+ * 10 MB, a tenth of what an idle store reads, since a store serving other work reads far slower; a
+ * small file still fails fast. A confirm that outlasts it goes on in the upload service, and the
+ * client's retry joins that read or finds the version recorded.
  */
 export function confirmTimeoutMs(size: number): number {
-  return 30_000 + Math.ceil(size / 50_000_000) * 1000;
+  return 30_000 + Math.ceil(size / 10_000_000) * 1000;
 }
 
 /** Spec 4.3–4.5, mounted under /api/v1/projects/:projectId after auth and the project check. */

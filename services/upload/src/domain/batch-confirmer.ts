@@ -4,7 +4,7 @@ import type { Database } from '@lode/db';
 import type { BlobStorage } from '@lode/storage';
 import type { FilesRepository, NamedUpload, NewVersion, UploadRow } from '../repo/files-repo.ts';
 import { validateConfirmEntries, type ConfirmBody } from './confirm-entries.ts';
-import { verifyStoredObjects } from './stored-content.ts';
+import { ObjectVerifier } from './stored-content.ts';
 
 /** What confirming one entry came to: its version, or a failure of that entry alone. */
 export type ConfirmOutcome =
@@ -19,18 +19,18 @@ interface Pending {
 
 /**
  * Confirms many reservations with every check of spec 4.5, set-based: one statement finds the
- * reservations, the objects are checked in one call to storage (verifyStoredObjects), and
+ * reservations, the objects are checked in one call to storage (ObjectVerifier), and
  * one transaction records every version. Entries are isolated: each succeeds or fails on its own.
  */
 export class BatchConfirmer {
   readonly #db: Database;
   readonly #files: FilesRepository;
-  readonly #storage: BlobStorage;
+  readonly #verifier: ObjectVerifier;
 
   constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage }) {
     this.#db = deps.db;
     this.#files = deps.files;
-    this.#storage = deps.storage;
+    this.#verifier = new ObjectVerifier(deps.storage);
   }
 
   async confirm(actor: Actor, raw: readonly unknown[]): Promise<ConfirmOutcome[]> {
@@ -76,14 +76,14 @@ export class BatchConfirmer {
   }
 
   /**
-   * Each entry's object checked as the single confirm checks it, all in one verifyStoredObjects. Dedup
+   * Each entry's object checked as the single confirm checks it, all in one verification. Dedup
    * entries share their blob's object: each object is verified once, whatever the number of entries naming it.
    */
   async #verifyObjects(pending: readonly Pending[]): Promise<(AppError | undefined)[]> {
     if (pending.length === 0) return [];
     const byKey = new Map(pending.map(({ reservation: r }) => [r.storage_key, { storageKey: r.storage_key, sha256: r.sha256, size: r.size }]));
     const objects = [...byKey.values()];
-    const failures = await verifyStoredObjects(this.#storage, objects);
+    const failures = await this.#verifier.verify(objects);
     const failureOf = new Map(objects.map((object, i) => [object.storageKey, failures[i]]));
     return pending.map(({ reservation: r }) => failureOf.get(r.storage_key));
   }

@@ -30,6 +30,35 @@ export async function verifyStoredObjects(storage: BlobStorage, expected: readon
   return failures;
 }
 
+/**
+ * verifyStoredObjects that reads each object at most once at a time in this process: a confirm
+ * retried while the first is still reading (a client whose gateway gave up on a large S3 object)
+ * joins that read instead of starting another, so retries converge instead of piling load on the store.
+ */
+export class ObjectVerifier {
+  readonly #storage: BlobStorage;
+  readonly #inFlight = new Map<string, Promise<AppError | undefined>>();
+
+  constructor(storage: BlobStorage) {
+    this.#storage = storage;
+  }
+
+  verify(expected: readonly ExpectedObject[]): Promise<(AppError | undefined)[]> {
+    const fresh = expected.filter((object) => !this.#inFlight.has(object.storageKey));
+    if (fresh.length > 0) {
+      const reading = verifyStoredObjects(this.#storage, fresh);
+      fresh.forEach((object, i) => {
+        const settled = reading.then((failures) => failures[i]);
+        const forget = () => this.#inFlight.delete(object.storageKey);
+        settled.then(forget, forget);
+        this.#inFlight.set(object.storageKey, settled);
+      });
+    }
+    // A storage key names one reservation's bytes, so a read in flight answers for every entry naming it.
+    return Promise.all(expected.map((object) => this.#inFlight.get(object.storageKey)!));
+  }
+}
+
 /** verifyStoredObjects of one object: throws its failure. */
 export async function verifyStoredObject(storage: BlobStorage, expected: ExpectedObject): Promise<void> {
   const [failure] = await verifyStoredObjects(storage, [expected]);
