@@ -84,14 +84,15 @@ async function main(): Promise<void> {
   ], { ops });
 }
 
-/** Made once and kept in the data directory; printed the first time so the operator can copy it. */
+/**
+ * Made once and kept in the data directory. Printed the first time only to a terminal, so the
+ * newcomer can copy it: when stdout is a pipe it goes to a log collector, where a secret must not.
+ */
 async function embeddedAdminToken(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, 'admin-token');
   const { value, created } = await persistentSecret(dataDir, 'admin-token');
-  if (created) {
-    process.stdout.write(`\nAdmin token (shown once; also kept in ${path.join(dataDir, 'admin-token')}):\n  ${value}\n\n`);
-  } else {
-    logger.info({ file: path.join(dataDir, 'admin-token') }, 'admin token loaded from the data directory');
-  }
+  if (created && process.stdout.isTTY) process.stdout.write(`\nAdmin token (shown once; also kept in ${file}):\n  ${value}\n\n`);
+  else logger.info({ file }, created ? 'admin token created in the data directory' : 'admin token loaded from the data directory');
   return value;
 }
 
