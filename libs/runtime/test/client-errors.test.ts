@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, listen } from '../src/index.ts';
@@ -18,6 +18,37 @@ function exchange(port: number, request: string): Promise<string> {
   });
 }
 
+/**
+ * PUTs `declared` bytes as Content-Length says, then `over` bytes more, with node:http (which sends
+ * whatever it is given) reading the answer while it writes, as an upload client does.
+ */
+function sendLonger(port: number, declared: number, over: number): Promise<{ status?: number; body?: unknown; error?: string }> {
+  return new Promise((resolve) => {
+    let answered: { status?: number; body?: unknown } | undefined;
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/slow', method: 'PUT', headers: { 'Content-Length': String(declared) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        answered = { status: res.statusCode, body: JSON.parse(text) as unknown };
+        resolve(answered);
+      });
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(answered ?? { error: error.code ?? error.message }));
+    const piece = Buffer.alloc(1024 * 1024);
+    let left = declared + over;
+    const more = () => {
+      while (left > 0) {
+        const n = Math.min(left, piece.length);
+        left -= n;
+        if (left === 0) return void req.end(piece.subarray(0, n));
+        if (!req.write(piece.subarray(0, n))) return void req.once('drain', more);
+      }
+    };
+    more();
+  });
+}
+
 function parse(answer: string) {
   const [head, body] = answer.split('\r\n\r\n');
   return { status: Number(head.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1], body: JSON.parse(body) as unknown };
@@ -29,6 +60,12 @@ describe('requests the HTTP parser refuses', () => {
   beforeAll(async () => {
     const app = express();
     app.get('/', (_req, res) => res.json({ ok: true }));
+    // Answers once the whole body is read, a while after it, as an upload that is hashed and stored.
+    app.put('/slow', (req, res) => {
+      let size = 0;
+      req.on('data', (chunk: Buffer) => (size += chunk.length));
+      req.on('end', () => setTimeout(() => res.status(400).json({ code: 'bad_digest', message: `read ${size} bytes` }), 200));
+    });
     server = await listen(app, 0, '127.0.0.1');
     port = (server.address() as AddressInfo).port;
   });
@@ -48,6 +85,36 @@ describe('requests the HTTP parser refuses', () => {
   it('answers bytes that are not HTTP with a JSON 400', async () => {
     const answer = parse(await exchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
     expect(answer).toEqual({ status: 400, contentType: 'application/json', body: { code: 'validation_failed', message: expect.any(String) } });
+  });
+
+  it.each([
+    ['1 MiB', 1024 * 1024],
+    ['64 MiB', 64 * 1024 * 1024],
+  ])('answers a request whose body runs %s past its Content-Length, to a client still sending', async (_, over) => {
+    const answer = await sendLonger(port, 1000, over);
+    expect(answer.error).toBeUndefined();
+    expect(answer).toMatchObject({ status: 400, body: { code: 'bad_digest', message: 'read 1000 bytes' } });
+  });
+
+  it('answers bytes that are not HTTP to a client still sending them, instead of resetting it', async () => {
+    const answer = await new Promise<{ text: string; error?: string }>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve({ text }));
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve({ text, error: error.code }));
+      socket.write('NOT HTTP AT ALL\r\n\r\n');
+      const junk = Buffer.alloc(1024 * 1024, 'x');
+      let left = 8;
+      const more = () => {
+        while (left-- > 0) if (!socket.write(junk)) return void socket.once('drain', more);
+        socket.end();
+      };
+      setTimeout(more, 50);
+    });
+    expect(answer.error).toBeUndefined();
+    expect(parse(answer.text)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
   });
 
   it('keeps serving well-formed requests afterwards', async () => {
