@@ -42,9 +42,10 @@ export const signInWithOidc = defineContract(
 );
 
 /**
- * The live session with this token hash (null when unknown, ended or idle too long; a hit counts as
- * activity) and, when a project is named, the caller's identity in it shaped as a key's, with the
- * session's id as keyId and no device (null when the user is not a member of the project's org).
+ * The live session with this token hash (null when unknown, ended, idle too long or past its
+ * lifetime; a hit counts as activity) and, when a project is named, the caller's identity in it
+ * shaped as a key's, with the session's id as keyId and no device (null when the user is not a
+ * member of the project's org).
  */
 export const resolveSession = defineContract(
   'identity',

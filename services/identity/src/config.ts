@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { env } from '@lode/config';
 import { cursorSecretSetting } from '@lode/db';
 import { outboxSettings } from '@lode/outbox';
+import { SESSION_MAX_AGE_MS } from './domain/session-rules.ts';
 
 /** The write limit of a project the operator set none for, when the operator sets no other. */
 export const DEFAULT_WRITE_LIMIT = { perSecond: 50, burst: 100 };
@@ -18,4 +19,6 @@ export const identitySettings = {
    */
   LODE_WRITE_RATE_PER_SECOND: z.coerce.number().positive().default(DEFAULT_WRITE_LIMIT.perSecond),
   LODE_WRITE_RATE_BURST: env.int(DEFAULT_WRITE_LIMIT.burst, 1),
+  /** A dashboard session ends this long after sign-in however busy it is (at least a minute). */
+  LODE_SESSION_MAX_AGE_MS: env.int(SESSION_MAX_AGE_MS, 60_000),
 };

@@ -32,7 +32,7 @@ import { serveResetDevice } from './handlers/reset-device.ts';
 import { SessionsRepository } from './repo/sessions-repo.ts';
 import { SessionsService } from './domain/sessions-service.ts';
 import { DashboardService } from './domain/dashboard-service.ts';
-import { SESSION_IDLE_MS } from './domain/session-rules.ts';
+import { SESSION_IDLE_MS, SESSION_MAX_AGE_MS } from './domain/session-rules.ts';
 import { serveSessions } from './handlers/sessions.ts';
 import { serveDashboard } from './handlers/dashboard.ts';
 
@@ -53,6 +53,8 @@ export interface IdentityDeps {
   outbox?: OutboxOptions;
   /** How long an unused session lives; SESSION_IDLE_MS unless given (tests). */
   sessionIdleMs?: number;
+  /** How long a session lives however busy (LODE_SESSION_MAX_AGE_MS); SESSION_MAX_AGE_MS unless given. */
+  sessionMaxAgeMs?: number;
   /** How often spent sign-in links and sessions are deleted; hourly unless given (tests). */
   sessionPurgeIntervalMs?: number;
   /** The most an owner or admin may set their project's write limit to; DEFAULT_WRITE_LIMIT unless given. */
@@ -79,7 +81,8 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   const users = new UsersRepository();
   const keys = new KeysService({ db, keys: apiKeys, identities, members, projects, pager });
   const admin = new AdminService({ db, orgs, users, members, projects, pager });
-  const sessions = new SessionsService({ db, sessions: new SessionsRepository(), users, identities, idleMs: deps.sessionIdleMs ?? SESSION_IDLE_MS });
+  const lifetime = { idleMs: deps.sessionIdleMs ?? SESSION_IDLE_MS, maxAgeMs: deps.sessionMaxAgeMs ?? SESSION_MAX_AGE_MS };
+  const sessions = new SessionsService({ db, sessions: new SessionsRepository(), users, identities, lifetime });
   serveSessions(bus, sessions);
   serveDashboard(bus, new DashboardService({ db, orgs, users, members, projects, keys: apiKeys, admin, keyService: keys, pager, maxWriteLimit: deps.maxWriteLimit ?? DEFAULT_WRITE_LIMIT }));
   serveResolveKey(bus, keys);

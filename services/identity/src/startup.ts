@@ -18,5 +18,6 @@ export const identityStartup = {
       cursorSecret: config.LODE_CURSOR_SECRET,
       outbox: outboxOptions(config),
       maxWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
+      sessionMaxAgeMs: config.LODE_SESSION_MAX_AGE_MS,
     }),
 };

@@ -9,11 +9,13 @@ import { IDENTITY_SCHEMA, startIdentityService, type RunningIdentityService } fr
 
 /**
  * The identity service's sessions on a real Postgres, with an idle limit short enough to cross in a
- * test and the purge of spent links and sessions running every 200 ms.
+ * test, an absolute lifetime crossed by ageing a session's start, and the purge of spent links and
+ * sessions running every 200 ms.
  */
 describe('sessions in the identity service', () => {
   const logger = createLogger('test', 'silent');
   const IDLE_MS = 1500;
+  const MAX_AGE_MS = 10 * 60_000;
   const PURGE_INTERVAL_MS = 200;
   let database: TestDatabase;
   let db: Database;
@@ -25,7 +27,7 @@ describe('sessions in the identity service', () => {
     db = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 4 });
     bus = new LocalBus(logger);
     events = new LocalEvents(logger);
-    service = await startIdentityService({ db, bus, events, logger, cursorSecret: 'x'.repeat(32), outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 }, sessionIdleMs: IDLE_MS, sessionPurgeIntervalMs: PURGE_INTERVAL_MS });
+    service = await startIdentityService({ db, bus, events, logger, cursorSecret: 'x'.repeat(32), outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 }, sessionIdleMs: IDLE_MS, sessionMaxAgeMs: MAX_AGE_MS, sessionPurgeIntervalMs: PURGE_INTERVAL_MS });
   });
   afterAll(async () => {
     await service?.stop();
@@ -40,6 +42,14 @@ describe('sessions in the identity service', () => {
   /** Moves a link's expiry as if it had been made `ms` earlier: its age, without waiting it out. */
   const ageLink = (token: string, ms: number) =>
     db.query(`UPDATE sign_in_links SET expires_at = expires_at - $2 * interval '1 millisecond' WHERE token_hash = decode($1, 'hex')`, [sessions.tokenHash(token), ms]);
+  /** A new session of `userId`: its token's hash and its CSRF token. */
+  const startSession = async (userId: string) => {
+    const started = await bus.call(sessions.redeemSignInLink, { token: await newLink(userId) });
+    return { tokenHash: sessions.tokenHash(started.token), csrfToken: started.csrfToken };
+  };
+  /** Moves a session's start `ms` earlier, leaving its last activity as it is. */
+  const ageSession = (tokenHash: string, ms: number) =>
+    db.query(`UPDATE sessions SET created_at = created_at - $2 * interval '1 millisecond' WHERE token_hash = decode($1, 'hex')`, [tokenHash, ms]);
 
   it('refuses a sign-in link once it is 15 minutes old, and takes one 14 minutes old', async () => {
     const userId = (await newUser()).id;
@@ -71,6 +81,17 @@ describe('sessions in the identity service', () => {
     expect((await resolve(fresh)).session?.user.id).toBe(userId);
   });
 
+  it('ends a session at its absolute lifetime however busy it is, and keeps one a minute younger', async () => {
+    const userId = (await newUser()).id;
+    const [old, younger] = [(await startSession(userId)).tokenHash, (await startSession(userId)).tokenHash];
+    await ageSession(old, MAX_AGE_MS + 60_000);
+    await ageSession(younger, MAX_AGE_MS - 60_000);
+    const resolve = (tokenHash: string) => bus.call(sessions.resolveSession, { tokenHash, projectId: null });
+    // Used a moment ago, so well within the idle limit: only its age ends it.
+    expect((await resolve(old)).session).toBeNull();
+    expect((await resolve(younger)).session?.user.id).toBe(userId);
+  });
+
   it("answers no project identity for a project outside the user's orgs, and the role in their own", async () => {
     const user = await newUser();
     const org = await bus.call(identity.createOrg, { name: 'Studio', slug: `studio-${Date.now()}` });
@@ -85,15 +106,16 @@ describe('sessions in the identity service', () => {
     expect((await bus.call(sessions.resolveSession, { tokenHash, projectId: project.id })).session).toBeNull();
   });
 
-  it('purges used and expired links and ended and idle sessions on its own, keeping the live ones', async () => {
+  it('purges used and expired links and ended, idle and too old sessions on its own, keeping the live ones', async () => {
     const userId = (await newUser()).id;
     const [used, expired, live] = [await newLink(userId), await newLink(userId), await newLink(userId)];
-    const start = async () => sessions.tokenHash((await bus.call(sessions.redeemSignInLink, { token: await newLink(userId) })).token);
-    const [ended, idle, active] = [await start(), await start(), await start()];
+    const start = async () => (await startSession(userId)).tokenHash;
+    const [ended, idle, old, active] = [await start(), await start(), await start(), await start()];
     await bus.call(sessions.redeemSignInLink, { token: used });
     await ageLink(expired, 15 * 60_000);
     await bus.call(sessions.endSession, { tokenHash: ended });
     await db.query(`UPDATE sessions SET last_seen_at = now() - interval '1 hour' WHERE token_hash = decode($1, 'hex')`, [idle]);
+    await ageSession(old, MAX_AGE_MS + 60_000);
 
     const remaining = async (table: 'sign_in_links' | 'sessions', hashes: string[]) =>
       (await db.query<{ hash: string }>(`SELECT encode(token_hash, 'hex') AS hash FROM ${table} WHERE token_hash = ANY($1::bytea[])`, [hashes.map((h) => `\\x${h}`)])).rows
@@ -103,7 +125,7 @@ describe('sessions in the identity service', () => {
     await vi.waitFor(
       async () => {
         expect(await remaining('sign_in_links', links)).toEqual([sessions.tokenHash(live)]);
-        expect(await remaining('sessions', [ended, idle, active])).toEqual([active]);
+        expect(await remaining('sessions', [ended, idle, old, active])).toEqual([active]);
       },
       { timeout: 20_000, interval: PURGE_INTERVAL_MS },
     );

@@ -20,3 +20,15 @@ export function linkableEmail(claims: OidcClaims): string | null {
 
 /** A session unused this long has ended: the next call is 401 and the person signs in again. */
 export const SESSION_IDLE_MS = 12 * 60 * 60_000;
+
+/**
+ * A session this old has ended however busy it was, so a stolen cookie kept in use is not good
+ * forever: the person signs in again at least this often.
+ */
+export const SESSION_MAX_AGE_MS = 7 * 24 * 60 * 60_000;
+
+/** When a session ends on its own: after `idleMs` without a call, or `maxAgeMs` after sign-in, whichever comes first. */
+export interface SessionLifetime {
+  idleMs: number;
+  maxAgeMs: number;
+}

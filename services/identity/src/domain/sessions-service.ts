@@ -6,7 +6,7 @@ import type { KeyIdentitiesRepository } from '../repo/key-identities-repo.ts';
 import type { SessionsRepository } from '../repo/sessions-repo.ts';
 import type { UsersRepository } from '../repo/users-repo.ts';
 import type { UserRow } from '../repo/rows.ts';
-import { generateToken, linkableEmail, SIGN_IN_LINK_TTL_MS } from './session-rules.ts';
+import { generateToken, linkableEmail, SIGN_IN_LINK_TTL_MS, type SessionLifetime } from './session-rules.ts';
 
 const sessionUser = (u: UserRow): sessions.SessionUser => ({ id: u.id, name: u.name, avatarUrl: u.avatar_url, email: u.email });
 
@@ -16,14 +16,14 @@ export class SessionsService {
   readonly #sessions: SessionsRepository;
   readonly #users: UsersRepository;
   readonly #identities: KeyIdentitiesRepository;
-  readonly #idleMs: number;
+  readonly #lifetime: SessionLifetime;
 
-  constructor(deps: { db: Database; sessions: SessionsRepository; users: UsersRepository; identities: KeyIdentitiesRepository; idleMs: number }) {
+  constructor(deps: { db: Database; sessions: SessionsRepository; users: UsersRepository; identities: KeyIdentitiesRepository; lifetime: SessionLifetime }) {
     this.#db = deps.db;
     this.#sessions = deps.sessions;
     this.#users = deps.users;
     this.#identities = deps.identities;
-    this.#idleMs = deps.idleMs;
+    this.#lifetime = deps.lifetime;
   }
 
   async createSignInLink(userId: string) {
@@ -50,7 +50,7 @@ export class SessionsService {
   }
 
   async resolve(tokenHash: string, projectId: string | null) {
-    const row = await this.#sessions.touch(this.#db, tokenHash, this.#idleMs);
+    const row = await this.#sessions.touch(this.#db, tokenHash, this.#lifetime);
     if (!row) return { session: null, project: null };
     const project = projectId ? ((await this.#identities.findForSession(this.#db, row.session_id, row.id, projectId)) ?? null) : null;
     return { session: { id: row.session_id, csrfToken: row.csrf_token, user: sessionUser(row) }, project };
@@ -60,9 +60,9 @@ export class SessionsService {
     return { ended: await this.#sessions.end(this.#db, tokenHash) };
   }
 
-  /** Used or expired links and ended or idle sessions are never read again: deleted, so neither table grows forever. */
+  /** Used or expired links and ended, idle or too old sessions are never read again: deleted, so neither table grows forever. */
   purgeSpent() {
-    return this.#sessions.purgeSpent(this.#db, this.#idleMs);
+    return this.#sessions.purgeSpent(this.#db, this.#lifetime);
   }
 
   async #start(userId: string) {

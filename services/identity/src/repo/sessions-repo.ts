@@ -1,4 +1,5 @@
 import type { Queryable } from '@lode/db';
+import type { SessionLifetime } from '../domain/session-rules.ts';
 import type { UserRow } from './rows.ts';
 
 export interface SessionUserRow extends UserRow {
@@ -40,17 +41,18 @@ export class SessionsRepository {
    * The live session and its user, counting this as activity. last_seen_at is written at most once
    * a minute per session, so a page's burst of calls is one write, not one per call.
    */
-  async touch(db: Queryable, tokenHash: string, idleMs: number): Promise<SessionUserRow | undefined> {
+  async touch(db: Queryable, tokenHash: string, lifetime: SessionLifetime): Promise<SessionUserRow | undefined> {
     const { rows } = await db.query<SessionUserRow>(
       `WITH live AS (
          SELECT id FROM sessions
-         WHERE token_hash = decode($1, 'hex') AND ended_at IS NULL AND last_seen_at > now() - $2 * interval '1 millisecond'
+         WHERE token_hash = decode($1, 'hex') AND ended_at IS NULL
+           AND last_seen_at > now() - $2 * interval '1 millisecond' AND created_at > now() - $3 * interval '1 millisecond'
        ), touched AS (
          UPDATE sessions s SET last_seen_at = date_trunc('milliseconds', now())
          FROM live WHERE s.id = live.id AND s.last_seen_at < now() - interval '1 minute'
        )
        SELECT u.*, s.id AS session_id, s.csrf_token FROM live JOIN sessions s ON s.id = live.id JOIN users u ON u.id = s.user_id`,
-      [tokenHash, idleMs],
+      [tokenHash, lifetime.idleMs, lifetime.maxAgeMs],
     );
     return rows[0];
   }
@@ -61,9 +63,13 @@ export class SessionsRepository {
   }
 
   /** Removes links that can no longer be spent and sessions that can no longer be resumed; answers how many. */
-  async purgeSpent(db: Queryable, idleMs: number): Promise<{ links: number; sessions: number }> {
+  async purgeSpent(db: Queryable, lifetime: SessionLifetime): Promise<{ links: number; sessions: number }> {
     const links = await db.query('DELETE FROM sign_in_links WHERE used_at IS NOT NULL OR expires_at <= now()');
-    const sessions = await db.query(`DELETE FROM sessions WHERE ended_at IS NOT NULL OR last_seen_at <= now() - $1 * interval '1 millisecond'`, [idleMs]);
+    const sessions = await db.query(
+      `DELETE FROM sessions
+       WHERE ended_at IS NOT NULL OR last_seen_at <= now() - $1 * interval '1 millisecond' OR created_at <= now() - $2 * interval '1 millisecond'`,
+      [lifetime.idleMs, lifetime.maxAgeMs],
+    );
     return { links: links.rowCount ?? 0, sessions: sessions.rowCount ?? 0 };
   }
 
