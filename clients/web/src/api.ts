@@ -13,17 +13,20 @@ export class ApiError extends Error {
   }
 }
 
-let csrfToken: string | undefined;
-
-/** Kept in memory only: it comes with GET /api/v1/session and goes out on every write. */
-export function setCsrfToken(token: string | undefined): void {
-  csrfToken = token;
+/**
+ * The session's CSRF token, which goes out on every write. The server hands it over once, at
+ * sign-in, in the lode_csrf cookie (the session cookie itself is out of scripts' reach) and keeps
+ * only its hash: read from the cookie at each write, it survives reloads and serves every tab.
+ */
+function csrfToken(): string | undefined {
+  return /(?:^|;\s*)lode_csrf=([\w-]+)/.exec(document.cookie)?.[1];
 }
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const csrf = method === 'GET' ? undefined : csrfToken();
+  if (csrf) headers['x-csrf-token'] = csrf;
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   const parsed: unknown = text ? JSON.parse(text) : {};

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, get, setCsrfToken } from './api.ts';
+import { ApiError, get } from './api.ts';
 import type { Session } from './types.ts';
 
 /** The signed-in person, or null when nobody is (a 401); other failures are errors. */
@@ -8,14 +8,9 @@ export function useSession() {
     queryKey: ['session'],
     queryFn: async (): Promise<Session | null> => {
       try {
-        const session = await get<Session>('/api/v1/session');
-        setCsrfToken(session.csrfToken);
-        return session;
+        return await get<Session>('/api/v1/session');
       } catch (error) {
-        if (error instanceof ApiError && error.status === 401) {
-          setCsrfToken(undefined);
-          return null;
-        }
+        if (error instanceof ApiError && error.status === 401) return null;
         throw error;
       }
     },

@@ -3,7 +3,8 @@
 export type Role = 'owner' | 'admin' | 'member';
 export interface Page<T> { data: T[]; nextCursor: string | null }
 export interface User { id: string; name: string; avatarUrl: string | null; email: string | null }
-export interface Session { user: User; csrfToken: string }
+/** Who is signed in; the CSRF token is not here but in the lode_csrf cookie (api.ts). */
+export interface Session { user: User }
 export interface Org { id: string; name: string; slug: string; createdAt: string; role: Role }
 export interface WriteRateLimit { perSecond: number; burst: number }
 export interface Project { id: string; orgId: string; name: string; slug: string; iconUrl: string | null; writeRateLimit: WriteRateLimit | null; createdAt: string }

@@ -16,8 +16,12 @@ export const tokenHash = (value: string): string => apiKeyHash(value);
 export const sessionUserSchema = z.object({ id: uuid, name: z.string(), avatarUrl: z.string().nullable(), email: z.string().nullable() });
 export type SessionUser = z.infer<typeof sessionUserSchema>;
 
-/** A new session: the token goes into the cookie and is never stored, only its hash. */
+/**
+ * A new session: the token goes into the cookie and the CSRF token to the browser, each only in this
+ * reply; the service keeps their hashes.
+ */
 export const newSessionSchema = z.object({ token: z.string(), csrfToken: z.string(), user: sessionUserSchema });
+export type NewSession = z.infer<typeof newSessionSchema>;
 
 /** A link valid 15 minutes, usable once; the token appears only in this reply. */
 export const createSignInLink = defineContract(
@@ -43,16 +47,16 @@ export const signInWithOidc = defineContract(
 
 /**
  * The live session with this token hash (null when unknown, ended, idle too long or past its
- * lifetime; a hit counts as activity) and, when a project is named, the caller's identity in it
- * shaped as a key's, with the session's id as keyId and no device (null when the user is not a
- * member of the project's org).
+ * lifetime; a hit counts as activity), with the hash of its CSRF token for the gateway to check a
+ * write's against, and, when a project is named, the caller's identity in it shaped as a key's, with
+ * the session's id as keyId and no device (null when the user is not a member of the project's org).
  */
 export const resolveSession = defineContract(
   'identity',
   'resolve_session',
   z.object({ tokenHash: tokenHashField, projectId: uuid.nullable() }),
   z.object({
-    session: z.object({ id: uuid, csrfToken: z.string(), user: sessionUserSchema }).nullable(),
+    session: z.object({ id: uuid, csrfTokenHash: tokenHashField, user: sessionUserSchema }).nullable(),
     project: keyIdentitySchema.nullable(),
   }),
 );

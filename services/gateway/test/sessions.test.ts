@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { sessions } from '@lode/contracts';
 import { closeServer, listen } from '@lode/runtime';
 import { storageSettings } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
@@ -7,15 +8,18 @@ import { ApiClient, freePort, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { createGatewayApp, gatewaySettings, gatewayTuning, MemoryWriteLimiter, PROJECT_SERVICES } from '../src/index.ts';
 
-/** Signs a user in with a fresh one-time link: a client carrying the cookie, and one that also sends the CSRF token. */
+/**
+ * Signs a user in with a fresh one-time link: a client carrying the session cookie, one that also
+ * sends the CSRF token, and the Set-Cookie lines of the sign-in.
+ */
 async function signIn(stack: TestStack, userId: string) {
   const token = await signInToken(stack.seed.admin, userId);
   const res = await new ApiClient(stack.baseUrl).post('/api/v1/session', { token });
   expect(res.status).toBe(201);
-  const cookie = res.headers.get('set-cookie') ?? '';
-  expect(cookie).toMatch(/^lode_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax/);
-  const browser = new ApiClient(stack.baseUrl, { cookie: cookie.split(';')[0] });
-  return { token, browser, api: browser.withHeaders({ 'x-csrf-token': res.body.csrfToken as string }), user: res.body.user };
+  const setCookies = res.headers.getSetCookie();
+  expect(setCookies[0]).toMatch(/^lode_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax/);
+  const browser = new ApiClient(stack.baseUrl, { cookie: setCookies[0].split(';')[0] });
+  return { token, browser, api: browser.withHeaders({ 'x-csrf-token': res.body.csrfToken as string }), user: res.body.user, csrfToken: res.body.csrfToken as string, setCookies };
 }
 
 /** A fresh one-time link's token, asked of the admin API at `admin`'s gateway. */
@@ -39,7 +43,7 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
   it('spends a sign-in link once on a session that reads who is signed in, and refuses a reused or unknown link', async () => {
     const { token, api, user } = await signIn(stack, owner.userId);
     expect(user).toMatchObject({ id: owner.userId, email: null });
-    expect(await api.get('/api/v1/session')).toMatchObject({ status: 200, body: { user: { id: owner.userId }, csrfToken: expect.any(String) } });
+    expect(await api.get('/api/v1/session')).toMatchObject({ status: 200, body: { user: { id: owner.userId } } });
     const anonymous = new ApiClient(stack.baseUrl);
     expect(await anonymous.post('/api/v1/session', { token })).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     expect(await anonymous.post('/api/v1/session', { token: 'x'.repeat(43) })).toMatchObject({ status: 401 });
@@ -47,6 +51,20 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     expect(await anonymous.get('/api/v1/session')).toMatchObject({ status: 401 });
     expect(await anonymous.withHeaders({ cookie: 'lode_session=%%%; other=1' }).get('/api/v1/session')).toMatchObject({ status: 401 });
     expect(await stack.seed.admin.post('/admin/v1/users/00000000-0000-4000-8000-000000000000/sign-in-links')).toMatchObject({ status: 404 });
+  });
+
+  it('gives the CSRF token once, at sign-in, in the answer and a cookie page scripts can read; never again', async () => {
+    const { api, csrfToken, setCookies } = await signIn(stack, owner.userId);
+    expect(csrfToken).toMatch(sessions.TOKEN_PATTERN);
+    const csrfCookie = setCookies.find((line) => line.startsWith('lode_csrf='));
+    expect(csrfCookie).toMatch(new RegExp(`^lode_csrf=${csrfToken}; Path=/; SameSite=Lax; Max-Age=\\d+$`));
+    const session = await api.get('/api/v1/session');
+    expect(session.status).toBe(200);
+    expect(JSON.stringify(session.body)).not.toContain(csrfToken);
+    // The token, not its hash (which the gateway holds), is what a write must send.
+    const base = `/api/v1/projects/${owner.projectId}`;
+    expect(await api.post(`${base}/branches`, { name: 'by-token' })).toMatchObject({ status: 201 });
+    expect(await api.post(`${base}/branches`, { name: 'by-hash' }, { 'x-csrf-token': sessions.tokenHash(csrfToken) })).toMatchObject({ status: 403 });
   });
 
   it('reaches the project API with the session as a key would, with CSRF on writes and other projects unknown', async () => {
@@ -119,6 +137,8 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     const email = `bo-${bus}-${Date.now()}@example.com`;
     const bo = await stack.seed.admin.post('/admin/v1/users', { name: 'Bo', email });
     expect(bo).toMatchObject({ status: 201, body: { email } });
+    // The operator adds Bo (people otherwise join by invitation: invitations.test.ts); a member's role changes by email.
+    expect(await stack.seed.admin.post(`/admin/v1/orgs/${owner.orgId}/members`, { userId: bo.body.id, role: 'member' })).toMatchObject({ status: 201 });
     expect(await api.post(`/api/v1/orgs/${owner.orgId}/members`, { email: email.toUpperCase(), role: 'admin' })).toMatchObject({ status: 200, body: { userId: bo.body.id, role: 'admin' } });
     const members = (await api.get(`/api/v1/orgs/${owner.orgId}/members`)).body.data as { userId: string }[];
     expect(members.map((m) => m.userId)).toContain(bo.body.id);
@@ -161,7 +181,7 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     expect(await browser.delete('/api/v1/session')).toMatchObject({ status: 403 });
     const out = await api.delete('/api/v1/session');
     expect(out.status).toBe(200);
-    expect(out.headers.get('set-cookie')).toMatch(/lode_session=; .*Max-Age=0/);
+    expect(out.headers.getSetCookie()).toEqual([expect.stringMatching(/^lode_session=; .*Max-Age=0/), expect.stringMatching(/^lode_csrf=; .*Max-Age=0/)]);
     expect(await api.get('/api/v1/session')).toMatchObject({ status: 401 });
     expect(await api.get(`/api/v1/projects/${owner.projectId}/locks`)).toMatchObject({ status: 401 });
   });

@@ -92,6 +92,18 @@ describe('sessions in the identity service', () => {
     expect((await resolve(younger)).session?.user.id).toBe(userId);
   });
 
+  it("keeps only the CSRF token's SHA-256: neither the row nor the resolved session holds the token", async () => {
+    const { tokenHash, csrfToken } = await startSession((await newUser()).id);
+    expect(csrfToken).toMatch(sessions.TOKEN_PATTERN);
+    const { rows } = await db.query<{ row: string }>(`SELECT row_to_json(s)::text AS row FROM sessions s WHERE token_hash = decode($1, 'hex')`, [tokenHash]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].row).not.toContain(csrfToken);
+    expect(rows[0].row).toContain(sessions.tokenHash(csrfToken));
+    const resolved = await bus.call(sessions.resolveSession, { tokenHash, projectId: null });
+    expect(JSON.stringify(resolved)).not.toContain(csrfToken);
+    expect(resolved.session).toMatchObject({ csrfTokenHash: sessions.tokenHash(csrfToken) });
+  });
+
   it("answers no project identity for a project outside the user's orgs, and the role in their own", async () => {
     const user = await newUser();
     const org = await bus.call(identity.createOrg, { name: 'Studio', slug: `studio-${Date.now()}` });

@@ -1,7 +1,7 @@
 import { Anchor, AppShell, Button, Center, Group, Text, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from 'react-router';
-import { api, setCsrfToken } from '../api.ts';
+import { api } from '../api.ts';
 import { useSession } from '../session.ts';
 import { ErrorNotice, Loading } from './States.tsx';
 
@@ -13,7 +13,6 @@ export function Shell() {
   const signOut = useMutation({
     mutationFn: () => api('DELETE', '/api/v1/session'),
     onSettled: async () => {
-      setCsrfToken(undefined);
       client.clear();
       await navigate('/sign-in');
     },

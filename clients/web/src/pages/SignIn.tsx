@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Button, Center, Paper, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { api, get, setCsrfToken } from '../api.ts';
+import { api, get } from '../api.ts';
 import { ErrorNotice } from '../components/States.tsx';
 import type { Session } from '../types.ts';
 
@@ -17,8 +17,7 @@ export function SignInPage() {
   const redeem = useMutation({
     mutationFn: (token: string) => api<Session>('POST', '/api/v1/session', { token }),
     onSuccess: async (session) => {
-      setCsrfToken(session.csrfToken);
-      client.setQueryData(['session'], session);
+      client.setQueryData<Session>(['session'], { user: session.user });
       await navigate('/', { replace: true });
     },
   });

@@ -4,6 +4,8 @@ import { errors } from '@lode/errors';
 import { sessions } from '@lode/contracts';
 
 export const SESSION_COOKIE = 'lode_session';
+/** Where the dashboard's scripts find the CSRF token between page loads; the gateway never reads it. */
+export const CSRF_COOKIE = 'lode_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 /** The browser keeps the cookie this long; the identity service ends an idle session much sooner. */
 const COOKIE_MAX_AGE_S = 30 * 24 * 3600;
@@ -33,13 +35,21 @@ export function secureAttribute(req: Request): string {
   return req.secure ? '; Secure' : '';
 }
 
-/** httpOnly so page scripts never read it; SameSite=Lax so other sites' requests do not carry it on writes. */
-export function setSessionCookie(req: Request, res: Response, token: string): void {
-  res.append('Set-Cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${COOKIE_MAX_AGE_S}${secureAttribute(req)}`);
+/**
+ * A new session's two cookies, the only time the browser is given its tokens. The session cookie is
+ * httpOnly so page scripts never read it; SameSite=Lax so other sites' requests do not carry it on
+ * writes. The CSRF cookie is for the dashboard's own scripts to read and echo in X-CSRF-Token: the
+ * service keeps only its hash, so no later answer can hand it out again, and another site can
+ * neither read it nor make the browser send it as a header.
+ */
+export function setSessionCookies(req: Request, res: Response, session: { token: string; csrfToken: string }): void {
+  res.append('Set-Cookie', `${SESSION_COOKIE}=${session.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${COOKIE_MAX_AGE_S}${secureAttribute(req)}`);
+  res.append('Set-Cookie', `${CSRF_COOKIE}=${session.csrfToken}; Path=/; SameSite=Lax; Max-Age=${COOKIE_MAX_AGE_S}${secureAttribute(req)}`);
 }
 
-export function clearSessionCookie(req: Request, res: Response): void {
+export function clearSessionCookies(req: Request, res: Response): void {
   res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secureAttribute(req)}`);
+  res.append('Set-Cookie', `${CSRF_COOKIE}=; Path=/; SameSite=Lax; Max-Age=0${secureAttribute(req)}`);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -49,16 +59,18 @@ export function needsCsrfToken(method: string): boolean {
   return !SAFE_METHODS.has(method.toUpperCase());
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /**
  * Every state-changing call made with the cookie must echo the session's CSRF token in X-CSRF-Token:
  * another site can make the browser send the cookie, but cannot read the token to send with it.
+ * Only the token's SHA-256 is known here (`csrfTokenHash`, hex): the header's hash is compared with
+ * it in constant time.
  */
-export function checkCsrf(req: Request, csrfToken: string): void {
+export function checkCsrf(req: Request, csrfTokenHash: string): void {
   if (!needsCsrfToken(req.method)) return;
-  const given = req.get(CSRF_HEADER) ?? '';
-  if (!timingSafeEqual(digest(given), digest(csrfToken))) {
-    throw errors.forbidden('Missing or wrong X-CSRF-Token: send the token GET /api/v1/session answers');
+  const given = createHash('sha256')
+    .update(req.get(CSRF_HEADER) ?? '')
+    .digest();
+  if (!timingSafeEqual(given, Buffer.from(csrfTokenHash, 'hex'))) {
+    throw errors.forbidden(`Missing or wrong X-CSRF-Token: send the token the sign-in answered (also in the ${CSRF_COOKIE} cookie)`);
   }
 }

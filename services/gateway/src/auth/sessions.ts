@@ -20,7 +20,7 @@ export function requireSession(bus: Bus): RequestHandler {
     if (!token) throw sessionExpired();
     const { session } = await bus.call(sessions.resolveSession, { tokenHash: sessions.tokenHash(token), projectId: null });
     if (!session) throw sessionExpired();
-    checkCsrf(req, session.csrfToken);
+    checkCsrf(req, session.csrfTokenHash);
     res.locals.session = session;
     next();
   };
@@ -46,7 +46,7 @@ export function requireKeyOrSession(authenticator: Authenticator, bus: Bus): Req
     const tokenHash = sessions.tokenHash(token);
     const { session, project } = await bus.call(sessions.resolveSession, { tokenHash, projectId });
     if (!session) throw sessionExpired();
-    checkCsrf(req, session.csrfToken);
+    checkCsrf(req, session.csrfTokenHash);
     if (!project) throw errors.notFound('Project');
     res.locals.session = session;
     res.locals.identity = project;

@@ -4,7 +4,7 @@ import { AppError, errors } from '@lode/errors';
 import { sessions } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { OidcSignIn } from '../auth/oidc.ts';
-import { clearSessionCookie, sessionToken, setSessionCookie } from '../auth/session-cookie.ts';
+import { clearSessionCookies, sessionToken, setSessionCookies } from '../auth/session-cookie.ts';
 import { requireSession, sessionOf } from '../auth/sessions.ts';
 import { SIGN_IN_BODY_LIMIT } from '../http/body-limits.ts';
 import { jsonBody } from '../http/json-body.ts';
@@ -17,7 +17,7 @@ export const signInBody = z.object({ token: z.string().regex(sessions.TOKEN_PATT
 export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; readBody: RequestHandler }): Router {
   const { bus, oidc } = deps;
   const router = Router();
-  // Every answer here is a sign-in, a session with its CSRF token, or the end of one.
+  // Every answer here is a sign-in with its CSRF token, who is signed in, or the end of a session.
   router.use('/api/v1/session', noStore);
   const session = requireSession(bus);
   const { readBody } = deps;
@@ -27,7 +27,7 @@ export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; re
   router.post('/api/v1/session', jsonBody(SIGN_IN_BODY_LIMIT), async (req, res) => {
     const { token } = parse(signInBody, req.body);
     const session = await bus.call(sessions.redeemSignInLink, { token });
-    setSessionCookie(req, res, session.token);
+    setSessionCookies(req, res, session);
     res.status(201).json({ user: session.user, csrfToken: session.csrfToken });
   });
 
@@ -35,14 +35,14 @@ export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; re
     res.json({ oidc: oidc !== undefined });
   });
 
+  // Not the CSRF token: the service keeps only its hash, given to the browser once at sign-in.
   router.get('/api/v1/session', session, readBody, (_req, res) => {
-    const session = sessionOf(res);
-    res.json({ user: session.user, csrfToken: session.csrfToken });
+    res.json({ user: sessionOf(res).user });
   });
 
   router.delete('/api/v1/session', session, readBody, async (req, res) => {
     await bus.call(sessions.endSession, { tokenHash: sessions.tokenHash(sessionToken(req) ?? '') });
-    clearSessionCookie(req, res);
+    clearSessionCookies(req, res);
     res.json({ ended: true });
   });
 
@@ -53,16 +53,16 @@ export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; re
 
   router.get('/api/v1/session/oidc/callback', async (req, res) => {
     if (!oidc) throw errors.notFound('OpenID Connect sign-in');
-    let token: string;
+    let session: sessions.NewSession;
     try {
-      token = (await bus.call(sessions.signInWithOidc, await oidc.finish(req, res))).token;
+      session = await bus.call(sessions.signInWithOidc, await oidc.finish(req, res));
     } catch (error) {
       // A person, not a program, follows this redirect: a refusal goes back to the sign-in page, which shows it.
       if (!(error instanceof AppError) || !['unauthorized', 'forbidden'].includes(error.code)) throw error;
       res.redirect(303, `/sign-in#error=${encodeURIComponent(error.message)}`);
       return;
     }
-    setSessionCookie(req, res, token);
+    setSessionCookies(req, res, session);
     res.redirect(303, '/');
   });
 

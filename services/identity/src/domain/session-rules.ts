@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 /** Issue 21: a sign-in link is valid 15 minutes and usable once. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 
-/** 256 random bits as 43 base64url characters: sign-in links, session cookies and CSRF tokens alike. */
+/** 256 random bits as 43 base64url characters: sign-in links, session cookies and CSRF tokens alike (each stored as its SHA-256 only). */
 export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }

@@ -53,7 +53,7 @@ export class SessionsService {
     const row = await this.#sessions.touch(this.#db, tokenHash, this.#lifetime);
     if (!row) return { session: null, project: null };
     const project = projectId ? ((await this.#identities.findForSession(this.#db, row.session_id, row.id, projectId)) ?? null) : null;
-    return { session: { id: row.session_id, csrfToken: row.csrf_token, user: sessionUser(row) }, project };
+    return { session: { id: row.session_id, csrfTokenHash: row.csrf_token_hash, user: sessionUser(row) }, project };
   }
 
   async end(tokenHash: string) {
@@ -69,8 +69,9 @@ export class SessionsService {
     const user = await this.#users.find(this.#db, userId);
     if (!user) throw errors.notFound('User');
     const token = generateToken();
+    // Both tokens leave here once, in this reply; only their hashes are kept.
     const csrfToken = generateToken();
-    await this.#sessions.insertSession(this.#db, { id: randomUUID(), tokenHash: sessions.tokenHash(token), csrfToken, userId });
+    await this.#sessions.insertSession(this.#db, { id: randomUUID(), tokenHash: sessions.tokenHash(token), csrfTokenHash: sessions.tokenHash(csrfToken), userId });
     return { token, csrfToken, user: sessionUser(user) };
   }
 }

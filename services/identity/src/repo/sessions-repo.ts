@@ -4,7 +4,8 @@ import type { UserRow } from './rows.ts';
 
 export interface SessionUserRow extends UserRow {
   session_id: string;
-  csrf_token: string;
+  /** Hex SHA-256 of the session's CSRF token. */
+  csrf_token_hash: string;
 }
 
 /** Sign-in links, sessions and OpenID Connect identities; tokens are looked up by their SHA-256 only. */
@@ -28,11 +29,11 @@ export class SessionsRepository {
     return rows[0]?.user_id;
   }
 
-  async insertSession(db: Queryable, s: { id: string; tokenHash: string; csrfToken: string; userId: string }): Promise<void> {
-    await db.query(`INSERT INTO sessions (id, token_hash, csrf_token, user_id) VALUES ($1, decode($2, 'hex'), $3, $4)`, [
+  async insertSession(db: Queryable, s: { id: string; tokenHash: string; csrfTokenHash: string; userId: string }): Promise<void> {
+    await db.query(`INSERT INTO sessions (id, token_hash, csrf_token_hash, user_id) VALUES ($1, decode($2, 'hex'), decode($3, 'hex'), $4)`, [
       s.id,
       s.tokenHash,
-      s.csrfToken,
+      s.csrfTokenHash,
       s.userId,
     ]);
   }
@@ -51,7 +52,8 @@ export class SessionsRepository {
          UPDATE sessions s SET last_seen_at = date_trunc('milliseconds', now())
          FROM live WHERE s.id = live.id AND s.last_seen_at < now() - interval '1 minute'
        )
-       SELECT u.*, s.id AS session_id, s.csrf_token FROM live JOIN sessions s ON s.id = live.id JOIN users u ON u.id = s.user_id`,
+       SELECT u.*, s.id AS session_id, encode(s.csrf_token_hash, 'hex') AS csrf_token_hash
+       FROM live JOIN sessions s ON s.id = live.id JOIN users u ON u.id = s.user_id`,
       [tokenHash, lifetime.idleMs, lifetime.maxAgeMs],
     );
     return rows[0];

@@ -3,8 +3,10 @@ import { sessions } from '@lode/contracts';
 import { signInBody } from '../../routes/session.ts';
 import type { OperationGroup } from '../operation.ts';
 
-/** What a signed-in person's session shows (routes/session.ts): the new session without its token, which only the cookie carries. */
-const sessionView = sessions.newSessionSchema.pick({ user: true, csrfToken: true });
+/** A sign-in's answer (routes/session.ts): the new session without its token, which only the cookie carries. */
+const signedIn = sessions.newSessionSchema.pick({ user: true, csrfToken: true });
+/** The session read later: who is signed in; the CSRF token was given once, at sign-in. */
+const sessionView = sessions.newSessionSchema.pick({ user: true });
 
 export const sessionOperations: OperationGroup = {
   tag: 'Sessions',
@@ -14,11 +16,11 @@ export const sessionOperations: OperationGroup = {
       method: 'post',
       path: '/api/v1/session',
       summary: 'Sign in with a one-time link token',
-      description: 'Sets the session cookie; the answer carries the CSRF token writes must send.',
+      description: 'Sets the session cookie; the answer and the readable `lode_csrf` cookie carry the CSRF token writes must send, given only here.',
       auth: 'none',
       body: signInBody,
       status: 201,
-      reply: sessionView,
+      reply: signedIn,
       errors: [400, 401, 503],
     },
     { method: 'get', path: '/api/v1/session/options', summary: 'Which sign-in methods this server offers', auth: 'none', reply: z.object({ oidc: z.boolean() }) },
@@ -36,7 +38,7 @@ export const sessionOperations: OperationGroup = {
       method: 'get',
       path: '/api/v1/session/oidc/callback',
       summary: 'Finish an OpenID Connect sign-in',
-      description: "The identity provider's redirect lands here; sets the session cookie.",
+      description: "The identity provider's redirect lands here; sets the session and `lode_csrf` cookies.",
       auth: 'none',
       redirect: 'the dashboard (`/`)',
       errors: [400, 401, 403, 404, 503],
