@@ -176,6 +176,29 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     },
   );
 
+  it.runIf(bus === 'local')('sends a refused single sign-on back to the sign-in page with a code, never a message', async () => {
+    const settings = z.object({ ...gatewaySettings, ...storageSettings }).parse({});
+    const { app } = createGatewayApp({
+      bus: stack.bus,
+      limiter: new MemoryWriteLimiter(),
+      logger: createLogger('gateway-oidc-refusal', 'silent'),
+      adminToken: stack.adminToken,
+      services: PROJECT_SERVICES,
+      ...gatewayTuning(settings),
+      // Never reached: a callback no sign-in began in this browser is refused before the provider is asked.
+      oidc: { issuer: 'http://127.0.0.1:9/', clientId: 'lode', clientSecret: 'a-test-client-secret-of-enough-length' },
+    });
+    const port = await freePort();
+    const server = await listen(app, port, '127.0.0.1');
+    try {
+      const stray = await fetch(`http://127.0.0.1:${port}/api/v1/session/oidc/callback?code=x&state=y`, { redirect: 'manual' });
+      expect(stray.status).toBe(303);
+      expect(stray.headers.get('location')).toBe('/sign-in#error=sign_in_failed');
+    } finally {
+      await closeServer(server);
+    }
+  });
+
   it('ends the session on sign-out: the cookie no longer reaches anything', async () => {
     const { browser, api } = await signIn(stack, owner.userId);
     expect(await browser.delete('/api/v1/session')).toMatchObject({ status: 403 });

@@ -1,10 +1,27 @@
 import { useEffect, useRef, useState } from 'react';
-import { Button, Center, Paper, Stack, Text, Title } from '@mantine/core';
+import { Button, Center, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { api, get } from '../api.ts';
 import { ErrorNotice } from '../components/States.tsx';
-import type { Session } from '../types.ts';
+import { fetchSession } from '../session.ts';
+import type { Session, User } from '../types.ts';
+
+/**
+ * Why a single sign-on was refused: the server sends only a code (#error=<code>), shown in our own
+ * words, so a crafted link cannot put its text on this page; a code not listed gets one general message.
+ */
+const REFUSALS = new Map([
+  ['sign_in_failed', 'Single sign-on did not finish: it took too long, began in another browser, or the identity provider refused it. Start again.'],
+  ['not_a_user', 'No Lode user has this verified email: ask an administrator to add you.'],
+]);
+const UNKNOWN_REFUSAL = 'Single sign-on did not finish. Start again.';
+
+/** A link's token held back until the person signed in here says it may replace their session (null: nobody could tell who). */
+interface PendingSwitch {
+  token: string;
+  signedInAs: User | null;
+}
 
 /**
  * Sign-in: a one-time link lands here with its token in the fragment (#token=…), which this page
@@ -17,6 +34,8 @@ export function SignInPage() {
   const redeem = useMutation({
     mutationFn: (token: string) => api<Session>('POST', '/api/v1/session', { token }),
     onSuccess: async (session) => {
+      // Whatever was cached was the previous person's, if anyone was signed in.
+      client.clear();
       client.setQueryData<Session>(['session'], { user: session.user });
       await navigate('/', { replace: true });
     },
@@ -24,24 +43,38 @@ export function SignInPage() {
   // Each token is spent once, even under StrictMode's double effects; a link opened while this page
   // shows changes only the fragment, hence the hashchange listener.
   const spent = useRef(new Set<string>());
-  // A refused single sign-on comes back as #error=<message>.
+  const [pending, setPending] = useState<PendingSwitch | null>(null);
   const [refused] = useState(() => {
-    const message = new URLSearchParams(window.location.hash.slice(1)).get('error');
-    return message ? new Error(message) : null;
+    const code = new URLSearchParams(window.location.hash.slice(1)).get('error');
+    return code === null ? null : new Error(REFUSALS.get(code) ?? UNKNOWN_REFUSAL);
   });
   const { mutate } = redeem;
   useEffect(() => {
-    const spendTokenInHash = () => {
+    const takeTokenInHash = async () => {
       const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
       if (!token || spent.current.has(token)) return;
       spent.current.add(token);
       window.history.replaceState(null, '', '/sign-in');
-      mutate(token);
+      // Anyone can send anyone a link: one opened by a person already signed in would silently make
+      // them the link's user. They choose; when who is signed in cannot be told, they are asked too.
+      const current = await fetchSession().catch(() => undefined);
+      if (current === null) mutate(token);
+      else setPending({ token, signedInAs: current?.user ?? null });
     };
-    spendTokenInHash();
-    window.addEventListener('hashchange', spendTokenInHash);
-    return () => window.removeEventListener('hashchange', spendTokenInHash);
+    const onHash = () => void takeTokenInHash();
+    onHash();
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
   }, [mutate]);
+
+  const switchToLink = (token: string) => {
+    setPending(null);
+    mutate(token);
+  };
+  const keepSession = async () => {
+    setPending(null);
+    await navigate('/', { replace: true });
+  };
 
   return (
     <Center mih="100vh" p="md">
@@ -50,13 +83,30 @@ export function SignInPage() {
           <Title order={2}>Sign in to Lode</Title>
           {redeem.isPending && <Text>Signing you in…</Text>}
           <ErrorNotice error={redeem.error ?? refused} />
-          <Text size="sm" c="dimmed">
-            Open the sign-in link an administrator gave you (npm run admin -- sign-in-link --user NAME). A link works once, for 15 minutes.
-          </Text>
-          {options.data?.oidc && (
-            <Button component="a" href="/api/v1/session/oidc/start">
-              Sign in with single sign-on
-            </Button>
+          {pending ? (
+            <Stack role="region" aria-label="Already signed in">
+              <Text>{pending.signedInAs ? `You are signed in as ${pending.signedInAs.name}.` : 'Lode could not tell whether you are signed in already.'}</Text>
+              <Text size="sm">
+                This sign-in link signs in the person it was made for, in place of your session in this browser. Use it only if you asked for it.
+              </Text>
+              <Group>
+                <Button onClick={() => switchToLink(pending.token)}>Sign in with this link</Button>
+                <Button variant="default" onClick={() => void keepSession()}>
+                  {pending.signedInAs ? `Stay signed in as ${pending.signedInAs.name}` : 'Cancel'}
+                </Button>
+              </Group>
+            </Stack>
+          ) : (
+            <>
+              <Text size="sm" c="dimmed">
+                Open the sign-in link an administrator gave you (npm run admin -- sign-in-link --user NAME). A link works once, for 15 minutes.
+              </Text>
+              {options.data?.oidc && (
+                <Button component="a" href="/api/v1/session/oidc/start">
+                  Sign in with single sign-on
+                </Button>
+              )}
+            </>
           )}
         </Stack>
       </Paper>

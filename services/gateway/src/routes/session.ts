@@ -13,6 +13,18 @@ import { noStore } from '../http/security-headers.ts';
 
 export const signInBody = z.object({ token: z.string().regex(sessions.TOKEN_PATTERN, 'is not a sign-in link token') });
 
+/**
+ * Why a single sign-on was refused, as the code the sign-in page receives in `#error=<code>` and
+ * shows in its own words: never the message itself, so a link crafted with `#error=` cannot put an
+ * attacker's text on our page (the page shows one generic message for any code it does not know).
+ */
+const OIDC_REFUSALS = new Map([
+  // The sign-in took too long, began in another browser, or the provider refused it.
+  ['unauthorized', 'sign_in_failed'],
+  // The provider's person is no Lode user (no linked identity, no verified email of one).
+  ['forbidden', 'not_a_user'],
+]);
+
 /** Where a person signs in (a one-time link or OpenID Connect), reads their session and signs out. */
 export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; readBody: RequestHandler }): Router {
   const { bus, oidc } = deps;
@@ -57,9 +69,10 @@ export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; re
     try {
       session = await bus.call(sessions.signInWithOidc, await oidc.finish(req, res));
     } catch (error) {
-      // A person, not a program, follows this redirect: a refusal goes back to the sign-in page, which shows it.
-      if (!(error instanceof AppError) || !['unauthorized', 'forbidden'].includes(error.code)) throw error;
-      res.redirect(303, `/sign-in#error=${encodeURIComponent(error.message)}`);
+      // A person, not a program, follows this redirect: a refusal goes back to the sign-in page, which explains it.
+      const refusal = error instanceof AppError ? OIDC_REFUSALS.get(error.code) : undefined;
+      if (!refusal) throw error;
+      res.redirect(303, `/sign-in#error=${refusal}`);
       return;
     }
     setSessionCookies(req, res, session);

@@ -38,7 +38,7 @@ export const sessionOperations: OperationGroup = {
       method: 'get',
       path: '/api/v1/session/oidc/callback',
       summary: 'Finish an OpenID Connect sign-in',
-      description: "The identity provider's redirect lands here; sets the session and `lode_csrf` cookies.",
+      description: "The identity provider's redirect lands here; sets the session and `lode_csrf` cookies. A refusal redirects to `/sign-in#error=<code>` (`sign_in_failed`, `not_a_user`).",
       auth: 'none',
       redirect: 'the dashboard (`/`)',
       errors: [400, 401, 403, 404, 503],
