@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { isoTimestamp, roleSchema, uuid } from './common.ts';
-import { apiKeyHash, apiKeySchema, displayName, keyIdentitySchema, MAX_ADMIN_PAGE_SIZE, orgSchema, projectSchema, slug, writeRateLimitSchema } from './identity.ts';
+import { apiKeyHash, apiKeySchema, displayName, email, keyIdentitySchema, MAX_ADMIN_PAGE_SIZE, orgSchema, projectSchema, slug, writeRateLimitSchema } from './identity.ts';
 
 // ---- People's sessions (issue 21): sign-in links, OpenID Connect, the session cookie ------------
 
@@ -104,8 +104,9 @@ export const orgMemberSchema = z.object({ userId: uuid, name: z.string(), email:
 export const orgMembers = defineContract('identity', 'org_members', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(orgMemberSchema));
 
 /**
- * Owners and admins add an existing user by email or change a member's role; only an owner makes
- * or unmakes an owner, and an org always keeps one owner.
+ * Owners and admins change a member's role, the member named by id or by email; only an owner makes
+ * or unmakes an owner, and an org always keeps one owner. Anyone not a member of this org, a user
+ * or not, is 409 invitation_required, always alike: nobody is added but by accepting an invitation.
  */
 export const setMemberRole = defineContract(
   'identity',
@@ -114,6 +115,49 @@ export const setMemberRole = defineContract(
   orgMemberSchema,
 );
 export const removeMember = defineContract('identity', 'remove_member', z.object({ ...viewer, orgId: uuid, userId: uuid }), z.object({ removed: z.boolean() }));
+
+// ---- Invitations: how a user joins an organization from the dashboard ---------------------------
+
+/** `expired`: still pending, past `expiresAt`; the others are final. */
+export const invitationStateSchema = z.enum(['pending', 'expired', 'accepted', 'declined', 'revoked']);
+export type InvitationState = z.infer<typeof invitationStateSchema>;
+const invitedBy = z.object({ userId: uuid, userName: z.string() });
+
+/** An invitation as its org's owners and admins see it. */
+export const orgInvitationSchema = z.object({ id: uuid, email: z.string(), role: roleSchema, invitedBy, createdAt: isoTimestamp, expiresAt: isoTimestamp, state: invitationStateSchema });
+
+/**
+ * Owners and admins invite an email address (only an owner invites an owner). The answer is the same
+ * whether or not the address is a user's; an open invitation to it is replaced; the address of a
+ * member of this org is 409 conflict.
+ */
+export const inviteMember = defineContract('identity', 'invite_member', z.object({ ...viewer, orgId: uuid, email, role: roleSchema }), orgInvitationSchema);
+
+/** The org's open invitations, pending or expired, oldest first: owners and admins only. */
+export const orgInvitations = defineContract('identity', 'org_invitations', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(orgInvitationSchema));
+
+/** Owners and admins revoke an open invitation; `revoked: false` when it was already closed. */
+export const revokeInvitation = defineContract(
+  'identity',
+  'revoke_invitation',
+  z.object({ ...viewer, orgId: uuid, invitationId: uuid }),
+  z.object({ revoked: z.boolean() }),
+);
+
+/** An invitation as the person invited sees it. */
+export const myInvitationSchema = z.object({ id: uuid, org: orgSchema, role: roleSchema, invitedBy, createdAt: isoTimestamp, expiresAt: isoTimestamp });
+
+/** The pending invitations to the viewer's email address (none when they have no address). */
+export const myInvitations = defineContract('identity', 'my_invitations', z.object(viewer), z.object({ data: z.array(myInvitationSchema) }));
+
+/**
+ * Accepting makes the viewer a member with the invitation's role (one already a member keeps theirs)
+ * and answers the org as my_orgs lists it. Only a pending invitation to the viewer's address is
+ * accepted or declined, once: one to another address is 404, a closed or expired one 409 conflict
+ * with its `state`.
+ */
+export const acceptInvitation = defineContract('identity', 'accept_invitation', z.object({ ...viewer, invitationId: uuid }), myOrgSchema);
+export const declineInvitation = defineContract('identity', 'decline_invitation', z.object({ ...viewer, invitationId: uuid }), z.object({ declined: z.boolean() }));
 
 /** A key in the dashboard: its owner's name and when it last authenticated. */
 export const dashboardKeySchema = apiKeySchema.extend({ userName: z.string(), lastUsedAt: isoTimestamp.nullable() });

@@ -18,6 +18,7 @@ export const errorCodes = [
   'unauthorized',
   'forbidden',
   'conflict',
+  'invitation_required',
   'slug_taken',
   'path_case_conflict',
   'version_conflict',
@@ -101,6 +102,9 @@ export const errors = {
   unauthorized: (message = 'Not authorized') => new AppError('unauthorized', message),
   forbidden: (message: string) => new AppError('forbidden', message),
   conflict: (message: string, details?: ErrorDetails) => new AppError('conflict', message, details),
+  /** A person joins an organization only by accepting an invitation: nobody adds them directly. */
+  invitationRequired: () =>
+    new AppError('invitation_required', 'This person is not a member of this organization: invite them by email, and they join when they accept'),
   slugTaken: (slug: string) => new AppError('slug_taken', `Slug "${slug}" is already taken`),
   pathCaseConflict: (path: string, existing: string) =>
     new AppError('path_case_conflict', `Path "${path}" differs only in case from existing "${existing}"`, {

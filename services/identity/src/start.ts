@@ -35,6 +35,9 @@ import { DashboardService } from './domain/dashboard-service.ts';
 import { SESSION_IDLE_MS, SESSION_MAX_AGE_MS } from './domain/session-rules.ts';
 import { serveSessions } from './handlers/sessions.ts';
 import { serveDashboard } from './handlers/dashboard.ts';
+import { InvitationsRepository } from './repo/invitations-repo.ts';
+import { InvitationsService } from './domain/invitations-service.ts';
+import { serveInvitations } from './handlers/invitations.ts';
 
 export const IDENTITY_SCHEMA = 'identity';
 const SESSION_PURGE_INTERVAL_MS = 3_600_000;
@@ -55,7 +58,7 @@ export interface IdentityDeps {
   sessionIdleMs?: number;
   /** How long a session lives however busy (LODE_SESSION_MAX_AGE_MS); SESSION_MAX_AGE_MS unless given. */
   sessionMaxAgeMs?: number;
-  /** How often spent sign-in links and sessions are deleted; hourly unless given (tests). */
+  /** How often spent sign-in links, sessions and long-expired invitations are deleted; hourly unless given (tests). */
   sessionPurgeIntervalMs?: number;
   /** The most an owner or admin may set their project's write limit to; DEFAULT_WRITE_LIMIT unless given. */
   maxWriteLimit?: identity.WriteRateLimit;
@@ -64,7 +67,7 @@ export interface IdentityDeps {
 export interface RunningIdentityService {
   /** Publishes the identity service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
-  /** Stops the relay, its purge and the session purge, letting runs in progress finish. */
+  /** Stops the relay, its purge and the session and invitation purges, letting runs in progress finish. */
   stop(): Promise<void>;
 }
 
@@ -85,6 +88,8 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   const sessions = new SessionsService({ db, sessions: new SessionsRepository(), users, identities, lifetime });
   serveSessions(bus, sessions);
   serveDashboard(bus, new DashboardService({ db, orgs, users, members, projects, keys: apiKeys, admin, keyService: keys, pager, maxWriteLimit: deps.maxWriteLimit ?? DEFAULT_WRITE_LIMIT }));
+  const invitations = new InvitationsService({ db, invitations: new InvitationsRepository(), members, orgs, users, pager });
+  serveInvitations(bus, invitations);
   serveResolveKey(bus, keys);
   serveBindDevice(bus, keys);
   serveCreateKey(bus, keys);
@@ -102,11 +107,13 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   serveListProjects(bus, admin);
   servePing(bus, 'identity', () => db.ping());
   const outbox = startOutbox({ db, events: deps.events, logger: deps.logger, options: deps.outbox });
-  const purge = runPeriodically('session purge', deps.sessionPurgeIntervalMs ?? SESSION_PURGE_INTERVAL_MS, deps.logger, () => sessions.purgeSpent());
+  const purgeMs = deps.sessionPurgeIntervalMs ?? SESSION_PURGE_INTERVAL_MS;
+  const purge = runPeriodically('session purge', purgeMs, deps.logger, () => sessions.purgeSpent());
+  const invitationPurge = runPeriodically('invitation purge', purgeMs, deps.logger, () => invitations.purgeExpired());
   return {
     relay: outbox.relay,
     async stop() {
-      await Promise.all([outbox.stop(), purge.stop()]);
+      await Promise.all([outbox.stop(), purge.stop(), invitationPurge.stop()]);
     },
   };
 }

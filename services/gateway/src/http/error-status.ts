@@ -20,6 +20,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   device_mismatch: 403,
   forbidden: 403,
   conflict: 409,
+  invitation_required: 409,
   slug_taken: 409,
   path_case_conflict: 409,
   version_conflict: 409,

@@ -11,6 +11,7 @@ import { noStore } from '../http/security-headers.ts';
 
 export const createProjectBody = z.object({ name: identity.displayName, slug: identity.slug });
 export const memberBody = z.union([z.object({ userId: uuid, role: roleSchema }), z.object({ email: identity.email, role: roleSchema })]);
+export const invitationBody = z.object({ email: identity.email, role: roleSchema });
 export const createKeyBody = z.object({ userId: uuid.nullable().optional() });
 export const writeLimitBody = z.object({ writeRateLimit: identity.writeRateLimitSchema.nullable() });
 
@@ -25,7 +26,7 @@ const viewerId = (res: Response) => sessionOf(res).user.id;
 
 /**
  * The dashboard's own routes, for a signed-in person only (issue 21): their orgs, projects, members,
- * keys and project settings. The identity service decides what the person may see and change.
+ * invitations, keys and project settings. The identity service decides what the person may see and change.
  */
 export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; readBody: RequestHandler }): Router {
   const { bus } = deps;
@@ -60,6 +61,31 @@ export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; 
     const orgId = idParam(req, 'orgId', 'Organization');
     const userId = idParam(req, 'userId', 'Member');
     res.json(await bus.call(sessions.removeMember, { viewerId: viewerId(res), orgId, userId }));
+  });
+
+  router.get('/api/v1/orgs/:orgId/invitations', session, readBody, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    res.json(await bus.call(sessions.orgInvitations, { viewerId: viewerId(res), orgId, ...parse(listQuery, req.query, 'query') }));
+  });
+  router.post('/api/v1/orgs/:orgId/invitations', session, readBody, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    res.status(201).json(await bus.call(sessions.inviteMember, { viewerId: viewerId(res), orgId, ...parse(invitationBody, req.body) }));
+  });
+  router.delete('/api/v1/orgs/:orgId/invitations/:invitationId', session, readBody, async (req, res) => {
+    const orgId = idParam(req, 'orgId', 'Organization');
+    const invitationId = idParam(req, 'invitationId', 'Invitation');
+    res.json(await bus.call(sessions.revokeInvitation, { viewerId: viewerId(res), orgId, invitationId }));
+  });
+  router.get('/api/v1/me/invitations', session, readBody, async (_req, res) => {
+    res.json(await bus.call(sessions.myInvitations, { viewerId: viewerId(res) }));
+  });
+  router.post('/api/v1/me/invitations/:invitationId/accept', session, readBody, async (req, res) => {
+    const invitationId = idParam(req, 'invitationId', 'Invitation');
+    res.json(await bus.call(sessions.acceptInvitation, { viewerId: viewerId(res), invitationId }));
+  });
+  router.post('/api/v1/me/invitations/:invitationId/decline', session, readBody, async (req, res) => {
+    const invitationId = idParam(req, 'invitationId', 'Invitation');
+    res.json(await bus.call(sessions.declineInvitation, { viewerId: viewerId(res), invitationId }));
   });
 
   router.get('/api/v1/projects/:projectId/overview', session, readBody, async (req, res) => {

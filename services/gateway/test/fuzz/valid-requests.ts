@@ -237,6 +237,14 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       .record({ orgId: adminId(f.admin.orgIds), userId: adminId(f.admin.userIds), role: fc.constantFrom('owner', 'admin', 'member') })
       .map(({ orgId, ...body }) => request({ params: { orgId }, body })),
     'org-remove-member': fc.tuple(adminId(f.admin.orgIds), adminId(f.admin.userIds)).map(([orgId, userId]) => request({ params: { orgId, userId } })),
+    'org-invitations': fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
+    'org-invite': fc
+      .record({ orgId: adminId(f.admin.orgIds), email: fc.constantFrom('fuzz@studio.example', 'Fuzz.Invited@studio.example'), role: fc.constantFrom('owner', 'admin', 'member') })
+      .map(({ orgId, ...body }) => request({ params: { orgId }, body })),
+    'org-revoke-invitation': fc.tuple(adminId(f.admin.orgIds), fc.uuid()).map(([orgId, invitationId]) => request({ params: { orgId, invitationId } })),
+    'my-invitations': fc.constant(request({})),
+    'invitation-accept': fc.uuid().map((invitationId) => request({ params: { invitationId } })),
+    'invitation-decline': fc.uuid().map((invitationId) => request({ params: { invitationId } })),
     'project-overview': fc.constant(request({ params: project })),
     'project-write-limit': optional(fc.record({ perSecond: fc.integer({ min: 1, max: 100_000 }), burst: fc.integer({ min: 1, max: 1_000_000 }) })).map((limit) =>
       request({ params: project, body: { writeRateLimit: limit ?? null } }),

@@ -62,6 +62,10 @@ export class AdminService {
     return this.#pager.page('users', query, (after, limit) => this.#users.list(this.#db, after, limit), createdAtPosition, view.user);
   }
 
+  /**
+   * The operator adds any user to any org directly: they hold every user's data already. The
+   * dashboard's owners and admins do not: a person joins their org by accepting an invitation.
+   */
   async addMember(orgId: string, userId: string, role: Role) {
     await this.#requireOrg(orgId);
     if (!(await this.#users.find(this.#db, userId))) throw errors.notFound('User');

@@ -1,5 +1,5 @@
 import { errors } from '@lode/errors';
-import type { Database } from '@lode/db';
+import type { Database, Queryable } from '@lode/db';
 import { managesOrg, type identity, type ParsedRequestOf, type Role, type sessions } from '@lode/contracts';
 import type { ApiKeysRepository, ApiKeyWithUserRow } from '../repo/api-keys-repo.ts';
 import { createdAtPosition } from '../repo/keyset.ts';
@@ -11,6 +11,7 @@ import type { AdminService } from './admin-service.ts';
 import type { KeysService } from './keys-service.ts';
 import { mayHandleKey, membershipChangeRefusal, writeLimitOverMaximum } from './dashboard-rules.ts';
 import type { Pager, PageQuery } from './pages.ts';
+import { viewerRoleIn } from './viewer-role.ts';
 import { view } from './views.ts';
 
 const memberView = (r: MemberWithUserRow) => ({ userId: r.user_id, name: r.name, email: r.email, role: r.role, createdAt: r.created_at.toISOString() });
@@ -94,22 +95,27 @@ export class DashboardService {
     return this.#pager.page('members', query, (after, limit) => this.#members.listWithUsers(this.#db, orgId, after, limit), (m) => [m.user_id], memberView);
   }
 
+  /**
+   * Changes the role of someone already in the org. Anyone else joins only by accepting an
+   * invitation, and is refused alike whether or not they are a user: the member is looked up among
+   * this org's members only, never among all users.
+   */
   async setMemberRole(request: ParsedRequestOf<typeof sessions.setMemberRole>) {
     const { viewerId, orgId, member, role } = request;
     const viewerRole = await this.#roleIn(orgId, viewerId);
-    const user = 'userId' in member ? await this.#users.find(this.#db, member.userId) : await this.#users.findByEmail(this.#db, member.email);
-    if (!user) throw errors.notFound('User');
-    const row = await this.#db.transaction(async (tx) => {
-      await this.#checkMembershipChange(tx, orgId, user.id, viewerRole, role);
-      return this.#members.upsert(tx, orgId, user.id, role);
+    return this.#db.transaction(async (tx) => {
+      const current = await this.#checkMembershipChange(tx, orgId, member, viewerRole, role);
+      // An update, not an upsert: someone removed meanwhile is refused too, never added back.
+      const row = current ? await this.#members.setRole(tx, orgId, current.user_id, role) : undefined;
+      if (!current || !row) throw errors.invitationRequired();
+      return memberView({ ...row, name: current.name, email: current.email });
     });
-    return memberView({ ...row, name: user.name, email: user.email });
   }
 
   async removeMember(viewerId: string, orgId: string, userId: string) {
     const viewerRole = await this.#roleIn(orgId, viewerId);
     const removed = await this.#db.transaction(async (tx) => {
-      await this.#checkMembershipChange(tx, orgId, userId, viewerRole, null);
+      await this.#checkMembershipChange(tx, orgId, { userId }, viewerRole, null);
       return this.#members.remove(tx, orgId, userId);
     });
     return { removed };
@@ -142,19 +148,18 @@ export class DashboardService {
     return keyView({ ...changed, user_name: user.name });
   }
 
-  async #checkMembershipChange(tx: Parameters<MembershipsRepository['find']>[0], orgId: string, userId: string, viewerRole: Role, nextRole: Role | null) {
+  /** Locks the org's owners and applies the rules to a change of this member; answers the member, undefined when not one. */
+  async #checkMembershipChange(tx: Queryable, orgId: string, who: { userId: string } | { email: string }, viewerRole: Role, nextRole: Role | null) {
     const owners = await this.#members.lockOwners(tx, orgId);
-    const current = await this.#members.find(tx, orgId, userId);
+    const current = await this.#members.findWithUser(tx, orgId, who);
     if (!current && nextRole === null) throw errors.notFound('Member');
     const refusal = membershipChangeRefusal({ viewerRole, currentRole: current?.role ?? null, nextRole, owners });
     if (refusal) throw errors.forbidden(refusal);
+    return current;
   }
 
-  /** The viewer's role in the org; an org they are not in is unknown to them. */
-  async #roleIn(orgId: string, viewerId: string): Promise<Role> {
-    const membership = await this.#members.find(this.#db, orgId, viewerId);
-    if (!membership) throw errors.notFound('Organization');
-    return membership.role;
+  #roleIn(orgId: string, viewerId: string): Promise<Role> {
+    return viewerRoleIn(this.#members, this.#db, orgId, viewerId);
   }
 
   async #projectAndRole(projectId: string, viewerId: string) {

@@ -15,6 +15,17 @@ export class MembershipsRepository {
     return rows[0];
   }
 
+  /** Changes a member's role; undefined when they are not a member (then nobody is added). */
+  async setRole(db: Queryable, orgId: string, userId: string, role: Role): Promise<MembershipRow | undefined> {
+    const { rows } = await db.query<MembershipRow>('UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2 RETURNING *', [orgId, userId, role]);
+    return rows[0];
+  }
+
+  /** Adds a member unless they already are one, whose role then stays as it is. */
+  async addUnlessMember(db: Queryable, orgId: string, userId: string, role: Role): Promise<void> {
+    await db.query('INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (org_id, user_id) DO NOTHING', [orgId, userId, role]);
+  }
+
   async find(db: Queryable, orgId: string, userId: string): Promise<MembershipRow | undefined> {
     return (await db.query<MembershipRow>('SELECT * FROM memberships WHERE org_id = $1 AND user_id = $2', [orgId, userId])).rows[0];
   }
@@ -43,6 +54,16 @@ export class MembershipsRepository {
       [orgId, after?.[0] ?? null, limit],
     );
     return rows;
+  }
+
+  /** The member of this org with this user id, or with this email (ignoring case); nobody outside the org is looked up. */
+  async findWithUser(db: Queryable, orgId: string, who: { userId: string } | { email: string }): Promise<MemberWithUserRow | undefined> {
+    const [match, value] = 'userId' in who ? ['u.id = $2', who.userId] : ['lower(u.email) = lower($2)', who.email];
+    const { rows } = await db.query<MemberWithUserRow>(
+      `SELECT m.*, u.name, u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND ${match}`,
+      [orgId, value],
+    );
+    return rows[0];
   }
 
   /** The org's owners, locked: two owners demoting each other at once cannot leave the org with none. */

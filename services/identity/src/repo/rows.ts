@@ -1,4 +1,4 @@
-import type { Role } from '@lode/contracts';
+import type { Role, sessions } from '@lode/contracts';
 
 export interface OrgRow { id: string; name: string; slug: string; created_at: Date }
 export interface UserRow { id: string; name: string; avatar_url: string | null; email: string | null; created_at: Date }
@@ -23,4 +23,16 @@ export interface ApiKeyRow {
   created_at: Date;
   revoked_at: Date | null;
   last_used_at: Date | null;
+}
+export interface InvitationRow {
+  id: string;
+  org_id: string;
+  email: string;
+  role: Role;
+  invited_by: string;
+  created_at: Date;
+  expires_at: Date;
+  /** As stored, or 'expired' where read through the repository's state expression. */
+  state: sessions.InvitationState;
+  closed_at: Date | null;
 }
