@@ -10,6 +10,11 @@ export interface WriteRateLimit { perSecond: number; burst: number }
 export interface Project { id: string; orgId: string; name: string; slug: string; iconUrl: string | null; writeRateLimit: WriteRateLimit | null; createdAt: string }
 export interface ProjectOverview { project: Project; org: Omit<Org, 'role'>; role: Role }
 export interface Member { userId: string; name: string; email: string | null; role: Role; createdAt: string }
+export type InvitationState = 'pending' | 'expired' | 'accepted' | 'declined' | 'revoked';
+/** An invitation as its org's owners and admins see it. */
+export interface OrgInvitation { id: string; email: string; role: Role; invitedBy: { userId: string; userName: string }; createdAt: string; expiresAt: string; state: InvitationState }
+/** An invitation as the person invited sees it. */
+export interface MyInvitation { id: string; org: Omit<Org, 'role'>; role: Role; invitedBy: { userId: string; userName: string }; createdAt: string; expiresAt: string }
 export interface ApiKey {
   id: string;
   userId: string;

@@ -23,6 +23,8 @@ describe('web dashboard in Chromium', () => {
   let ownerContext: BrowserContext;
   let page: Page;
   let projectId: string;
+  /** Invited by the owner on the Members page, accepted on the invitee's projects page. */
+  const inviteeEmail = `ines-${Date.now()}@example.com`;
 
   const signInLink = async (userId: string): Promise<string> => {
     const link = await stack.seed.admin.post<{ url: string }>(`/admin/v1/users/${userId}/sign-in-links`);
@@ -185,7 +187,9 @@ describe('web dashboard in Chromium', () => {
     await row.waitFor({ state: 'detached' });
 
     await page.getByRole('tab', { name: 'Members' }).click();
-    await page.getByRole('button', { name: 'Add member' }).waitFor();
+    await page.getByLabel('Invite by email').fill(inviteeEmail);
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await page.getByRole('table', { name: 'Invitations' }).getByText(inviteeEmail).waitFor();
     await screenshot(page, '09-members');
     await page.getByRole('tab', { name: 'Settings' }).click();
     await page.getByLabel('Payload URL').fill('https://203.0.113.7/hook');
@@ -193,6 +197,17 @@ describe('web dashboard in Chromium', () => {
     await page.getByText(/^whsec_/).waitFor();
     await page.getByRole('table', { name: 'Webhooks' }).getByText('https://203.0.113.7/hook').waitFor();
     await screenshot(page, '10-settings');
+  });
+
+  it('shows a person invited by email the invitation on their projects page, and accepting it brings in the organization', async () => {
+    const invitee = await stack.seed.admin.post<{ id: string }>('/admin/v1/users', { name: 'Ines Invited', email: inviteeEmail });
+    const { context, tab } = await signedIn(invitee.body.id);
+    const invitations = tab.getByRole('region', { name: 'Invitations' });
+    await invitations.getByText(/invites you to/).waitFor();
+    await invitations.getByRole('button', { name: /^Accept the invitation/ }).click();
+    await tab.getByRole('link', { name: /Forest Game/ }).waitFor();
+    await expect(invitations.count()).resolves.toBe(0);
+    await context.close();
   });
 
   it("keeps a member to their own keys and their own orgs' projects, then signs them out", async () => {

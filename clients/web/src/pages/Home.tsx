@@ -5,7 +5,8 @@ import { Link } from 'react-router';
 import { api, get } from '../api.ts';
 import { ErrorNotice, LoadMore, QueryState } from '../components/States.tsx';
 import { usePages } from '../paging.ts';
-import type { Org, Project } from '../types.ts';
+import { formatTime } from '../format.ts';
+import type { MyInvitation, Org, Project } from '../types.ts';
 
 /** The person's organizations and their projects. */
 export function HomePage() {
@@ -13,10 +14,44 @@ export function HomePage() {
   return (
     <Stack>
       <Title order={2}>Projects</Title>
-      <QueryState query={orgs} isEmpty={(d) => d.data.length === 0} empty="You are not a member of any organization yet: ask an administrator to add you.">
+      <MyInvitations />
+      <QueryState query={orgs} isEmpty={(d) => d.data.length === 0} empty="You are not a member of any organization yet: ask one of its owners or admins to invite you.">
         {(data) => data.data.map((org) => <OrgProjects key={org.id} org={org} />)}
       </QueryState>
     </Stack>
+  );
+}
+
+/** Invitations to the person's email address: one accepted adds its organization, and its projects, below. */
+function MyInvitations() {
+  const client = useQueryClient();
+  const invitations = useQuery({ queryKey: ['invitations'], queryFn: () => get<{ data: MyInvitation[] }>('/api/v1/me/invitations') });
+  const answer = useMutation({
+    mutationFn: ({ id, action }: { id: string; action: 'accept' | 'decline' }) => api('POST', `/api/v1/me/invitations/${id}/${action}`),
+    // A refusal (expired or revoked meanwhile) also changes the list: it is read again either way.
+    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: ['invitations'] }), client.invalidateQueries({ queryKey: ['orgs'] })]),
+  });
+  const pending = invitations.data?.data ?? [];
+  if (pending.length === 0) return <ErrorNotice error={invitations.error ?? answer.error} />;
+  return (
+    <Card withBorder component="section" aria-label="Invitations">
+      <Title order={3} mb="sm">Invitations</Title>
+      <Stack gap="xs">
+        {pending.map((invitation) => (
+          <Group key={invitation.id} justify="space-between" wrap="wrap">
+            <Text>
+              {invitation.invitedBy.userName} invites you to <b>{invitation.org.name}</b> as {invitation.role}{' '}
+              <Text span c="dimmed" size="sm">(until {formatTime(invitation.expiresAt)})</Text>
+            </Text>
+            <Group gap="xs">
+              <Button size="xs" loading={answer.isPending} onClick={() => answer.mutate({ id: invitation.id, action: 'accept' })} aria-label={`Accept the invitation to ${invitation.org.name}`}>Accept</Button>
+              <Button size="xs" variant="default" disabled={answer.isPending} onClick={() => answer.mutate({ id: invitation.id, action: 'decline' })} aria-label={`Decline the invitation to ${invitation.org.name}`}>Decline</Button>
+            </Group>
+          </Group>
+        ))}
+        <ErrorNotice error={answer.error} />
+      </Stack>
+    </Card>
   );
 }
 
