@@ -9,8 +9,13 @@ export interface TakeResult {
   retryAfterSeconds: number;
 }
 
-/** Per-project token bucket for write requests. */
+/**
+ * Token buckets by name: each project's write budget, and the budgets of failed authentications
+ * per client address and per API key (auth/failure-throttle.ts), which name theirs apart.
+ */
 export interface WriteLimiter {
-  take(projectId: string, limit: RateLimit): Promise<TakeResult>;
+  take(bucket: string, limit: RateLimit): Promise<TakeResult>;
+  /** Gives back a token taken for something that turned out not to count (never above the burst). */
+  refund(bucket: string, limit: RateLimit): Promise<void>;
   close(): Promise<void>;
 }

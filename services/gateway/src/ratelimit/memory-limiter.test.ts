@@ -21,3 +21,29 @@ describe('MemoryWriteLimiter', () => {
     expect((await limiter.take('a', { perSecond: 1, burst: 1 })).allowed).toBe(false);
   });
 });
+
+describe('MemoryWriteLimiter refunds and sweeps', () => {
+  it('gives a token back, never above the burst', async () => {
+    const limiter = new MemoryWriteLimiter(() => 0);
+    const limit = { perSecond: 0.001, burst: 2 };
+    await limiter.refund('p', limit);
+    expect((await limiter.take('p', limit)).allowed).toBe(true);
+    expect((await limiter.take('p', limit)).allowed).toBe(true);
+    expect((await limiter.take('p', limit)).allowed).toBe(false);
+    await limiter.refund('p', limit);
+    expect((await limiter.take('p', limit)).allowed).toBe(true);
+    expect((await limiter.take('p', limit)).allowed).toBe(false);
+  });
+
+  it('keeps a spent bucket through the sweep that drops refilled ones', async () => {
+    let now = 0;
+    const limiter = new MemoryWriteLimiter(() => now);
+    const slow = { perSecond: 0.001, burst: 1 };
+    const fast = { perSecond: 1000, burst: 1 };
+    expect((await limiter.take('spent', slow)).allowed).toBe(true);
+    for (let i = 0; i < 20_000; i++) await limiter.take(`other-${i}`, fast);
+    now += 10;
+    for (let i = 0; i < 20_000; i++) await limiter.take(`more-${i}`, fast);
+    expect((await limiter.take('spent', slow)).allowed).toBe(false);
+  });
+});

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -10,16 +11,19 @@ const script = readFileSync(path.join(import.meta.dirname, 'token-bucket.lua'), 
 /** How long a write waits for Redis's answer before this gateway's own bucket decides instead. */
 const REDIS_ANSWER_MS = 500;
 
-type BucketRedis = Redis & { takeToken(key: string, rate: number, burst: number): Promise<[number, number]> };
+type BucketRedis = Redis & { takeToken(key: string, rate: number, burst: number, count: 1 | -1): Promise<[number, number]> };
 
 /**
- * The limiter shared by every gateway replica: one EVALSHA per write request.
+ * The limiter shared by every gateway replica: one EVALSHA per write request (and per step of a
+ * failed-authentication budget).
  *
  * The limit fails open: while Redis is unreachable (down, restarting, or slower than
  * REDIS_ANSWER_MS), each gateway counts writes in a bucket of its own with the same rate and burst,
  * so a project gets at most one budget per gateway instead of one in all. The limit keeps projects
  * from crowding each other out; it guards no data, so a Redis outage must not become an outage of
  * every write (failing closed would answer 503 to every project for as long as Redis is down).
+ * The budgets of failed authentications fail open the same way: authentication never waits on Redis,
+ * and each gateway still throttles the failures it sees itself.
  * Nothing is queued for a Redis that is away: a write never waits on its reconnection.
  */
 export class RedisWriteLimiter implements WriteLimiter {
@@ -39,30 +43,49 @@ export class RedisWriteLimiter implements WriteLimiter {
     this.#logger = options.logger;
   }
 
-  /** Whether writes are counted per gateway right now, Redis being unreachable. */
+  /**
+   * Resolves once Redis is connected, at once if it is: until then every bucket counts in this
+   * gateway, so a caller that needs counts shared from its first request (a test stack) waits here.
+   */
+  async connected(): Promise<void> {
+    if (this.#redis.status !== 'ready') await once(this.#redis, 'ready');
+  }
+
+  /** Whether buckets are counted per gateway right now, Redis being unreachable. */
   get failingOpen(): boolean {
     return this.#failingOpen;
   }
 
-  async take(projectId: string, limit: RateLimit): Promise<TakeResult> {
-    let answer: [number, number];
-    try {
-      answer = await this.#redis.takeToken(this.#prefix + projectId, limit.perSecond, limit.burst);
-    } catch (error) {
-      if (!this.#failingOpen) this.#logger?.warn({ err: error }, 'write rate limit: Redis unreachable, counting writes in this gateway until it is back');
-      this.#failingOpen = true;
-      return this.#fallback.take(projectId, limit);
-    }
-    if (this.#failingOpen) this.#logger?.info('write rate limit: Redis is back, writes are counted in it again');
-    this.#failingOpen = false;
+  async take(bucket: string, limit: RateLimit): Promise<TakeResult> {
+    const answer = await this.#step(bucket, limit, 1);
+    if (!answer) return this.#fallback.take(bucket, limit);
     const [allowed, retryMs] = answer;
     return { allowed: allowed === 1, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) };
   }
 
+  async refund(bucket: string, limit: RateLimit): Promise<void> {
+    if (!(await this.#step(bucket, limit, -1))) await this.#fallback.refund(bucket, limit);
+  }
+
+  /** Redis's answer, or undefined when it is unreachable (logged once per outage). */
+  async #step(bucket: string, limit: RateLimit, count: 1 | -1): Promise<[number, number] | undefined> {
+    let answer: [number, number];
+    try {
+      answer = await this.#redis.takeToken(this.#prefix + bucket, limit.perSecond, limit.burst, count);
+    } catch (error) {
+      if (!this.#failingOpen) this.#logger?.warn({ err: error }, 'rate limits: Redis unreachable, counting writes and failed authentications in this gateway until it is back');
+      this.#failingOpen = true;
+      return undefined;
+    }
+    if (this.#failingOpen) this.#logger?.info('rate limits: Redis is back, writes and failed authentications are counted in it again');
+    this.#failingOpen = false;
+    return answer;
+  }
+
   async close(): Promise<void> {
     await this.#fallback.close();
-    // quit() needs a connection; a Redis that is away is simply let go.
-    if (this.#redis.status === 'ready') await this.#redis.quit();
+    // quit() needs a connection; a Redis that is away, or went away before the client noticed, is simply let go.
+    if (this.#redis.status === 'ready') await this.#redis.quit().catch(() => this.#redis.disconnect());
     else this.#redis.disconnect();
   }
 }

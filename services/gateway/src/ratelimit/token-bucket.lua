@@ -1,8 +1,10 @@
--- One atomic token-bucket step per request. KEYS[1]: the project's bucket.
--- ARGV: refill rate per second, burst (capacity). Time is Redis's own clock, so gateways with
--- skewed clocks share one consistent bucket.
+-- One atomic token-bucket step per request. KEYS[1]: the bucket (a project's writes, or a budget of
+-- failed authentications). ARGV: refill rate per second, burst (capacity), and 1 to take a token or
+-- -1 to give one back (never above the burst). Time is Redis's own clock, so gateways with skewed
+-- clocks share one consistent bucket.
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local count = tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
@@ -15,8 +17,8 @@ end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate / 1000)
 local allowed = 0
 local retry_ms = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if count < 0 or tokens >= 1 then
+  tokens = math.min(burst, tokens - count)
   allowed = 1
 else
   retry_ms = math.ceil((1 - tokens) * 1000 / rate)
