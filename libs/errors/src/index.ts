@@ -41,6 +41,7 @@ export const errorCodes = [
   'sync_catching_up',
   'rate_limited',
   'too_many_feeds',
+  'too_many_failed_attempts',
   'service_unavailable',
   'timeout',
   'internal',
@@ -132,6 +133,18 @@ export const errors = {
         ? `At most ${max} live event feeds may be open at once per API key (or session) on a gateway; close one first`
         : `At most ${max} live event feeds may be open at once per user of a project on a gateway, over all their keys and sessions; close one first`,
       { max, per, retryAfterSeconds: 5 },
+    ),
+  /**
+   * Failed authentications spend a budget per client address (and per API key); once it is spent,
+   * further attempts are refused unexamined until the budget refills.
+   */
+  tooManyFailedAttempts: (per: 'address' | 'key', retryAfterSeconds: number) =>
+    new AppError(
+      'too_many_failed_attempts',
+      per === 'address'
+        ? 'Too many failed authentication attempts from this address; try again after Retry-After seconds'
+        : 'Too many failed authentication attempts with this API key; try again after Retry-After seconds',
+      { per, retryAfterSeconds },
     ),
   /** Retryable: the dependency is down or restarting, so a client should come back shortly. */
   serviceUnavailable: (service: string) =>

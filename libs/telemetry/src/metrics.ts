@@ -13,6 +13,9 @@ function createInstruments(provider: MeterProvider) {
     busCallDuration: duration('lode.bus.call.duration', 'Bus requests made, by subject and outcome (ok or an error code)'),
     busHandlerDuration: duration('lode.bus.handler.duration', 'Bus requests handled, by subject and outcome'),
     rateLimitRejections: meter.createCounter('lode.ratelimit.rejections', { description: 'Writes refused by the per-project rate limit' }),
+    authThrottled: meter.createCounter('lode.auth.throttled', {
+      description: 'Authentication attempts refused unexamined, their budget of failures spent: by credential (api-key, admin-token, sign-in-link) and budget (per address or key)',
+    }),
     presignedUrls: meter.createCounter('lode.storage.presigned_urls', { description: 'Presigned URLs issued, by operation and driver' }),
     consumerPending: meter.createGauge('lode.events.consumer.pending', { description: 'Events after the one just handled that the consumer has yet to take' }),
     consumerDelay: duration('lode.events.consumer.delay', 'Time from publishing an event to a consumer finishing it, by consumer'),

@@ -3,6 +3,7 @@ import type { Bus } from '@lode/bus';
 import type { Logger } from '@lode/telemetry';
 import { LOCAL_OBJECTS_ROUTE } from '@lode/storage';
 import { Authenticator } from './auth/authenticator.ts';
+import { DEFAULT_AUTH_FAILURE_LIMITS, FailureThrottle, type AuthFailureLimits } from './auth/failure-throttle.ts';
 import { identityKeyDirectory } from './auth/key-directory.ts';
 import { limitWrites, requireOwnProject } from './auth/middleware.ts';
 import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
@@ -43,6 +44,8 @@ export interface GatewayDeps {
   adminToken: string;
   defaultWriteLimit: RateLimit;
   authCacheMs: number;
+  /** Budgets of failed authentications (LODE_AUTH_FAILURES_*), counted in `limiter`; the defaults unless given. */
+  authFailureLimits?: AuthFailureLimits;
   /** The largest body any route reads (LODE_BODY_LIMIT); each route reads at most its own limit below it. */
   bodyLimit: string;
   /** Services /readyz pings over the bus. */
@@ -69,7 +72,8 @@ export interface Gateway {
 }
 
 export function createGatewayApp(deps: GatewayDeps): Gateway {
-  const authenticator = new Authenticator(identityKeyDirectory(deps.bus), { ttlMs: deps.authCacheMs });
+  const throttle = new FailureThrottle(deps.limiter, deps.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS);
+  const authenticator = new Authenticator(identityKeyDirectory(deps.bus), { ttlMs: deps.authCacheMs, throttle });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -97,8 +101,8 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   const readBody = jsonBody(Math.min(ceiling, DEFAULT_BODY_LIMIT));
   app.use(refuseUnacceptableQuery);
   app.use(authRoutes(authenticator, readBody));
-  app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator, publicUrl: deps.publicUrl, readBody }));
-  app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc, deps.publicUrl), readBody }));
+  app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator, throttle, publicUrl: deps.publicUrl, readBody }));
+  app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc, deps.publicUrl), throttle, readBody }));
   app.use(dashboardRoutes({ bus: deps.bus, authenticator, readBody }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { env } from '@lode/config';
 import { busSettings } from '@lode/bus';
+import { DEFAULT_AUTH_FAILURE_LIMITS } from './auth/failure-throttle.ts';
 
 /** Express's 'trust proxy': true, false, a number of hops, or comma-separated addresses, subnets and names. */
 export type TrustProxy = boolean | number | string;
@@ -19,6 +20,13 @@ export const gatewaySettings = {
   LODE_WRITE_RATE_BURST: env.int(100, 1),
   /** How long an API key's identity is cached; bounds how late a revocation takes effect. */
   LODE_AUTH_CACHE_MS: env.int(5000),
+  /**
+   * Failed authentications let through per window before further attempts answer 429: per client
+   * address for each kind of credential (API key, admin token, sign-in link), and per API key.
+   */
+  LODE_AUTH_FAILURES_PER_ADDRESS: env.int(DEFAULT_AUTH_FAILURE_LIMITS.perAddress, 1),
+  LODE_AUTH_FAILURES_PER_KEY: env.int(DEFAULT_AUTH_FAILURE_LIMITS.perKey, 1),
+  LODE_AUTH_FAILURE_WINDOW_MS: env.int(DEFAULT_AUTH_FAILURE_LIMITS.windowMs, 1000),
   LODE_BODY_LIMIT: z.string().default('16mb'),
   /** Longest silence on a live event feed: a keep-alive comment keeps proxies from closing it. */
   LODE_FEED_HEARTBEAT_MS: env.int(10_000, 100),
@@ -48,6 +56,9 @@ type GatewaySettings = {
   LODE_WRITE_RATE_PER_SECOND: number;
   LODE_WRITE_RATE_BURST: number;
   LODE_AUTH_CACHE_MS: number;
+  LODE_AUTH_FAILURES_PER_ADDRESS: number;
+  LODE_AUTH_FAILURES_PER_KEY: number;
+  LODE_AUTH_FAILURE_WINDOW_MS: number;
   LODE_BODY_LIMIT: string;
   LODE_FEED_HEARTBEAT_MS: number;
   LODE_OIDC_ISSUER?: string | undefined;
@@ -70,6 +81,11 @@ export function gatewayTuning(config: GatewaySettings) {
   return {
     defaultWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
     authCacheMs: config.LODE_AUTH_CACHE_MS,
+    authFailureLimits: {
+      perAddress: config.LODE_AUTH_FAILURES_PER_ADDRESS,
+      perKey: config.LODE_AUTH_FAILURES_PER_KEY,
+      windowMs: config.LODE_AUTH_FAILURE_WINDOW_MS,
+    },
     bodyLimit: config.LODE_BODY_LIMIT,
     feedHeartbeatMs: config.LODE_FEED_HEARTBEAT_MS,
     oidc: oidcSettings(config),

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { errors } from '@lode/errors';
 import { uuid, type Actor, type identity } from '@lode/contracts';
 import type { Authenticator } from './authenticator.ts';
+import { clientAddress } from './failure-throttle.ts';
 import { toActor } from './identity.ts';
 import type { RateLimit, WriteLimiter } from '../ratelimit/limiter.ts';
 
@@ -9,7 +10,7 @@ export function requireKey(authenticator: Authenticator): RequestHandler {
   return async (req, res, next) => {
     const authorization = req.get('authorization');
     const deviceId = req.get('x-device-id');
-    res.locals.identity = await authenticator.authenticate(authorization, deviceId);
+    res.locals.identity = await authenticator.authenticate(authorization, deviceId, clientAddress(req));
     res.locals.recheck = (() => authenticator.authenticate(authorization, deviceId)) satisfies Recheck;
     next();
   };

@@ -42,6 +42,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   empty_draft: 422,
   rate_limited: 429,
   too_many_feeds: 429,
+  too_many_failed_attempts: 429,
   internal: 500,
   service_unavailable: 503,
   sync_catching_up: 503,

@@ -15,7 +15,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Too large',
   415: 'Unsupported media type',
   422: 'Unprocessable',
-  429: 'Too many: the write rate limit (retry after Retry-After seconds), or open live feeds',
+  429: 'Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds)',
   500: 'Internal error',
   503: 'Unavailable; retry after Retry-After seconds',
   504: 'No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds',
@@ -56,8 +56,8 @@ export function errorStatuses(op: Operation | RedirectOperation, group: Pick<Ope
   if (!group.beforeBodyGuards) add(...BODY_REFUSALS);
   // A route with no auth makes no bus call unless it says so (health, this description, the session options).
   if (op.auth !== 'none') add('service_unavailable', 'timeout');
-  if (op.auth === 'key') add('missing_key', 'device_mismatch', 'not_found');
-  if (op.auth === 'admin') add('unauthorized');
+  if (op.auth === 'key') add('missing_key', 'device_mismatch', 'not_found', 'too_many_failed_attempts');
+  if (op.auth === 'admin') add('unauthorized', 'too_many_failed_attempts');
   if (op.auth === 'session') {
     add('unauthorized');
     if (needsCsrfToken(op.method)) add('forbidden');

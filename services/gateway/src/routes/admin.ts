@@ -5,20 +5,28 @@ import type { Bus } from '@lode/bus';
 import { identity, sessions, uuid } from '@lode/contracts';
 import { bearerToken } from '../auth/api-key.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import { clientAddress, type FailureThrottle } from '../auth/failure-throttle.ts';
 import { publicOrigin } from '../auth/public-url.ts';
 import { parse } from '../http/parse.ts';
 import { noStore } from '../http/security-headers.ts';
 import { adminWebhookRoutes } from './webhooks.ts';
 import { addMemberBody, createKeyBody, createOrgBody, createProjectBody, createUserBody, listQuery, setUserEmailBody } from '../http/admin-bodies.ts';
 
-/** Compares SHA-256 digests so the comparison takes the same time whatever the token's length. */
-function requireAdminToken(token: string): RequestHandler {
+const adminTokenRequired = () => errors.unauthorized('Admin token required: Authorization: Bearer $LODE_ADMIN_TOKEN');
+
+/**
+ * Compares SHA-256 digests so the comparison takes the same time whatever the token's length. The
+ * comparison costs nothing, so the budget of failures is there against guessing: a spent budget
+ * refuses even the right token, as answering it would tell a guesser which guess was right.
+ */
+function requireAdminToken(token: string, throttle: FailureThrottle): RequestHandler {
   const expected = createHash('sha256').update(token).digest();
-  return (req, _res, next) => {
-    const given = bearerToken(req.get('authorization')) ?? '';
-    if (!timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
-      throw errors.unauthorized('Admin token required: Authorization: Bearer $LODE_ADMIN_TOKEN');
-    }
+  return async (req, _res, next) => {
+    const given = bearerToken(req.get('authorization'));
+    if (given === undefined) throw adminTokenRequired();
+    await throttle.attempt(throttle.byAddress('admin-token', clientAddress(req)), async () => {
+      if (!timingSafeEqual(createHash('sha256').update(given).digest(), expected)) throw adminTokenRequired();
+    });
     next();
   };
 }
@@ -30,11 +38,18 @@ function idParam(value: unknown, what: string): string {
 }
 
 /** The operator API of issue 2: orgs, users, memberships, projects and keys, each an identity service call. */
-export function adminRoutes(deps: { bus: Bus; adminToken: string; authenticator: Authenticator; publicUrl: string | undefined; readBody: RequestHandler }): Router {
+export function adminRoutes(deps: {
+  bus: Bus;
+  adminToken: string;
+  authenticator: Authenticator;
+  throttle: FailureThrottle;
+  publicUrl: string | undefined;
+  readBody: RequestHandler;
+}): Router {
   const { bus } = deps;
   const router = Router();
   // The token first, then the body: a caller without the token never has its body read.
-  router.use('/admin', requireAdminToken(deps.adminToken), deps.readBody);
+  router.use('/admin', requireAdminToken(deps.adminToken, deps.throttle), deps.readBody);
 
   router.post('/admin/v1/orgs', async (req, res) => {
     res.status(201).json(await bus.call(identity.createOrg, parse(createOrgBody, req.body)));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError, errors } from '@lode/errors';
 import { sessions } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
+import { clientAddress, type FailureThrottle } from '../auth/failure-throttle.ts';
 import type { OidcSignIn } from '../auth/oidc.ts';
 import { clearSessionCookies, sessionToken, setSessionCookies } from '../auth/session-cookie.ts';
 import { requireSession, sessionOf } from '../auth/sessions.ts';
@@ -26,8 +27,8 @@ const OIDC_REFUSALS = new Map([
 ]);
 
 /** Where a person signs in (a one-time link or OpenID Connect), reads their session and signs out. */
-export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; readBody: RequestHandler }): Router {
-  const { bus, oidc } = deps;
+export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; throttle: FailureThrottle; readBody: RequestHandler }): Router {
+  const { bus, oidc, throttle } = deps;
   const router = Router();
   // Every answer here is a sign-in with its CSRF token, who is signed in, or the end of a session.
   router.use('/api/v1/session', noStore);
@@ -36,9 +37,12 @@ export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; re
 
   // The link's token comes in a JSON body, never a GET: a mail scanner opening the link spends nothing.
   // That body is the credential, so it is read before anyone is known: within a limit for one token.
+  // A used, expired or unknown token spends the address's budget of failures (a malformed one, refused
+  // unlooked-up, does not); once it is spent, no token from there is looked up until it refills.
   router.post('/api/v1/session', jsonBody(SIGN_IN_BODY_LIMIT), async (req, res) => {
     const { token } = parse(signInBody, req.body);
-    const session = await bus.call(sessions.redeemSignInLink, { token });
+    const redeem = () => bus.call(sessions.redeemSignInLink, { token });
+    const session = await throttle.attempt(throttle.byAddress('sign-in-link', clientAddress(req)), redeem);
     setSessionCookies(req, res, session);
     res.status(201).json({ user: session.user, csrfToken: session.csrfToken });
   });

@@ -21,7 +21,7 @@ export const sessionOperations: OperationGroup = {
       body: signInBody,
       status: 201,
       reply: signedIn,
-      errors: [400, 401, 503],
+      errors: [400, 401, 429, 503],
     },
     { method: 'get', path: '/api/v1/session/options', summary: 'Which sign-in methods this server offers', auth: 'none', reply: z.object({ oidc: z.boolean() }) },
     { method: 'get', path: '/api/v1/session', summary: 'The current session', auth: 'session', reply: sessionView },
