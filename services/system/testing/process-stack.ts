@@ -100,6 +100,10 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     LODE_PUBLIC_URL: gatewayUrls[0],
     LODE_ADMIN_TOKEN: adminToken,
     LODE_CURSOR_SECRET: randomBytes(32).toString('hex'),
+    // Every stack's clients come from 127.0.0.1 and count in the one test Redis: failed-authentication
+    // budgets out of the way, so one test's bad keys never throttle another's first requests.
+    LODE_AUTH_FAILURES_PER_ADDRESS: '1000000',
+    LODE_AUTH_FAILURES_PER_KEY: '1000000',
     NODE_OPTIONS: [process.env.NODE_OPTIONS, CONTAINER_HEAP_FLAGS].filter(Boolean).join(' '),
     ...(options.storage === 's3'
       ? {

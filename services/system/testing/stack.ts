@@ -5,7 +5,7 @@ import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus,
 import { createLocalObjectHandler, instrumentStorage, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { createLogger } from '@lode/telemetry';
 import { closeServer, listen } from '@lode/runtime';
-import { createGatewayApp, MemoryWriteLimiter, PROJECT_SERVICES, RedisWriteLimiter, type Gateway } from '@lode/gateway';
+import { createGatewayApp, MemoryWriteLimiter, PROJECT_SERVICES, RedisWriteLimiter, type AuthFailureLimits, type Gateway } from '@lode/gateway';
 import { createTestDatabase, freePort, Seeder, TEST_NATS_URL, TEST_REDIS_URL, testS3Options, uniqueName } from '@lode/testkit';
 import { startInProcess, type InProcessServices } from '../src/in-process.ts';
 import type { RunningOf } from '../src/registry.ts';
@@ -18,6 +18,8 @@ export interface StackOptions {
   storage?: 'local' | 's3';
   defaultWriteLimit?: { perSecond: number; burst: number };
   authCacheMs?: number;
+  /** Budgets of failed authentications; out of the way unless given, as the write limit is. */
+  authFailureLimits?: AuthFailureLimits;
   /** The commit service's lock fence lifetime. */
   fenceTtlMs?: number;
   /** How long a sync waits for its read model to catch up with the latest commit. */
@@ -109,7 +111,10 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     environment,
   });
 
-  const limiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, { prefix: `${uniqueName('lode-test')}:` }) : new MemoryWriteLimiter();
+  const redisLimiter = options.limiter === 'redis' ? new RedisWriteLimiter(TEST_REDIS_URL, { prefix: `${uniqueName('lode-test')}:` }) : undefined;
+  // Counted in Redis from the first request, not in the gateway's fallback while it connects.
+  await redisLimiter?.connected();
+  const limiter = redisLimiter ?? new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
   const gateway = createGatewayApp({
     bus: gatewayBus,
@@ -118,6 +123,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     adminToken,
     defaultWriteLimit: options.defaultWriteLimit ?? { perSecond: 10_000, burst: 10_000 },
     authCacheMs: options.authCacheMs ?? 5000,
+    authFailureLimits: options.authFailureLimits ?? { perAddress: 1_000_000, perKey: 1_000_000, windowMs: 60_000 },
     bodyLimit: '16mb',
     services: PROJECT_SERVICES,
     localObjects: local && createLocalObjectHandler(local),

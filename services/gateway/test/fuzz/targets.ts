@@ -21,11 +21,17 @@ export interface FuzzTarget {
 }
 
 /**
- * Writes far above what the fuzz sends, so its requests reach validation and the services instead
- * of a 429; and a sync waits for its read model as long as a loaded machine may need, so a 503
+ * Writes and failed authentications far above what the fuzz sends, so its requests reach validation
+ * and the services instead of a 429; and a sync waits for its read model as long as a loaded machine may need, so a 503
  * `sync_catching_up` means a stuck projection, not a slow one.
  */
-const FUZZ_SETTINGS = { LODE_WRITE_RATE_PER_SECOND: '1000000', LODE_WRITE_RATE_BURST: '1000000', LODE_SYNC_CATCH_UP_MS: '60000' };
+const FUZZ_SETTINGS = {
+  LODE_WRITE_RATE_PER_SECOND: '1000000',
+  LODE_WRITE_RATE_BURST: '1000000',
+  LODE_AUTH_FAILURES_PER_ADDRESS: '1000000',
+  LODE_AUTH_FAILURES_PER_KEY: '1000000',
+  LODE_SYNC_CATCH_UP_MS: '60000',
+};
 
 async function distinctFreePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
