@@ -22,7 +22,6 @@ const schema = z.object({
   ...storageSettings,
   // Made once and kept in the data directory when not given.
   LODE_CURSOR_SECRET: z.string().min(32).optional(),
-  LODE_PG_PORT: env.port(54329),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
   ...opsSettings,
 });
@@ -31,9 +30,9 @@ async function main(): Promise<void> {
   const config = loadConfig(schema);
   const dataDir = path.resolve(config.LODE_DATA_DIR);
   // Secrets, the database and blobs: no other local user may list or read them. Run as root, the
-  // embedded Postgres runs as a user of its own, which must pass through to its directory inside.
+  // embedded Postgres runs as a user of its own, which must pass through to its directories inside.
   await ensurePrivateDirectory(dataDir, process.getuid?.() === 0 ? TRAVERSABLE_DIRECTORY : PRIVATE_DIRECTORY);
-  const postgres = await startEmbeddedPostgres(dataDir, config.LODE_PG_PORT, logger);
+  const postgres = await startEmbeddedPostgres(dataDir, logger);
   const adminToken = config.LODE_ADMIN_TOKEN ?? (await embeddedAdminToken(dataDir));
   const storageSecret = config.LODE_STORAGE_SECRET ?? (await persistentSecret(dataDir, 'storage-secret')).value;
   const cursorSecret = config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value;

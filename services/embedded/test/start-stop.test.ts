@@ -37,8 +37,8 @@ describe('npm start', () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'lode-start-'));
     // As an earlier version left it: readable by every local user. Lode tightens it at start.
     await chmod(dataDir, 0o755);
-    const [port, pgPort, opsPort] = [await freePort(), await freePort(), await freePort()];
-    env = { PORT: String(port), LODE_PG_PORT: String(pgPort), LODE_OPS_PORT: String(opsPort), LODE_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+    const [port, opsPort] = [await freePort(), await freePort()];
+    env = { PORT: String(port), LODE_OPS_PORT: String(opsPort), LODE_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   });
   afterAll(async () => {
     for (const lode of launched) if (lode.npm.exitCode === null && lode.npm.signalCode === null) lode.npm.kill('SIGTERM');
@@ -95,8 +95,11 @@ describe('npm start', () => {
     // Secrets and blobs are Lode's user's only; run as root, its Postgres's user may pass through the data directory, never list it.
     const modeOf = async (name: string) => (await stat(path.join(dataDir, name))).mode & 0o777;
     expect(await modeOf('.')).toBe(process.getuid?.() === 0 ? 0o711 : 0o700);
-    for (const secret of ['admin-token', 'storage-secret', 'cursor-secret']) expect(await modeOf(secret), secret).toBe(0o600);
+    for (const secret of ['admin-token', 'storage-secret', 'cursor-secret', 'postgres-password', 'postgres-superuser-password']) {
+      expect(await modeOf(secret), secret).toBe(0o600);
+    }
     expect(await modeOf('blobs')).toBe(0o700);
+    expect(await modeOf('postgres-socket')).toBe(0o700);
     // The access line, as the real logger writes it: one request_id (the logger's own and the line's merge).
     await expect.poll(() => lode.output().split('\n').filter((line) => line.includes('"route":"/admin/v1/orgs"'))).toHaveLength(1);
     const access = lode.output().split('\n').find((line) => line.includes('"route":"/admin/v1/orgs"')) ?? '';
@@ -132,7 +135,7 @@ describe('npm start', () => {
     expect(orgs.body.data?.map((org) => org.slug)).toEqual(['kept']);
 
     // A second Lode on the same data directory must not take the running one's Postgres away.
-    const second = start({ PORT: String(await freePort()), LODE_PG_PORT: String(await freePort()), LODE_OPS_PORT: String(await freePort()) });
+    const second = start({ PORT: String(await freePort()), LODE_OPS_PORT: String(await freePort()) });
     expect((await second.exited).code).not.toBe(0);
     expect(second.output()).toContain('Another Lode');
     expect((await fetch(`${next.baseUrl}/readyz`)).status).toBe(200);
