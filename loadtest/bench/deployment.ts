@@ -15,6 +15,7 @@ import {
   type ServiceProcess,
 } from '@lode/testkit';
 import { startProcessStack } from '@lode/system/testing';
+import { embeddedDatabaseUrl } from '@lode/embedded/embedded-postgres';
 import { LocalBlobStorage, localStorageDir, S3BlobStorage } from '@lode/storage';
 import { localBlobWriter, s3BlobWriter, type BlobWriter } from './blobs.ts';
 
@@ -50,13 +51,12 @@ export async function startEmbedded(): Promise<Deployment> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-bench-'));
   // As root, embedded Postgres runs initdb as its own OS user, which must reach the data directory.
   await chmod(dataDir, 0o755);
-  const [port, pgPort] = [await freePort(), await freePort()];
+  const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const adminToken = randomBytes(24).toString('hex');
   const storageSecret = randomBytes(32).toString('hex');
   const child = spawnService('embedded', {
     PORT: String(port),
-    LODE_PG_PORT: String(pgPort),
     LODE_DATA_DIR: dataDir,
     LODE_ADMIN_TOKEN: adminToken,
     LODE_STORAGE_SECRET: storageSecret,
@@ -68,7 +68,7 @@ export async function startEmbedded(): Promise<Deployment> {
     await rm(dataDir, { recursive: true, force: true });
   };
   await ready(baseUrl, [child], stop);
-  const databaseUrl = `postgres://postgres:lode-embedded@127.0.0.1:${pgPort}/lode`;
+  const databaseUrl = await embeddedDatabaseUrl(dataDir);
   const local = new LocalBlobStorage({ dir: localStorageDir(dataDir), secret: storageSecret, publicUrl: baseUrl });
   return {
     mode: 'embedded',
