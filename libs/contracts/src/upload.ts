@@ -21,7 +21,16 @@ export const initiateFileSchema = z.object({
 });
 export type InitiateFile = z.infer<typeof initiateFileSchema>;
 
-export const requiredHeadersSchema = z.object({ 'Content-Length': z.string(), 'Content-MD5': z.string() });
+/**
+ * What the upload's PUT must send verbatim: its signature covers them. Content-Type comes with S3
+ * storage, which keeps an object's type and serves it: it is signed so that no uploader chooses it.
+ */
+export const requiredHeadersSchema = z.object({
+  'Content-Length': z.string(),
+  'Content-MD5': z.string(),
+  'Content-Type': z.literal('application/octet-stream').optional(),
+});
+export type RequiredHeaders = z.infer<typeof requiredHeadersSchema>;
 
 export const uploadFormSchema = z.object({
   path: z.string(),

@@ -7,3 +7,4 @@ export { S3BlobStorage, type S3StorageOptions } from './s3-storage.ts';
 export { QueryPresigner } from './sigv4.ts';
 export { instrumentStorage } from './instrumented-storage.ts';
 export { mapConcurrently } from './concurrency.ts';
+export { fileNameOf } from './content-disposition.ts';

@@ -5,7 +5,8 @@ import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { sealedHeader } from './local-heads.ts';
 import { LOCAL_OBJECTS_ROUTE, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, type LocalBlobStorage } from './local-storage.ts';
-import { isValidStorageKey } from './storage.ts';
+import { attachmentDisposition } from './content-disposition.ts';
+import { isValidStorageKey, OBJECT_CONTENT_TYPE } from './storage.ts';
 import { verify } from './local-signing.ts';
 import { parseRange } from './range.ts';
 import { PooledWorker, ThreadPool } from './thread-pool.ts';
@@ -40,9 +41,10 @@ export function createLocalObjectHandler(storage: LocalBlobStorage) {
         return await receive(storage, req, res, { key, size: Number(contentLength), contentMd5, sha256 });
       }
       if (req.method === 'GET' || req.method === 'HEAD') {
-        if (!verify(secret, { method: 'GET', key, expires }, signature)) return refuse(res, signatureMismatch);
+        const filename = url.searchParams.get('filename') ?? undefined;
+        if (!verify(secret, { method: 'GET', key, expires, filename }, signature)) return refuse(res, signatureMismatch);
         if (expired(expires)) return refuse(res, urlExpired);
-        return await send(storage, req, res, key);
+        return await send(storage, req, res, key, filename);
       }
       res.setHeader('Allow', 'GET, HEAD, PUT');
       return refuse(res, { status: 405, code: 'method_not_allowed', message: 'Use GET, HEAD or PUT' });
@@ -370,7 +372,7 @@ function writers(): WriterPool {
   return pool;
 }
 
-async function send(storage: LocalBlobStorage, req: IncomingMessage, res: ServerResponse, key: string): Promise<void> {
+async function send(storage: LocalBlobStorage, req: IncomingMessage, res: ServerResponse, key: string, filename: string | undefined): Promise<void> {
   const stored = await storage.locate(key);
   if (!stored) return refuse(res, { status: 404, code: 'no_such_key', message: 'No such object' });
   const { size, offset } = stored;
@@ -381,9 +383,9 @@ async function send(storage: LocalBlobStorage, req: IncomingMessage, res: Server
   }
   const { start, end } = range ?? { start: 0, end: size - 1 };
   res.writeHead(range ? 206 : 200, {
-    'Content-Type': 'application/octet-stream',
+    'Content-Type': OBJECT_CONTENT_TYPE,
     // An uploader chose these bytes: a browser saves them, never renders them as a page of this origin.
-    'Content-Disposition': 'attachment',
+    'Content-Disposition': attachmentDisposition(filename),
     'X-Content-Type-Options': 'nosniff',
     'Content-Length': String(Math.max(0, end - start + 1)),
     'Accept-Ranges': 'bytes',

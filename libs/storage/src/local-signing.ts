@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * What a local presigned URL binds: method, key, expiry and, for PUT, the exact length, MD5 and
- * SHA-256 of the body. Changing any of them (or the URL) invalidates the signature.
+ * SHA-256 of the body; for GET, the name the download is saved under, if it has one. Changing any of
+ * them (or the URL) invalidates the signature.
  */
 export interface SignedFields {
   method: 'PUT' | 'GET';
@@ -11,10 +12,13 @@ export interface SignedFields {
   contentLength?: string;
   contentMd5?: string;
   sha256?: string;
+  filename?: string | undefined;
 }
 
 export function sign(secret: string, f: SignedFields): string {
-  const canonical = [f.method, f.key, f.expires, f.contentLength ?? '', f.contentMd5 ?? '', f.sha256 ?? ''].join('\n');
+  // The name is appended only when there is one: URLs signed before names were signed stay valid.
+  const fields = [f.method, f.key, f.expires, f.contentLength ?? '', f.contentMd5 ?? '', f.sha256 ?? ''];
+  const canonical = (f.filename === undefined ? fields : [...fields, f.filename]).join('\n');
   return createHmac('sha256', secret).update(canonical).digest('base64url');
 }
 

@@ -55,8 +55,10 @@ export class LocalBlobStorage implements BlobStorage {
 
   async presignGet(input: PresignGetInput): Promise<string> {
     const expires = Math.floor(Date.now() / 1000) + input.expiresInSeconds;
-    const signature = sign(this.options.secret, { method: 'GET', key: input.key, expires });
-    return `${this.options.publicUrl}${LOCAL_OBJECTS_ROUTE}${input.key}?expires=${expires}&signature=${signature}`;
+    const filename = input.filename || undefined;
+    const signature = sign(this.options.secret, { method: 'GET', key: input.key, expires, filename });
+    const named = filename === undefined ? '' : `&filename=${encodeURIComponent(filename)}`;
+    return `${this.options.publicUrl}${LOCAL_OBJECTS_ROUTE}${input.key}?expires=${expires}${named}&signature=${signature}`;
   }
 
   async head(key: string): Promise<ObjectInfo | null> {

@@ -16,7 +16,8 @@ import { pipeline } from 'node:stream/promises';
 import { mapConcurrently } from './concurrency.ts';
 import { asStorageOutage } from './storage-outage.ts';
 import { QueryPresigner } from './sigv4.ts';
-import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput, StoredContent } from './storage.ts';
+import { attachmentDisposition } from './content-disposition.ts';
+import { OBJECT_CONTENT_TYPE, type BlobStorage, type ObjectInfo, type PresignedPut, type PresignGetInput, type PresignPutInput, type StoredContent } from './storage.ts';
 
 export interface S3StorageOptions {
   /** Custom endpoint (MinIO, R2, Ceph, Swift); omit for AWS. */
@@ -94,17 +95,28 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async presignPut(input: PresignPutInput): Promise<PresignedPut> {
-    const headers = { 'Content-Length': String(input.size), 'Content-MD5': input.contentMd5 };
-    // Signed as headers, not query parameters: storage then refuses a body of any other length or MD5.
+    const headers = { 'Content-Length': String(input.size), 'Content-MD5': input.contentMd5, 'Content-Type': OBJECT_CONTENT_TYPE };
+    // Signed as headers, not query parameters: storage then refuses a body of any other length or MD5,
+    // and an object of any other type (S3 keeps the PUT's Content-Type and serves it on GET).
     const url = await this.#presign('PUT', input.key, input.expiresInSeconds, {
       'content-length': headers['Content-Length'],
       'content-md5': headers['Content-MD5'],
+      'content-type': headers['Content-Type'],
     });
     return { url, headers };
   }
 
+  /**
+   * Served as the local driver serves its objects: as bytes to save (S3's response overrides, signed
+   * in, so they cannot be dropped from the URL), whatever type an object was stored with, objects
+   * from before Content-Type was signed included. S3 sends no `X-Content-Type-Options`; a type a
+   * browser does not render and a download disposition leave it nothing to sniff.
+   */
   async presignGet(input: PresignGetInput): Promise<string> {
-    return this.#presign('GET', input.key, input.expiresInSeconds, {});
+    return this.#presign('GET', input.key, input.expiresInSeconds, {}, {
+      'response-content-type': OBJECT_CONTENT_TYPE,
+      'response-content-disposition': attachmentDisposition(input.filename),
+    });
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
@@ -222,7 +234,7 @@ export class S3BlobStorage implements BlobStorage {
     }
   }
 
-  async #presign(method: 'PUT' | 'GET', key: string, expiresIn: number, headers: Record<string, string>): Promise<string> {
+  async #presign(method: 'PUT' | 'GET', key: string, expiresIn: number, headers: Record<string, string>, query?: Record<string, string>): Promise<string> {
     const path = this.#options.forcePathStyle ? `/${this.#options.bucket}/${key}` : `/${key}`;
     return this.#presigner.presign({
       method,
@@ -230,6 +242,7 @@ export class S3BlobStorage implements BlobStorage {
       host: this.#base.host,
       path: this.#base.pathname.replace(/\/$/, '') + path,
       headers,
+      query,
       expiresIn,
     });
   }

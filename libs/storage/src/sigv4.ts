@@ -15,6 +15,8 @@ export interface PresignRequest {
   path: string;
   /** Extra headers to sign, lowercase names (host is always signed). */
   headers: Record<string, string>;
+  /** Query parameters of the URL besides SigV4's own (S3's `response-*` overrides), signed with it. */
+  query?: Record<string, string>;
   expiresIn: number;
   now?: Date;
 }
@@ -46,7 +48,8 @@ export class QueryPresigner {
     const headers: Record<string, string> = { ...request.headers, host: request.host };
     const names = Object.keys(headers).sort();
     const signedHeaders = names.join(';');
-    const canonicalQuery = this.#canonicalQuery(amzDate, scope, request.expiresIn, signedHeaders);
+    const signing = this.#canonicalQuery(amzDate, scope, request.expiresIn, signedHeaders);
+    const canonicalQuery = request.query ? withParameters(signing, request.query) : signing;
     const canonicalHeaders = names.map((n) => `${n}:${headers[n].trim()}\n`).join('');
     const canonicalRequest = [request.method, request.path, canonicalQuery, canonicalHeaders, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
     const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
@@ -83,6 +86,16 @@ export class QueryPresigner {
     }
     return this.#signingKey.key;
   }
+}
+
+/** A canonical query with more parameters, still sorted by encoded name as SigV4 requires. */
+function withParameters(canonical: string, parameters: Record<string, string>): string {
+  const pairs = Object.entries(parameters).map(([name, value]) => [rfc3986(name), `${rfc3986(name)}=${rfc3986(value)}`] as const);
+  const signing = canonical.split('&').map((pair) => [pair.slice(0, pair.indexOf('=')), pair] as const);
+  return [...signing, ...pairs]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, pair]) => pair)
+    .join('&');
 }
 
 function rfc3986(value: string): string {

@@ -14,13 +14,21 @@ export interface PresignPutInput {
 
 export interface PresignedPut {
   url: string;
-  /** Headers the client must send verbatim: Content-Length and Content-MD5 at least. */
+  /**
+   * Headers the client must send verbatim: Content-Length and Content-MD5 at least, and Content-Type
+   * where the store keeps and serves one (S3), so that no uploader chooses it.
+   */
   headers: Record<string, string>;
 }
+
+/** The only type an object is stored and served as: bytes to save, never a page to render. */
+export const OBJECT_CONTENT_TYPE = 'application/octet-stream';
 
 export interface PresignGetInput {
   key: string;
   expiresInSeconds: number;
+  /** The name a browser saves the download under (the file's last path segment); none: the URL's. */
+  filename?: string | undefined;
 }
 
 export interface ObjectInfo {

@@ -63,6 +63,21 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
+  it('serves a download under the file name it was signed with, and refuses a URL whose name was changed', async () => {
+    const bytes = Buffer.from('<html><script>alert(1)</script></html>');
+    const put = await presign(bytes);
+    expect((await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes })).status).toBe(200);
+    const url = await storage.presignGet({ key: put.key, expiresInSeconds: 60, filename: 'Ölfass "final".html' });
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="_lfass _final_.html"; filename*=UTF-8''%C3%96lfass%20%22final%22.html`);
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    const renamed = url.replace(/filename=[^&]+/, 'filename=invoice.exe');
+    expect((await fetch(renamed)).status).toBe(403);
+    expect((await fetch(url.replace(/&filename=[^&]+/, ''))).status).toBe(403);
+  });
+
   it('stores a body of several pieces as one file, sealed with its SHA-256, and serves, ranges, hashes and deletes it', async () => {
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
     const put = await presign(bytes);

@@ -1,3 +1,4 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStorage } from '../src/index.ts';
@@ -5,10 +6,13 @@ import { describeContent, testS3Options } from '@lode/testkit';
 
 describe('S3 driver against a real S3 (Swift s3api): storage refuses every body that was not signed', () => {
   let storage: S3BlobStorage;
+  let bucket: string;
   let counter = 0;
 
   beforeAll(async () => {
-    storage = new S3BlobStorage(testS3Options());
+    const options = testS3Options();
+    bucket = options.bucket;
+    storage = new S3BlobStorage(options);
     await storage.ensureReady();
   });
   afterAll(() => storage?.client.destroy());
@@ -21,7 +25,7 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
   it('accepts the exact body, then HEAD, ranged GET and delete work', async () => {
     const bytes = randomBytes(64 * 1024);
     const put = await presign(bytes);
-    expect(put.headers).toEqual({ 'Content-Length': String(bytes.length), 'Content-MD5': describeContent(bytes).contentMd5 });
+    expect(put.headers).toEqual({ 'Content-Length': String(bytes.length), 'Content-MD5': describeContent(bytes).contentMd5, 'Content-Type': 'application/octet-stream' });
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes });
     expect(res.status).toBe(200);
     expect((await storage.head(put.key))?.size).toBe(bytes.length);
@@ -65,6 +69,37 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
     const put = await presign(bytes);
     const res = await fetch(put.url, { method: 'PUT', headers: { 'Content-Length': '100' }, body: bytes });
     expect(res.status).toBe(403);
+  });
+
+  it('refuses a PUT with another Content-Type, or none (403: Content-Type is signed)', async () => {
+    const bytes = Buffer.from('<html><script>alert(document.domain)</script></html>');
+    const put = await presign(bytes);
+    const asPage = await fetch(put.url, { method: 'PUT', headers: { ...put.headers, 'Content-Type': 'text/html' }, body: bytes });
+    expect(asPage.status).toBe(403);
+    expect(await asPage.text()).toContain('SignatureDoesNotMatch');
+    const { 'Content-Type': _, ...untyped } = put.headers;
+    expect((await fetch(put.url, { method: 'PUT', headers: untyped, body: bytes })).status).toBe(403);
+    expect(await storage.head(put.key)).toBeNull();
+  });
+
+  it('serves every download as bytes to save, under its file name, whatever type it was stored with', async () => {
+    const bytes = Buffer.from('<html><script>alert(document.domain)</script></html>');
+    const key = `p/test/u/page-${Date.now()}-${++counter}`;
+    // Stored as a page, as an object PUT before Content-Type was signed may have been.
+    await storage.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'text/html' }));
+    const url = await storage.presignGet({ key, expiresInSeconds: 60, filename: 'Ölfass "final".html' });
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="_lfass _final_.html"; filename*=UTF-8''%C3%96lfass%20%22final%22.html`);
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    const unnamed = await fetch(await storage.presignGet({ key, expiresInSeconds: 60 }));
+    expect(unnamed.headers.get('content-type')).toBe('application/octet-stream');
+    expect(unnamed.headers.get('content-disposition')).toBe('attachment');
+    // The overrides are signed: dropping or changing one breaks the URL.
+    expect((await fetch(url.replace(/response-content-type=[^&]+/, 'response-content-type=text%2Fhtml'))).status).toBe(403);
+    expect((await fetch(url.replace(/&response-content-disposition=[^&]+/, ''))).status).toBe(403);
+    await storage.delete([key]);
   });
 
   it('refuses a tampered signature', async () => {

@@ -81,7 +81,7 @@ export class UploadService {
             version: row.version,
             storageKey: reservation.storageKey,
             uploadUrl: signed.url,
-            requiredHeaders: signed.headers as { 'Content-Length': string; 'Content-MD5': string },
+            requiredHeaders: signed.headers as upload.RequiredHeaders,
           };
         }
       }),
