@@ -309,4 +309,21 @@ describe('batch download URLs on real S3', () => {
       expect(fetched.equals(bytes)).toBe(true);
     }
   });
+
+  it('answers URLs that S3 serves as a download of the file, under its name, never as a page', async () => {
+    const p = await stack.seed.project();
+    const page = Buffer.from('<html><script>alert(document.domain)</script></html>');
+    const file = await pushFile(p.api, p.projectId, 'Docs/Read me "now".html', page);
+    await p.api.post(`/api/v1/projects/${p.projectId}/commits`, { message: 'a', fileVersions: [{ fileId: file.fileId, version: 1, action: 'add' }] });
+    const res = await p.api.post(`/api/v1/projects/${p.projectId}/files/download-urls`, { files: [{ fileId: file.fileId }] });
+    const history = await p.api.get(`/api/v1/projects/${p.projectId}/files/${file.fileId}/versions`);
+    const urls = [(res.body.results as download.DownloadForm[])[0].downloadUrl, (history.body.data as { downloadUrl: string }[])[0].downloadUrl];
+    for (const url of urls) {
+      const served = await fetch(url);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toBe('application/octet-stream');
+      expect(served.headers.get('content-disposition')).toBe(`attachment; filename="Read me _now_.html"; filename*=UTF-8''Read%20me%20%22now%22.html`);
+      expect(Buffer.from(await served.arrayBuffer()).equals(page)).toBe(true);
+    }
+  });
 });

@@ -1,12 +1,12 @@
-import type { BlobStorage } from '@lode/storage';
+import { fileNameOf, type BlobStorage } from '@lode/storage';
 
 /** How long a committed version's download URL stays valid (docs/api.md). */
 export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 
 /**
  * The download URLs of committed versions, for the versions listing and batch download URLs alike:
- * a presigned GET of the version's object. Signing is local arithmetic in every driver, never a
- * call to the store.
+ * a presigned GET of the version's object, which a browser saves under the file's name. Signing is
+ * local arithmetic in every driver, never a call to the store.
  */
 export class DownloadLinks {
   readonly #storage: BlobStorage;
@@ -15,8 +15,8 @@ export class DownloadLinks {
     this.#storage = storage;
   }
 
-  sign(storageKey: string): Promise<string> {
-    return this.#storage.presignGet({ key: storageKey, expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS });
+  sign(storageKey: string, path: string): Promise<string> {
+    return this.#storage.presignGet({ key: storageKey, expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS, filename: fileNameOf(path) });
   }
 
   /**

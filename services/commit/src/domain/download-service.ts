@@ -49,7 +49,7 @@ export class DownloadService {
       if (row.deleted) return { ...file, error: 'The file is deleted at the tip of this branch', code: 'deleted' };
       throw new Error(`The tip of file ${row.fileId} on a branch has no commit entry`);
     }
-    return { ...file, version: row.version, sha256: row.sha256, size: row.size, downloadUrl: await this.#links.sign(row.storageKey), expiresAt };
+    return { ...file, version: row.version, sha256: row.sha256, size: row.size, downloadUrl: await this.#links.sign(row.storageKey, row.path), expiresAt };
   }
 }
 

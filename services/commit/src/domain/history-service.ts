@@ -36,7 +36,7 @@ export class HistoryService {
         uploaderId: row.uploaderId,
         uploaderName: row.uploaderName,
         commitId: row.commitId,
-        downloadUrl: await this.#links.sign(row.storageKey),
+        downloadUrl: await this.#links.sign(row.storageKey, row.path),
         createdAt: row.createdAt.toISOString(),
       })),
     );

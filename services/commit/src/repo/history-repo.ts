@@ -9,6 +9,8 @@ export interface HistoryRow {
   uploaderName: string;
   commitId: string;
   storageKey: string;
+  /** The file's path (it never changes): its download is saved under the last segment. */
+  path: string;
   createdAt: Date;
 }
 
@@ -20,7 +22,7 @@ export class HistoryRepository {
   async mainVersions(q: Queryable, projectId: string, fileId: string, before: number | undefined, limit: number): Promise<HistoryRow[]> {
     const { rows } = await q.query<HistoryRow>(
       `SELECT version_id AS id, version, size, sha256, uploader_id AS "uploaderId", uploader_name AS "uploaderName",
-              commit_id AS "commitId", storage_key AS "storageKey", version_created_at AS "createdAt"
+              commit_id AS "commitId", storage_key AS "storageKey", path, version_created_at AS "createdAt"
        FROM commit_entries
        WHERE project_id = $1 AND file_id = $2 AND branch = 'main' AND action <> 'delete' AND ($3::int IS NULL OR version < $3)
        ORDER BY version DESC LIMIT $4`,
