@@ -1,22 +1,25 @@
 #!/usr/bin/env node
-// Installed from its tarball the package holds dist/ (built by `npm run tarballs`, src/pack.ts) and
-// no sources. In the repository, Node 24 runs the TypeScript sources directly, and @lode/sdk
-// resolves to its sources too (its `development` export), so `npx lode` needs no build.
-import { existsSync } from 'node:fs';
-import module from 'node:module';
+// The entry point: only syntax and APIs that any Node able to load an ES module has (no top-level
+// await, no optional chaining), so that an older Node prints which Node lode needs instead of failing
+// on the first newer API it meets. The minimum is the package's own `engines` field, the one npm's
+// engine warning names. Everything else loads from start.js, once the check has passed.
+import { readFileSync } from 'node:fs';
 
-// Before anything loads: the modules' compiled code (and, run from sources, their stripped types)
-// is kept on disk and reused by the next run, which cut `lode --version` from 0.23 to 0.10 s of CPU.
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-module.enableCompileCache();
+const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const needed = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(manifest.engines.node);
+const minimum = [Number(needed[1]), Number(needed[2] || 0), Number(needed[3] || 0)];
+const running = process.versions.node.split('.').map(Number);
 
-const source = new URL('../src/main.ts', import.meta.url);
-if (existsSync(source) && process.features.typescript && module.registerHooks) {
-  module.registerHooks({
-    resolve: (specifier, context, next) =>
-      next(specifier, specifier === '@lode/sdk' ? { ...context, conditions: [...context.conditions, 'development'] } : context),
-  });
-  await import(source.href);
+function older(a, b) {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return false;
+}
+
+if (older(running, minimum)) {
+  const message = `lode needs Node.js ${needed[0].replace(/^>=\s*/, '')} or newer; this is Node.js ${process.versions.node} (${process.execPath}). Install a newer Node.js (https://nodejs.org/) and run lode again.`;
+  if (process.argv.indexOf('--json') !== -1) process.stdout.write(`${JSON.stringify({ error: { code: 'unsupported_node', message, required: manifest.engines.node, running: process.versions.node } })}\n`);
+  else process.stderr.write(`error: ${message}\n`);
+  process.exitCode = 1;
 } else {
-  await import('../dist/main.js');
+  import('./start.js');
 }
