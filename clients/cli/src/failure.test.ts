@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LodeApiError } from '@lode/sdk';
-import { refusedInput, toCliError } from './failure.ts';
+import { describeLock, refusedInput, toCliError } from './failure.ts';
 
 describe('an unreachable server, as the CLI reports it', () => {
   it('says so with the reason, whether the cause has an errno code or only a message', () => {
@@ -50,5 +50,29 @@ describe('API errors the CLI words itself', () => {
     expect(error.message).toBe(
       "API key is bound to another device (the first one that used it). Set LODE_DEVICE to that device's id (CI jobs must set LODE_DEVICE along with LODE_KEY), or use a key of this machine's own, or ask an operator to reset the key's device.",
     );
+  });
+});
+
+describe('authentication the gateway throttles (429 too_many_failed_attempts)', () => {
+  const throttled = (per: 'address' | 'key') =>
+    toCliError(new LodeApiError(429, { code: 'too_many_failed_attempts', message: 'Too many failed authentication attempts; retry later', per, retryAfterSeconds: 6 }, 'req-1'));
+
+  it('says whose failures are throttled, how long to wait and what to check, keeping the code and body for --json', () => {
+    const address = throttled('address');
+    expect(address).toMatchObject({ code: 'too_many_failed_attempts', exitCode: 1, details: { per: 'address', retryAfterSeconds: 6, status: 429 } });
+    expect(address.message).toBe(
+      'Too many failed authentications from this network address: the server refuses to check keys from it for the next 6 s. Wait, then check the key this machine uses (`lode login --url URL --key KEY`, or LODE_KEY): a wrong or revoked key that a program on this network keeps sending holds the address back.',
+    );
+    expect(throttled('key').message).toBe(
+      'Too many failed authentications with this key: the server refuses to check it for the next 6 s. The key is wrong, revoked or bound to another device: log in with a valid key (`lode login --url URL --key KEY`), or set LODE_DEVICE to the device the key was first used on.',
+    );
+  });
+});
+
+describe('a lock as the CLI names it', () => {
+  it('gives the holder, the time and the note, when the lock has one', () => {
+    const lock = { path: 'Levels/Castle.umap', userName: 'Bo', lockedAt: '2025-01-02T03:04:05Z' };
+    expect(describeLock({ ...lock, note: 'lighting pass' })).toBe('Levels/Castle.umap is locked by Bo since 2025-01-02T03:04:05Z: "lighting pass"');
+    expect(describeLock({ ...lock, note: '' })).toBe('Levels/Castle.umap is locked by Bo since 2025-01-02T03:04:05Z');
   });
 });

@@ -1,4 +1,5 @@
 import { LodeApiError } from '@lode/sdk';
+import { plural } from './output.ts';
 
 /** Exit codes: 0 ok, 1 error, 2 usage, 3 conflicts or locks (something a teammate holds or changed). */
 export const EXIT = { ok: 0, error: 1, usage: 2, conflict: 3 } as const;
@@ -22,11 +23,13 @@ interface LockedFile {
   path: string;
   userName: string;
   lockedAt?: string;
+  /** What the holder said they are doing (lock --note); the commit refusal's list has none. */
+  note?: string;
 }
 
-/** A lock line a person can act on: which file, who holds it, since when. */
+/** A lock line a person can act on: which file, who holds it, since when, and why. */
 export function describeLock(file: LockedFile): string {
-  return `${file.path} is locked by ${file.userName}${file.lockedAt ? ` since ${file.lockedAt}` : ''}`;
+  return `${file.path} is locked by ${file.userName}${file.lockedAt ? ` since ${file.lockedAt}` : ''}${file.note ? `: ${JSON.stringify(file.note)}` : ''}`;
 }
 
 /** An API error as the CLI reports it: a sentence that says what to do next, and the exit code. */
@@ -37,7 +40,7 @@ export function fromApiError(error: LodeApiError): CliError {
     case 'file_locked': {
       const locked = (error.body.lockedFiles as LockedFile[] | undefined) ?? [];
       const lines = locked.map((f) => `  ${describeLock(f)}`);
-      return make(`Nothing was committed: ${locked.length} file(s) are locked by teammates:\n${lines.join('\n')}\nAsk them to commit or unlock the files (an org owner or admin can run \`lode unlock --force PATH\`), then run the command again.`, EXIT.conflict);
+      return make(`Nothing was committed: ${plural(locked.length, 'file')} locked by teammates:\n${lines.join('\n')}\nAsk them to commit or unlock the files (an org owner or admin can run \`lode unlock --force PATH\`), then run the command again.`, EXIT.conflict);
     }
     case 'stale_version':
       return make('Nothing was committed: a teammate committed newer versions of some of these files. Run `lode pull`, resolve what it reports, then push again.', EXIT.conflict);
@@ -54,6 +57,8 @@ export function fromApiError(error: LodeApiError): CliError {
       );
     case 'not_lode_api':
       return notLodeServer(error, details);
+    case 'too_many_failed_attempts':
+      return make(throttledAuthentication(error));
     case 'rate_limited':
     case 'service_unavailable':
     case 'timeout':
@@ -61,6 +66,19 @@ export function fromApiError(error: LodeApiError): CliError {
     default:
       return make(`${error.message} (${error.code}, HTTP ${error.status}${error.requestId ? `, request ${error.requestId}` : ''})`);
   }
+}
+
+/**
+ * The gateway stopped checking credentials after repeated failures, from this address or with this
+ * key (the SDK already waited out its Retry-After on each retry): say whose failures, for how long,
+ * and what usually causes them.
+ */
+function throttledAuthentication(error: LodeApiError): string {
+  const seconds = typeof error.body.retryAfterSeconds === 'number' ? ` for the next ${error.body.retryAfterSeconds} s` : ' for a while';
+  if (error.body.per === 'key') {
+    return `Too many failed authentications with this key: the server refuses to check it${seconds}. The key is wrong, revoked or bound to another device: log in with a valid key (\`lode login --url URL --key KEY\`), or set LODE_DEVICE to the device the key was first used on.`;
+  }
+  return `Too many failed authentications from this network address: the server refuses to check keys from it${seconds}. Wait, then check the key this machine uses (\`lode login --url URL --key KEY\`, or LODE_KEY): a wrong or revoked key that a program on this network keeps sending holds the address back.`;
 }
 
 /**

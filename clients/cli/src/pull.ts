@@ -3,6 +3,7 @@ import path from 'node:path';
 import { downloadFiles } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
+import { plural } from './output.ts';
 import { TransferProgress } from './progress.ts';
 import { scopedEntries, workspaceStatus, type StatusEntry } from './status.ts';
 import type { Workspace } from './workspace.ts';
@@ -70,7 +71,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   }
   await workspace.save();
   if (result.failures.length > 0) {
-    throw new CliError(`${result.failures.length} file(s) could not be downloaded (pull again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`, {
+    throw new CliError(`${plural(result.failures.length, 'file')} could not be downloaded (pull again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`, {
       code: 'download_failed',
       details: { failures: result.failures },
     });

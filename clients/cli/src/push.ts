@@ -1,6 +1,7 @@
 import { allPages, commitFiles, isRefusal, uploadFiles, type CommitCreated, type CommitEntry } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
+import { plural } from './output.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
 import { branchExists, inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
@@ -44,7 +45,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const conflicts = scoped.filter((e) => e.status === 'conflict');
   if (conflicts.length > 0) {
     throw new CliError(
-      `${conflicts.length} file(s) changed here and by a teammate since your last pull:\n${conflicts.map((c) => `  ${c.path} (${c.row.remoteVersion === null ? 'deleted remotely' : `remote version ${c.row.remoteVersion}`})`).join('\n')}\nKeep a copy of your version, run \`lode pull\` after moving it aside, then push again.`,
+      `${plural(conflicts.length, 'file')} changed here and by a teammate since your last pull:\n${conflicts.map((c) => `  ${c.path} (${c.row.remoteVersion === null ? 'deleted remotely' : `remote version ${c.row.remoteVersion}`})`).join('\n')}\nKeep a copy of your version, run \`lode pull\` after moving it aside, then push again.`,
       { exitCode: EXIT.conflict, code: 'conflict', details: { conflicts: conflicts.map((c) => c.path) } },
     );
   }
@@ -77,7 +78,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   }
   if (result.failures.length > 0) {
     throw new CliError(
-      `${result.failures.length} file(s) could not be uploaded (nothing was committed; run the push again to retry them):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`,
+      `${plural(result.failures.length, 'file')} could not be uploaded (nothing was committed; run the push again to retry them):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`,
       { code: 'upload_failed', details: { failures: result.failures } },
     );
   }
@@ -144,7 +145,7 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
 function refuseCaseCollisions(groups: string[][]): void {
   if (groups.length === 0) return;
   throw new CliError(
-    `Nothing was pushed: ${groups.length} group(s) of files have names that differ only in letter case, and Lode keeps one file per name ignoring case (teammates on Windows and macOS could not hold both):\n${groups.map((g) => `  ${g.join(', ')}`).join('\n')}\nRename or delete all but one of each (or list them in .lodeignore), then push again.`,
+    `Nothing was pushed: ${plural(groups.length, 'group')} of files with names that differ only in letter case, and Lode keeps one file per name ignoring case (teammates on Windows and macOS could not hold both):\n${groups.map((g) => `  ${g.join(', ')}`).join('\n')}\nRename or delete all but one of each (or list them in .lodeignore), then push again.`,
     { code: 'path_case_conflict', details: { collisions: groups } },
   );
 }
@@ -153,7 +154,7 @@ function refuseCaseCollisions(groups: string[][]): void {
 function refuseUnstorable(files: UnstorableFile[]): void {
   if (files.length === 0) return;
   throw new CliError(
-    `Nothing was pushed: ${files.length} file(s) have names Lode cannot store:\n${files.map((f) => `  ${JSON.stringify(f.path)}: ${f.problem}`).join('\n')}\nRename them (or list them in .lodeignore), then push again.`,
+    `Nothing was pushed: ${plural(files.length, 'file')} with a name Lode cannot store:\n${files.map((f) => `  ${JSON.stringify(f.path)}: ${f.problem}`).join('\n')}\nRename them (or list them in .lodeignore), then push again.`,
     { code: 'invalid_path', details: { files } },
   );
 }
@@ -165,7 +166,7 @@ async function refuseLockedFiles(ctx: Context, paths: string[]): Promise<void> {
   const locked = locks.filter((lock) => !lock.isMine && wanted.has(pathKey(lock.path)));
   if (locked.length === 0) return;
   throw new CliError(
-    `Nothing was pushed: ${locked.length} file(s) are locked by teammates:\n${locked.map((l) => `  ${describeLock(l)}`).join('\n')}\nAsk them to commit or unlock the files, or push the other files only (lode push PATH…).`,
+    `Nothing was pushed: ${plural(locked.length, 'file')} locked by teammates:\n${locked.map((l) => `  ${describeLock(l)}`).join('\n')}\nAsk them to commit or unlock the files, or push the other files only (lode push PATH…).`,
     { exitCode: EXIT.conflict, code: 'file_locked', details: { lockedFiles: locked } },
   );
 }

@@ -63,7 +63,7 @@ export function branchCommands(program: Command): void {
           const conflicts = (error.body.conflicts as MergeConflict[] | undefined) ?? [];
           if (!options.take) {
             throw new CliError(
-              `${error.body.count as number} file(s) changed on both branches:\n${conflicts.map((c) => `  ${c.path} (source v${c.sourceVersion ?? '-'}, target v${c.targetVersion ?? '-'})`).join('\n')}\nMerge again with --take source or --take target.`,
+              `${plural(error.body.count as number, 'file')} changed on both branches:\n${conflicts.map((c) => `  ${c.path} (source v${c.sourceVersion ?? '-'}, target v${c.targetVersion ?? '-'})`).join('\n')}\nMerge again with --take source or --take target.`,
               { exitCode: EXIT.conflict, code: 'merge_conflict', details: { conflicts } },
             );
           }

@@ -56,7 +56,7 @@ export function syncCommands(program: Command): void {
             lines.push(colors.bold(`${LABELS[s]}: ${list.length}`), ...list.slice(0, 200).map((e) => `  ${e.path}`));
             if (list.length > 200) lines.push(`  … and ${list.length - 200} more (--json lists all)`);
           }
-          if (!options.all) lines.push(`${counts.up_to_date} file(s) up to date.`);
+          if (!options.all) lines.push(`${plural(counts.up_to_date, 'file')} up to date.`);
           return lines;
         });
         return groups.get('conflict')?.length ? EXIT.conflict : EXIT.ok;
@@ -81,7 +81,7 @@ export function syncCommands(program: Command): void {
           if (report.resumed) lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${plural(report.resumed.fileCount, 'file')}).`);
           if (!report.commit) return [...lines, 'Nothing to push.'];
           lines.push(
-            `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${report.commit.fileCount} file(s) — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
+            `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${plural(report.commit.fileCount, 'file')} — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
           );
           return lines;
         });
@@ -100,11 +100,11 @@ export function syncCommands(program: Command): void {
         const scopes = paths.map((p) => workspace.projectPath(p));
         const report = await pull(ctx, workspace, { branch: options.branch, scopes, concurrency: options.concurrency });
         ctx.out.result(report, () => [
-          `Downloaded ${report.downloaded} file(s) (${formatBytes(report.bytes)}), removed ${report.removed}.`,
-          ...(report.partialsRemoved ? [`Cleared ${report.partialsRemoved} partial download(s) an interrupted pull had left.`] : []),
-          ...(report.kept.length ? [`${report.kept.length} local edit(s) kept (push them): ${report.kept.slice(0, 20).join(', ')}`] : []),
+          `Downloaded ${plural(report.downloaded, 'file')} (${formatBytes(report.bytes)}), removed ${report.removed}.`,
+          ...(report.partialsRemoved ? [`Cleared ${plural(report.partialsRemoved, 'partial download')} an interrupted pull had left.`] : []),
+          ...(report.kept.length ? [`${plural(report.kept.length, 'local edit')} kept (push them): ${report.kept.slice(0, 20).join(', ')}`] : []),
           ...(report.conflicts.length
-            ? [colors.yellow(`${report.conflicts.length} conflict(s) left untouched (changed here and remotely): ${report.conflicts.slice(0, 20).join(', ')}`), 'Move your copy aside and pull again to take theirs, or keep yours and push once you have their version merged.']
+            ? [colors.yellow(`${plural(report.conflicts.length, 'conflict')} left untouched (changed here and remotely): ${report.conflicts.slice(0, 20).join(', ')}`), 'Move your copy aside and pull again to take theirs, or keep yours and push once you have their version merged.']
             : []),
         ]);
         return report.conflicts.length > 0 && report.conflicts.some((c) => inScope(c, scopes)) ? EXIT.conflict : EXIT.ok;
