@@ -378,7 +378,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     const result = collect(pulling);
     // The progress header comes before the download starts: the interrupt lands while 150 MB are still to move.
     pulling.stderr?.on('data', (d: Buffer) => {
-      if (d.toString().includes('pull: 1 files')) pulling.kill('SIGINT');
+      if (d.toString().includes('pull: 1 file,')) pulling.kill('SIGINT');
     });
     const stopped = await result;
     expect(stopped.code).toBe(1);
