@@ -25,15 +25,26 @@ export interface ScannedWorkspace {
   nested: string[];
 }
 
-/** `.lodeignore` at the workspace root, in gitignore syntax; the state folder and temporary files always. */
+/**
+ * Other version-control systems' state inside a workspace (a game checked out of git or Perforce and
+ * shared through Lode too): their own business, never the project's, so left out unless `.lodeignore`
+ * takes one back with a `!` rule.
+ */
+const DEFAULT_IGNORES = ['.git/', '.svn/', '.hg/', '.p4*'];
+
+/**
+ * The defaults, then `.lodeignore` at the workspace root in gitignore syntax (a later rule wins, so
+ * it can re-include a default), then the workspace's own state and temporary files, which no rule
+ * can take back.
+ */
 async function ignoreRules(root: string): Promise<Ignore> {
-  const rules = ignore().add([`${STATE_DIR}/`, '*.lode-tmp']);
+  const rules = ignore().add(DEFAULT_IGNORES);
   try {
     rules.add(await readFile(path.join(root, '.lodeignore'), 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  return rules;
+  return rules.add([`${STATE_DIR}/`, '*.lode-tmp']);
 }
 
 /**
