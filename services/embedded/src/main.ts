@@ -22,6 +22,7 @@ const schema = z.object({
   ...storageSettings,
   // Made once and kept in the data directory when not given.
   LODE_CURSOR_SECRET: z.string().min(32).optional(),
+  LODE_SECRETS_KEY: z.string().optional(),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
   ...opsSettings,
 });
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
   const adminToken = config.LODE_ADMIN_TOKEN ?? (await embeddedAdminToken(dataDir));
   const storageSecret = config.LODE_STORAGE_SECRET ?? (await persistentSecret(dataDir, 'storage-secret')).value;
   const cursorSecret = config.LODE_CURSOR_SECRET ?? (await persistentSecret(dataDir, 'cursor-secret')).value;
+  // Encrypts webhook secrets at rest: the webhooks service cannot read them, nor start, without it.
+  const secretsKey = config.LODE_SECRETS_KEY ?? (await persistentSecret(dataDir, 'secrets-key')).value;
 
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const events = new LocalEvents(logger);
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
     storage: instrumentStorage(local ?? createS3Storage(config)),
     logger,
     // Relays start below, once every consumer is listening and the retained events were replayed.
-    environment: { ...process.env, LODE_CURSOR_SECRET: cursorSecret, LODE_OUTBOX_RELAY: 'false' },
+    environment: { ...process.env, LODE_CURSOR_SECRET: cursorSecret, LODE_SECRETS_KEY: secretsKey, LODE_OUTBOX_RELAY: 'false' },
   });
   // The in-process stream starts empty: events published before a restart but not yet handled by a
   // consumer would be lost, so each retained outbox goes through again (consumers are idempotent).

@@ -77,7 +77,7 @@ async function startServices(connectionString: string, dataDir: string) {
     events,
     storage: new LocalBlobStorage({ dir: path.join(dataDir, 'blobs'), secret: 'x'.repeat(40), publicUrl: 'http://127.0.0.1:1' }),
     logger,
-    environment: { LODE_CURSOR_SECRET: 'c'.repeat(40), LODE_OUTBOX_RELAY: 'false' },
+    environment: { LODE_CURSOR_SECRET: 'c'.repeat(40), LODE_SECRETS_KEY: 'k'.repeat(43), LODE_OUTBOX_RELAY: 'false' },
   });
   return {
     bus,

@@ -100,6 +100,7 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     LODE_PUBLIC_URL: gatewayUrls[0],
     LODE_ADMIN_TOKEN: adminToken,
     LODE_CURSOR_SECRET: randomBytes(32).toString('hex'),
+    LODE_SECRETS_KEY: randomBytes(32).toString('base64'),
     // Every stack's clients come from 127.0.0.1 and count in the one test Redis: failed-authentication
     // budgets out of the way, so one test's bad keys never throttle another's first requests.
     LODE_AUTH_FAILURES_PER_ADDRESS: '1000000',

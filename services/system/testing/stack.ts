@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,7 @@ export interface TestStack {
 function testEnvironment(options: StackOptions): Record<string, string> {
   return {
     LODE_CURSOR_SECRET: uniqueName('cursor-secret').padEnd(40, 'x'),
+    LODE_SECRETS_KEY: randomBytes(32).toString('base64'),
     LODE_OUTBOX_POLL_MS: '200',
     LODE_OUTBOX_RETENTION_MS: '60000',
     LODE_LOCK_FENCE_TTL_MS: String(options.fenceTtlMs ?? 60_000),

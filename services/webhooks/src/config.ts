@@ -1,5 +1,17 @@
+import { z } from 'zod';
 import { env } from '@lode/config';
 import { outboxSettings } from '@lode/outbox';
+import { decodeSecretsKey } from './domain/secret-box.ts';
+
+const SECRETS_KEY_FORMAT = '32 random bytes in base64, e.g. openssl rand -base64 32';
+
+/**
+ * The key webhook secrets are encrypted with at rest; every replica must share it, and it must stay
+ * the one they were encrypted with. The embedded mode keeps one in its data directory.
+ */
+export const secretsKeySetting = z
+  .string({ error: (issue) => (issue.input === undefined ? `is required (${SECRETS_KEY_FORMAT})` : 'must be a string') })
+  .refine((text) => decodeSecretsKey(text) !== undefined, `must be ${SECRETS_KEY_FORMAT}`);
 
 /** Settings of the webhooks service, in its own process or embedded (docs/api.md, Webhooks). */
 export const webhooksSettings = {
@@ -20,6 +32,7 @@ export const webhooksSettings = {
    * mode replays their events at start, so how long a recorded event's id must be remembered.
    */
   LODE_OUTBOX_RETENTION_MS: outboxSettings.LODE_OUTBOX_RETENTION_MS,
+  LODE_SECRETS_KEY: secretsKeySetting,
 };
 
 export interface WebhooksConfig {
@@ -30,6 +43,8 @@ export interface WebhooksConfig {
   pollMs: number;
   feedRetentionMs: number;
   outboxRetentionMs: number;
+  /** AES-256 key of the webhook secrets at rest (domain/secret-box.ts). */
+  secretsKey: Buffer;
 }
 
 export function webhooksConfig(config: {
@@ -40,7 +55,10 @@ export function webhooksConfig(config: {
   LODE_WEBHOOK_POLL_MS: number;
   LODE_FEED_RETENTION_MS: number;
   LODE_OUTBOX_RETENTION_MS: number;
+  LODE_SECRETS_KEY: string;
 }): WebhooksConfig {
+  const secretsKey = decodeSecretsKey(config.LODE_SECRETS_KEY);
+  if (!secretsKey) throw new Error(`LODE_SECRETS_KEY must be ${SECRETS_KEY_FORMAT}`);
   return {
     allowPrivate: config.LODE_WEBHOOK_ALLOW_PRIVATE,
     retryBaseMs: config.LODE_WEBHOOK_RETRY_BASE_MS,
@@ -49,5 +67,6 @@ export function webhooksConfig(config: {
     pollMs: config.LODE_WEBHOOK_POLL_MS,
     feedRetentionMs: config.LODE_FEED_RETENTION_MS,
     outboxRetentionMs: config.LODE_OUTBOX_RETENTION_MS,
+    secretsKey,
   };
 }

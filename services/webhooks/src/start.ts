@@ -12,6 +12,8 @@ import { EventRecorder } from './domain/event-recorder.ts';
 import { FeedService } from './domain/feed-service.ts';
 import { FeedSignal } from './domain/feed-signal.ts';
 import { recordedIdRetentionMs } from './domain/retention-plan.ts';
+import { SecretBox } from './domain/secret-box.ts';
+import { assertKeyOpensStoredSecrets, sealPlaintextSecrets } from './domain/stored-secrets.ts';
 import { WebhookService } from './domain/webhook-service.ts';
 import { serveDeliveries } from './handlers/deliveries.ts';
 import { consumeInternalEvents } from './handlers/internal-events.ts';
@@ -40,11 +42,21 @@ export interface RunningWebhooksService {
   stop(): Promise<void>;
 }
 
-/** Migrates the `webhooks` schema, records the public events, serves webhooks and the feed, and delivers. */
+/**
+ * Migrates the `webhooks` schema, checks its key against the stored secrets and seals those still
+ * stored as issued, records the public events, serves webhooks and the feed, and delivers.
+ */
 export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningWebhooksService> {
   const { db, bus, logger, config } = deps;
   await migrate(db, webhooksMigrations);
   const webhooks = new WebhooksRepository();
+  const box = new SecretBox(config.secretsKey);
+  await assertKeyOpensStoredSecrets(db, webhooks, box);
+  const sealPlaintext = async () => {
+    const sealed = await sealPlaintextSecrets(db, webhooks, box);
+    if (sealed > 0) logger.info({ sealed }, 'webhook secrets stored as issued are now encrypted');
+  };
+  await sealPlaintext();
   const deliveries = new DeliveriesRepository();
   const events = new EventsRepository();
   const signal = new FeedSignal();
@@ -53,11 +65,12 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
     logger,
     deliveries,
     webhooks,
+    box,
     sender: { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivate },
     retry: { baseMs: config.retryBaseMs, windowMs: config.retryWindowMs },
     pollMs: config.pollMs,
   });
-  const service = new WebhookService({ db, webhooks, deliveries, allowPrivate: config.allowPrivate, onQueued: () => worker.kick() });
+  const service = new WebhookService({ db, webhooks, deliveries, box, allowPrivate: config.allowPrivate, onQueued: () => worker.kick() });
   serveManageWebhooks(bus, service);
   serveDeliveries(bus, service);
   serveReadFeed(bus, new FeedService({ db, events, signal }));
@@ -77,11 +90,13 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
     await deliveries.purgeFinishedOlderThan(db, config.feedRetentionMs);
   };
   const purge = runPeriodically('webhooks purge', PURGE_INTERVAL_MS, logger, purgeExpired);
+  // During a rollout, replicas of an earlier version still store secrets as issued: sealed hourly too.
+  const sealing = runPeriodically('webhook secret sealing', PURGE_INTERVAL_MS, logger, sealPlaintext);
   worker.kick();
   return {
     purgeExpired,
     async stop() {
-      await Promise.all([...consumers.map((consumer) => consumer.stop()), worker.stop(), purge.stop()]);
+      await Promise.all([...consumers.map((consumer) => consumer.stop()), worker.stop(), purge.stop(), sealing.stop()]);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { Database } from '@lode/db';
@@ -57,7 +58,16 @@ export class StandaloneWebhooks {
  * them, with fast retries and a short attempt timeout; `config` sets what the test pins down.
  */
 export function standaloneWebhooks(config: Pick<WebhooksConfig, 'allowPrivate'> & Partial<WebhooksConfig>): StandaloneWebhooks {
-  const webhooks = new StandaloneWebhooks({ retryBaseMs: 20, retryWindowMs: 60_000, timeoutMs: 2000, pollMs: 1000, feedRetentionMs: 60_000, outboxRetentionMs: 60_000, ...config });
+  const webhooks = new StandaloneWebhooks({
+    retryBaseMs: 20,
+    retryWindowMs: 60_000,
+    timeoutMs: 2000,
+    pollMs: 1000,
+    feedRetentionMs: 60_000,
+    outboxRetentionMs: 60_000,
+    secretsKey: randomBytes(32),
+    ...config,
+  });
   beforeAll(() => webhooks.open());
   afterAll(() => webhooks.close());
   return webhooks;

@@ -4,6 +4,7 @@ import type { Logger } from '@lode/telemetry';
 import type { ClaimedDelivery, DeliveriesRepository } from '../repo/deliveries-repo.ts';
 import type { WebhooksRepository } from '../repo/webhooks-repo.ts';
 import { deliveryMetrics } from './delivery-metrics.ts';
+import type { SecretBox } from './secret-box.ts';
 import { settleAttempt, type RetryPolicy, type Settlement } from './retry-plan.ts';
 import { sendDelivery, type SenderOptions } from './sender.ts';
 
@@ -22,6 +23,8 @@ export interface DeliveryWorkerDeps {
   logger: Logger;
   deliveries: DeliveriesRepository;
   webhooks: WebhooksRepository;
+  /** Opens each claimed delivery's secret, stored sealed, to sign it. */
+  box: SecretBox;
   sender: SenderOptions;
   retry: RetryPolicy;
   pollMs: number;
@@ -92,7 +95,8 @@ export class DeliveryWorker {
   }
 
   async #attempt(delivery: ClaimedDelivery): Promise<void> {
-    const result = await sendDelivery(delivery, this.#deps.sender);
+    const secret = this.#deps.box.open(delivery.secret, delivery.webhookId);
+    const result = await sendDelivery({ ...delivery, secret }, this.#deps.sender);
     if (result.kind !== 'answered' && result.detail !== undefined) {
       // The operator may see what a name resolved to; the project's delivery log does not.
       const level = result.kind === 'refused' ? 'warn' : 'debug';

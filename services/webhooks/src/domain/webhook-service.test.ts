@@ -3,6 +3,7 @@ import type { Database } from '@lode/db';
 import type { webhooks } from '@lode/contracts';
 import type { DeliveriesRepository } from '../repo/deliveries-repo.ts';
 import type { WebhooksRepository } from '../repo/webhooks-repo.ts';
+import type { SecretBox } from './secret-box.ts';
 import { WebhookService } from './webhook-service.ts';
 
 /** Refused before anything is read: the fakes would throw on any use. */
@@ -10,6 +11,7 @@ const service = new WebhookService({
   db: {} as Database,
   webhooks: {} as WebhooksRepository,
   deliveries: {} as DeliveriesRepository,
+  box: {} as SecretBox,
   allowPrivate: false,
   onQueued: () => undefined,
 });

@@ -6,6 +6,7 @@ import type { Database } from '@lode/db';
 import type { DeliveriesRepository } from '../repo/deliveries-repo.ts';
 import type { WebhookRow, WebhooksRepository } from '../repo/webhooks-repo.ts';
 import { DESTINATION_NOT_ALLOWED, isPublicAddress, literalAddress } from './address-policy.ts';
+import type { SecretBox } from './secret-box.ts';
 
 type Manager = webhooks.Manager;
 type Changes = ParsedRequestOf<typeof webhooks.update>['changes'];
@@ -38,13 +39,16 @@ export class WebhookService {
   readonly #db: Database;
   readonly #webhooks: WebhooksRepository;
   readonly #deliveries: DeliveriesRepository;
+  /** Secrets are stored sealed, and answered as issued only at creation and rotation. */
+  readonly #box: SecretBox;
   readonly #allowPrivate: boolean;
   readonly #onQueued: () => void;
 
-  constructor(deps: { db: Database; webhooks: WebhooksRepository; deliveries: DeliveriesRepository; allowPrivate: boolean; onQueued: () => void }) {
+  constructor(deps: { db: Database; webhooks: WebhooksRepository; deliveries: DeliveriesRepository; box: SecretBox; allowPrivate: boolean; onQueued: () => void }) {
     this.#db = deps.db;
     this.#webhooks = deps.webhooks;
     this.#deliveries = deps.deliveries;
+    this.#box = deps.box;
     this.#allowPrivate = deps.allowPrivate;
     this.#onQueued = deps.onQueued;
   }
@@ -53,10 +57,11 @@ export class WebhookService {
     assertMayManage(request.manager);
     await this.#assertReachable(request.url);
     const secret = newSecret();
+    const id = randomUUID();
     const row = await this.#webhooks.insert(
       this.#db,
       request.manager.projectId,
-      { id: randomUUID(), url: request.url, events: request.events, description: request.description, secret },
+      { id, url: request.url, events: request.events, description: request.description, secret: this.#box.seal(secret, id) },
       webhooks.MAX_WEBHOOKS_PER_PROJECT,
     );
     if (!row) throw errors.conflict(`A project has at most ${webhooks.MAX_WEBHOOKS_PER_PROJECT} webhooks`);
@@ -76,7 +81,8 @@ export class WebhookService {
     assertMayManage(manager);
     if (changes.url !== undefined) await this.#assertReachable(changes.url);
     const secret = changes.rotateSecret ? newSecret() : undefined;
-    const row = await this.#webhooks.update(this.#db, manager.projectId, webhookId, { ...changes, secret });
+    const sealed = secret === undefined ? undefined : this.#box.seal(secret, webhookId);
+    const row = await this.#webhooks.update(this.#db, manager.projectId, webhookId, { ...changes, secret: sealed });
     if (!row) throw errors.notFound('Webhook');
     if (changes.disabled === false) this.#onQueued();
     return secret === undefined ? toWebhook(row) : { ...toWebhook(row), secret };

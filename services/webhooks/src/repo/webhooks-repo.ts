@@ -73,4 +73,35 @@ export class WebhooksRepository {
     const { rowCount } = await q.query('DELETE FROM webhooks WHERE project_id = $1 AND id = $2', [projectId, id]);
     return (rowCount ?? 0) > 0;
   }
+
+  /** One secret stored in the given format (`prefix`), of any project: what the service's key must open. */
+  async anySecretStartingWith(q: Queryable, prefix: string): Promise<StoredSecret | undefined> {
+    const { rows } = await q.query<StoredSecret>(`SELECT id, secret FROM webhooks WHERE starts_with(secret, $1) LIMIT 1`, [prefix]);
+    return rows[0];
+  }
+
+  /** Up to `limit` secrets of any project not stored in the given format. */
+  async secretsNotStartingWith(q: Queryable, prefix: string, limit: number): Promise<StoredSecret[]> {
+    const { rows } = await q.query<StoredSecret>(`SELECT id, secret FROM webhooks WHERE NOT starts_with(secret, $1) LIMIT $2`, [prefix, limit]);
+    return rows;
+  }
+
+  /**
+   * Replaces each secret that still holds the value it was read with: a secret rotated (or replaced
+   * by another replica) since is left as it is. Answers how many were replaced.
+   */
+  async replaceSecrets(q: Queryable, replacements: readonly { id: string; from: string; to: string }[]): Promise<number> {
+    const { rowCount } = await q.query(
+      `UPDATE webhooks w SET secret = r.to_secret
+       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r(id, from_secret, to_secret)
+       WHERE w.id = r.id AND w.secret = r.from_secret`,
+      [replacements.map((r) => r.id), replacements.map((r) => r.from), replacements.map((r) => r.to)],
+    );
+    return rowCount ?? 0;
+  }
+}
+
+export interface StoredSecret {
+  id: string;
+  secret: string;
 }
