@@ -300,3 +300,32 @@ export const listTree = defineContract(
   z.object({ actor: actorSchema, ...treeQuerySchema.shape }),
   z.object({ data: z.array(treeFileSchema), nextCursor: z.string().nullable() }),
 );
+
+/** A subfolder in a folder listing: `path` (with its trailing `/`) is the `prefix` that lists it. */
+export const folderEntrySchema = z.object({
+  type: z.literal('folder'),
+  name: z.string(),
+  path: z.string(),
+  /** Live files under it at any depth, and their total size in bytes. */
+  fileCount: z.number().int().min(1),
+  totalSize: byteSize,
+});
+export type FolderEntry = z.infer<typeof folderEntrySchema>;
+
+/** A file right in the listed folder: its tree row and its name there. */
+export const folderFileSchema = treeFileSchema.extend({ type: z.literal('file'), name: z.string() });
+export type FolderFile = z.infer<typeof folderFileSchema>;
+
+export const folderChildSchema = z.discriminatedUnion('type', [folderEntrySchema, folderFileSchema]);
+export type FolderChild = z.infer<typeof folderChildSchema>;
+
+/**
+ * One level of a branch's tree (docs/api.md, Folders): the folder's subfolders by name, then its
+ * files by name (byte order both), a page at a time across the two. The query is the tree's.
+ */
+export const listFolder = defineContract(
+  'commit',
+  'list_folder',
+  z.object({ actor: actorSchema, ...treeQuerySchema.shape }),
+  z.object({ data: z.array(folderChildSchema), nextCursor: z.string().nullable() }),
+);

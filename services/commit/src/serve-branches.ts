@@ -3,11 +3,13 @@ import { CursorCodec, type Database } from '@lode/db';
 import type { BranchesRepository } from './repo/branches-repo.ts';
 import { LogRepository } from './repo/log-repo.ts';
 import { TreePagesRepository } from './repo/tree-pages-repo.ts';
+import { FolderPagesRepository } from './repo/folder-pages-repo.ts';
 import { MergeRepository } from './repo/merge-repo.ts';
 import { BranchService } from './domain/branch-service.ts';
 import { ListCursors } from './domain/list-cursors.ts';
 import { LogService } from './domain/log-service.ts';
 import { TreeListing } from './domain/tree-listing.ts';
+import { FolderListing } from './domain/folder-listing.ts';
 import { MergeService } from './domain/merge-service.ts';
 import type { CommitRecorder } from './domain/commit-recorder.ts';
 import { serveListBranches } from './handlers/list-branches.ts';
@@ -17,10 +19,11 @@ import { serveListLog } from './handlers/list-log.ts';
 import { serveGetCommit } from './handlers/get-commit.ts';
 import { serveListCommitFiles } from './handlers/list-commit-files.ts';
 import { serveListTree } from './handlers/list-tree.ts';
+import { serveListFolder } from './handlers/list-folder.ts';
 import { serveMergeBranch } from './handlers/merge-branch.ts';
 
 /**
- * The branches and their merges, the commit log and the project tree (issue 17): their services and
+ * The branches and their merges, the commit log, the project tree and its folders: their services and
  * RPCs. `onChanged` runs after a branch change committed, so the outbox relay publishes it at once;
  * merges record their commits through `recorder`, as every commit is recorded.
  */
@@ -38,4 +41,5 @@ export function serveBranches(deps: { db: Database; bus: Bus; cursorSecret: stri
   serveGetCommit(bus, log);
   serveListCommitFiles(bus, log);
   serveListTree(bus, new TreeListing({ db, pages: new TreePagesRepository(), cursors }));
+  serveListFolder(bus, new FolderListing({ db, pages: new FolderPagesRepository(), cursors }));
 }
