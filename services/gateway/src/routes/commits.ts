@@ -7,7 +7,7 @@ import { idempotencyKeyOf } from '../http/idempotency-key.ts';
 
 const DRAFT_HINT = 'larger pushes are staged with draft commits and finalized as one commit (docs/api.md)';
 
-/** Spec 4.6 and 4.7, the commit log and the project tree (docs/api.md), mounted under /api/v1/projects/:projectId after auth and the project check. */
+/** Spec 4.6 and 4.7, the commit log, the project tree and its folders (docs/api.md), mounted under /api/v1/projects/:projectId after auth and the project check. */
 export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   const router = Router({ mergeParams: true });
 
@@ -42,6 +42,11 @@ export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   router.get('/files', async (req, res) => {
     const query = parse(commit.treeQuerySchema, req.query, 'query');
     res.json(await bus.call(commit.listTree, { actor: actorOf(res), ...query }));
+  });
+
+  router.get('/folders', async (req, res) => {
+    const query = parse(commit.treeQuerySchema, req.query, 'query');
+    res.json(await bus.call(commit.listFolder, { actor: actorOf(res), ...query }));
   });
 
   return router;

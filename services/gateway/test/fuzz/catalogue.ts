@@ -28,6 +28,7 @@ export const ROUTES = [
   { key: 'commit-get', method: 'GET', path: '/api/v1/projects/:projectId/commits/:commitId', surface: 'api', auth: 'key', weight: 3 },
   { key: 'commit-files', method: 'GET', path: '/api/v1/projects/:projectId/commits/:commitId/files', surface: 'api', auth: 'key', weight: 3 },
   { key: 'tree', method: 'GET', path: '/api/v1/projects/:projectId/files', surface: 'api', auth: 'key', weight: 4 },
+  { key: 'folders', method: 'GET', path: '/api/v1/projects/:projectId/folders', surface: 'api', auth: 'key', weight: 3 },
   { key: 'branches', method: 'GET', path: '/api/v1/projects/:projectId/branches', surface: 'api', auth: 'key', weight: 3 },
   { key: 'create-branch', method: 'POST', path: '/api/v1/projects/:projectId/branches', surface: 'api', auth: 'key', weight: 4 },
   { key: 'delete-branch', method: 'DELETE', path: '/api/v1/projects/:projectId/branches/:name', surface: 'api', auth: 'key', weight: 3 },

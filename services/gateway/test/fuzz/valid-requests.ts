@@ -132,6 +132,14 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
           limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
         })
         .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
+    folders:
+      fc
+        .record({
+          branch: optional(fc.constantFrom(...BRANCHES)),
+          prefix: optional(fc.constantFrom('fuzz/', 'fuzz/dir', 'fuzz/dir/sub/', 'fuzz/missing/', '')),
+          limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
+        })
+        .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
     branches: optional(fc.integer({ min: 1, max: 200 }).map(String)).map((limit) => request({ params: project, query: defined({ limit }) as Record<string, string> })),
     'create-branch':
       fc

@@ -7,7 +7,7 @@ const project = '/api/v1/projects/:projectId';
 
 export const commitOperations: OperationGroup = {
   tag: 'Commits',
-  description: 'Make confirmed versions visible, and read the history: versions, the log, a commit, the tree (spec 4.6, 4.7).',
+  description: 'Make confirmed versions visible, and read the history: versions, the log, a commit, the tree and its folders (spec 4.6, 4.7).',
   operations: [
     {
       method: 'post',
@@ -40,5 +40,15 @@ export const commitOperations: OperationGroup = {
       reply: commit.listCommitFiles.reply,
     },
     { method: 'get', path: `${project}/files`, summary: "A branch's live files (the project tree)", auth: 'key', query: commit.treeQuerySchema, reply: commit.listTree.reply },
+    {
+      method: 'get',
+      path: `${project}/folders`,
+      summary: 'One folder of a branch: its subfolders with file counts and sizes, then its files',
+      description:
+        'The immediate children of `prefix` (the root when omitted): subfolders by name, each with its live files at any depth and their total size, then the files right in it by name; one list paged across both. 404 for a branch, or a folder with no live file, that does not exist.',
+      auth: 'key',
+      query: commit.treeQuerySchema,
+      reply: commit.listFolder.reply,
+    },
   ],
 };
