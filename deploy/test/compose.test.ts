@@ -12,6 +12,7 @@ const COMPOSE_DIR = path.join(REPO_ROOT, 'deploy');
 const SECRETS = {
   LODE_ADMIN_TOKEN: 'test-admin-token-0123456789abcdef',
   LODE_CURSOR_SECRET: 'test-cursor-secret-0123456789abcdef0123456789',
+  LODE_SECRETS_KEY: 'dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=',
   MINIO_ROOT_USER: 'test-minio-user',
   MINIO_ROOT_PASSWORD: 'test-minio-password-0123456789',
 };
@@ -120,6 +121,8 @@ describe('deploy/docker-compose.yml', () => {
       expect(service.environment.LODE_CURSOR_SECRET, name).toBe(SECRETS.LODE_CURSOR_SECRET);
       expect(service.environment.S3_ACCESS_KEY_ID, name).toBe(SECRETS.MINIO_ROOT_USER);
       expect(service.environment.S3_SECRET_ACCESS_KEY, name).toBe(SECRETS.MINIO_ROOT_PASSWORD);
+      // The key of the webhook secrets at rest goes to the one service that reads them.
+      expect(service.environment.LODE_SECRETS_KEY, name).toBe(service.environment.SERVICE === 'webhooks' ? SECRETS.LODE_SECRETS_KEY : undefined);
     }
     for (const name of ['minio', 'minio-init']) {
       expect(services[name].environment, name).toMatchObject({ MINIO_ROOT_USER: SECRETS.MINIO_ROOT_USER, MINIO_ROOT_PASSWORD: SECRETS.MINIO_ROOT_PASSWORD });

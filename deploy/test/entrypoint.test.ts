@@ -92,6 +92,7 @@ describe('each SERVICE as a plain process on NATS', () => {
       LODE_PUBLIC_URL: baseUrl,
       LODE_ADMIN_TOKEN: adminToken,
       LODE_CURSOR_SECRET: randomBytes(32).toString('hex'),
+      LODE_SECRETS_KEY: randomBytes(32).toString('base64'),
       PORT: String(port),
     };
     for (const service of DEPLOYED_SERVICES) {

@@ -13,7 +13,7 @@ const SECRETS_NEEDED: Record<(typeof DEPLOYED_SERVICES)[number], string[]> = {
   lock: ['DATABASE_URL', 'LODE_CURSOR_SECRET'],
   sync: ['DATABASE_URL'],
   restore: ['DATABASE_URL'],
-  webhooks: ['DATABASE_URL'],
+  webhooks: ['DATABASE_URL', 'LODE_SECRETS_KEY'],
 };
 const OPS_PORT = 9464;
 const GATEWAY_PORT = 8080;
