@@ -15,6 +15,7 @@ import type {
   DownloadResult,
   Draft,
   FileVersion,
+  FolderChild,
   Identity,
   InitiateFile,
   InitiateResult,
@@ -117,6 +118,11 @@ export class LodeClient {
 
   listFiles(query: PageQuery & { branch?: string; prefix?: string } = {}, options: Signal = {}): Promise<Page<TreeFile>> {
     return this.#project('GET', '/files', undefined, { ...options, query: { ...query } });
+  }
+
+  /** One folder of a branch (the root when `prefix` is omitted): its subfolders with counts and sizes, then its files. */
+  listFolder(query: PageQuery & { branch?: string; prefix?: string } = {}, options: Signal = {}): Promise<Page<FolderChild>> {
+    return this.#project('GET', '/folders', undefined, { ...options, query: { ...query } });
   }
 
   listVersions(fileId: string, query: PageQuery = {}, options: Signal = {}): Promise<Page<FileVersion>> {

@@ -140,6 +140,25 @@ export interface TreeFile {
   updatedAt: string;
 }
 
+/** A subfolder in a folder listing; its `path` (with its trailing `/`) is the `prefix` that lists it. */
+export interface FolderEntry {
+  type: 'folder';
+  name: string;
+  path: string;
+  /** Live files under it at any depth, and their total size in bytes. */
+  fileCount: number;
+  totalSize: number;
+}
+
+/** A file right in the listed folder. */
+export interface FolderFile extends TreeFile {
+  type: 'file';
+  name: string;
+}
+
+/** One child of a folder: its subfolders come first, then its files (GET /folders). */
+export type FolderChild = FolderEntry | FolderFile;
+
 export interface FileVersion {
   id: string;
   version: number;

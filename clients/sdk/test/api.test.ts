@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { commitFiles, hashFile, LodeApiError, LodeClient, publishPlugin, uploadFiles, type FeedMessage, type LocalFile } from '../src/index.ts';
+import { allPages, commitFiles, hashFile, LodeApiError, LodeClient, publishPlugin, uploadFiles, type FeedMessage, type LocalFile } from '../src/index.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -154,6 +154,18 @@ describe.each(['local', 'nats'] as const)('the SDK against the API (%s bus)', (b
     expect(await client.getDraft(draft.id)).toMatchObject({ id: draft.id, message: 'later', branch: 'main', fileCount: 3, expiresAt: expect.any(String) });
     expect(await client.deleteDraft(draft.id)).toEqual({ id: draft.id, deleted: true });
     await expect(client.getDraft(draft.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('lists a folder: its subfolders with counts and sizes, then its files, page by page', async () => {
+    const client = await owner();
+    const done = [...(await uploadFiles(client, await localFiles(3, 'Maps'))).done, ...(await uploadFiles(client, await localFiles(2, 'Art'))).done];
+    await client.createCommit({ message: 'import', fileVersions: done.map((d) => ({ fileId: d.fileId, action: 'add' as const, version: d.version })) });
+    const first = await client.listFolder({ limit: 1 });
+    expect(first.data).toEqual([{ type: 'folder', name: 'Art', path: 'Art/', fileCount: 2, totalSize: 2000 }]);
+    expect(await allPages((cursor) => client.listFolder({ limit: 1, cursor }))).toEqual([first.data[0], { type: 'folder', name: 'Maps', path: 'Maps/', fileCount: 3, totalSize: 3000 }]);
+    const maps = await client.listFolder({ prefix: 'Maps' });
+    expect(maps.data.map((c) => (c.type === 'file' ? `${c.name} v${c.version}` : c.name))).toEqual(['0.bin v1', '1.bin v1', '2.bin v1']);
+    await expect(client.listFolder({ prefix: 'Nowhere/' })).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('spends one write of the rate limit per confirm-batch call, whatever its size', async () => {
