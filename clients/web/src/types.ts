@@ -34,5 +34,8 @@ export interface Commit { id: string; sequenceNum: number; message: string; file
 export interface CommitFile { fileId: string; path: string; action: 'add' | 'modify' | 'delete'; version: number | null; sha256: string | null; size: number | null }
 export interface Branch { name: string; headCommitId: string | null; headSequenceNum: number | null; createdAt: string | null; createdBy: { userId: string; userName: string } | null }
 export interface Lock { fileId: string; path: string; userId: string; userName: string; isMine: boolean; note: string; lockedAt: string }
+/** Why POST /locks did not take a file: another user's lock (the entry is that lock), or another user's commit of it in progress. */
+export type LockConflict = ({ reason: 'locked' } & Lock) | { reason: 'committing'; fileId: string; path: string; userId: string; userName: string | null };
+export interface AcquireLocksResult { acquired: Lock[]; conflicts: LockConflict[]; notFound: string[] }
 export interface MergeConflict { fileId: string; path: string; sourceVersion: number | null; targetVersion: number | null; baseVersion: number | null }
 export interface Webhook { id: string; url: string; events: string[]; description: string; disabled: boolean; disabledReason: string | null; createdAt: string }

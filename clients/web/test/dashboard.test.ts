@@ -163,6 +163,7 @@ describe('web dashboard in Chromium', () => {
     const { context, tab } = await signedIn(admin.userId);
     await tab.goto(`${stack.baseUrl}/projects/${projectId}/locks`);
     await tab.getByRole('button', { name: 'Force release Levels/forest.umap' }).click();
+    await tab.getByRole('dialog').getByRole('button', { name: 'Force release' }).click();
     await tab.getByText('No file is locked.').waitFor().catch(async (e: unknown) => { await screenshot(tab, '07-locks-admin-failed'); throw e; });
     // The owner's page learns of it from the live feed too.
     await page.getByText('No file is locked.').waitFor();
