@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { branchCommands } from './commands/branch.ts';
 import { historyCommands } from './commands/history.ts';
 import { lockCommands } from './commands/locks.ts';
+import { lsCommands } from './commands/ls.ts';
 import { sessionCommands } from './commands/session.ts';
 import { syncCommands } from './commands/sync.ts';
 import { CliError, EXIT } from './failure.ts';
@@ -35,6 +36,7 @@ sessionCommands(program);
 syncCommands(program);
 lockCommands(program);
 historyCommands(program);
+lsCommands(program);
 branchCommands(program);
 // Every command takes the global options too, since positional options leave `lode push --json` to `push`.
 for (const command of [program, ...descendants(program)]) command.option('--json', 'print one JSON document (errors too) for scripts').option('--verbose', 'say when a call is retried');
