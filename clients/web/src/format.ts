@@ -14,19 +14,6 @@ export function formatTime(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString() : '—';
 }
 
-/** The folders directly under `prefix` and the files right in it, from the paths at any depth under it loaded so far. */
-export function folderView<T extends { path: string }>(prefix: string, files: T[]): { folders: string[]; files: T[] } {
-  const folders = new Set<string>();
-  const here: T[] = [];
-  for (const file of files) {
-    const rest = file.path.slice(prefix.length);
-    const slash = rest.indexOf('/');
-    if (slash < 0) here.push(file);
-    else folders.add(prefix + rest.slice(0, slash + 1));
-  }
-  return { folders: [...folders].sort(), files: here };
-}
-
 /** A folder path as the tree's `prefix` takes it: no leading slash, one trailing slash; empty for the root. */
 export function folderPrefix(path: string): string {
   const trimmed = path.trim().replace(/^\/+|\/+$/g, '');

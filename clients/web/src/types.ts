@@ -27,6 +27,8 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 export interface TreeFile { fileId: string; path: string; version: number; sha256: string; size: number; commitSeq: number; updatedAt: string }
+/** One child of a folder in GET /folders: a subfolder (its files at any depth counted and summed), or a file right in it. */
+export type FolderChild = { type: 'folder'; name: string; path: string; fileCount: number; totalSize: number } | (TreeFile & { type: 'file'; name: string });
 /** One result of POST /files/download-urls: the download form, or the error form (docs/api.md). */
 export interface DownloadResult { fileId?: string; path?: string; version?: number; downloadUrl?: string; error?: string; code?: string }
 export interface FileVersion { id: string; version: number; size: number; sha256: string; uploaderId: string; uploaderName: string; commitId: string | null; downloadUrl: string; createdAt: string }

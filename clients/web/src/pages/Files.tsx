@@ -5,9 +5,9 @@ import { Link, useSearchParams } from 'react-router';
 import { get, withQuery } from '../api.ts';
 import { DataTable } from '../components/DataTable.tsx';
 import { LoadMore, QueryState } from '../components/States.tsx';
-import { folderPrefix, folderView, formatBytes, formatTime } from '../format.ts';
+import { folderPrefix, formatBytes, formatTime } from '../format.ts';
 import { usePages } from '../paging.ts';
-import type { Branch, Lock, Page, TreeFile } from '../types.ts';
+import type { Branch, FolderChild, Lock, Page } from '../types.ts';
 import { useProject } from './ProjectLayout.tsx';
 
 export function useBranches() {
@@ -17,8 +17,8 @@ export function useBranches() {
 
 /**
  * The project's files by folder on a branch, with size, version and who holds each lock. The server
- * lists the folder (the tree's `prefix`: every file under it, in path order) a page at a time; the
- * subfolders and files shown are those of the pages loaded, and "Load more" brings the next.
+ * lists one folder (GET /folders): its subfolders first, each with its file count and total size at
+ * any depth, then its own files, a page at a time; "Load more" brings the folder's next page.
  */
 export function FilesPage() {
   const { projectId, base } = useProject();
@@ -26,7 +26,7 @@ export function FilesPage() {
   const prefix = params.get('prefix') ?? '';
   const branch = params.get('branch') ?? 'main';
   const branches = useBranches();
-  const tree = usePages<TreeFile>(['project', projectId, 'files', branch, prefix], `${base}/files`, { branch, prefix });
+  const level = usePages<FolderChild>(['project', projectId, 'folders', branch, prefix], `${base}/folders`, { branch, prefix });
   const locks = useQuery({
     queryKey: ['project', projectId, 'locks', prefix],
     queryFn: () => get<Page<Lock>>(withQuery(`${base}/locks`, { pathPrefix: prefix, limit: 200 })),
@@ -56,42 +56,44 @@ export function FilesPage() {
           </Anchor>
         ))}
       </Breadcrumbs>
-      <QueryState query={tree} isEmpty={(d) => d.data.length === 0} empty={prefix ? 'No files in this folder.' : 'No files on this branch yet: push some through the API.'}>
-        {(data) => {
-          const view = folderView(prefix, data.data);
-          return (
-            <DataTable label="Files" minWidth={640} columns={['Name', 'Size', 'Version', 'Locked by', 'Updated']} highlightOnHover footer={<LoadMore query={tree} what="files" />}>
-              {view.folders.map((folder) => (
-                <Table.Tr key={folder}>
-                  <Table.Td colSpan={5}>
-                    <Anchor component="button" type="button" onClick={() => go({ prefix: folder })}>
-                      <FolderIcon /> {folder.slice(prefix.length)}
-                    </Anchor>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-              {view.files.map((file) => (
-                <Table.Tr key={file.fileId}>
+      <QueryState query={level} isEmpty={(d) => d.data.length === 0} empty="No files on this branch yet: push some through the API.">
+        {(data) => (
+          <DataTable label="Files" minWidth={720} columns={['Name', 'Files', 'Size', 'Version', 'Locked by', 'Updated']} highlightOnHover footer={<LoadMore query={level} what="files and folders" />}>
+            {data.data.map((child) =>
+              child.type === 'folder' ? (
+                <Table.Tr key={`folder:${child.name}`}>
                   <Table.Td>
-                    <Anchor component={Link} to={`/projects/${projectId}/files/${file.fileId}`}>
-                      {file.path.slice(prefix.length)}
+                    <Anchor component="button" type="button" onClick={() => go({ prefix: child.path })}>
+                      <FolderIcon /> {child.name}/
                     </Anchor>
                   </Table.Td>
-                  <Table.Td>{formatBytes(file.size)}</Table.Td>
-                  <Table.Td>v{file.version}</Table.Td>
-                  <Table.Td>{holders.get(file.fileId)?.userName ?? '—'}</Table.Td>
-                  <Table.Td>{formatTime(file.updatedAt)}</Table.Td>
+                  <Table.Td>{child.fileCount.toLocaleString()}</Table.Td>
+                  <Table.Td>{formatBytes(child.totalSize)}</Table.Td>
+                  <Table.Td colSpan={3} />
                 </Table.Tr>
-              ))}
-            </DataTable>
-          );
-        }}
+              ) : (
+                <Table.Tr key={child.fileId}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/projects/${projectId}/files/${child.fileId}`}>
+                      {child.name}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td />
+                  <Table.Td>{formatBytes(child.size)}</Table.Td>
+                  <Table.Td>v{child.version}</Table.Td>
+                  <Table.Td>{holders.get(child.fileId)?.userName ?? '—'}</Table.Td>
+                  <Table.Td>{formatTime(child.updatedAt)}</Table.Td>
+                </Table.Tr>
+              ),
+            )}
+          </DataTable>
+        )}
       </QueryState>
     </>
   );
 }
 
-/** Jumps to a folder by its path; the server filters (the tree's `prefix`), so it finds folders on pages not loaded yet. */
+/** Jumps to a folder by its path, however deep, without loading the levels above it. */
 function FolderFilter(props: { prefix: string; onSubmit: (prefix: string) => void }) {
   const [path, setPath] = useState(props.prefix);
   return (
