@@ -66,12 +66,11 @@ describe('webhook deliveries survive a process killed mid-delivery (embedded: np
     dataDir = await mkdtemp(path.join(tmpdir(), 'lode-webhooks-'));
     // As root, embedded Postgres runs initdb as its own OS user, which must reach the data directory.
     await chmod(dataDir, 0o755);
-    const [apiPort, pgPort, opsPort] = [await freePort(), await freePort(), await freePort()];
+    const [apiPort, opsPort] = [await freePort(), await freePort()];
     const baseUrl = `http://127.0.0.1:${apiPort}`;
     const adminToken = randomBytes(24).toString('hex');
     embedded = spawnService('embedded', {
       PORT: String(apiPort),
-      LODE_PG_PORT: String(pgPort),
       LODE_OPS_PORT: String(opsPort),
       LODE_DATA_DIR: dataDir,
       LODE_ADMIN_TOKEN: adminToken,

@@ -64,12 +64,11 @@ async function startEmbedded(): Promise<FuzzTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-fuzz-'));
   // As root, embedded Postgres runs initdb as its own OS user, which must reach the data directory.
   await chmod(dataDir, 0o755);
-  const [apiPort, pgPort, opsPort] = await distinctFreePorts(3);
+  const [apiPort, opsPort] = await distinctFreePorts(2);
   const baseUrl = `http://127.0.0.1:${apiPort}`;
   const adminToken = randomBytes(24).toString('hex');
   const child = spawnService('embedded', {
     PORT: String(apiPort),
-    LODE_PG_PORT: String(pgPort),
     LODE_OPS_PORT: String(opsPort),
     LODE_DATA_DIR: dataDir,
     LODE_ADMIN_TOKEN: adminToken,
