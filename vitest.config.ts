@@ -6,6 +6,13 @@ import { defineConfig } from 'vitest/config';
  */
 const faultSuite = process.env.LODE_FAULT_SUITE === '1';
 
+/**
+ * Every test file of a project with this setup logs at `info` to a file of the run folder
+ * (.ci/test-logs, or LODE_TEST_LOG_DIR), and records there the secrets it was handed: `npm test`
+ * then checks that no log holds one (scripts/check-test-logs.ts).
+ */
+const keepTestLogs = 'libs/testkit/src/keep-test-logs.ts';
+
 // Unit tests live beside the code (src/**/*.test.ts); integration tests under <package>/test talk to
 // the machine's real Postgres, Redis, NATS and S3, each run in its own database and subject namespace.
 export default defineConfig({
@@ -20,6 +27,7 @@ export default defineConfig({
           name: 'integration',
           include: ['{libs,services,clients}/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           globalSetup: ['libs/testkit/src/global-setup.ts'],
+          setupFiles: [keepTestLogs],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: true,
@@ -33,6 +41,7 @@ export default defineConfig({
                 name: 'faults',
                 include: ['services/system/faults/**/*.faults.test.ts'],
                 globalSetup: ['libs/testkit/src/global-setup.ts'],
+                setupFiles: [keepTestLogs],
                 // Scenarios run in order on one system; each waits out its fault, recovery and checks.
                 testTimeout: 240_000,
                 hookTimeout: 240_000,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { recordResponseSecrets } from './response-secrets.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -24,7 +25,11 @@ export abstract class ApiVerbs {
   }
 }
 
-/** A response as tests read it: parsed JSON, or the text when it is not JSON, so an assertion shows it. */
+/**
+ * A response as tests read it: parsed JSON, or the text when it is not JSON, so an assertion shows
+ * it. Every test client reads its responses here, so every secret one hands out is recorded for
+ * the check that no log of the run holds it.
+ */
 export async function readResponse<T>(response: Response): Promise<ApiResponse<T>> {
   const text = await response.text();
   let parsed: unknown = text;
@@ -33,6 +38,7 @@ export async function readResponse<T>(response: Response): Promise<ApiResponse<T
   } catch {
     // not JSON: keep the text
   }
+  recordResponseSecrets(text, parsed, response.headers);
   return { status: response.status, body: parsed as T, headers: response.headers };
 }
 

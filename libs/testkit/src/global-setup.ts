@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { testLogDir } from './test-logs.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -22,8 +24,13 @@ function portOpen(port: number): Promise<boolean> {
  *
  * The S3 tests need the real S3 that scripts/swift-s3.sh installs and starts (idempotent; seconds
  * when already installed). Set TEST_S3_ENDPOINT to use another S3 instead.
+ *
+ * The run folder of logs and secrets (test-logs.ts) starts empty: the check after the run must see
+ * this run's lines and secrets only.
  */
 export default async function setup(): Promise<void> {
+  rmSync(testLogDir(), { recursive: true, force: true });
+  mkdirSync(testLogDir(), { recursive: true });
   execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/node'), [path.join(REPO_ROOT, 'clients/web/build-if-stale.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   if (process.env.TEST_S3_ENDPOINT || (await portOpen(8070))) return;

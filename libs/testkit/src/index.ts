@@ -12,3 +12,4 @@ export * from './private-nats.ts';
 export * from './private-postgres.ts';
 export * from './private-redis.ts';
 export * from './storage-fault-proxy.ts';
+export * from './test-logs.ts';

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { UNHANDLED_REJECTION_MESSAGE } from '@lode/runtime';
+import { keepOutput, recordSecretSettings, testLogsKept } from './test-logs.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 /** Node 24 from the node@24 devDependency, whatever `node` is on PATH. */
@@ -28,11 +29,13 @@ export interface ServiceProcess {
 
 /**
  * Runs a service's main.ts as its own OS process, as a deployment would; `entry` runs another
- * script the same way (a test's fixture).
+ * script the same way (a test's fixture). In a test run it logs at `info`, as in production, into
+ * the test file's log (test-logs.ts), and the secrets among its settings are recorded.
  */
 export function spawnService(name: string, env: Record<string, string>, entry = path.join(REPO_ROOT, `services/${name}/src/main.ts`)): ServiceProcess {
+  recordSecretSettings(env);
   // Port 0: many processes share this host, so each ops server takes any free port unless told one.
-  const fullEnv = { ...process.env, LOG_LEVEL: 'warn', LODE_OPS_PORT: '0', ...env };
+  const fullEnv = { ...process.env, LOG_LEVEL: testLogsKept() ? 'info' : 'warn', LODE_OPS_PORT: '0', ...env };
   const opsPort = Number(fullEnv.LODE_OPS_PORT);
   let output = '';
   // Log lines are read from stdout alone: a stderr chunk interleaved into `output` could split one.
@@ -48,6 +51,7 @@ export function spawnService(name: string, env: Record<string, string>, entry = 
       stdout += d.toString();
     });
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    keepOutput(name, child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return { child, exited };
   };

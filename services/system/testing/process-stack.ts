@@ -119,6 +119,7 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
       : {}),
     ...options.env,
   };
+  // spawnService records the secrets among each process's settings (the admin token among them).
   const start = (name: string, extra: Record<string, string> = {}, entry?: string) => spawnService(name, { ...env, ...extra, LODE_OPS_PORT: String(ports.pop()) }, entry);
   const gateways = gatewayPorts.map((port) => start('gateway', { PORT: String(port) }));
   const replicas = Object.fromEntries(

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type EventStream } from '@lode/bus';
 import { createLocalObjectHandler, instrumentStorage, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
-import { createLogger } from '@lode/telemetry';
 import { closeServer, listen } from '@lode/runtime';
 import { createGatewayApp, MemoryWriteLimiter, PROJECT_SERVICES, RedisWriteLimiter, type AuthFailureLimits, type Gateway } from '@lode/gateway';
-import { createTestDatabase, freePort, Seeder, TEST_NATS_URL, TEST_REDIS_URL, testS3Options, uniqueName } from '@lode/testkit';
+import { createTestDatabase, freePort, recordSecret, recordSecretSettings, Seeder, TEST_NATS_URL, TEST_REDIS_URL, testLogger, testS3Options, uniqueName } from '@lode/testkit';
 import { startInProcess, type InProcessServices } from '../src/in-process.ts';
 import type { RunningOf } from '../src/registry.ts';
 
@@ -77,7 +76,8 @@ function testEnvironment(options: StackOptions): Record<string, string> {
  * real NATS and Redis when asked, isolated by subject namespace and key prefix.
  */
 export async function startTestStack(options: StackOptions): Promise<TestStack> {
-  const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  // In a test run, to the test file's log at `info` (libs/testkit/src/test-logs.ts).
+  const logger = testLogger('test');
   const database = await createTestDatabase();
 
   const connections: Awaited<ReturnType<typeof connectNats>>[] = [];
@@ -99,11 +99,12 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-test-'));
-  const local =
-    options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: uniqueName('secret').padEnd(40, 'x'), publicUrl: baseUrl });
+  const storageSecret = uniqueName('secret').padEnd(40, 'x');
+  const local = options.storage === 's3' ? undefined : new LocalBlobStorage({ dir: dataDir, secret: storageSecret, publicUrl: baseUrl });
   // The raw driver for tests' bulk helpers; the services get it instrumented, as in production.
   const storage: BlobStorage = local ?? new S3BlobStorage(testS3Options());
   const environment = testEnvironment(options);
+  recordSecretSettings(environment);
   const services: InProcessServices = await startInProcess({
     connectionString: database.url,
     bus: serviceBus,
@@ -118,6 +119,8 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
   await redisLimiter?.connected();
   const limiter = redisLimiter ?? new MemoryWriteLimiter();
   const adminToken = uniqueName('admin-token');
+  recordSecret('admin token', adminToken);
+  recordSecret('storage secret', storageSecret);
   const gateway = createGatewayApp({
     bus: gatewayBus,
     limiter,
