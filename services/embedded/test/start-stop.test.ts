@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, REPO_ROOT, waitForReady } from '@lode/testkit';
+import { freePort, keepOutput, recordSecret, REPO_ROOT, waitForReady } from '@lode/testkit';
 
 /**
  * `npm start` as an operator runs it, as real processes: npm, the embedded Lode under it and the
@@ -49,6 +49,7 @@ describe('npm start', () => {
   function start(overrides: Record<string, string> = {}): Started {
     const childEnv = { ...process.env, ...env, ...overrides };
     const npm = spawn('npm', ['start'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    keepOutput('npm start', npm);
     let output = '';
     npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -97,6 +98,7 @@ describe('npm start', () => {
     expect(await modeOf('.')).toBe(process.getuid?.() === 0 ? 0o711 : 0o700);
     for (const secret of ['admin-token', 'storage-secret', 'cursor-secret', 'postgres-password', 'postgres-superuser-password']) {
       expect(await modeOf(secret), secret).toBe(0o600);
+      recordSecret(secret, (await readFile(path.join(dataDir, secret), 'utf8')).trim());
     }
     expect(await modeOf('blobs')).toBe(0o700);
     expect(await modeOf('postgres-socket')).toBe(0o700);

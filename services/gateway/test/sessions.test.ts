@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { sessions } from '@lode/contracts';
 import { closeServer, listen } from '@lode/runtime';
 import { storageSettings } from '@lode/storage';
-import { createLogger } from '@lode/telemetry';
-import { ApiClient, freePort, type SeededProject } from '@lode/testkit';
+import { ApiClient, freePort, recordSecret, testLogger, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { createGatewayApp, gatewaySettings, gatewayTuning, MemoryWriteLimiter, PROJECT_SERVICES } from '../src/index.ts';
 
@@ -152,7 +151,7 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
       const { app } = createGatewayApp({
         bus: stack.bus,
         limiter: new MemoryWriteLimiter(),
-        logger: createLogger('gateway-behind-proxy', 'silent'),
+        logger: testLogger('gateway-behind-proxy'),
         adminToken: stack.adminToken,
         services: PROJECT_SERVICES,
         ...gatewayTuning(settings),
@@ -178,15 +177,17 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
 
   it.runIf(bus === 'local')('sends a refused single sign-on back to the sign-in page with a code, never a message', async () => {
     const settings = z.object({ ...gatewaySettings, ...storageSettings }).parse({});
+    const clientSecret = 'a-test-client-secret-of-enough-length';
+    recordSecret('oidc client secret', clientSecret);
     const { app } = createGatewayApp({
       bus: stack.bus,
       limiter: new MemoryWriteLimiter(),
-      logger: createLogger('gateway-oidc-refusal', 'silent'),
+      logger: testLogger('gateway-oidc-refusal'),
       adminToken: stack.adminToken,
       services: PROJECT_SERVICES,
       ...gatewayTuning(settings),
       // Never reached: a callback no sign-in began in this browser is refused before the provider is asked.
-      oidc: { issuer: 'http://127.0.0.1:9/', clientId: 'lode', clientSecret: 'a-test-client-secret-of-enough-length' },
+      oidc: { issuer: 'http://127.0.0.1:9/', clientId: 'lode', clientSecret },
     });
     const port = await freePort();
     const server = await listen(app, port, '127.0.0.1');

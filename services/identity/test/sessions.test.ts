@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { identity, sessions } from '@lode/contracts';
 import { Database } from '@lode/db';
-import { createLogger } from '@lode/telemetry';
-import { createTestDatabase, type TestDatabase } from '@lode/testkit';
+import { createTestDatabase, testLogger, type TestDatabase } from '@lode/testkit';
 import { IDENTITY_SCHEMA, startIdentityService, type RunningIdentityService } from '../src/index.ts';
 
 /**
@@ -13,7 +12,7 @@ import { IDENTITY_SCHEMA, startIdentityService, type RunningIdentityService } fr
  * sessions running every 200 ms.
  */
 describe('sessions in the identity service', () => {
-  const logger = createLogger('test', 'silent');
+  const logger = testLogger('test');
   const IDLE_MS = 1500;
   const MAX_AGE_MS = 10 * 60_000;
   const PURGE_INTERVAL_MS = 200;

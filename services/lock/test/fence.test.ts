@@ -7,14 +7,14 @@ import { lock, type Actor } from '@lode/contracts';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { Database } from '@lode/db';
 import { LocalBlobStorage } from '@lode/storage';
-import { createLogger } from '@lode/telemetry';
 import { startUploadService, UPLOAD_SCHEMA } from '@lode/upload';
 import { createTestDatabase, type TestDatabase } from '@lode/testkit/database';
+import { testLogger } from '@lode/testkit/test-logs';
 import { seedConfirmedVersions } from '@lode/system/testing';
 import { LOCK_SCHEMA, startLockService, type RunningLockService } from '../src/index.ts';
 import { publishCommit, until } from './helpers.ts';
 
-const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+const logger = testLogger('test');
 /** Longer than any restart under load: a fence's lapse is tested by ending its lifetime in the table, not by waiting. */
 const TTL_MS = 60_000;
 

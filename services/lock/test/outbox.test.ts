@@ -5,12 +5,12 @@ import { defineEvent } from '@lode/contracts';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { Database } from '@lode/db';
 import { writeOutbox } from '@lode/outbox';
-import { createLogger } from '@lode/telemetry';
 import { createTestDatabase, type TestDatabase } from '@lode/testkit/database';
+import { testLogger } from '@lode/testkit/test-logs';
 import { LOCK_SCHEMA, startLockService, type RunningLockService } from '../src/index.ts';
 import { until } from './helpers.ts';
 
-const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+const logger = testLogger('test');
 const probe = defineEvent(`locktest.probe_${randomUUID().slice(0, 8)}`, z.object({ n: z.number() }));
 
 describe("the lock service's outbox", () => {

@@ -2,10 +2,9 @@ import { errors } from '@lode/errors';
 import type { Contract, ReplyOf, RequestOf } from '@lode/contracts';
 import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus, type CallOptions, type EventStream, type Handler } from '@lode/bus';
 import { closeServer, listen } from '@lode/runtime';
-import { createLogger } from '@lode/telemetry';
 import { createGatewayApp, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { startInProcess } from '@lode/system';
-import { ApiClient, freePort, TEST_NATS_URL, uniqueName, type SeededProject } from '@lode/testkit';
+import { ApiClient, freePort, TEST_NATS_URL, testLogger, uniqueName, type SeededProject } from '@lode/testkit';
 import type { TestStack } from '@lode/system/testing';
 
 /**
@@ -58,7 +57,7 @@ export interface PartialStack {
  * calls pass through the fault injector.
  */
 export async function startPartialStack(stack: TestStack, kind: 'local' | 'nats'): Promise<PartialStack> {
-  const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  const logger = testLogger('test');
   let bus: Bus;
   let events: EventStream;
   let jetstream: JetStreamEvents | undefined;

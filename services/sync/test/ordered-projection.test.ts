@@ -5,12 +5,11 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { commit } from '@lode/contracts';
 import { connectNats, JetStreamEvents, LocalBus } from '@lode/bus';
 import { Database } from '@lode/db';
-import { createLogger } from '@lode/telemetry';
-import { createTestDatabase, TEST_NATS_URL, uniqueName, type TestDatabase } from '@lode/testkit';
+import { createTestDatabase, TEST_NATS_URL, testLogger, uniqueName, type TestDatabase } from '@lode/testkit';
 import { startSyncService, type RunningSyncService } from '../src/index.ts';
 import { sha } from './helpers.ts';
 
-const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+const logger = testLogger('test');
 /** Only a hang guard: far above what applying a few commits takes, below the 30 s ack wait of old. */
 const GUARD_MS = 20_000;
 const CONSUMER = 'ordered-projection';

@@ -2,9 +2,8 @@ import { commit, identity } from '@lode/contracts';
 import { LocalBus, type EventStream } from '@lode/bus';
 import { Database } from '@lode/db';
 import { closeServer, listen } from '@lode/runtime';
-import { createLogger } from '@lode/telemetry';
 import { createGatewayApp, MemoryWriteLimiter } from '@lode/gateway';
-import { ApiClient, freePort, type SeededProject } from '@lode/testkit';
+import { ApiClient, freePort, testLogger, type SeededProject } from '@lode/testkit';
 import type { TestStack } from '@lode/system/testing';
 import { startSyncService } from '../src/index.ts';
 
@@ -25,7 +24,7 @@ export async function startReadModelNode(
   stack: TestStack,
   options: { schema: string; consumer: string; events?: EventStream; catchUpMs?: number },
 ): Promise<ReadModelNode> {
-  const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  const logger = testLogger('test');
   const db = new Database({ connectionString: stack.databaseUrl, schema: options.schema, max: 5 });
   const bus = new LocalBus(logger);
   bus.serve(identity.resolveKey, (request) => stack.bus.call(identity.resolveKey, request));
