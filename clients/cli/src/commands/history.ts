@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { downloadFiles, LodeApiError, type RestoreResponse } from '@lode/sdk';
+import { allPages, downloadFiles, LodeApiError, type LodeClient, type RestoreResponse } from '@lode/sdk';
 import { CliError, EXIT, refusedInput } from '../failure.ts';
 import { formatBytes, plural } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
@@ -89,6 +89,7 @@ export function historyCommands(program: Command): void {
         try {
           const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal }).catch(refusedInput);
           const failure = result.failures[0];
+          if (failure?.code === 'version_not_found') throw await noSuchVersion(client, workspace, file, options, signal);
           if (failure) throw new CliError(`${failure.path}: ${failure.message}`, { code: failure.code, exitCode: failure.code === 'transfer_failed' ? EXIT.error : EXIT.usage });
           const done = result.done[0];
           const line = `${done.path} v${done.version} (${formatBytes(done.size)}, sha256 ${done.sha256.slice(0, 12)}…)`;
@@ -113,6 +114,24 @@ function refuseRestoreOffMain(workspace: Workspace | null): void {
     `lode restore works on main, and this workspace is on branch "${branch}". Run it from a workspace on main, or bring an old version to this branch with \`lode download PATH --version N -o PATH\` and push it.`,
     { exitCode: EXIT.usage, code: 'restore_on_main_only', details: { branch } },
   );
+}
+
+/** Versions named in a refusal before the rest are left to `lode history`. */
+const VERSIONS_LISTED = 20;
+
+/** A version the file does not have: the refusal lists those it has (main's, which the API lists), newest first. */
+async function noSuchVersion(client: LodeClient, workspace: Workspace | null, file: string, options: { version: number; branch?: string }, signal: AbortSignal): Promise<CliError> {
+  const [named] = await resolveFiles(client, workspace, [file], options.branch, signal);
+  const versions = (await allPages((cursor) => client.listVersions(named.fileId, { limit: 200, cursor }, { signal }))).map((v) => v.version);
+  const branch = options.branch ?? 'main';
+  const listed = versions.slice(0, VERSIONS_LISTED).map((v) => `v${v}`).join(', ') + (versions.length > VERSIONS_LISTED ? `, … and ${versions.length - VERSIONS_LISTED} more` : '');
+  const known = versions.length === 0 ? 'It has no version on main' : `Its versions on main: ${listed}`;
+  const elsewhere = branch === 'main' ? '' : ` (those committed on ${branch} since it was forked are not listed)`;
+  return new CliError(`${named.path} has no version ${options.version} on ${branch}. ${known}${elsewhere}; \`lode history ${named.path}\` shows them with dates and authors.`, {
+    exitCode: EXIT.usage,
+    code: 'version_not_found',
+    details: { path: named.path, fileId: named.fileId, version: options.version, versions },
+  });
 }
 
 /** The API's nothing_to_restore names files by id: the CLI names them by path, each with its reason. */
