@@ -24,6 +24,8 @@ export interface PullReport {
   conflicts: string[];
   /** Temporary files that a pull killed mid-download had left (STALE_PARTIAL_MS). */
   partialsRemoved: number;
+  /** The branch the workspace followed before `--branch` moved it. */
+  switchedFrom: string | null;
 }
 
 /**
@@ -36,15 +38,21 @@ const STALE_PARTIAL_MS = 60 * 60_000;
 /**
  * Downloads `outdated` and `missing` files (each verified against its SHA-256, written to a
  * temporary file and renamed), removes `deleted_remote` files this workspace had not changed, and
- * never touches a `modified` or `conflict` file.
+ * never touches a `modified` or `conflict` file. With `--branch`, the workspace follows that branch
+ * from now on, as a git checkout switched to it: files unchanged since synced become that branch's,
+ * edits stay, and status, push and pull use it (a routine push must not carry its files elsewhere).
  */
 export async function pull(ctx: Context, workspace: Workspace, options: PullOptions): Promise<PullReport> {
-  const branch = options.branch ?? workspace.state.branch;
+  const followed = workspace.state.branch;
+  const branch = options.branch ?? followed;
   // The file on disk where there is one: its name may be decomposed (NFD) or cased unlike the project's.
   const onDisk = (e: StatusEntry) => e.local?.localPath ?? workspace.file(e.path);
-  const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal);
+  const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal, { follow: true });
   const partialsRemoved = await removeStale(status.partials);
   const scoped = scopedEntries(status, options.scopes);
+  // Before any byte moves: a pull to another branch interrupted from here on leaves the workspace on
+  // that branch, where the files it did fetch read as synced, not as edits of the one it left.
+  await workspace.save();
   const files = workspace.state.files;
   const toDownload = scoped.filter((e) => (e.status === 'outdated' || e.status === 'missing') && e.row.fileId);
   const toRemove = scoped.filter((e) => e.status === 'deleted_remote' && e.local && files[e.path]?.sha256 === e.local.digest.sha256);
@@ -60,13 +68,10 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   } finally {
     progress.stop();
   }
-  // Only the workspace's branch sets its bases (push.ts, sendCommit): another branch's version is none.
-  if (branch === workspace.state.branch) for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
+  for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
   for (const e of toRemove) {
     await rm(onDisk(e), { force: true });
     await removeEmptyFolders(workspace.root, path.dirname(onDisk(e)));
-    // Forgotten whichever branch removed it: a base kept here would make the next push delete the
-    // file from the workspace's own branch, for the team; forgotten, it reads as missing and returns.
     delete files[e.path];
   }
   await workspace.save();
@@ -83,6 +88,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
     kept: scoped.filter((e) => e.status === 'modified').map((e) => e.path),
     conflicts: scoped.filter((e) => e.status === 'conflict').map((e) => e.path),
     partialsRemoved,
+    switchedFrom: branch === followed ? null : followed,
   };
 }
 

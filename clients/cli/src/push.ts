@@ -25,18 +25,24 @@ export interface PushReport {
   deduplicated: number;
   deleted: number;
   bytes: number;
+  /** The branch the workspace followed before this push's commit moved it to the commit's branch. */
+  switchedFrom: string | null;
 }
 
 /**
  * Uploads `modified` and `local_only` files, records files deleted here, and makes one commit. A run
  * after an interruption finishes the previous one first (the journal), so nothing is uploaded or
- * committed twice.
+ * committed twice. A commit to another branch than the workspace's makes the workspace follow it
+ * (sendCommit).
  */
 export async function push(ctx: Context, workspace: Workspace, options: PushOptions): Promise<PushReport> {
   const { client, signal } = ctx;
-  const branch = options.branch ?? workspace.state.branch;
+  const followed = workspace.state.branch;
   const store = await JournalStore.open(workspace);
   const resumed = await resumeInterrupted(ctx, workspace, store);
+  // After the resumed commit, which may have moved the workspace to its branch, as it would have had
+  // it not been interrupted.
+  const branch = options.branch ?? workspace.state.branch;
   const status = await workspaceStatus(client, workspace, branch, signal);
   await workspace.save();
   const scoped = scopedEntries(status, options.scopes);
@@ -51,7 +57,8 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   }
   const uploads = scoped.filter((e): e is StatusEntry & { local: NonNullable<StatusEntry['local']> } => (e.status === 'modified' || e.status === 'local_only') && e.local !== undefined);
   const deletes = scoped.filter((e) => e.status === 'deleted_local' && e.row.fileId).map((e) => ({ path: e.path, fileId: e.row.fileId as string }));
-  const report: PushReport = { commit: null, resumed, uploaded: 0, reused: 0, deduplicated: 0, deleted: deletes.length, bytes: 0 };
+  const switchedFrom = () => (workspace.state.branch === followed ? null : followed);
+  const report: PushReport = { commit: null, resumed, uploaded: 0, reused: 0, deduplicated: 0, deleted: deletes.length, bytes: 0, switchedFrom: switchedFrom() };
   if (uploads.length === 0 && deletes.length === 0) {
     await store.finish();
     return report;
@@ -90,6 +97,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const pending: PendingCommit = { request: { message: options.message, branch, fileVersions }, uploads: uploaded, deletes };
   await store.recordCommit(pending);
   report.commit = await sendCommit(ctx, workspace, store, pending);
+  report.switchedFrom = switchedFrom();
   const sent = result.done.filter((d) => !d.dedup);
   report.uploaded = sent.length;
   report.deduplicated = result.done.length - sent.length;
@@ -114,7 +122,10 @@ async function resumeInterrupted(ctx: Context, workspace: Workspace, store: Jour
   return null;
 }
 
-/** Sends the journal's commit with its key; on success records the new versions as synced and closes the journal. */
+/**
+ * Sends the journal's commit with its key; on success makes the workspace follow the commit's branch,
+ * records the new versions as synced and closes the journal.
+ */
 async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStore, pending: PendingCommit): Promise<CommitCreated> {
   let commit: CommitCreated;
   try {
@@ -130,12 +141,14 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
     if (isRefusal(error)) await store.forgetCommit();
     throw error;
   }
-  // The record is the workspace branch's base: a version committed elsewhere (--branch) is not one,
-  // and counted as one it would hide a teammate's newer version there as a mere local edit.
-  if ((pending.request.branch ?? 'main') === workspace.state.branch) {
-    for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };
-    for (const d of pending.deletes) delete workspace.state.files[d.path];
-  }
+  // The workspace is on the branch it pushed to, as a git checkout or a Perforce stream workspace is
+  // on one: were it to stay on the other, the files just committed would read there as edits, and
+  // the next routine push would carry the experiment onto it. The versions of other files synced on
+  // the branch followed before stay their bases: unchanged, they read as that branch's content
+  // (status.ts, localStatus), which pull replaces with this branch's.
+  workspace.state.branch = pending.request.branch ?? 'main';
+  for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };
+  for (const d of pending.deletes) delete workspace.state.files[d.path];
   await workspace.save();
   await store.finish();
   return commit;

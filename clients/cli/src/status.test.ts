@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Branch, LodeClient, Page, SyncRow } from '@lode/sdk';
-import { branchExists, caseCollisions, inScope, workspaceStatus } from './status.ts';
+import { branchExists, caseCollisions, inScope, localStatus, workspaceStatus } from './status.ts';
 import { Workspace } from './workspace.ts';
 
 describe('push and pull scopes', () => {
@@ -72,7 +73,8 @@ describe('whether a branch exists', () => {
 
 describe('a file the server stored under a name its rule now refuses', () => {
   const row = (path: string, fileId: string): SyncRow => ({ path, status: 'missing', fileId, remoteVersion: 1, remoteSha256: 'a'.repeat(64), remoteCommitSeq: 1, remoteSize: 1 });
-  const serverHolding = (rows: SyncRow[]) => ({ sync: async () => ({ files: rows, latestCommitSeq: 1 }) }) as unknown as LodeClient;
+  const serverHolding = (rows: SyncRow[]) =>
+    ({ sync: async () => ({ files: rows, latestCommitSeq: 1 }), listBranches: async () => ({ data: [{ name: 'main', headSequenceNum: 1, forkedFrom: null }], nextCursor: null }) }) as unknown as LodeClient;
 
   it('is listed, not downloaded; one this workspace synced and has since deleted is still deleted for the team', async () => {
     const workspace = await Workspace.create(await mkdtemp(path.join(tmpdir(), 'lode-status-')), 'main');
@@ -83,5 +85,71 @@ describe('a file the server stored under a name its rule now refuses', () => {
       ['fine.txt', 'missing'],
     ]);
     expect(status.unstorable).toEqual([{ path: 'Theirs\u0089.txt', problem: 'it contains control characters', remote: true, fileId: 'f-theirs' }]);
+  });
+});
+
+describe('how the workspace reads a row, knowing what it synced', () => {
+  const SHA = { v1: '1'.repeat(64), v2: '2'.repeat(64), mine: 'e'.repeat(64) };
+  const row = (status: SyncRow['status'], remote: { version: number; sha256: string } | 'deleted' | null): SyncRow => ({
+    path: 'hero.fbx',
+    status,
+    fileId: remote === null ? null : 'f-hero',
+    remoteVersion: remote === null || remote === 'deleted' ? null : remote.version,
+    remoteSha256: remote === null || remote === 'deleted' ? null : remote.sha256,
+    remoteCommitSeq: remote === null ? null : 4,
+    remoteSize: remote === null || remote === 'deleted' ? null : 10,
+  });
+  const synced = (version: number, sha256: string) => ({ fileId: 'f-hero', version, sha256 });
+
+  it('calls a file put back at a path a teammate deleted (whose deletion this workspace pulled) new, not modified nor deleted remotely', () => {
+    expect(localStatus(row('modified', 'deleted'), undefined, SHA.mine)).toBe('local_only');
+    // The very bytes of a version the branch had: still a file added again, which pull must not list for removal.
+    expect(localStatus(row('deleted_remote', 'deleted'), undefined, SHA.v1)).toBe('local_only');
+    // This workspace had it and the teammate deleted it since: as before.
+    expect(localStatus(row('deleted_remote', 'deleted'), synced(1, SHA.v1), SHA.v1)).toBe('deleted_remote');
+    expect(localStatus(row('conflict', 'deleted'), synced(1, SHA.v1), SHA.mine)).toBe('conflict');
+  });
+
+  it('does not take the previous branch’s version, unchanged since synced, for an edit on the branch the workspace follows now', () => {
+    // Synced v2 on the branch followed before; this branch has v1 of the file, or never had it.
+    expect(localStatus(row('modified', { version: 1, sha256: SHA.v1 }), synced(2, SHA.v2), SHA.v2)).toBe('outdated');
+    expect(localStatus(row('conflict', { version: 3, sha256: SHA.v1 }), synced(2, SHA.v2), SHA.v2)).toBe('outdated');
+    expect(localStatus(row('conflict', 'deleted'), synced(2, SHA.v2), SHA.v2)).toBe('deleted_remote');
+    expect(localStatus(row('local_only', null), synced(2, SHA.v2), SHA.v2)).toBe('deleted_remote');
+    // Edited since: the user's change, as the server says.
+    expect(localStatus(row('modified', { version: 1, sha256: SHA.v1 }), synced(2, SHA.v2), SHA.mine)).toBe('modified');
+    expect(localStatus(row('conflict', { version: 3, sha256: SHA.v1 }), synced(2, SHA.v2), SHA.mine)).toBe('conflict');
+    expect(localStatus(row('local_only', null), undefined, SHA.mine)).toBe('local_only');
+  });
+});
+
+describe('the branch a status is about', () => {
+  const server = (branches: { name: string; headSequenceNum: number | null; forkedFrom: Branch['forkedFrom'] }[], rows: SyncRow[]) =>
+    ({ sync: async () => ({ files: rows, latestCommitSeq: 9 }), listBranches: async () => ({ data: branches, nextCursor: null }) }) as unknown as LodeClient;
+  const A_SHA = createHash('sha256').update('a').digest('hex');
+  const upToDate: SyncRow = { path: 'a.txt', status: 'up_to_date', fileId: 'f-a', remoteVersion: 3, remoteSha256: A_SHA, remoteCommitSeq: 7, remoteSize: 1 };
+
+  it('names that branch’s latest commit, not the project’s (another branch’s)', async () => {
+    const workspace = await Workspace.create(await mkdtemp(path.join(tmpdir(), 'lode-status-')), 'main');
+    const client = server(
+      [
+        { name: 'main', headSequenceNum: 4, forkedFrom: null },
+        { name: 'exp', headSequenceNum: 9, forkedFrom: { branch: 'main', sequenceNum: 4 } },
+      ],
+      [],
+    );
+    expect(await workspaceStatus(client, workspace, 'main')).toMatchObject({ branch: 'main', head: { headSequenceNum: 4, forkedFrom: null }, latestCommitSeq: 9 });
+    expect(await workspaceStatus(client, workspace, 'exp')).toMatchObject({ branch: 'exp', head: { headSequenceNum: 9, forkedFrom: { branch: 'main' } } });
+  });
+
+  it('makes the workspace follow the branch when asked (pull --branch), recording that branch’s versions as synced', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'lode-status-'));
+    await writeFile(path.join(root, 'a.txt'), 'a');
+    const workspace = await Workspace.create(root, 'main');
+    const client = server([{ name: 'main', headSequenceNum: 1, forkedFrom: null }, { name: 'exp', headSequenceNum: 7, forkedFrom: { branch: 'main', sequenceNum: 1 } }], [upToDate]);
+    await workspaceStatus(client, workspace, 'exp');
+    expect(workspace.state).toEqual({ branch: 'main', files: {} });
+    await workspaceStatus(client, workspace, 'exp', undefined, { follow: true });
+    expect(workspace.state).toEqual({ branch: 'exp', files: { 'a.txt': { fileId: 'f-a', version: 3, sha256: A_SHA } } });
   });
 });

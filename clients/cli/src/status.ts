@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chunk, pathProblem, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { chunk, pathProblem, type Branch, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
 import { CliError, EXIT } from './failure.ts';
 import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
 import type { SyncedFile, Workspace } from './workspace.ts';
@@ -28,6 +28,9 @@ export interface UnstorableFile {
 
 export interface WorkspaceStatus {
   branch: string;
+  /** The branch's own latest commit (null before its first), and where it was forked from. */
+  head: Pick<Branch, 'headSequenceNum' | 'forkedFrom'>;
+  /** The project's latest commit, on any branch. */
   latestCommitSeq: number;
   entries: StatusEntry[];
   /** Local files whose paths differ only in letter case: one file to the project (push refuses them). */
@@ -47,10 +50,12 @@ const SYNC_BATCH = 10_000;
  * Scans and hashes the workspace (hash cache first) and asks the server how each file stands, with
  * the last synced version as `baseVersion`, so an edit on both sides reads as `conflict`. Paths
  * `.lodeignore` names are left out both ways: none is uploaded or deleted, none downloaded or removed.
- * Updates the workspace's record of what it has synced (saved by the caller).
+ * Updates the workspace's record of what it has synced (saved by the caller) when `branch` is the
+ * workspace's, or becomes it: `follow` makes the workspace follow `branch` once it is known to exist.
  */
-export async function workspaceStatus(client: LodeClient, workspace: Workspace, branch: string, signal?: AbortSignal): Promise<WorkspaceStatus> {
-  await requireBranch(client, branch, workspace.state.branch, signal);
+export async function workspaceStatus(client: LodeClient, workspace: Workspace, branch: string, signal?: AbortSignal, options: { follow?: boolean } = {}): Promise<WorkspaceStatus> {
+  const head = await requireBranch(client, branch, workspace.state.branch, signal);
+  if (options.follow) workspace.state.branch = branch;
   const scanned = await scanWorkspace(workspace);
   // One such name in a sync would fail the whole request: they are set aside and reported instead.
   const unstorable = scanned.files.flatMap((e): UnstorableFile[] => {
@@ -83,7 +88,7 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
   for (const row of rows) {
     const here = byPath.get(row.path);
     if (!here && scanned.ignores(row.path)) continue;
-    const status = localStatus(row, workspace.state.files[row.path]);
+    const status = localStatus(row, workspace.state.files[row.path], here?.digest.sha256);
     // A file stored under a name the rule now refuses is not downloaded: here it could be neither
     // synced nor pushed. One this workspace synced and has since deleted (or renamed) stays, so that
     // push deletes it for the team: a commit names files by id, which the rule does not touch.
@@ -96,15 +101,27 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
   }
   // Local and remote-only files in one path order, whichever side each came from.
   entries.sort((a, b) => comparePaths(a.path, b.path));
-  return { branch, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, nested: scanned.nested, partials: scanned.partials };
+  return { branch, head, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, nested: scanned.nested, partials: scanned.partials };
 }
 
 /**
- * What the workspace makes of the server's row, knowing what it synced last. A file it never synced
- * whose path a teammate has committed meanwhile is a conflict, not an edit: pushing it would replace
- * their version unseen (the server, sent no baseVersion, can only say `modified`).
+ * What the workspace makes of the server's row, knowing what it synced last (`here`: the file's
+ * SHA-256 on disk, if any).
+ * - A file it never synced whose path a teammate has committed meanwhile is a conflict, not an edit:
+ *   pushing it would replace their version unseen (the server, sent no baseVersion, can only say
+ *   `modified`).
+ * - A file at a path deleted on the branch, with no record here (this workspace saw the deletion,
+ *   or never had the file), is new: put back or added again, not an edit of anything, and nothing
+ *   for pull to remove.
+ * - A file whose content is still the version this workspace last synced is no edit of the user's,
+ *   whatever the server makes of content it does not know on this branch: synced on the branch the
+ *   workspace followed before (push.ts, pull.ts), it is that branch's version. Pull replaces it with
+ *   this branch's, or removes it where this branch has none, as switching a git checkout does.
  */
-function localStatus(row: SyncRow, synced: SyncedFile | undefined): FileStatus {
+export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?: string): FileStatus {
+  const tipDeleted = row.fileId !== null && row.remoteVersion === null;
+  if (here !== undefined && synced?.sha256 === here && ['modified', 'conflict', 'local_only'].includes(row.status)) return tipDeleted || row.status === 'local_only' ? 'deleted_remote' : 'outdated';
+  if (tipDeleted && synced === undefined && (row.status === 'modified' || row.status === 'deleted_remote')) return 'local_only';
   if (row.status === 'modified' && synced === undefined && row.remoteVersion !== null) return 'conflict';
   // Remote-only, synced here before at the version the server still has: deleted locally since.
   if (row.status === 'missing' && synced !== undefined && synced.version === row.remoteVersion) return 'deleted_local';
@@ -132,8 +149,9 @@ function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: Rea
  * Sync answers a branch that does not exist as main (what a commit to it would start from): a
  * misspelt or deleted branch would show main's files as the branch's, and a push would create it.
  */
-async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<void> {
-  if (await branchExists(client, branch, signal)) return;
+async function requireBranch(client: LodeClient, branch: string, workspaceBranch: string, signal?: AbortSignal): Promise<Branch> {
+  const found = await findBranch(client, branch, signal);
+  if (found) return found;
   const fix = `\`lode branch list\` shows the branches; \`lode branch create ${branch}\` makes it`;
   throw new CliError(
     branch === workspaceBranch
@@ -143,15 +161,20 @@ async function requireBranch(client: LodeClient, branch: string, workspaceBranch
   );
 }
 
-/** Pages through the branches, which the API lists main first, then by the bytes of their names, only as far as `name`'s place. */
+/** Whether a branch exists; main always does. */
 export async function branchExists(client: Pick<LodeClient, 'listBranches'>, name: string, signal?: AbortSignal): Promise<boolean> {
-  if (name === 'main') return true;
+  return name === 'main' || (await findBranch(client, name, signal)) !== null;
+}
+
+/** Pages through the branches, which the API lists main first, then by the bytes of their names, only as far as `name`'s place. */
+export async function findBranch(client: Pick<LodeClient, 'listBranches'>, name: string, signal?: AbortSignal): Promise<Branch | null> {
   const bytes = Buffer.from(name);
   for (let cursor: string | undefined; ; ) {
     const page = await client.listBranches({ limit: 200, cursor }, { signal });
-    if (page.data.some((b) => b.name === name)) return true;
+    const found = page.data.find((b) => b.name === name);
+    if (found) return found;
     const last = page.data.at(-1);
-    if (!page.nextCursor || (last && last.name !== 'main' && Buffer.compare(Buffer.from(last.name), bytes) > 0)) return false;
+    if (!page.nextCursor || (last && last.name !== 'main' && Buffer.compare(Buffer.from(last.name), bytes) > 0)) return null;
     cursor = page.nextCursor;
   }
 }

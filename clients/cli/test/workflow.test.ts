@@ -25,6 +25,9 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     return { ada: await CliUser.create(stack.baseUrl, owner), bo: await CliUser.create(stack.baseUrl, member) };
   };
 
+  /** The files `lode status --json` lists as anything but up to date. */
+  const changed = (status: { files: { path: string; status: string }[] }) => status.files.filter((f) => f.status !== 'up_to_date').map(({ path, status }) => ({ path, status }));
+
   const commitCount = async (user: CliUser, dir: string) => (expectOk(await user.run(dir, ['log', '--json', '-n', '200'])).json.data as unknown[]).length;
 
   it('pushes a workspace, pulls it byte for byte into an empty one, and a second push uploads nothing', async () => {
@@ -61,7 +64,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     await writeText(a, 'Levels/Castle.umap', 'v2 by ada');
     const refused = await ada.run(a, ['push', '-m', 'castle v2']);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/Levels\/Castle\.umap is locked by User [0-9a-f]+ since/);
+    expect(refused.stderr).toMatch(/Levels\/Castle\.umap is locked by User [0-9a-f]+ since \S+: "lighting pass"\n/);
     expect(await commitCount(ada, a)).toBe(1);
     const json = await ada.run(a, ['push', '-m', 'castle v2', '--json']);
     expect(json.code).toBe(3);
@@ -85,6 +88,8 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     const status = await ada.run(a, ['status', '--json']);
     expect(status.code).toBe(3);
     expect(status.json.files).toEqual([expect.objectContaining({ path: 'hero.fbx', status: 'conflict', remoteVersion: 2 })]);
+    const listed = await ada.run(a, ['status']);
+    expect([listed.code, listed.stdout]).toEqual([3, expect.stringContaining('conflict (changed here and remotely: resolve before pushing): 1\n  hero.fbx\n')]);
     const push = await ada.run(a, ['push', '-m', 'ada edit']);
     expect(push.code).toBe(3);
     expect(push.stderr).toContain('hero.fbx');
@@ -141,7 +146,9 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     const a = await newWorkspace(ada);
     await writeText(a, 'feat.txt', 'v1');
     await writeText(a, 'Saved/cache.bin', 'c1');
-    expectOk(await ada.run(a, ['push', '-m', 'one']));
+    // Another version-control system's state, left out by default as .lode/ is.
+    for (const vcs of ['.git/HEAD', 'Tools/.svn/wc.db', 'Art/.hg/store/data', '.p4config']) await writeText(a, vcs, 'not for Lode');
+    expect(expectOk(await ada.run(a, ['push', '-m', 'one', '--json'])).json).toMatchObject({ commit: { fileCount: 2 } });
     const b = await newWorkspace(bo);
     expectOk(await bo.run(b, ['pull']));
 
@@ -199,24 +206,47 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(nested.stderr).toContain(`inside the workspace ${w}`);
   }, TIMEOUT);
 
-  it("keeps the workspace branch's bases when pushing to another branch: a teammate's newer version on it is still a conflict", async () => {
+  it('follows the branch it pushed to: status names it and its own latest commit, the next push goes there, and pull --branch main brings main back', async () => {
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);
     await writeText(a, 'y.txt', 'v1');
+    await writeText(a, 'keep.txt', 'keep');
     expectOk(await ada.run(a, ['push', '-m', 'v1']));
-    expectOk(await ada.run(a, ['branch', 'create', 'feature']));
+    expectOk(await ada.run(a, ['branch', 'create', 'exp']));
     const b = await newWorkspace(bo);
     expectOk(await bo.run(b, ['pull']));
-    await writeText(a, 'y.txt', 'ada v2');
-    expectOk(await ada.run(a, ['push', '-m', 'ada v2']));
-    await writeText(b, 'y.txt', 'bo edit');
-    expectOk(await bo.run(b, ['push', '-m', 'bo on feature', '--branch', 'feature']));
-    const status = await bo.run(b, ['status', '--json']);
-    expect(status.code).toBe(3);
-    expect(status.json.files).toEqual([expect.objectContaining({ path: 'y.txt', status: 'conflict' })]);
-    expect((await bo.run(b, ['push', '-m', 'bo on main'])).code).toBe(3);
-    expectOk(await ada.run(a, ['pull']));
-    expect(await readText(a, 'y.txt')).toBe('ada v2');
+
+    await writeText(a, 'y.txt', 'experiment');
+    await writeText(a, 'Exp/new.txt', 'experiment only');
+    await writeText(a, 'Exp/other.txt', 'experiment only');
+    const pushed = expectOk(await ada.run(a, ['push', '-m', 'try it', '--branch', 'exp']));
+    expect(pushed.stdout).toContain('Committed #2 on exp: 3 files');
+    expect(pushed.stdout).toContain('This workspace is now on branch exp (it was on main)');
+    // The project's latest commit is main's now; Ada's status is about exp and exp's latest commit.
+    await writeText(b, 'keep.txt', 'bo on main');
+    expectOk(await bo.run(b, ['push', '-m', 'bo on main']));
+    const status = expectOk(await ada.run(a, ['status']));
+    expect(status.stdout.split('\n')[0]).toBe('On branch exp (its latest commit: #2)');
+    expect(status.stdout).toContain('4 files up to date.');
+    expect(expectOk(await ada.run(a, ['status', '--json'])).json).toMatchObject({ branch: 'exp', workspaceBranch: 'exp', headSequenceNum: 2, latestCommitSeq: 3, counts: { modified: 0, local_only: 0, up_to_date: 4 } });
+
+    // The next routine push goes to exp, never main.
+    await writeText(a, 'y.txt', 'experiment 2');
+    expect(expectOk(await ada.run(a, ['push', '-m', 'more', '--json'])).json).toMatchObject({ commit: { branch: 'exp' }, switchedFrom: null });
+    expect((expectOk(await bo.run(b, ['log', '--json'])).json.data as { message: string }[]).map((c) => c.message)).toEqual(['bo on main', 'v1']);
+    expectOk(await bo.run(b, ['pull']));
+    expect(await readText(b, 'y.txt')).toBe('v1');
+
+    // Back to main: files unchanged since synced on exp become main's, exp's own file goes, an edit stays.
+    await writeText(a, 'Exp/new.txt', 'edited');
+    const back = expectOk(await ada.run(a, ['pull', '--branch', 'main', '--json'])).json;
+    expect(back).toMatchObject({ switchedFrom: 'exp', downloaded: 2, removed: 1 });
+    expect([await readText(a, 'y.txt'), await readText(a, 'keep.txt'), await readText(a, 'Exp/new.txt')]).toEqual(['v1', 'bo on main', 'edited']);
+    await expect(stat(path.join(a, 'Exp/other.txt'))).rejects.toThrow();
+    const onMain = expectOk(await ada.run(a, ['status', '--json']));
+    expect(onMain.json).toMatchObject({ branch: 'main', workspaceBranch: 'main', headSequenceNum: 3 });
+    expect(changed(onMain.json)).toEqual([{ path: 'Exp/new.txt', status: 'local_only' }]);
+    expect(expectOk(await ada.run(a, ['status', '--branch', 'exp'])).stdout.split('\n')[0]).toBe('Compared with branch exp (its latest commit: #4); this workspace is on main');
   }, TIMEOUT);
 
   it('sets aside names the API cannot store, syncing the rest; push refuses them until renamed or ignored', async () => {
@@ -281,21 +311,21 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(resumed.stderr).toContain('The interrupted push to gone was dropped');
     expect((expectOk(await ada.run(a, ['branch', 'list', '--json'])).json.data as { name: string }[]).map((x) => x.name)).toEqual(['main']);
 
-    // Bo brings another branch's state in: its version reads as his edit on main, where v1 stays his
-    // base, and the file it deleted as missing there, not as a deletion his next push would make.
+    // Bo brings another branch's state in: his workspace is on that branch now, where nothing reads
+    // as his edit or his deletion, and main's files come back when he pulls main again.
     expectOk(await ada.run(a, ['branch', 'create', 'feature']));
     await writeText(a, 'y.txt', 'feature v2');
     await rm(path.join(a, 'z.txt'));
     expectOk(await ada.run(a, ['push', '-m', 'v2', '--branch', 'feature']));
     const b = await newWorkspace(bo);
     expectOk(await bo.run(b, ['pull']));
-    expectOk(await bo.run(b, ['pull', '--branch', 'feature']));
+    expect(expectOk(await bo.run(b, ['pull', '--branch', 'feature', '--json'])).json).toMatchObject({ switchedFrom: 'main', downloaded: 1, removed: 1 });
     expect(await readText(b, 'y.txt')).toBe('feature v2');
     await expect(stat(path.join(b, 'z.txt'))).rejects.toThrow();
-    expect(expectOk(await bo.run(b, ['status', '--json'])).json.files).toEqual([
-      expect.objectContaining({ path: 'y.txt', status: 'modified', remoteVersion: 1 }),
-      expect.objectContaining({ path: 'z.txt', status: 'missing' }),
-    ]);
+    expect(expectOk(await bo.run(b, ['status', '--json'])).json).toMatchObject({ branch: 'feature', counts: { up_to_date: 1, modified: 0, missing: 0, deleted_local: 0 } });
+    expect(expectOk(await bo.run(b, ['push', '-m', 'nothing', '--json'])).json).toMatchObject({ commit: null });
+    expectOk(await bo.run(b, ['pull', '--branch', 'main']));
+    expect([await readText(b, 'y.txt'), await readText(b, 'z.txt')]).toEqual(['v1', 'z']);
   }, TIMEOUT);
 
   it('pushes a decomposed (macOS) name as its NFC path, updates it in place on pull, and refuses names that differ only in case', async () => {
@@ -368,6 +398,46 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect((expectOk(await ada.run(a, ['branch', 'list', '--json'])).json.data as { name: string }[]).map((x) => x.name)).toEqual(['main']);
   }, TIMEOUT);
 
+  it('reverts edited and deleted files to the version last synced, byte for byte, and leaves a new file alone', async () => {
+    const { ada, bo } = await team();
+    const a = await newWorkspace(ada);
+    const original = randomBytes(200_000);
+    await writeFile(path.join(a, 'hero.fbx'), original);
+    await writeText(a, 'Levels/a.umap', 'a1');
+    await writeText(a, 'Levels/b.umap', 'b1');
+    await writeText(a, 'shared.txt', 's1');
+    expectOk(await ada.run(a, ['push', '-m', 'one']));
+
+    await writeFile(path.join(a, 'hero.fbx'), randomBytes(1000));
+    await rm(path.join(a, 'Levels/a.umap'));
+    await writeText(a, 'Levels/b.umap', 'b edited');
+    await writeText(a, 'Levels/new.umap', 'mine');
+    const reverted = expectOk(await ada.run(a, ['revert', 'hero.fbx', 'Levels']));
+    expect(reverted.stdout.trimEnd().split('\n').sort()).toEqual([
+      'left Levels/new.umap alone: not in Lode (never pushed or pulled here); delete it yourself if you do not want it',
+      'reverted Levels/a.umap (v1, as last synced)',
+      'reverted Levels/b.umap (v1, as last synced)',
+      'reverted hero.fbx (v1, as last synced)',
+    ]);
+    expect((await readFile(path.join(a, 'hero.fbx'))).equals(original)).toBe(true);
+    expect([await readText(a, 'Levels/a.umap'), await readText(a, 'Levels/b.umap'), await readText(a, 'Levels/new.umap')]).toEqual(['a1', 'b1', 'mine']);
+    expect(changed(expectOk(await ada.run(a, ['status', '--json'])).json)).toEqual([{ path: 'Levels/new.umap', status: 'local_only' }]);
+    expect(expectOk(await ada.run(a, ['revert', 'hero.fbx', '--json'])).json).toEqual({ reverted: [], unchanged: ['hero.fbx'], notInLode: [] });
+
+    // Edited here while a teammate pushed a newer version: revert puts back the one synced here, which pull then updates.
+    const b = await newWorkspace(bo);
+    expectOk(await bo.run(b, ['pull']));
+    await writeText(b, 'shared.txt', 's2 by bo');
+    expectOk(await bo.run(b, ['push', '-m', 'bo']));
+    await writeText(a, 'shared.txt', 'ada edit');
+    expect(expectOk(await ada.run(a, ['revert', 'shared.txt', '--json'])).json).toMatchObject({ reverted: [{ path: 'shared.txt', version: 1 }] });
+    expect(await readText(a, 'shared.txt')).toBe('s1');
+    expectOk(await ada.run(a, ['pull']));
+    expect(await readText(a, 'shared.txt')).toBe('s2 by bo');
+    const typo = await ada.run(a, ['revert', 'nope.txt', '--json']);
+    expect([typo.code, typo.json.error.code]).toEqual([2, 'no_such_path']);
+  }, TIMEOUT);
+
   it('stops a pull on Ctrl-C saying what to do, with no partial file left; the next pull completes', async () => {
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);
@@ -424,6 +494,15 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     await expect(stat(path.join(b, 'Old', 'Props'))).rejects.toThrow();
     expect((await stat(path.join(b, 'Old'))).isDirectory()).toBe(true);
     expect(await readText(b, 'keep.txt')).toBe('edited by bo');
+
+    // Bo puts the file back (the same bytes, from a backup) and adds another where one was deleted: new files, not edits.
+    await writeText(b, 'Old/Props/old.txt', 'old');
+    const status = await bo.run(b, ['status', '--json']);
+    expect(status.json.files).toEqual([expect.objectContaining({ path: 'Old/Props/old.txt', status: 'local_only' }), expect.objectContaining({ path: 'keep.txt', status: 'modified' })]);
+    expect(expectOk(await bo.run(b, ['status'])).stdout).toContain('new (push uploads): 1\n  Old/Props/old.txt\n');
+    expectOk(await bo.run(b, ['push', 'Old', '-m', 'old is back']));
+    expectOk(await ada.run(a, ['pull']));
+    expect(await readText(a, 'Old/Props/old.txt')).toBe('old');
   }, TIMEOUT);
 
   it('finishes a push SIGKILLed half-way without uploading its confirmed files again, in one commit', async () => {
@@ -516,6 +595,9 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     const downloaded = expectOk(await ada.run(a, ['download', 'forest.umap', '--version', '1', '-o', dest, '--json']));
     expect(downloaded.json).toMatchObject({ path: 'forest.umap', version: 1, sha256: sha256(versions[0]) });
     expect(sha256(await readFile(dest))).toBe(sha256(versions[0]));
+    const missing = await ada.run(a, ['download', 'forest.umap', '--version', '9']);
+    expect([missing.code, missing.stderr]).toEqual([2, 'error: forest.umap has no version 9 on main. Its versions on main: v2, v1; `lode history forest.umap` shows them with dates and authors.\n']);
+    expect((await ada.run(a, ['download', 'forest.umap', '--version', '9', '--json'])).json.error).toMatchObject({ code: 'version_not_found', version: 9, versions: [2, 1] });
     expect(expectOk(await ada.run(a, ['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     // To stdout, verified first; nothing else on it.
     await writeText(a, 'notes.txt', 'first notes');

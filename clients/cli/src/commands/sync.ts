@@ -3,8 +3,9 @@ import { colors, formatBytes, plural } from '../output.ts';
 import { EXIT } from '../failure.ts';
 import { pull } from '../pull.ts';
 import { push } from '../push.ts';
+import { revert } from '../revert.ts';
 import { connected } from '../run.ts';
-import { groupByStatus, inScope, workspaceStatus, type FileStatus } from '../status.ts';
+import { groupByStatus, inScope, workspaceStatus, type FileStatus, type WorkspaceStatus } from '../status.ts';
 import { Workspace } from '../workspace.ts';
 import { batchSizeOption, commitMessage, concurrencyOption } from './option-values.ts';
 
@@ -34,8 +35,9 @@ export function syncCommands(program: Command): void {
         const groups = groupByStatus(status.entries);
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
         const { caseCollisions, unstorable } = status;
-        out.result({ branch, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, unstorable, nestedWorkspaces: status.nested, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
-          const lines = [`On branch ${branch} (the project's latest commit: #${status.latestCommitSeq})`];
+        const followed = workspace.state.branch;
+        out.result({ branch, workspaceBranch: followed, headSequenceNum: status.head.headSequenceNum, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, unstorable, nestedWorkspaces: status.nested, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
+          const lines = [branch === followed ? `On branch ${branch} (${describeHead(status)})` : `Compared with branch ${branch} (${describeHead(status)}); this workspace is on ${followed}`];
           if (caseCollisions.length > 0) {
             lines.push(colors.yellow(`names that differ only in letter case, one file to Lode (push refuses them; rename all but one): ${caseCollisions.length}`));
             lines.push(...caseCollisions.map((group) => `  ${group.join(', ')}`));
@@ -79,11 +81,13 @@ export function syncCommands(program: Command): void {
         ctx.out.result(report, () => {
           const lines: string[] = [];
           if (report.resumed) lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${plural(report.resumed.fileCount, 'file')}).`);
-          if (!report.commit) return [...lines, 'Nothing to push.'];
-          lines.push(
-            `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${plural(report.commit.fileCount, 'file')} — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
-          );
-          return lines;
+          if (!report.commit) lines.push('Nothing to push.');
+          else {
+            lines.push(
+              `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${plural(report.commit.fileCount, 'file')} — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
+            );
+          }
+          return [...lines, ...switched(report.switchedFrom, workspace.state.branch)];
         });
       }),
     );
@@ -106,8 +110,35 @@ export function syncCommands(program: Command): void {
           ...(report.conflicts.length
             ? [colors.yellow(`${plural(report.conflicts.length, 'conflict')} left untouched (changed here and remotely): ${report.conflicts.slice(0, 20).join(', ')}`), 'Move your copy aside and pull again to take theirs, or keep yours and push once you have their version merged.']
             : []),
+          ...switched(report.switchedFrom, workspace.state.branch),
         ]);
         return report.conflicts.length > 0 && report.conflicts.some((c) => inScope(c, scopes)) ? EXIT.conflict : EXIT.ok;
       }),
     );
+
+  program
+    .command('revert')
+    .description('put back the version this workspace last synced of each file (edited or deleted here); new files are left alone')
+    .argument('<paths...>', 'files or folders to revert')
+    .action(
+      connected(async (ctx, paths: string[]) => {
+        const workspace = await Workspace.find();
+        const report = await revert(ctx, workspace, paths.map((p) => workspace.projectPath(p)));
+        ctx.out.result(report, () => [
+          ...report.reverted.map((r) => `reverted ${r.path} (v${r.version}, as last synced)`),
+          ...report.notInLode.map((p) => `left ${p} alone: not in Lode (never pushed or pulled here); delete it yourself if you do not want it`),
+          ...(report.reverted.length === 0 && report.notInLode.length === 0 ? ['Nothing to revert: no change here since the last sync.'] : []),
+        ]);
+      }),
+    );
+}
+
+/** The branch's own latest commit: the project's latest may be another branch's. */
+function describeHead(status: WorkspaceStatus): string {
+  return status.head.headSequenceNum === null ? 'no commits yet' : `its latest commit: #${status.head.headSequenceNum}`;
+}
+
+/** Said when a push or pull moved the workspace to another branch (push.ts, pull.ts). */
+function switched(from: string | null, to: string): string[] {
+  return from === null ? [] : [`This workspace is now on branch ${to} (it was on ${from}): status, push and pull use ${to}. \`lode pull --branch ${from}\` takes it back.`];
 }
