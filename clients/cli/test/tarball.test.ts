@@ -53,6 +53,8 @@ describe.each(RUN_MODES)('the CLI installed from its tarball (%s)', (_mode, opti
     // Ours, from inside the tarball: npm had nothing to look up (the registry has no @lode/sdk, or a stranger's).
     const { name, version, description } = await readJson(path.join(REPO, 'clients/sdk/package.json'));
     expect(await readJson(path.join(installed, 'node_modules/@lode/sdk/package.json'))).toMatchObject({ name, version, description });
+    // The Node it needs, where npm's engine warning reads it and where lode's own check does.
+    expect((await readJson(path.join(installed, 'package.json'))).engines).toEqual({ node: '>=22.12' });
 
     // The `lode` that npm linked, run by its own `#!/usr/bin/env node` with this test's Node first on PATH.
     const project = await stack.seed.project();

@@ -297,7 +297,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     expect(await readText(broken, '.lode/state.json')).toBe('{');
   }, TIMEOUT);
 
-  it('drops an interrupted push to a branch deleted since, saying so, rather than make the branch again; pull --branch leaves the bases alone', async () => {
+  it('drops an interrupted push to a branch deleted since, saying so, rather than make the branch again; pull --branch moves the workspace to that branch and back', async () => {
     const { ada, bo } = await team();
     const a = await newWorkspace(ada);
     await writeText(a, 'y.txt', 'v1');
