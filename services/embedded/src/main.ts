@@ -2,6 +2,7 @@
  * Everything in one process on embedded defaults: embedded Postgres, the in-process bus, the
  * in-memory rate limiter and blobs on local disk. `npm start` runs this; nothing else is needed.
  */
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { env, loadConfig } from '@lode/config';
@@ -12,6 +13,7 @@ import { closeServer, ensurePrivateDirectory, exitOnStartupFailure, guardUnhandl
 import { createGatewayApp, gatewaySettings, gatewayTuning, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { SERVICES, settingsOf, startInProcess } from '@lode/system';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { bindPort, DEFAULT_OPS_PORT, listenOps, refuseTakenPorts, StartupRefusal } from './ports.ts';
 
 const logger = createLogger('lode');
 guardUnhandledRejections(logger);
@@ -25,11 +27,14 @@ const schema = z.object({
   LODE_SECRETS_KEY: z.string().optional(),
   LODE_BUS_TIMEOUT_MS: env.int(30_000, 100),
   ...opsSettings,
+  // Unset: the default port when free, else any free one (ports.ts), so a second Lode on one machine needs no more than its own PORT.
+  LODE_OPS_PORT: opsSettings.LODE_OPS_PORT.removeDefault().optional(),
 });
 
 async function main(): Promise<void> {
   const config = loadConfig(schema);
   const dataDir = path.resolve(config.LODE_DATA_DIR);
+  await refuseTakenPorts(config.PORT, config.LODE_OPS_PORT);
   // Secrets, the database and blobs: no other local user may list or read them. Run as root, the
   // embedded Postgres runs as a user of its own, which must pass through to its directories inside.
   await ensurePrivateDirectory(dataDir, process.getuid?.() === 0 ? TRAVERSABLE_DIRECTORY : PRIVATE_DIRECTORY);
@@ -61,7 +66,11 @@ async function main(): Promise<void> {
   }
 
   const limiter = new MemoryWriteLimiter();
-  const ops = await startOpsServer({ port: config.LODE_OPS_PORT, logger, ready: () => services.ping() });
+  const ops = await listenOps(config.LODE_OPS_PORT, (port) => startOpsServer({ port, logger, ready: () => services.ping() }));
+  const boundOpsPort = (ops.server.address() as AddressInfo).port;
+  if (config.LODE_OPS_PORT === undefined && boundOpsPort !== DEFAULT_OPS_PORT) {
+    logger.info({ opsPort: boundOpsPort }, `LODE_OPS_PORT is not set and ${DEFAULT_OPS_PORT} is in use: the ops port is ${boundOpsPort}`);
+  }
   const { app } = createGatewayApp({
     bus,
     limiter,
@@ -72,8 +81,8 @@ async function main(): Promise<void> {
     localObjects: local && createLocalObjectHandler(local),
     stopping: ops.isStopping,
   });
-  const server = await listen(app, config.PORT);
-  logger.info({ port: config.PORT, opsPort: config.LODE_OPS_PORT, dataDir }, `Lode listening on http://localhost:${config.PORT}`);
+  const server = await bindPort('PORT', config.PORT, () => listen(app, config.PORT));
+  logger.info({ port: config.PORT, opsPort: boundOpsPort, dataDir }, `Lode listening on http://localhost:${config.PORT}`);
 
   onShutdown(logger, [
     ['http', () => closeServer(server)],
@@ -98,4 +107,8 @@ async function embeddedAdminToken(dataDir: string): Promise<string> {
   return value;
 }
 
-main().catch(exitOnStartupFailure(logger));
+main().catch((error: unknown) => {
+  if (!(error instanceof StartupRefusal)) return exitOnStartupFailure(logger)(error);
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+});
