@@ -30,6 +30,8 @@ export interface QuickstartArgs {
   projectSlug: string;
   projectName: string;
   userName: string;
+  /** Given: the user made (or found without one) gets it, so the dashboard's invitations and single sign-on find them. */
+  email: string | undefined;
 }
 
 /** A project by id, or by its organization's slug and its own (`studio/game`). */
@@ -41,6 +43,8 @@ export interface InviteArgs {
   user: string;
   /** Omitted: a new member joins as `member`, an existing one keeps their role. */
   role: Role | undefined;
+  /** As QuickstartArgs.email. */
+  email: string | undefined;
 }
 
 /** Commands that take several admin calls. */
@@ -173,9 +177,9 @@ const commands: Record<string, CommandSpec> = {
     build: (f) => ({ method: 'POST', path: `/admin/v1/keys/${seg(f('key'))}/reset-device` }),
   },
   quickstart: {
-    usage: 'quickstart --org-slug <slug> --project-slug <slug> --user-name <name> [--org-name <name>] [--project-name <name>]',
+    usage: 'quickstart --org-slug <slug> --project-slug <slug> --user-name <name> [--email <email>] [--org-name <name>] [--project-name <name>]',
     required: ['org-slug', 'project-slug', 'user-name'],
-    optional: ['org-name', 'project-name'],
+    optional: ['email', 'org-name', 'project-name'],
     build: (f, o) => ({
       kind: 'quickstart',
       args: {
@@ -184,6 +188,7 @@ const commands: Record<string, CommandSpec> = {
         projectSlug: f('project-slug'),
         projectName: o('project-name') ?? f('project-slug'),
         userName: f('user-name'),
+        email: o('email'),
       },
     }),
   },
@@ -193,12 +198,15 @@ const commands: Record<string, CommandSpec> = {
     build: (f) => ({ kind: 'sign-in-link', user: f('user') }),
   },
   invite: {
-    usage: 'invite --project <projectId|org-slug/project-slug> --user <name|userId> [--role owner|admin|member]',
+    usage: 'invite --project <projectId|org-slug/project-slug> --user <name|userId> [--email <email>] [--role owner|admin|member]',
     required: ['project', 'user'],
-    optional: ['role'],
+    optional: ['email', 'role'],
     build: (f, o) => {
       const given = o('role');
-      return { kind: 'invite', args: { project: projectRef(f('project')), user: f('user'), role: given === undefined ? undefined : role(given) } };
+      return {
+        kind: 'invite',
+        args: { project: projectRef(f('project')), user: f('user'), role: given === undefined ? undefined : role(given), email: o('email') },
+      };
     },
   },
 };
@@ -221,8 +229,8 @@ Flags for every command:
   --token <token>   admin token (default: $LODE_ADMIN_TOKEN, else <$LODE_DATA_DIR or ./.lode>/admin-token)
 
 List commands print one page {data, nextCursor}; --all follows nextCursor and prints every row.
-quickstart and invite reuse what exists (an org or project by slug, a user by name) and always make
-a new key; run twice, they say on stderr what they found.
+quickstart and invite reuse what exists (an org or project by slug, a user by name), always make
+a new key and a dashboard sign-in link; run twice, they say on stderr what they found.
 Output is the JSON response; an HTTP error prints "error <status> <code>: <message>" and exits 1.`;
 
 export function parseCommandLine(argv: string[]): ParsedCommandLine {

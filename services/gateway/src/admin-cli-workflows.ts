@@ -22,6 +22,7 @@ interface Project {
 interface User {
   id: string;
   name: string;
+  email?: string | null;
 }
 interface Member {
   userId: string;
@@ -70,9 +71,19 @@ export async function withProjectId(client: AdminClient, call: HttpCall): Promis
 
 /**
  * A user id is taken as given. A name picks the one user who has it; among several namesakes, the
- * one already in the organization; none: the user is made.
+ * one already in the organization; none: the user is made, with `email` when given. A user found
+ * with another email or none gets the one given.
  */
-async function resolveUser(client: AdminClient, note: Note, nameOrId: string, members: Member[]): Promise<User> {
+async function resolveUser(client: AdminClient, note: Note, nameOrId: string, members: Member[], email: string | undefined): Promise<User> {
+  const user = await findOrMakeUser(client, note, nameOrId, members, email);
+  if (email !== undefined && user.email !== email) {
+    await client.send({ method: 'PATCH', path: `/admin/v1/users/${user.id}`, body: { email } });
+    note(`Email of "${user.name}" set to ${email}`);
+  }
+  return user;
+}
+
+async function findOrMakeUser(client: AdminClient, note: Note, nameOrId: string, members: Member[], email: string | undefined): Promise<User> {
   if (UUID.test(nameOrId)) return { id: nameOrId, name: nameOrId };
   const namesakes = (await client.sendAll<User>({ method: 'GET', path: '/admin/v1/users' })).data.filter((u) => u.name === nameOrId);
   const inOrg = namesakes.filter((u) => members.some((m) => m.userId === u.id));
@@ -84,8 +95,8 @@ async function resolveUser(client: AdminClient, note: Note, nameOrId: string, me
   if (namesakes.length > 1) {
     throw new CliFailure(`${namesakes.length} users are named "${nameOrId}" (${namesakes.map((u) => u.id).join(', ')}): pass --user <userId>`);
   }
-  const made = await client.send<User>({ method: 'POST', path: '/admin/v1/users', body: { name: nameOrId } });
-  note(`User "${made.name}" created (${made.id})`);
+  const made = await client.send<User>({ method: 'POST', path: '/admin/v1/users', body: { name: nameOrId, email } });
+  note(`User "${made.name}" created (${made.id}${email ? `, ${email}` : ''})`);
   return made;
 }
 
@@ -93,10 +104,17 @@ async function resolveUser(client: AdminClient, note: Note, nameOrId: string, me
  * The user's membership of the project's org and a new key for the project. An existing member
  * keeps their role unless one is asked for, so inviting an owner again never demotes them.
  */
-async function grant(client: AdminClient, note: Note, project: Project, userRef: string, asked: Role | undefined, newMemberRole: Role): Promise<Granted> {
+async function grant(
+  client: AdminClient,
+  note: Note,
+  project: Project,
+  userRef: { nameOrId: string; email: string | undefined },
+  asked: Role | undefined,
+  newMemberRole: Role,
+): Promise<Granted> {
   const membersPath = `/admin/v1/orgs/${project.orgId}/members`;
   const members = (await client.sendAll<Member>({ method: 'GET', path: membersPath })).data;
-  const user = await resolveUser(client, note, userRef, members);
+  const user = await resolveUser(client, note, userRef.nameOrId, members, userRef.email);
   const current = members.find((m) => m.userId === user.id)?.role;
   const role = asked ?? current ?? newMemberRole;
   if (current === role) note(`Already a member of the organization as ${role}`);
@@ -129,8 +147,10 @@ export async function signInLink(client: AdminClient, note: Note, nameOrId: stri
   return makeSignInLink(client, note, namesakes[0].id);
 }
 
-export async function invite(client: AdminClient, note: Note, args: InviteArgs): Promise<Granted> {
-  return grant(client, note, await resolveProject(client, args.project), args.user, args.role, 'member');
+/** The user's membership and key, and, as quickstart gives, a dashboard sign-in link to pass on with the key. */
+export async function invite(client: AdminClient, note: Note, args: InviteArgs): Promise<Granted & { signInUrl: string }> {
+  const granted = await grant(client, note, await resolveProject(client, args.project), { nameOrId: args.user, email: args.email }, args.role, 'member');
+  return { ...granted, signInUrl: (await makeSignInLink(client, note, granted.userId)).url };
 }
 
 /**
@@ -153,7 +173,7 @@ export async function quickstart(client: AdminClient, note: Note, args: Quicksta
       project = await client.send<Project>({ method: 'POST', path: `/admin/v1/orgs/${orgId}/projects`, body: { name: args.projectName, slug: args.projectSlug } });
       created.projectId = project.id;
     }
-    const granted = await grant(client, note, project, args.userName, undefined, 'owner');
+    const granted = await grant(client, note, project, { nameOrId: args.userName, email: args.email }, undefined, 'owner');
     // The newcomer's next step is the dashboard: a link for the owner just made or found.
     return { ...granted, signInUrl: (await makeSignInLink(client, note, granted.userId)).url };
   } catch (error) {

@@ -38,7 +38,11 @@ async function resolveToken(flag: string | undefined): Promise<AdminToken> {
   const file = path.resolve(dataDir ?? './.lode', 'admin-token');
   const fromFile = nonEmpty(await readFile(file, 'utf8').catch(() => undefined));
   if (fromFile) return { value: fromFile, source: `${file} (${dataDir ? `LODE_DATA_DIR=${dataDir}` : 'the default data dir: LODE_DATA_DIR is not set'})`, fromFile: true };
-  throw new UsageError(`No admin token: pass --token, set LODE_ADMIN_TOKEN, or run embedded mode so that ${file} exists`);
+  throw new UsageError(
+    dataDir
+      ? `No admin token in ${file}: was the server started with LODE_DATA_DIR=${dataDir}? Run this with the LODE_DATA_DIR the server was started with, or set LODE_ADMIN_TOKEN (or pass --token).`
+      : `No admin token in ${file} (LODE_DATA_DIR is not set). A server started with LODE_DATA_DIR=DIR keeps its token in DIR/admin-token: run this as LODE_DATA_DIR=DIR npm run admin -- ..., or set LODE_ADMIN_TOKEN (or pass --token).`,
+  );
 }
 
 /** What to try when the server refuses the token: it is another server's, or another data dir's. */

@@ -153,6 +153,30 @@ describe('admin CLI (npm run admin)', () => {
     expect(keys.data).toHaveLength(5);
   });
 
+  it('invite prints a dashboard sign-in link as quickstart does; --email gives the user made, or found, an email', async () => {
+    const name = `Cy-${tag()}`;
+    const email = `${name.toLowerCase()}@studio.example`;
+    const owner = JSON.parse((await cli(['quickstart', '--org-slug', `mail-${tag()}`, '--project-slug', 'moor', '--user-name', name, '--email', email])).stdout) as Granted;
+    const users = async () => (await json<Page<{ id: string; email: string | null }>>(['users', 'list', '--all'])).data;
+    expect((await users()).find((u) => u.id === owner.userId)?.email).toBe(email);
+
+    const invitee = `Di-${tag()}`;
+    const invited = await cli(['invite', '--project', owner.projectId, '--user', invitee, '--email', `${invitee.toLowerCase()}@studio.example`]);
+    expect(invited.code, invited.stderr).toBe(0);
+    const di = JSON.parse(invited.stdout) as Granted & { signInUrl: string };
+    expect(di.signInUrl).toMatch(/\/sign-in#token=[\w-]{43}$/);
+    expect(invited.stderr).toContain(`Sign in to the dashboard: open ${di.signInUrl}`);
+    expect((await users()).find((u) => u.id === di.userId)?.email).toBe(`${invitee.toLowerCase()}@studio.example`);
+
+    // A user found without an email gets the one given.
+    const plain = JSON.parse((await cli(['invite', '--project', owner.projectId, '--user', `Ed-${tag()}`])).stdout) as Granted;
+    expect((await users()).find((u) => u.id === plain.userId)?.email).toBeNull();
+    const withEmail = await cli(['invite', '--project', owner.projectId, '--user', plain.userId, '--email', 'ed@studio.example']);
+    expect(withEmail.code, withEmail.stderr).toBe(0);
+    expect(withEmail.stderr).toContain('set to ed@studio.example');
+    expect((await users()).find((u) => u.id === plain.userId)?.email).toBe('ed@studio.example');
+  });
+
   it('invite refuses a name several users share, and a project that does not exist', async () => {
     const project = JSON.parse((await cli(['quickstart', '--org-slug', `dup-${tag()}`, '--project-slug', 'p', '--user-name', 'Owner'])).stdout) as Granted;
     const name = `Twin-${tag()}`;
@@ -293,6 +317,12 @@ describe('admin CLI (npm run admin)', () => {
     const none = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_DATA_DIR: path.join(workDir, 'nowhere') });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('No admin token');
+    // It says plainly that the server's LODE_DATA_DIR decides where its token is.
+    expect(none.stderr).toContain(`was the server started with LODE_DATA_DIR=${path.join(workDir, 'nowhere')}?`);
+    const noDataDir = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl });
+    expect(noDataDir.code).toBe(2);
+    expect(noDataDir.stderr).toContain('LODE_DATA_DIR is not set');
+    expect(noDataDir.stderr).toContain('LODE_DATA_DIR=DIR npm run admin');
   });
 
   it.each([
