@@ -80,6 +80,10 @@ describe('the OpenAPI description', () => {
     expect(unlisted).toEqual([]);
   });
 
+  it('cites no section numbers of a spec its readers never saw', () => {
+    expect(JSON.stringify(document)).not.toMatch(/\bspec \d|§/i);
+  });
+
   it('is valid OpenAPI 3.1 by a standard validator', async () => {
     const validator = new Validator();
     const result = await validator.validate(JSON.parse(JSON.stringify(document)) as Record<string, unknown>);

@@ -15,7 +15,7 @@ export const authOperations: OperationGroup = {
       method: 'post',
       path: '/api/v1/auth/validate-key',
       summary: 'Tell who the key belongs to',
-      description: 'Failures answer `{ valid: false, code, message }` with 401 or 403 (spec 4.1).',
+      description: 'Failures answer `{ valid: false, code, message }` with 401 or 403.',
       auth: 'key',
       reply: callerIdentity,
     },

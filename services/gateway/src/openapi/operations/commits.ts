@@ -7,7 +7,7 @@ const project = '/api/v1/projects/:projectId';
 
 export const commitOperations: OperationGroup = {
   tag: 'Commits',
-  description: 'Make confirmed versions visible, and read the history: versions, the log, a commit, the tree and its folders (spec 4.6, 4.7).',
+  description: 'Make confirmed versions visible, and read the history: versions, the log, a commit, the tree and its folders.',
   operations: [
     {
       method: 'post',

@@ -4,7 +4,7 @@ import { idempotencyHeaders } from './headers.ts';
 
 export const restoreOperations: OperationGroup = {
   tag: 'Restore',
-  description: 'Bring files back to earlier versions in one new commit (spec 4.8).',
+  description: 'Bring files back to earlier versions in one new commit.',
   operations: [
     {
       method: 'post',

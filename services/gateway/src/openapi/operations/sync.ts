@@ -18,7 +18,7 @@ const syncRow = z.object({
 
 export const syncOperations: OperationGroup = {
   tag: 'Sync',
-  description: "Compare a workspace's files with a branch (spec 4.2, docs/api.md Sync).",
+  description: "Compare a workspace's files with a branch.",
   operations: [
     {
       method: 'post',

@@ -6,7 +6,7 @@ const projectFiles = '/api/v1/projects/:projectId/files/upload';
 
 export const uploadOperations: OperationGroup = {
   tag: 'Uploads',
-  description: 'Reserve versions and their presigned PUT URLs, then confirm what was uploaded (spec 4.3–4.5).',
+  description: 'Reserve versions and their presigned PUT URLs, then confirm what was uploaded.',
   operations: [
     {
       method: 'post',
