@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chown, mkdir, mkdtemp, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chown, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PostgresBinaries } from './postgres-binaries.ts';
 import type { RunAs } from './postgres-user.ts';
@@ -11,7 +10,7 @@ const LOG_TAIL_LINES = 20;
 const MESSAGES_LOCALE = 'C';
 const READY_MESSAGE = 'database system is ready to accept connections';
 
-/** initdb's folder beside the cluster, one per attempt: an earlier attempt's initdb may outlive its Lode. */
+/** initdb's folder (and its password file) beside the cluster, one per attempt: an earlier attempt's initdb may outlive its Lode. */
 const BUILDING_SUFFIX = '.initdb-';
 
 /**
@@ -27,14 +26,13 @@ export async function initialiseCluster(
 ): Promise<void> {
   await removeEarlierAttempts(databaseDir);
   const building = `${databaseDir}${BUILDING_SUFFIX}${process.pid}`;
+  // Beside the cluster, where the password is kept anyway: a start killed during initdb leaves it
+  // nowhere else, and the next start removes it with the rest of the attempt.
+  const passwordFile = `${building}.password`;
   await mkdir(building, { mode: 0o700 });
-  const passwordDir = await mkdtemp(path.join(tmpdir(), 'lode-initdb-'));
-  const passwordFile = path.join(passwordDir, 'password');
+  await writeFile(passwordFile, `${superuser.password}\n`, { mode: 0o600 });
+  if (runAs) for (const owned of [building, passwordFile]) await chown(owned, runAs.uid, runAs.gid);
   try {
-    await writeFile(passwordFile, `${superuser.password}\n`, { mode: 0o600 });
-    if (runAs) {
-      for (const owned of [building, passwordDir, passwordFile]) await chown(owned, runAs.uid, runAs.gid);
-    }
     const log: string[] = [];
     const initdb = spawn(
       binaries.initdb,
@@ -48,7 +46,7 @@ export async function initialiseCluster(
     await rm(building, { recursive: true, force: true });
     throw error;
   } finally {
-    await rm(passwordDir, { recursive: true, force: true });
+    await rm(passwordFile, { force: true });
   }
   await rename(building, databaseDir);
   await syncDirectory(path.dirname(databaseDir));
