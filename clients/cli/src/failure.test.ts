@@ -76,3 +76,20 @@ describe('a lock as the CLI names it', () => {
     expect(describeLock({ ...lock, note: '' })).toBe('Levels/Castle.umap is locked by Bo since 2025-01-02T03:04:05Z');
   });
 });
+
+describe("a commit refused for teammates' locks (409 file_locked)", () => {
+  it('names each locked file with its holder, the time and their note, then says what to do (exit 3)', () => {
+    const lockedFiles = [
+      { fileId: 'f1', path: 'Levels/Castle.umap', userId: 'u1', userName: 'Bo', note: 'lighting pass', lockedAt: '2025-01-02T03:04:05Z' },
+      { fileId: 'f2', path: 'Levels/Moat.umap', userId: 'u1', userName: 'Bo', note: '', lockedAt: '2025-01-02T03:04:06Z' },
+    ];
+    const error = toCliError(new LodeApiError(409, { code: 'file_locked', message: '2 file(s) in this commit are locked by another user', lockedFiles }, null));
+    expect(error).toMatchObject({ code: 'file_locked', exitCode: 3, details: { lockedFiles, status: 409 } });
+    expect(error.message).toBe(
+      'Nothing was committed: 2 files locked by teammates:\n' +
+        '  Levels/Castle.umap is locked by Bo since 2025-01-02T03:04:05Z: "lighting pass"\n' +
+        '  Levels/Moat.umap is locked by Bo since 2025-01-02T03:04:06Z\n' +
+        'Ask them to commit or unlock the files (an org owner or admin can run `lode unlock --force PATH`), then run the command again.',
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import { LodeApiError } from '@lode/sdk';
+import { LodeApiError, type LockedFile } from '@lode/sdk';
 import { plural } from './output.ts';
 
 /** Exit codes: 0 ok, 1 error, 2 usage, 3 conflicts or locks (something a teammate holds or changed). */
@@ -19,16 +19,17 @@ export class CliError extends Error {
   }
 }
 
-interface LockedFile {
+/** A lock as a listing, a lock request's conflicts or a commit's file_locked refusal names it. */
+interface HeldLock {
   path: string;
   userName: string;
   lockedAt?: string;
-  /** What the holder said they are doing (lock --note); the commit refusal's list has none. */
+  /** What the holder said they are doing (lock --note); empty, or absent from an older server's refusal, when nothing. */
   note?: string;
 }
 
 /** A lock line a person can act on: which file, who holds it, since when, and why. */
-export function describeLock(file: LockedFile): string {
+export function describeLock(file: HeldLock): string {
   return `${file.path} is locked by ${file.userName}${file.lockedAt ? ` since ${file.lockedAt}` : ''}${file.note ? `: ${JSON.stringify(file.note)}` : ''}`;
 }
 

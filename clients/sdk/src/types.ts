@@ -214,6 +214,13 @@ export interface Lock {
   lockedAt: string;
 }
 
+/**
+ * One file of a 409 `file_locked` refusal (a commit, a draft's commit, a merge, a restore): the lock
+ * another user holds on it, with their note ("" when none). The refusal's body carries these as
+ * `lockedFiles` (LodeApiError.body).
+ */
+export type LockedFile = Pick<Lock, 'fileId' | 'path' | 'userId' | 'userName' | 'note' | 'lockedAt'>;
+
 export type LockConflict = (Lock & { reason: 'locked' }) | { reason: 'committing'; fileId: string; path: string; userId: string; userName: string | null };
 
 export interface LockResponse {

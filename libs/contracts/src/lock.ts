@@ -126,7 +126,10 @@ export const release = defineContract(
 
 // ---- Events: locks taken and released, for the public catalogue (docs/api.md, Events) ----------
 
-/** A lock as events carry it: who holds (held) the file, with the holder's note. */
+/**
+ * A lock as events carry it, and as a commit's 409 file_locked lists it (`lockedFiles`): who holds
+ * (held) the file, with the holder's note.
+ */
 export const lockedFileSchema = z.object({
   fileId: uuid,
   path: z.string(),

@@ -184,10 +184,13 @@ export const errors = {
     new AppError('nothing_to_merge', `Branch "${source}" has nothing that "${into}" does not already have`),
   emptyDraft: () => new AppError('empty_draft', 'The draft has no files staged; stage files before committing it'),
   /**
-   * Every locked file; or, given `lockedFileCount` (a draft's commit, fenced page by page), the first
-   * of them and how many there are.
+   * Every locked file, with its holder's note ("" when none); or, given `lockedFileCount` (a draft's
+   * commit, fenced page by page), the first of them and how many there are.
    */
-  fileLocked: (lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; lockedAt: string }[], lockedFileCount?: number) =>
+  fileLocked: (
+    lockedFiles: readonly { fileId: string; path: string; userId: string; userName: string; note: string; lockedAt: string }[],
+    lockedFileCount?: number,
+  ) =>
     new AppError(
       'file_locked',
       `${lockedFileCount ?? lockedFiles.length} file(s) in this commit are locked by another user`,

@@ -16,7 +16,7 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
   const locks = () => `/api/v1/projects/${alice.projectId}/locks`;
   const commits = () => `/api/v1/projects/${alice.projectId}/commits`;
   const push = (path: string) => pushFile(alice.api, alice.projectId, path, randomBytes(16));
-  const lockAs = (who: SeededProject, files: PushedFile[]) => who.api.post(locks(), { fileIds: files.map((f) => f.fileId) });
+  const lockAs = (who: SeededProject, files: PushedFile[], note?: string) => who.api.post(locks(), { fileIds: files.map((f) => f.fileId), note });
   const commitAs = (who: SeededProject, files: PushedFile[]) =>
     who.api.post(commits(), { message: 'work', fileVersions: files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' })) });
   const lockedIds = async () => new Set(((await alice.api.get(`${locks()}?limit=200`)).body.data as { fileId: string }[]).map((l) => l.fileId));
@@ -46,15 +46,15 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
     await stack?.stop();
   });
 
-  it('rejects a commit touching a file another user locked: 409 file_locked naming each locked file', async () => {
+  it('rejects a commit touching a file another user locked: 409 file_locked naming each locked file, its holder and their note', async () => {
     const [locked, free] = [await push('Levels/castle.umap'), await push('Levels/moat.umap')];
-    const lock = (await lockAs(bob, [locked])).body.acquired[0];
+    const lock = (await lockAs(bob, [locked], 'lighting pass')).body.acquired[0];
     const res = await commitAs(alice, [locked, free]);
     expect(res.status).toBe(409);
     expect(res.body).toEqual({
       code: 'file_locked',
       message: expect.any(String),
-      lockedFiles: [{ fileId: locked.fileId, path: 'Levels/castle.umap', userId: bob.userId, userName: 'Bob Builder', lockedAt: lock.lockedAt }],
+      lockedFiles: [{ fileId: locked.fileId, path: 'Levels/castle.umap', userId: bob.userId, userName: 'Bob Builder', note: 'lighting pass', lockedAt: lock.lockedAt }],
     });
     expect(await lockedIds()).toContain(locked.fileId);
     // Nothing was committed: the file has no history yet.

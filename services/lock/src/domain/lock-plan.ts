@@ -15,9 +15,12 @@ export function toLock(row: LockRow, callerId: string): lock.Lock {
   };
 }
 
-/** The holder and time a commit's 409 file_locked names (spec 4.6). */
-export function lockedFile(row: LockRow) {
-  return { fileId: row.fileId, path: row.path, userId: row.userId, userName: row.userName, lockedAt: row.lockedAt.toISOString() };
+/**
+ * The holder, their note and the time a commit's 409 file_locked names: the note says
+ * what the holder is doing, which is what the refused committer needs to decide whether to wait.
+ */
+export function lockedFile(row: LockRow): lock.LockedFile {
+  return { fileId: row.fileId, path: row.path, userId: row.userId, userName: row.userName, note: row.note, lockedAt: row.lockedAt.toISOString() };
 }
 
 /** A file listed twice in one request counts once; the first occurrence keeps its place. */
