@@ -69,6 +69,8 @@ export const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
  */
 export const writeRateLimitSchema = z.object({ perSecond: z.number().positive().max(100_000), burst: z.number().int().min(1).max(1_000_000) });
 export type WriteRateLimit = z.infer<typeof writeRateLimitSchema>;
+/** A write limit as replies carry it: whatever an operator configured, not bounded as requests are. */
+export const writeRateLimitReply = z.object({ perSecond: z.number(), burst: z.number() });
 export const MAX_ADMIN_PAGE_SIZE = 200;
 const pageQuery = { cursor: z.string().optional(), limit: z.number().int().min(1).max(MAX_ADMIN_PAGE_SIZE) };
 const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
@@ -83,7 +85,7 @@ export const projectSchema = z.object({
   name: z.string(),
   slug: z.string(),
   iconUrl: z.string().nullable(),
-  writeRateLimit: z.object({ perSecond: z.number(), burst: z.number() }).nullable(),
+  writeRateLimit: writeRateLimitReply.nullable(),
   createdAt: isoTimestamp,
 });
 /** A key as operators see it: never the key itself, except once in createKey's reply. */

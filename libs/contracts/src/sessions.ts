@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { isoTimestamp, roleSchema, uuid } from './common.ts';
-import { apiKeyHash, apiKeySchema, displayName, email, keyIdentitySchema, MAX_ADMIN_PAGE_SIZE, orgSchema, projectSchema, slug, writeRateLimitSchema } from './identity.ts';
+import { apiKeyHash, apiKeySchema, displayName, email, keyIdentitySchema, MAX_ADMIN_PAGE_SIZE, orgSchema, projectSchema, slug, writeRateLimitReply, writeRateLimitSchema } from './identity.ts';
 
 // ---- People's sessions (issue 21): sign-in links, OpenID Connect, the session cookie ------------
 
@@ -84,13 +84,23 @@ export const createOrgProject = defineContract(
   projectSchema,
 );
 
-/** The project as its org's members see it, with the viewer's role. */
+/**
+ * The project as its org's members see it, with the viewer's role and `maxWriteRateLimit`: the
+ * operator's limit, the most its owners and admins may set (this service refuses more).
+ */
 export const projectOverview = defineContract(
   'identity',
   'project_overview',
   z.object({ ...viewer, projectId: uuid }),
-  z.object({ project: projectSchema, org: orgSchema, role: roleSchema }),
+  z.object({ project: projectSchema, org: orgSchema, role: roleSchema, maxWriteRateLimit: writeRateLimitReply }),
 );
+
+/**
+ * GET /api/v1/projects/{projectId}/overview: the overview, and `defaultWriteRateLimit`, the limit the
+ * gateway applies to a project with none of its own (`project.writeRateLimit` null). The gateway
+ * adds it from its own settings: it is the one applying it, so the dashboard shows what is in force.
+ */
+export const projectOverviewPage = projectOverview.reply.extend({ defaultWriteRateLimit: writeRateLimitReply });
 
 /** Owners and admins set a project's write budget; null brings back the gateway's default. */
 export const setProjectWriteLimit = defineContract(

@@ -103,7 +103,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.use(authRoutes(authenticator, readBody));
   app.use(adminRoutes({ bus: deps.bus, adminToken: deps.adminToken, authenticator, throttle, publicUrl: deps.publicUrl, readBody }));
   app.use(sessionRoutes({ bus: deps.bus, oidc: deps.oidc && new OidcSignIn(deps.oidc, deps.publicUrl), throttle, readBody }));
-  app.use(dashboardRoutes({ bus: deps.bus, authenticator, readBody }));
+  app.use(dashboardRoutes({ bus: deps.bus, authenticator, readBody, defaultWriteLimit: deps.defaultWriteLimit }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);
   const projectMount = '/api/v1/projects/:projectId';

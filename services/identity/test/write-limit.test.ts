@@ -4,6 +4,8 @@ import { ApiClient, type SeededProject } from '@lode/testkit';
 
 /** The operator's write limit here: every project's default, and the most an owner may set. */
 const OPERATOR = { perSecond: 20, burst: 40 };
+/** The gateway's default, set apart from the identity service's cap so that each value is seen to come from where it applies. */
+const GATEWAY_DEFAULT = { perSecond: 30, burst: 60 };
 
 /** A dashboard session of `userId`, with its CSRF header, through a one-time sign-in link. */
 async function signIn(stack: TestStack, userId: string): Promise<ApiClient> {
@@ -24,7 +26,11 @@ describe("a project's write limit set from the dashboard is capped at the operat
     dashboard.request('PUT', `/api/v1/projects/${owner.projectId}/write-rate-limit`, { writeRateLimit });
 
   beforeAll(async () => {
-    stack = await startTestStack({ bus: 'local', environment: { LODE_WRITE_RATE_PER_SECOND: String(OPERATOR.perSecond), LODE_WRITE_RATE_BURST: String(OPERATOR.burst) } });
+    stack = await startTestStack({
+      bus: 'local',
+      environment: { LODE_WRITE_RATE_PER_SECOND: String(OPERATOR.perSecond), LODE_WRITE_RATE_BURST: String(OPERATOR.burst) },
+      defaultWriteLimit: GATEWAY_DEFAULT,
+    });
     owner = await stack.seed.project({ role: 'owner' });
     dashboard = await signIn(stack, owner.userId);
   });
@@ -44,6 +50,11 @@ describe("a project's write limit set from the dashboard is capped at the operat
       expect(refused.body.message).toContain(path.endsWith('perSecond') ? `${OPERATOR.perSecond} writes per second` : `bursts of ${OPERATOR.burst}`);
       expect(await limitOf()).toBeNull();
     }
+  });
+
+  it('tells the dashboard the default in force (the gateway applies it) and the most an owner may set (this service refuses more)', async () => {
+    const overview = await dashboard.get(`/api/v1/projects/${owner.projectId}/overview`);
+    expect(overview).toMatchObject({ status: 200, body: { project: { writeRateLimit: null }, defaultWriteRateLimit: GATEWAY_DEFAULT, maxWriteRateLimit: OPERATOR } });
   });
 
   it('takes the maximum itself, a lower limit, and the default back', async () => {

@@ -4,6 +4,7 @@ import { errors } from '@lode/errors';
 import { identity, roleSchema, sessions, uuid } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { Authenticator } from '../auth/authenticator.ts';
+import type { RateLimit } from '../ratelimit/limiter.ts';
 import { requireSession, sessionOf } from '../auth/sessions.ts';
 import { listQuery } from '../http/admin-bodies.ts';
 import { parse } from '../http/parse.ts';
@@ -28,7 +29,7 @@ const viewerId = (res: Response) => sessionOf(res).user.id;
  * The dashboard's own routes, for a signed-in person only (issue 21): their orgs, projects, members,
  * invitations, keys and project settings. The identity service decides what the person may see and change.
  */
-export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; readBody: RequestHandler }): Router {
+export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; readBody: RequestHandler; defaultWriteLimit: RateLimit }): Router {
   const { bus } = deps;
   const router = Router();
   // The session first, then the body: a caller who is not signed in never has its body read.
@@ -90,7 +91,10 @@ export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; 
 
   router.get('/api/v1/projects/:projectId/overview', session, readBody, async (req, res) => {
     const projectId = idParam(req, 'projectId', 'Project');
-    res.json(await bus.call(sessions.projectOverview, { viewerId: viewerId(res), projectId }));
+    const overview = await bus.call(sessions.projectOverview, { viewerId: viewerId(res), projectId });
+    // The default limit is this gateway's to apply (limitWrites), so it is the one to say what it is.
+    const page: z.input<typeof sessions.projectOverviewPage> = { ...overview, defaultWriteRateLimit: deps.defaultWriteLimit };
+    res.json(page);
   });
   router.put('/api/v1/projects/:projectId/write-rate-limit', session, readBody, async (req, res) => {
     const projectId = idParam(req, 'projectId', 'Project');

@@ -77,7 +77,7 @@ export class DashboardService {
     const { project, role } = await this.#projectAndRole(projectId, viewerId);
     const org = await this.#orgs.find(this.#db, project.org_id);
     if (!org) throw errors.notFound('Project');
-    return { project: view.project(project), org: view.org(org), role };
+    return { project: view.project(project), org: view.org(org), role, maxWriteRateLimit: this.#maxWriteLimit };
   }
 
   async setProjectWriteLimit(viewerId: string, projectId: string, limit: identity.WriteRateLimit | null) {

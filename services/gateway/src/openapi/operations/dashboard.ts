@@ -39,7 +39,15 @@ export const dashboardOperations: OperationGroup = {
     { method: 'get', path: '/api/v1/me/invitations', summary: 'My pending invitations', auth: 'session', reply: sessions.myInvitations.reply },
     { method: 'post', path: '/api/v1/me/invitations/:invitationId/accept', summary: 'Accept an invitation: join its organization', auth: 'session', reply: sessions.acceptInvitation.reply, errors: [409] },
     { method: 'post', path: '/api/v1/me/invitations/:invitationId/decline', summary: 'Decline an invitation', auth: 'session', reply: sessions.declineInvitation.reply, errors: [409] },
-    { method: 'get', path: '/api/v1/projects/:projectId/overview', summary: 'A project, its organization and my role', auth: 'session', reply: sessions.projectOverview.reply },
+    {
+      method: 'get',
+      path: '/api/v1/projects/:projectId/overview',
+      summary: 'A project, its organization, my role and the write limits in force',
+      description:
+        "`defaultWriteRateLimit` is what a project without a write rate limit of its own (`project.writeRateLimit` null) gets; `maxWriteRateLimit` is the most its owners and admins may set.",
+      auth: 'session',
+      reply: sessions.projectOverviewPage,
+    },
     { method: 'put', path: '/api/v1/projects/:projectId/write-rate-limit', summary: "Set a project's write rate limit", auth: 'session', body: writeLimitBody, reply: sessions.setProjectWriteLimit.reply },
     { method: 'get', path: '/api/v1/projects/:projectId/keys', summary: "A project's keys I may see", auth: 'session', query: listQuery, reply: sessions.projectKeys.reply },
     { method: 'post', path: '/api/v1/projects/:projectId/keys', summary: 'Make a key (shown once)', auth: 'session', body: createKeyBody, status: 201, reply: sessions.createProjectKey.reply },
