@@ -8,7 +8,11 @@ export interface Session { user: User }
 export interface Org { id: string; name: string; slug: string; createdAt: string; role: Role }
 export interface WriteRateLimit { perSecond: number; burst: number }
 export interface Project { id: string; orgId: string; name: string; slug: string; iconUrl: string | null; writeRateLimit: WriteRateLimit | null; createdAt: string }
-export interface ProjectOverview { project: Project; org: Omit<Org, 'role'>; role: Role }
+/**
+ * `defaultWriteRateLimit`: what a project without a limit of its own gets (the server's default);
+ * `maxWriteRateLimit`: the most its owners and admins may set.
+ */
+export interface ProjectOverview { project: Project; org: Omit<Org, 'role'>; role: Role; defaultWriteRateLimit: WriteRateLimit; maxWriteRateLimit: WriteRateLimit }
 export interface Member { userId: string; name: string; email: string | null; role: Role; createdAt: string }
 export type InvitationState = 'pending' | 'expired' | 'accepted' | 'declined' | 'revoked';
 /** An invitation as its org's owners and admins see it. */

@@ -11,6 +11,11 @@ import { launchChromium, screenshot } from './browser.ts';
 const UI_TIMEOUT = 30_000;
 /** The dashboard's page size (PAGE_SIZE, src/paging.ts): that many Art/ paths filled the root's first page of the flat tree. */
 const ONE_PAGE_OF_ART = 100;
+/**
+ * The operator's write limit, the gateway's default and the identity service's cap alike, as deployed:
+ * not the built-in one, so the page cannot be showing that by chance, and high enough not to slow the pushes.
+ */
+const OPERATOR_LIMIT = { perSecond: 5000, burst: 8000 };
 
 /**
  * The dashboard in a real browser against a real embedded stack (issue 21): one Chromium, one page
@@ -46,7 +51,8 @@ describe('web dashboard in Chromium', () => {
   };
 
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([startTestStack({ bus: 'local' }), launchChromium()]);
+    const environment = { LODE_WRITE_RATE_PER_SECOND: String(OPERATOR_LIMIT.perSecond), LODE_WRITE_RATE_BURST: String(OPERATOR_LIMIT.burst) };
+    [stack, browser] = await Promise.all([startTestStack({ bus: 'local', environment, defaultWriteLimit: OPERATOR_LIMIT }), launchChromium()]);
     owner = await stack.seed.project({ role: 'owner' });
     ownerContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     ownerContext.setDefaultTimeout(UI_TIMEOUT);
@@ -197,6 +203,25 @@ describe('web dashboard in Chromium', () => {
     await page.getByText(/^whsec_/).waitFor();
     await page.getByRole('table', { name: 'Webhooks' }).getByText('https://203.0.113.7/hook').waitFor();
     await screenshot(page, '10-settings');
+  });
+
+  it("shows a project without a write limit of its own the operator's default in force, and says which limit applies once it has one", async () => {
+    const { perSecond, burst } = OPERATOR_LIMIT;
+    const rate = page.getByLabel('Writes per second');
+    const bucket = page.getByLabel('Burst');
+    await page.getByText(`No limit of its own: the server's default applies, ${perSecond} writes per second in bursts of ${burst}.`).waitFor();
+    expect([await rate.inputValue(), await rate.getAttribute('placeholder')]).toEqual(['', String(perSecond)]);
+    expect([await bucket.inputValue(), await bucket.getAttribute('placeholder')]).toEqual(['', String(burst)]);
+    await page.getByText(`At most ${perSecond} writes per second in bursts of ${burst} here; the server's operator can allow more.`).waitFor();
+
+    await rate.fill('30');
+    await bucket.fill('40');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(`This project's own limit applies: 30 writes per second in bursts of 40 (the server's default: ${perSecond} in bursts of ${burst}).`).waitFor();
+    await page.getByRole('button', { name: 'Use the default' }).click();
+    await page.getByText(`No limit of its own: the server's default applies, ${perSecond} writes per second in bursts of ${burst}.`).waitFor();
+    // The fields empty again, showing the default as their placeholders, not the limit just dropped.
+    expect([await rate.inputValue(), await bucket.inputValue()]).toEqual(['', '']);
   });
 
   it('shows a person invited by email the invitation on their projects page, and accepting it brings in the organization', async () => {
