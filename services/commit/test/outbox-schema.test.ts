@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,16 +57,10 @@ describe("the commit schema's outbox is libs/outbox's table", () => {
 
   it('makes a fresh commit schema whose outbox is the one the library makes anywhere', async () => {
     const fresh = open('fresh_commits');
-    expect((await migrate(fresh, commitMigrations)).applied).toEqual([
-      '0001_init.sql',
-      '0002_outbox_uncompressed.sql',
-      '0003_entries_fk_dropped.sql',
-      '0004_branches_lineage.sql',
-      '0010_download_paths.sql',
-      '0011_drafts.sql',
-      '0012_draft_file_count.sql',
-      'outbox/0001_outbox.sql',
-    ]);
+    // The service's own files, every one, then the library's: its table comes from the library only.
+    const own = (await readdir(commitMigrations.directory)).filter((name) => name.endsWith('.sql')).sort();
+    expect(own).toContain('0002_outbox_uncompressed.sql');
+    expect((await migrate(fresh, commitMigrations)).applied).toEqual([...own, 'outbox/0001_outbox.sql']);
     const libraryOnly = open('outbox_only');
     await migrate(libraryOnly, { directory: emptyDirectory, libraries: [outboxMigrations] });
 
