@@ -7,7 +7,7 @@ import type { BlobStorage } from '@lode/storage';
 import type { PluginsRepository, PluginVersionRow } from '../repo/plugins-repo.ts';
 import { uploadUrlTtlSeconds } from './initiate-entries.ts';
 import { versionOrderKey } from './plugin-version-order.ts';
-import { verifyStoredObject } from './stored-content.ts';
+import { ObjectVerifier } from './stored-content.ts';
 
 /** How long a plugin version's download URL stays valid, as a file version's does (docs/api.md). */
 export const PLUGIN_DOWNLOAD_URL_TTL_SECONDS = 3600;
@@ -28,6 +28,7 @@ export class PluginService {
   readonly #db: Database;
   readonly #plugins: PluginsRepository;
   readonly #storage: BlobStorage;
+  readonly #verifier: ObjectVerifier;
   readonly #cursors: CursorCodec;
   readonly #onPublished: () => void;
 
@@ -35,6 +36,7 @@ export class PluginService {
     this.#db = deps.db;
     this.#plugins = deps.plugins;
     this.#storage = deps.storage;
+    this.#verifier = new ObjectVerifier(deps.storage);
     this.#cursors = deps.cursors;
     this.#onPublished = deps.onPublished;
   }
@@ -113,7 +115,7 @@ export class PluginService {
     const versionOrder = versionOrderKey(reservation.version);
     // A publish that already lost is told so before its bytes are read (an S3 object is read whole).
     if (await this.#plugins.versionExists(this.#db, actor.orgId, name, versionOrder)) throw errors.versionExists(name, reservation.version);
-    await verifyStoredObject(this.#storage, { storageKey: reservation.storage_key, sha256: reservation.sha256, size: reservation.size });
+    await this.#verifier.verifyOne({ storageKey: reservation.storage_key, sha256: reservation.sha256, size: reservation.size });
 
     const outcome = await this.#db.transaction(async (tx) => {
       const state = await this.#plugins.lockUpload(tx, reservation.id);

@@ -15,7 +15,7 @@ export interface ExpectedObject {
  * deleted, so a retry starts from a fresh initiate. File uploads and plugin publishes share this one
  * check. Answers each object's failure, or undefined, in order; a store that cannot answer throws.
  */
-export async function verifyStoredObjects(storage: BlobStorage, expected: readonly ExpectedObject[]): Promise<(AppError | undefined)[]> {
+async function verifyStoredObjects(storage: BlobStorage, expected: readonly ExpectedObject[]): Promise<(AppError | undefined)[]> {
   const contents = await storage.contentMany(expected.map((object) => object.storageKey));
   const wrongBytes: string[] = [];
   const failures = expected.map((object, i) => {
@@ -34,6 +34,7 @@ export async function verifyStoredObjects(storage: BlobStorage, expected: readon
  * verifyStoredObjects that reads each object at most once at a time in this process: a confirm
  * retried while the first is still reading (a client whose gateway gave up on a large S3 object)
  * joins that read instead of starting another, so retries converge instead of piling load on the store.
+ * File uploads and plugin publishes each confirm through one.
  */
 export class ObjectVerifier {
   readonly #storage: BlobStorage;
@@ -57,10 +58,10 @@ export class ObjectVerifier {
     // A storage key names one reservation's bytes, so a read in flight answers for every entry naming it.
     return Promise.all(expected.map((object) => this.#inFlight.get(object.storageKey)!));
   }
-}
 
-/** verifyStoredObjects of one object: throws its failure. */
-export async function verifyStoredObject(storage: BlobStorage, expected: ExpectedObject): Promise<void> {
-  const [failure] = await verifyStoredObjects(storage, [expected]);
-  if (failure) throw failure;
+  /** verify of one object: throws its failure. */
+  async verifyOne(expected: ExpectedObject): Promise<void> {
+    const [failure] = await this.verify([expected]);
+    if (failure) throw failure;
+  }
 }
