@@ -7,7 +7,7 @@ import { idempotencyKeyOf } from '../http/idempotency-key.ts';
 
 const DRAFT_HINT = 'larger pushes are staged with draft commits and finalized as one commit (docs/api.md)';
 
-/** Spec 4.6 and 4.7, the commit log, the project tree and its folders (docs/api.md), mounted under /api/v1/projects/:projectId after auth and the project check. */
+/** The commit log, the project tree and its folders (docs/api.md), mounted under /api/v1/projects/:projectId after auth and the project check. */
 export function commitRoutes(bus: Bus, limitWrites: RequestHandler): Router {
   const router = Router({ mergeParams: true });
 
