@@ -13,15 +13,16 @@ const faultSuite = process.env.LODE_FAULT_SUITE === '1';
  */
 const keepTestLogs = 'libs/testkit/src/keep-test-logs.ts';
 
-// Unit tests live beside the code (src/**/*.test.ts); integration tests under <package>/test talk to
-// the machine's real Postgres, Redis, NATS and S3, each run in its own database and subject namespace.
+// Unit tests live beside the code (src/**/*.test.ts, and scripts/ for the repository's own tooling);
+// integration tests under <package>/test talk to the machine's real Postgres, Redis, NATS and S3, each
+// run in its own database and subject namespace.
 export default defineConfig({
   test: {
     // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: faultSuite ? '.ci/fault-results.json' : '.ci/test-results.json' },
     projects: [
-      { test: { name: 'unit', include: ['{libs,services,clients}/*/src/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['{libs,services,clients}/*/src/**/*.test.ts', 'scripts/**/*.test.ts'] } },
       {
         test: {
           name: 'integration',

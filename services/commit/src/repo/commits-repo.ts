@@ -1,20 +1,8 @@
 import { pathKey } from '@lode/contracts';
-import type { commit } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
+import type { NewCommit } from './commit-rows.ts';
 import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
-
-export interface NewCommit {
-  id: string;
-  projectId: string;
-  sequenceNum: number;
-  branch: string;
-  message: string;
-  authorId: string;
-  authorName: string;
-  fileCount: number;
-  kind: commit.CommitKind;
-}
 
 /**
  * SQL for commits, their entries, branches and the tree. The writes run inside the commit's

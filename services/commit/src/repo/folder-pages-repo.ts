@@ -1,5 +1,5 @@
 import type { Queryable } from '@lode/db';
-import type { TreePageRow } from './tree-pages-repo.ts';
+import type { TreePageRow } from './commit-rows.ts';
 
 /** A subfolder of the listed folder, with its live files at any depth (tree_folders). */
 export interface FolderRow {

@@ -1,5 +1,5 @@
 import type { Queryable } from '@lode/db';
-import type { NewCommit } from './commits-repo.ts';
+import type { NewCommit } from './commit-rows.ts';
 import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
 
 /** The commit a draft's batches are written into: $1 id, $2 project, $3 sequence number, $4 branch of every statement. */

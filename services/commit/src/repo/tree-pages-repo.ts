@@ -1,9 +1,5 @@
 import type { Queryable } from '@lode/db';
-import type { commit } from '@lode/contracts';
-
-export interface TreePageRow extends Omit<commit.TreeFile, 'updatedAt'> {
-  updatedAt: Date;
-}
+import type { TreePageRow } from './commit-rows.ts';
 
 /** A branch's live files in path order (byte order), page by page (index tree_live_by_path). */
 export class TreePagesRepository {

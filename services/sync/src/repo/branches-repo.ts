@@ -1,18 +1,6 @@
 import type { Queryable } from '@lode/db';
 import { MAIN_BRANCH } from '@lode/contracts/commit';
-
-/** Commits of `branch` numbered after `after` and up to `through` (null: no end). */
-export interface Segment {
-  branch: string;
-  after: number;
-  through: number | null;
-}
-
-/** The branch whose tree a sync reads, and the commits its history includes (its lineage). */
-export interface Lineage {
-  branch: string;
-  segments: readonly Segment[];
-}
+import type { Lineage, Segment } from './sync-rows.ts';
 
 const MAIN: Lineage = { branch: MAIN_BRANCH, segments: [{ branch: MAIN_BRANCH, after: 0, through: null }] };
 

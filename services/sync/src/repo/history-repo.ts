@@ -1,5 +1,5 @@
 import type { Queryable } from '@lode/db';
-import type { StagedRange } from './staging-repo.ts';
+import type { StagedRange } from './sync-rows.ts';
 
 /** Every version committed per branch (table `history`); read by TreeRepository.compare. */
 export class HistoryRepository {

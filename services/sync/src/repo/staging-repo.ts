@@ -1,14 +1,9 @@
 import type { Queryable } from '@lode/db';
 import type { commit } from '@lode/contracts';
+import type { StagedRange } from './sync-rows.ts';
 
 export interface StagedEntry extends commit.CommittedEntry {
   pathKey: string;
-}
-
-/** Staged entries with file ids in (after, through]: one batch of an apply, in the primary key's order. */
-export interface StagedRange {
-  after: string;
-  through: string;
 }
 
 /** The parts of a commit received so far (table `staged_entries`), applied together with the last. */

@@ -1,8 +1,7 @@
 import { MAX_INT4 } from '@lode/contracts';
 import { inKeySlices, LINE_SEPARATOR, ROWS_PER_SLICE, textList, type Queryable, type Slice } from '@lode/db';
 import type { RemoteFile } from '../domain/sync-status.ts';
-import type { Lineage } from './branches-repo.ts';
-import type { StagedRange } from './staging-repo.ts';
+import type { Lineage, StagedRange } from './sync-rows.ts';
 
 /** A listed file looked up in the tree, in request order. */
 export interface LookedUp {
