@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DockerfileParser, type Dockerfile } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 import dockerignore from '@balena/dockerignore';
-import { IMAGE_SERVICES } from '../services.ts';
+import { entryOf, IMAGE_SERVICES } from '../services.ts';
 import { REPO_ROOT } from './repo.ts';
 
 const DOCKERFILE = path.join(REPO_ROOT, 'deploy/Dockerfile');
@@ -118,12 +119,17 @@ describe('deploy/Dockerfile', () => {
     expect(workspaces.sort()).toEqual([...IMAGE_SERVICES, 'system'].sort());
   });
 
-  it('copies the entry point and every module it imports', () => {
+  it('copies the entry point, every module it imports and the module it runs for each SERVICE', () => {
     const copied = copies(dockerfile).filter((c) => !c.from).flatMap((c) => c.sources);
-    const isCopied = (file: string) => copied.some((source) => brings(source, file));
+    const isCopied = (file: string) => copied.some((source) => brings(source, file)) && !ignored(file);
     const entrypoint = 'deploy/entrypoint.ts';
     const imports = [...readFileSync(path.join(REPO_ROOT, entrypoint), 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => path.join('deploy', m[1]));
-    for (const file of [entrypoint, ...imports, 'libs/telemetry/src/register.ts', 'services/migrate/src/main.ts']) expect(isCopied(file), file).toBe(true);
+    const started = IMAGE_SERVICES.map((service) => path.relative(REPO_ROOT, fileURLToPath(entryOf(service))));
+    expect(started).toContain('services/system/src/service-main.ts');
+    for (const file of [entrypoint, ...imports, 'libs/telemetry/src/register.ts', ...started]) {
+      expect(isCopied(file), file).toBe(true);
+      expect(existsSync(path.join(REPO_ROOT, file)), file).toBe(true);
+    }
   });
 
   it('runs the entry point as a non-root user, in exec form, stopped by SIGTERM, on Node 24 slim', () => {

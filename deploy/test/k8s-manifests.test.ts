@@ -4,7 +4,7 @@ import { byKind, named, renderKustomization, type K8sObject } from './kustomize.
 import { CONTAINER_MEMORY_LIMIT } from '@lode/system/testing/process-stack';
 import { DEPLOYED_SERVICES } from './repo.ts';
 
-/** What each service's configuration needs from the Secret (see each services/<name>/src/main.ts). */
+/** What each service's configuration needs from the Secret (its settings: services/<name>/src/startup.ts; the gateway's main.ts). */
 const SECRETS_NEEDED: Record<(typeof DEPLOYED_SERVICES)[number], string[]> = {
   gateway: ['REDIS_URL', 'LODE_ADMIN_TOKEN'],
   identity: ['DATABASE_URL', 'LODE_CURSOR_SECRET'],

@@ -28,9 +28,10 @@ export interface ServiceProcess {
 }
 
 /**
- * Runs a service's main.ts as its own OS process, as a deployment would; `entry` runs another
- * script the same way (a test's fixture). In a test run it logs at `info`, as in production, into
- * the test file's log (test-logs.ts), and the secrets among its settings are recorded.
+ * Runs a process's own main.ts (services/<name>/src/main.ts: the gateway, the embedded process) as
+ * its own OS process, as a deployment would; `entry` runs another script the same way (the one
+ * entry of the registry's services, a test's fixture). In a test run it logs at `info`, as in
+ * production, into the test file's log (test-logs.ts), and the secrets among its settings are recorded.
  */
 export function spawnService(name: string, env: Record<string, string>, entry = path.join(REPO_ROOT, `services/${name}/src/main.ts`)): ServiceProcess {
   recordSecretSettings(env);

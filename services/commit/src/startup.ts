@@ -1,22 +1,23 @@
 import type { z } from 'zod';
 import { cursorSecretSetting } from '@lode/db';
 import { outboxOptions } from '@lode/outbox';
-import { storageSettings } from '@lode/storage';
+import { createStorage, storageSettings } from '@lode/storage';
 import { commitSettings } from './config.ts';
 import { startCommitService, type CommitDeps } from './start.ts';
 
 const settings = { ...storageSettings, ...commitSettings, ...cursorSecretSetting };
 
 /**
- * The commit service's settings and how they start it, for whatever hosts it: its own process
- * (main.ts) or the system's registry (one process beside the others). Written once, so the two
- * cannot start it differently.
+ * The commit service's settings and how they start it, for whatever hosts it: a process of its own
+ * or one beside the others (the system's registry holds both). Written once, so the two cannot
+ * start it differently. Alone, it signs download URLs with the storage its settings name.
  */
 export const commitStartup = {
   settings,
-  start: (runtime: Pick<CommitDeps, 'db' | 'bus' | 'events' | 'storage' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
+  start: (runtime: Pick<CommitDeps, 'db' | 'bus' | 'events' | 'logger'> & Partial<Pick<CommitDeps, 'storage'>>, config: z.output<z.ZodObject<typeof settings>>) =>
     startCommitService({
       ...runtime,
+      storage: runtime.storage ?? createStorage(config, { publicUrl: 'http://localhost:8080' }),
       cursorSecret: config.LODE_CURSOR_SECRET,
       outbox: outboxOptions(config),
       idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,

@@ -4,8 +4,8 @@ import pg from 'pg';
 import { commit } from '@lode/contracts';
 import { connectNats, JetStreamEvents } from '@lode/bus';
 import { createLogger } from '@lode/telemetry';
-import { freePort, pushFile, spawnService, TEST_NATS_URL, untilReady, type SeededProject } from '@lode/testkit';
-import { startProcessStack, type ProcessStack } from '@lode/system/testing';
+import { freePort, pushFile, TEST_NATS_URL, untilReady, type SeededProject } from '@lode/testkit';
+import { spawnServiceProcess, startProcessStack, type ProcessStack } from '@lode/system/testing';
 
 /** Each wait below is for an event, counted from what causes it; this only ends a run that hangs. */
 const HANG_GUARD_MS = 60_000;
@@ -34,7 +34,7 @@ describe('commit replicas as separate processes on NATS', () => {
   it('publishes every event after a replica crashed between its commits and publishing them', { timeout: CRASH_TEST_TIMEOUT_MS }, async () => {
     // Only a replica that does not relay is left, then it is killed: the commits exist, their events do not.
     await Promise.all(stack.commitReplicas.map((r) => r.stop()));
-    const silent = spawnService('commit', { ...stack.env, LODE_OUTBOX_RELAY: 'false', LODE_OPS_PORT: String(await freePort()) });
+    const silent = spawnServiceProcess('commit', { ...stack.env, LODE_OUTBOX_RELAY: 'false', LODE_OPS_PORT: String(await freePort()) });
     const made: { id: string; sequenceNum: number }[] = [];
     try {
       // Commits wait for the replica to serve: how long a process takes to start is no part of what is tested.
@@ -55,7 +55,7 @@ describe('commit replicas as separate processes on NATS', () => {
     const consumer = await events.consume('crash-test', commit.commitCreated, async (event) => {
       received.push(event);
     });
-    const recovered = spawnService('commit', { ...stack.env, LODE_OPS_PORT: String(await freePort()) });
+    const recovered = spawnServiceProcess('commit', { ...stack.env, LODE_OPS_PORT: String(await freePort()) });
     try {
       // Waited for from the moment the recovered replica runs, and for the events themselves.
       await untilReady(recovered);

@@ -15,6 +15,7 @@ import {
   type TestDatabase,
 } from '@lode/testkit';
 import { startPrivateNats, type PrivateNats } from '@lode/testkit/private-nats';
+import { spawnServiceProcess } from '@lode/system/testing';
 
 /** Hang guard for what the processes should reach by themselves (a cold start on this loaded machine included), not a latency bound. */
 const DEADLINE_MS = 150_000;
@@ -83,7 +84,7 @@ describe('processes through a NATS outage (issue 16)', () => {
       LODE_DATA_DIR: dataDir,
       LODE_STORAGE_SECRET: randomBytes(32).toString('hex'),
     });
-    identity = spawnService('identity', {
+    identity = spawnServiceProcess('identity', {
       ...env,
       LODE_OPS_PORT: String(identityOps),
       DATABASE_URL: database.url,

@@ -6,9 +6,9 @@ import { startIdentityService, type IdentityDeps } from './start.ts';
 const settings = identitySettings;
 
 /**
- * The identity service's settings and how they start it, for whatever hosts it: its own process
- * (main.ts) or the system's registry (one process beside the others). Written once, so the two
- * cannot start it differently.
+ * The identity service's settings and how they start it, for whatever hosts it: a process of its own
+ * or one beside the others (the system's registry holds both). Written once, so the two cannot
+ * start it differently.
  */
 export const identityStartup = {
   settings,

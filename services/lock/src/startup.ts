@@ -7,9 +7,9 @@ import { startLockService, type LockDeps } from './start.ts';
 const settings = { ...lockSettings, ...cursorSecretSetting };
 
 /**
- * The lock service's settings and how they start it, for whatever hosts it: its own process
- * (main.ts) or the system's registry (one process beside the others). Written once, so the two
- * cannot start it differently.
+ * The lock service's settings and how they start it, for whatever hosts it: a process of its own
+ * or one beside the others (the system's registry holds both). Written once, so the two cannot
+ * start it differently.
  */
 export const lockStartup = {
   settings,

@@ -5,9 +5,9 @@ import { startRestoreService, type RestoreDeps } from './start.ts';
 const settings = restoreSettings;
 
 /**
- * The restore service's settings and how they start it, for whatever hosts it: its own process
- * (main.ts) or the system's registry (one process beside the others). Written once, so the two
- * cannot start it differently.
+ * The restore service's settings and how they start it, for whatever hosts it: a process of its own
+ * or one beside the others (the system's registry holds both). Written once, so the two cannot
+ * start it differently.
  */
 export const restoreStartup = {
   settings,

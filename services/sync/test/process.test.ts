@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { commit } from '@lode/contracts';
-import { spawnService, type ServiceProcess } from '@lode/testkit';
-import { seedConfirmedVersions, startProcessStack, type ProcessStack } from '@lode/system/testing';
+import type { ServiceProcess } from '@lode/testkit';
+import { seedConfirmedVersions, spawnServiceProcess, startProcessStack, type ProcessStack } from '@lode/system/testing';
 import { liveRow, workspace } from './helpers.ts';
 
 describe('the sync service as its own process on NATS', () => {
@@ -47,7 +47,7 @@ describe('the sync service as its own process on NATS', () => {
     expect(await count('SELECT count(*)::int AS n FROM sync.tree WHERE project_id = $1', p.projectId)).toBe(1);
 
     // The killed process never acked the last part: JetStream hands it to the new one after its ack wait.
-    let restarted: ServiceProcess | undefined = spawnService('sync', stack.env);
+    let restarted: ServiceProcess | undefined = spawnServiceProcess('sync', stack.env);
     try {
       const listing = () => ws.sync({ files: [], includeRemoteOnly: true });
       // 503 sync_catching_up until then.

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import {
   freePort,
-  spawnService,
   startPrivatePostgres,
   startPrivateRedis,
   startStorageFaultProxy,
@@ -13,8 +12,7 @@ import {
   type ServiceProcess,
   type StorageFaultProxy,
 } from '@lode/testkit';
-import { serviceNamed } from '../src/registry.ts';
-import { startProcessStack, type ProcessStack, type StackService } from '../testing/process-stack.ts';
+import { spawnServiceProcess, startProcessStack, type ProcessStack, type StackService } from '../testing/process-stack.ts';
 import { BUS_TIMEOUT_MS, STARTUP_WAIT_MS } from './deadlines.ts';
 import { startMonitoredNats, type MonitoredNats } from './nats-connections.ts';
 
@@ -73,7 +71,7 @@ export async function startFaultSystem(): Promise<FaultSystem> {
     databaseName,
     processes: () => [...stack.all, ...added],
     async addReplica(service) {
-      const replica = spawnService(service, { ...stack.env, LODE_OPS_PORT: String(await freePort()) }, serviceNamed(service).entry);
+      const replica = spawnServiceProcess(service, { ...stack.env, LODE_OPS_PORT: String(await freePort()) });
       added.push(replica);
       await untilAllReady([replica], { timeoutMs: STARTUP_WAIT_MS, restarts: 0 });
       return replica;

@@ -10,8 +10,11 @@ export interface ServiceRuntime {
   db: Database;
   bus: Bus;
   events: EventStream;
-  /** The process's blob storage; the services that sign or check objects use it. */
-  storage: BlobStorage;
+  /**
+   * The blob storage of a process hosting several services, shared by them. A service that signs or
+   * checks objects opens the one its own settings name when it runs alone and is handed none.
+   */
+  storage?: BlobStorage;
   logger: Logger;
 }
 
@@ -31,8 +34,6 @@ export interface ServiceDefinition<N extends string = string, S extends Settings
   migrations: Migrations;
   /** Its own environment settings, beyond what every service process reads (libs/runtime serviceProcessSettings). */
   settings: S;
-  /** The file that runs it as its own process (the image's SERVICE, the multi-process launcher). */
-  entry: string;
   start(runtime: ServiceRuntime, config: SettingsOf<S>): Promise<R>;
 }
 

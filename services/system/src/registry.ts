@@ -13,23 +13,23 @@ import { type ServiceName } from './names.ts';
 /** One definition per name of names.ts, in its order: a service missing from either list fails the typecheck. */
 type DefinitionsOf<Names extends readonly string[]> = { readonly [I in keyof Names]: ServiceDefinition<Names[I] & string> };
 
-/** services/<name>/src/main.ts: each service's own process, as the image and the launcher run it. */
-const entryOf = (name: ServiceName) => path.resolve(import.meta.dirname, '../..', name, 'src/main.ts');
+/** The one entry that runs any service of this list as its own process, the one SERVICE names. */
+export const SERVICE_ENTRY = path.resolve(import.meta.dirname, 'service-main.ts');
 
 /**
  * The system: every service behind the bus, in start order (a service's consumers exist before
- * anything publishes to them). The embedded process, the migration job, the multi-process launcher,
- * the deploy checks and the test stacks are all built from this list; a new service is added here
- * (and to names.ts), in its own package, and in the deploy manifests.
+ * anything publishes to them). The embedded process, each service's own process (service-main.ts),
+ * the migration job, the deploy checks and the test stacks are all built from this list; a new
+ * service is added here (and to names.ts), in its own package, and in the deploy manifests.
  */
 export const SERVICES = [
-  defineService({ name: 'identity', schema: IDENTITY_SCHEMA, migrations: identityMigrations, entry: entryOf('identity'), ...identityStartup }),
-  defineService({ name: 'upload', schema: UPLOAD_SCHEMA, migrations: uploadMigrations, entry: entryOf('upload'), ...uploadStartup }),
-  defineService({ name: 'commit', schema: COMMIT_SCHEMA, migrations: commitMigrations, entry: entryOf('commit'), ...commitStartup }),
-  defineService({ name: 'lock', schema: LOCK_SCHEMA, migrations: lockMigrations, entry: entryOf('lock'), ...lockStartup }),
-  defineService({ name: 'sync', schema: SYNC_SCHEMA, migrations: syncMigrations, entry: entryOf('sync'), ...syncStartup }),
-  defineService({ name: 'restore', schema: RESTORE_SCHEMA, migrations: restoreMigrations, entry: entryOf('restore'), ...restoreStartup }),
-  defineService({ name: 'webhooks', schema: WEBHOOKS_SCHEMA, migrations: webhooksMigrations, entry: entryOf('webhooks'), ...webhooksStartup }),
+  defineService({ name: 'identity', schema: IDENTITY_SCHEMA, migrations: identityMigrations, ...identityStartup }),
+  defineService({ name: 'upload', schema: UPLOAD_SCHEMA, migrations: uploadMigrations, ...uploadStartup }),
+  defineService({ name: 'commit', schema: COMMIT_SCHEMA, migrations: commitMigrations, ...commitStartup }),
+  defineService({ name: 'lock', schema: LOCK_SCHEMA, migrations: lockMigrations, ...lockStartup }),
+  defineService({ name: 'sync', schema: SYNC_SCHEMA, migrations: syncMigrations, ...syncStartup }),
+  defineService({ name: 'restore', schema: RESTORE_SCHEMA, migrations: restoreMigrations, ...restoreStartup }),
+  defineService({ name: 'webhooks', schema: WEBHOOKS_SCHEMA, migrations: webhooksMigrations, ...webhooksStartup }),
 ] as const satisfies DefinitionsOf<typeof SERVICE_NAMES>;
 
 export type Service = (typeof SERVICES)[number];

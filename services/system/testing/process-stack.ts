@@ -19,7 +19,7 @@ import {
   type ServiceProcess,
 } from '@lode/testkit';
 import { SERVICE_NAMES, type ServiceName } from '../src/names.ts';
-import { serviceNamed } from '../src/registry.ts';
+import { SERVICE_ENTRY } from '../src/registry.ts';
 
 /** The memory limit of each process's container in the base manifests (k8s/base/process). */
 export const CONTAINER_MEMORY_LIMIT = '512Mi';
@@ -33,7 +33,7 @@ export const CONTAINER_MEMORY_LIMIT = '512Mi';
  */
 export const CONTAINER_HEAP_FLAGS = '--max-old-space-size=256 --max-semi-space-size=1';
 
-/** Every service of the registry, each started from its own process entry. */
+/** Every service of the registry, each as its own process. */
 export const STACK_SERVICES = SERVICE_NAMES;
 export type StackService = ServiceName;
 
@@ -120,10 +120,10 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     ...options.env,
   };
   // spawnService records the secrets among each process's settings (the admin token among them).
-  const start = (name: string, extra: Record<string, string> = {}, entry?: string) => spawnService(name, { ...env, ...extra, LODE_OPS_PORT: String(ports.pop()) }, entry);
-  const gateways = gatewayPorts.map((port) => start('gateway', { PORT: String(port) }));
+  const opsPort = () => String(ports.pop());
+  const gateways = gatewayPorts.map((port) => spawnService('gateway', { ...env, PORT: String(port), LODE_OPS_PORT: opsPort() }));
   const replicas = Object.fromEntries(
-    STACK_SERVICES.map((name, i) => [name, Array.from({ length: counts[i] }, () => start(name, {}, serviceNamed(name).entry))]),
+    STACK_SERVICES.map((name, i) => [name, Array.from({ length: counts[i] }, () => spawnServiceProcess(name, { ...env, LODE_OPS_PORT: opsPort() }))]),
   ) as Record<StackService, ServiceProcess[]>;
   const all = [...gateways, ...STACK_SERVICES.flatMap((name) => replicas[name])];
   // Each process's own /readyz says that it in particular has subscribed; a gateway's API answers
@@ -160,6 +160,11 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
       assertNoUnhandledRejections(all);
     },
   };
+}
+
+/** A service of the registry as its own OS process, started as the image starts it: the one service entry, SERVICE naming it. */
+export function spawnServiceProcess(name: StackService, env: Record<string, string>): ServiceProcess {
+  return spawnService(name, { ...env, SERVICE: name }, SERVICE_ENTRY);
 }
 
 function replicaCount(replicas: ProcessStackOptions['replicas'], service: StackService): number {
