@@ -4,7 +4,7 @@ import { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, sleep, type RetryPolicy
 export interface ConnectionOptions {
   /** The server's base URL, e.g. `https://lode.example.com`. */
   url: string;
-  /** A project key (`lode_…`). */
+  /** A project key (`lode_…`); LodeAdminClient puts the admin token here. */
   key: string;
   /** Sent as `X-Device-Id`: a key binds to the first device that uses it. */
   deviceId?: string;
@@ -27,6 +27,12 @@ export interface CallOptions {
   query?: Record<string, string | number | boolean | undefined>;
   /** Sent besides the key and device headers (e.g. `Last-Event-ID`). */
   headers?: Record<string, string>;
+  /**
+   * `false` for a write that, sent twice, does its work twice (each one makes a new user or key):
+   * only a 429 is retried, since the server refuses it before doing anything; after a lost answer
+   * or a 5xx it may have been done, so the error is thrown at once for the caller to look first.
+   */
+  repeatable?: boolean;
 }
 
 /**
@@ -79,7 +85,7 @@ export class ApiTransport {
         // commits and restores carry an idempotency key), so it is retried like a 503. fetch also
         // ends here when no answer came within 5 minutes, shorter than a large draft commit may take:
         // the retry, with the same key, then waits for the first request's result (below).
-        if (options.signal?.aborted || ++failures >= this.retry.attempts) throw error;
+        if (options.signal?.aborted || options.repeatable === false || ++failures >= this.retry.attempts) throw error;
         await this.#wait(method, path, failures, null, (error as Error).message, options.signal);
         continue;
       }
@@ -94,7 +100,8 @@ export class ApiTransport {
         await this.#wait(method, path, IN_PROGRESS_BACKOFF_STEP, retryAfter, reason, options.signal);
         continue;
       }
-      if (!isRetryableStatus(response.status, failure.code) || ++failures >= this.retry.attempts) throw failure;
+      const retryable = isRetryableStatus(response.status, failure.code) && (options.repeatable !== false || response.status === 429);
+      if (!retryable || ++failures >= this.retry.attempts) throw failure;
       await this.#wait(method, path, failures, retryAfter, reason, options.signal);
     }
   }

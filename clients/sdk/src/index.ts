@@ -1,4 +1,6 @@
 export { LodeClient, allPages, paginate, type LodeClientOptions } from './client.ts';
+export { LodeAdminClient, type LodeAdminClientOptions } from './admin.ts';
+export type * from './admin-types.ts';
 export { ApiTransport, type CallOptions, type ConnectionOptions, type RetryEvent } from './http.ts';
 export { isRefusal, LodeApiError, LodeTransferError, type FileFailure } from './errors.ts';
 export { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, type RetryPolicy } from './retry.ts';

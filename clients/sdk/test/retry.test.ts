@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { LodeApiError, LodeClient, type RetryEvent } from '../src/index.ts';
+import { allPages, LodeAdminClient, LodeApiError, LodeClient, type RetryEvent } from '../src/index.ts';
 
 function content() {
   const bytes = randomBytes(64);
@@ -113,6 +113,30 @@ describe.each(['local', 'nats'] as const)('the SDK retries what the server says 
     } finally {
       await always.close();
     }
+  });
+
+  it('sends an admin create once after a 503, which may have made it, and again after a 429, which did nothing; a list is retried', async () => {
+    const admin = (url: string) => new LodeAdminClient({ url, token: stack.adminToken, retry: { attempts: 3 } });
+    const named = async (name: string) => (await allPages((cursor) => admin(stack.baseUrl).listUsers({ limit: 200, cursor }))).filter((u) => u.name === name);
+    const name = `Once-${randomBytes(4).toString('hex')}`;
+    for (const call of ['create', 'list'] as const) {
+      const busy = await flakyProxy(stack.baseUrl, 1);
+      try {
+        if (call === 'create') await expect(admin(busy.url).createUser({ name })).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+        else expect(await admin(busy.url).listOrgs({ limit: 1 })).toMatchObject({ data: [{ id: expect.any(String) }] });
+        expect(busy.seen()).toBe(call === 'create' ? 1 : 2);
+      } finally {
+        await busy.close();
+      }
+    }
+    const throttled = await flakyProxy(stack.baseUrl, 1, { status: 429, retryAfter: '0', body: { code: 'too_many_failed_attempts', message: 'wait' } });
+    try {
+      expect(await admin(throttled.url).createUser({ name })).toMatchObject({ name });
+      expect(throttled.seen()).toBe(2);
+    } finally {
+      await throttled.close();
+    }
+    expect(await named(name)).toHaveLength(1);
   });
 
   it('does not retry a refusal (4xx): it surfaces as a LodeApiError with code and status', async () => {
