@@ -1,4 +1,4 @@
-import { LodeClient } from '@lode/sdk';
+import { LodeClient, type RetryEvent } from '@lode/sdk';
 import { Output } from './output.ts';
 import { resolveConnection } from './settings.ts';
 
@@ -17,9 +17,11 @@ export interface Context {
 export async function connect(options: GlobalOptions, signal: AbortSignal): Promise<Context> {
   const out = new Output(Boolean(options.json));
   const connection = await resolveConnection();
-  const client = new LodeClient({
-    ...connection,
-    onRetry: options.verbose ? (e) => out.note(`retrying ${e.method} ${e.path} in ${e.delayMs} ms (${e.reason})`) : undefined,
-  });
+  const client = new LodeClient({ ...connection, onRetry: retryNotes(out, options.verbose) });
   return { client, out, signal };
+}
+
+/** With --verbose, each retry of a call is told on stderr. */
+export function retryNotes(out: Output, verbose: boolean | undefined): ((event: RetryEvent) => void) | undefined {
+  return verbose ? (e) => out.note(`retrying ${e.method} ${e.path} in ${e.delayMs} ms (${e.reason})`) : undefined;
 }

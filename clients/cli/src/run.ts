@@ -6,6 +6,8 @@ import { Output } from './output.ts';
 /** Ctrl-C aborts transfers in flight; the journal keeps what was done. */
 const controller = new AbortController();
 process.once('SIGINT', () => controller.abort(new Error('interrupted')));
+/** Aborted by Ctrl-C: the signal for a command's calls, which replaces Node's own exit on Ctrl-C. */
+export const interruption = controller.signal;
 
 /**
  * Wraps a command's body: its options merged with the global ones, every failure reported (as JSON
