@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { adminCommands } from './commands/admin.ts';
 import { branchCommands } from './commands/branch.ts';
 import { historyCommands } from './commands/history.ts';
 import { lockCommands } from './commands/locks.ts';
@@ -38,6 +39,7 @@ lockCommands(program);
 historyCommands(program);
 lsCommands(program);
 branchCommands(program);
+adminCommands(program);
 // Every command takes the global options too, since positional options leave `lode push --json` to `push`.
 for (const command of [program, ...descendants(program)]) command.option('--json', 'print one JSON document (errors too) for scripts').option('--verbose', 'say when a call is retried');
 

@@ -1,16 +1,18 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '@lode/testkit';
+import { ApiClient, freePort } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
-// The repo's own Node 24 (type stripping), whatever node runs vitest.
+// The repo's own Node 24 (type stripping), whatever node runs vitest: the one `npm run` puts first on PATH.
 const NODE = path.join(repoRoot, 'node_modules/.bin/node');
-const CLI = path.join(repoRoot, 'services/gateway/src/admin-cli.ts');
+// What `npm run admin` runs (`node <entry> admin`), read from package.json so that the script itself is tested.
+const script = (JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: { admin: string } }).scripts.admin.split(' ');
+const ADMIN = [path.join(repoRoot, script[1]), ...script.slice(2)];
 
 interface CliResult {
   code: number;
@@ -32,7 +34,17 @@ interface Granted {
 
 const tag = () => randomBytes(4).toString('hex');
 
-describe('admin CLI (npm run admin)', () => {
+function run(file: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  const { LODE_URL: _u, LODE_ADMIN_TOKEN: _t, LODE_DATA_DIR: _d, PORT: _p, ...inherited } = process.env;
+  return new Promise<CliResult>((resolve, reject) => {
+    execFile(file, args, { cwd, env: { ...inherited, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') reject(new Error(`could not run ${file}: ${error.message}`, { cause: error }));
+      else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('lode admin (npm run admin)', () => {
   let stack: TestStack;
   let workDir: string;
   beforeAll(async () => {
@@ -46,13 +58,7 @@ describe('admin CLI (npm run admin)', () => {
 
   /** Runs the CLI in an empty directory with only the environment given, so nothing of this machine's leaks in. */
   function cli(args: string[], env: Record<string, string> = { LODE_URL: stack.baseUrl, LODE_ADMIN_TOKEN: stack.adminToken }) {
-    const { LODE_URL: _u, LODE_ADMIN_TOKEN: _t, LODE_DATA_DIR: _d, PORT: _p, ...inherited } = process.env;
-    return new Promise<CliResult>((resolve, reject) => {
-      execFile(NODE, [CLI, ...args], { cwd: workDir, env: { ...inherited, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') reject(new Error(`could not run the CLI: ${error.message}`, { cause: error }));
-        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-      });
-    });
+    return run(NODE, [...ADMIN, ...args], workDir, env);
   }
   /** A successful run's stdout, parsed: the CLI prints exactly the JSON answer there. */
   async function json<T>(args: string[]): Promise<T> {
@@ -337,6 +343,8 @@ describe('admin CLI (npm run admin)', () => {
     ['keys list of a project that is neither an id nor slugs', ['keys', 'list', '--project', 'Studio Game']],
     ['invite without --user', ['invite', '--project', 'studio/game']],
     ['invite with an unknown role', ['invite', '--project', 'studio/game', '--user', 'Ada', '--role', 'boss']],
+    ['a page size the API does not serve', ['orgs', 'list', '--limit', '0']],
+    ['a gateway URL without its scheme', ['orgs', 'list', '--url', 'localhost:8080']],
   ])('exits 2 with the usage on stderr for %s', async (_, args) => {
     const run = await cli(args);
     expect(run.code).toBe(2);
@@ -344,9 +352,38 @@ describe('admin CLI (npm run admin)', () => {
     expect(run.stderr).toContain('Usage: npm run admin -- <command> [flags]');
   });
 
-  it('prints the usage on stdout for help', async () => {
-    const run = await cli(['help'], {});
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('quickstart --org-slug');
+  it('prints the usage on stdout for help and --help, run as `npm run admin` and as `lode admin`', async () => {
+    for (const args of [['help'], ['--help'], ['orgs', 'create', '--help']]) {
+      const help = await cli(args, {});
+      expect(help, help.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(help.stdout).toContain('quickstart --org-slug');
+    }
+    const viaNpm = await run('npm', ['run', '--silent', 'admin', '--', 'help'], repoRoot, {});
+    expect(viaNpm, viaNpm.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: npm run admin -- <command> [flags]') });
+    expect(script.slice(0, 3)).toEqual(['node', 'clients/cli/bin/lode.js', 'admin']);
+  });
+
+  it('with --json, tells a failure as the one JSON document on stdout, as every lode command does', async () => {
+    const slug = `json-${tag()}`;
+    await json(['orgs', 'create', '--name', 'First', '--slug', slug]);
+    const taken = await cli(['orgs', 'create', '--name', 'Second', '--slug', slug, '--json']);
+    expect(taken).toMatchObject({ code: 1, stderr: '' });
+    expect(JSON.parse(taken.stdout)).toEqual({ error: expect.objectContaining({ code: 'slug_taken', status: 409, message: `Slug "${slug}" is already taken` }) });
+    const usage = await cli(['orgs', 'create', '--name', 'Acme', '--json']);
+    expect(usage).toMatchObject({ code: 2, stderr: '' });
+    expect(JSON.parse(usage.stdout)).toEqual({ error: expect.objectContaining({ code: 'usage' }) });
+    const listed = await cli(['orgs', 'list', '--limit', '1', '--json']);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ data: [{ id: expect.any(String) }] });
+  });
+
+  it('retries a list through a lost connection (--verbose says so) but sends a create once: a second one would make a second user', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const env = { LODE_URL: nowhere, LODE_ADMIN_TOKEN: stack.adminToken };
+    const listed = await cli(['orgs', 'list', '--verbose'], env);
+    expect(listed).toMatchObject({ code: 1, stdout: '' });
+    expect(listed.stderr).toMatch(/^retrying GET \/admin\/v1\/orgs in \d+ ms \(fetch failed\)$/m);
+    expect(listed.stderr).toMatch(new RegExp(`^error: cannot reach ${nowhere}: connect ECONNREFUSED`, 'm'));
+    const created = await cli(['users', 'create', '--name', 'Once', '--verbose'], env);
+    expect(created).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(new RegExp(`^error: cannot reach ${nowhere}: connect ECONNREFUSED[^\n]*\n$`)) });
   });
 });
