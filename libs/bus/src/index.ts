@@ -3,6 +3,7 @@ export { LocalBus } from './local-bus.ts';
 export { NatsBus, type NatsBusOptions } from './nats-bus.ts';
 export { connectNats, busSettings } from './connect.ts';
 export { servePing } from './ping.ts';
+export { SERVICE_NAMES, type ServiceName } from './service-names.ts';
 export {
   EventDeferred,
   EventTooLargeError,

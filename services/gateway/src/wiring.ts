@@ -1,2 +1,4 @@
-/** Services behind the gateway's routes; /readyz pings each over the bus. */
-export const PROJECT_SERVICES = ['identity', 'upload', 'commit', 'lock', 'sync', 'restore', 'webhooks'] as const;
+import { SERVICE_NAMES } from '@lode/bus';
+
+/** Services behind the gateway's routes, every one of the system's; /readyz pings each over the bus. */
+export const PROJECT_SERVICES = SERVICE_NAMES;

@@ -1,7 +1,6 @@
 /**
- * The services behind the bus, in the order they start, by name alone: what the image's entry point
- * and the deploy checks need without loading any service's code. Each has its definition in
- * registry.ts, which the compiler holds to exactly this list.
+ * The services behind the bus, by name alone (the list lives in libs/bus, where the gateway reads it
+ * too): what the image's entry point and the deploy checks import without loading any service's
+ * code. Each has its definition in registry.ts, which the compiler holds to exactly this list.
  */
-export const SERVICE_NAMES = ['identity', 'upload', 'commit', 'lock', 'sync', 'restore', 'webhooks'] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+export { SERVICE_NAMES, type ServiceName } from '@lode/bus/service-names';
