@@ -15,7 +15,7 @@ export const storageSettings = {
   LODE_DATA_DIR: z.string().default('./.lode'),
   /** HMAC key for local-driver URLs; the gateway and the upload service must share it. */
   LODE_STORAGE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  /** Where clients reach the gateway; local-driver URLs point there. */
+  /** Where clients reach the gateway; local-driver URLs point there (localPublicUrl when unset). */
   LODE_PUBLIC_URL: z.url().optional(),
   S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').optional(),
   S3_ENDPOINT: z.url().optional(),
@@ -47,13 +47,31 @@ export function usesS3(settings: StorageSettings): boolean {
   return settings.S3_BUCKET !== undefined;
 }
 
-export function createLocalStorage(settings: StorageSettings, fallback: { secret?: string; publicUrl: string }): LocalBlobStorage {
-  const secret = settings.LODE_STORAGE_SECRET ?? fallback.secret;
+/** The gateway's port when its PORT is not set. */
+export const DEFAULT_GATEWAY_PORT = 8080;
+
+/**
+ * Where local-driver URLs point: LODE_PUBLIC_URL, else the gateway on this machine, at `gatewayPort`.
+ * Only the gateway's process knows its PORT; a service signing URLs in a process of its own assumes
+ * the default, so a gateway elsewhere or on another port needs LODE_PUBLIC_URL.
+ */
+export function localPublicUrl(settings: Pick<StorageSettings, 'LODE_PUBLIC_URL'>, gatewayPort = DEFAULT_GATEWAY_PORT): string {
+  return settings.LODE_PUBLIC_URL ?? `http://localhost:${gatewayPort}`;
+}
+
+/** `secret` when LODE_STORAGE_SECRET is not set (the embedded process keeps one); `gatewayPort` as for localPublicUrl. */
+export interface LocalStorageFallbacks {
+  secret?: string;
+  gatewayPort?: number;
+}
+
+export function createLocalStorage(settings: StorageSettings, fallbacks: LocalStorageFallbacks = {}): LocalBlobStorage {
+  const secret = settings.LODE_STORAGE_SECRET ?? fallbacks.secret;
   if (!secret) throw new Error('LODE_STORAGE_SECRET must be set so the gateway can verify the URLs the upload service signs');
   return new LocalBlobStorage({
     dir: localStorageDir(settings.LODE_DATA_DIR),
     secret,
-    publicUrl: settings.LODE_PUBLIC_URL ?? fallback.publicUrl,
+    publicUrl: localPublicUrl(settings, fallbacks.gatewayPort),
   });
 }
 
@@ -72,6 +90,6 @@ export function createS3Storage(settings: StorageSettings): S3BlobStorage {
   });
 }
 
-export function createStorage(settings: StorageSettings, fallback: { secret?: string; publicUrl: string }): BlobStorage {
-  return instrumentStorage(usesS3(settings) ? createS3Storage(settings) : createLocalStorage(settings, fallback));
+export function createStorage(settings: StorageSettings, fallbacks: LocalStorageFallbacks = {}): BlobStorage {
+  return instrumentStorage(usesS3(settings) ? createS3Storage(settings) : createLocalStorage(settings, fallbacks));
 }

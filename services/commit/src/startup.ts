@@ -17,7 +17,7 @@ export const commitStartup = {
   start: (runtime: Pick<CommitDeps, 'db' | 'bus' | 'events' | 'logger'> & Partial<Pick<CommitDeps, 'storage'>>, config: z.output<z.ZodObject<typeof settings>>) =>
     startCommitService({
       ...runtime,
-      storage: runtime.storage ?? createStorage(config, { publicUrl: 'http://localhost:8080' }),
+      storage: runtime.storage ?? createStorage(config),
       cursorSecret: config.LODE_CURSOR_SECRET,
       outbox: outboxOptions(config),
       idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS,

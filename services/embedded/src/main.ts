@@ -47,7 +47,7 @@ async function main(): Promise<void> {
 
   const bus = new LocalBus(logger, { timeoutMs: config.LODE_BUS_TIMEOUT_MS });
   const events = new LocalEvents(logger);
-  const local = usesS3(config) ? undefined : createLocalStorage(config, { secret: storageSecret, publicUrl: `http://localhost:${config.PORT}` });
+  const local = usesS3(config) ? undefined : createLocalStorage(config, { secret: storageSecret, gatewayPort: config.PORT });
   const services = await startInProcess({
     connectionString: postgres.url,
     bus,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { env } from '@lode/config';
 import { busSettings } from '@lode/bus';
+import { DEFAULT_GATEWAY_PORT } from '@lode/storage';
 import { DEFAULT_AUTH_FAILURE_LIMITS } from './auth/failure-throttle.ts';
 
 /** Express's 'trust proxy': true, false, a number of hops, or comma-separated addresses, subnets and names. */
@@ -13,7 +14,7 @@ function trustProxy(value: string): TrustProxy {
 
 /** The gateway's settings, shared by its own process and the embedded all-in-one process. */
 export const gatewaySettings = {
-  PORT: env.port(8080),
+  PORT: env.port(DEFAULT_GATEWAY_PORT),
   LODE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Default per-project write budget: a steady rate and a burst (token bucket). */
   LODE_WRITE_RATE_PER_SECOND: z.coerce.number().positive().default(50),

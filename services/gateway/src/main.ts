@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     ...gatewayTuning(config),
     services: PROJECT_SERVICES,
     // With S3, clients talk to the bucket; with local blobs, this gateway answers their URLs.
-    localObjects: usesS3(config) ? undefined : createLocalObjectHandler(createLocalStorage(config, { publicUrl: `http://localhost:${config.PORT}` })),
+    localObjects: usesS3(config) ? undefined : createLocalObjectHandler(createLocalStorage(config, { gatewayPort: config.PORT })),
     stopping: ops.isStopping,
   });
   const server = await listen(app, config.PORT);

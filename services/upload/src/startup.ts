@@ -16,7 +16,7 @@ export const uploadStartup = {
   start: (runtime: Pick<UploadDeps, 'db' | 'bus' | 'events' | 'logger'> & Partial<Pick<UploadDeps, 'storage'>>, config: z.output<z.ZodObject<typeof settings>>) =>
     startUploadService({
       ...runtime,
-      storage: runtime.storage ?? createStorage(config, { publicUrl: 'http://localhost:8080' }),
+      storage: runtime.storage ?? createStorage(config),
       gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
       cursorSecret: config.LODE_CURSOR_SECRET,
       outbox: outboxOptions(config),
