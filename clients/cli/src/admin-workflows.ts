@@ -63,7 +63,7 @@ async function findProject({ client, signal }: AdminSession, orgId: string, matc
 }
 
 /** By slugs: two lists. By id: the admin API cannot look a project up, so each org's projects are searched. */
-export async function resolveProject(admin: AdminSession, ref: ProjectRef): Promise<Project> {
+async function resolveProject(admin: AdminSession, ref: ProjectRef): Promise<Project> {
   if ('orgSlug' in ref) {
     const org = await findOrg(admin, ref.orgSlug);
     if (!org) throw new CliError(`No organization has the slug "${ref.orgSlug}" (npm run admin -- orgs list --all)`, { code: 'org_not_found' });
