@@ -3,19 +3,20 @@ import { createReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
-import { sealedHeader } from './local-heads.ts';
-import { LOCAL_OBJECTS_ROUTE, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, type LocalBlobStorage } from './local-storage.ts';
+import type { Placement, WriterMessage, WriterReply } from './body-writer-thread.ts';
+import { sealedHeader } from './local-layout.ts';
+import { LOCAL_OBJECTS_ROUTE, type LocalBlobStorage } from './local-storage.ts';
 import { attachmentDisposition } from './content-disposition.ts';
 import { isValidStorageKey, OBJECT_CONTENT_TYPE } from './storage.ts';
 import { verify } from './local-signing.ts';
 import { parseRange } from './range.ts';
 import { PooledWorker, ThreadPool } from './thread-pool.ts';
 
-type Refusal = { status: number; code: string; message: string };
+export type Refusal = { status: number; code: string; message: string };
 
 /**
  * Serves the local driver's presigned URLs (mounted by the gateway). Bodies stream to a temp file
- * while length, MD5 and SHA-256 are computed (in a worker thread, see WRITER_SOURCE); the object is
+ * while length, MD5 and SHA-256 are computed (in a worker thread, body-writer-thread.ts); the object is
  * renamed into place, sealed with its SHA-256, only if all three match what was signed, so memory
  * stays flat for a file of any size and a bad body leaves nothing.
  */
@@ -96,17 +97,6 @@ async function receive(
   res.end();
 }
 
-/** Where a verified body goes, and what it must be. */
-interface Placement {
-  temp: string;
-  target: string;
-  /** Written before the body: the SHA-256 the object is renamed into place only if it matches. */
-  header: string;
-  size: number;
-  contentMd5: string;
-  sha256: string;
-}
-
 type Stored = 'stored' | 'incomplete' | Refusal;
 
 /** A large body's bytes go to its writer in pieces of this size. */
@@ -117,124 +107,12 @@ const WHOLE_MAX = PIECE;
 const PAUSE_ABOVE = 8 * 1024 * 1024;
 
 /**
- * The writers: worker threads that hash (MD5 and SHA-256), write, check and rename each body into
- * place. Their synchronous file calls block only themselves, so the gateway's event loop, which
- * also serves the API, spends a message or two per small body instead of hashing it and making
- * round trips to libuv's thread pool (open, write, close, mkdir, rename). An object appears under its key only if length, MD5 and SHA-256 match what was signed, with the
- * verified SHA-256 in its header.
+ * The writers: worker threads (body-writer-thread.ts) that hash (MD5 and SHA-256), write, check and
+ * rename each body into place. Their synchronous file calls block only themselves, so the gateway's
+ * event loop, which also serves the API, spends a message or two per small body instead of hashing
+ * it and making round trips to libuv's thread pool (open, write, close, mkdir, rename).
  */
-const WRITER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const fs = require('node:fs');
-const path = require('node:path');
-const open = new Map();
-const madeDirs = new Set();
-// Stored blobs are the projects' files: their owner's only, whatever the process's umask.
-const DIRECTORY_MODE = ${PRIVATE_DIRECTORY_MODE};
-const FILE_MODE = ${PRIVATE_FILE_MODE};
-function writeAll(fd, bytes) {
-  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
-}
-function refusal(p, size, md5, sha256) {
-  if (size !== p.size) return { status: 400, code: 'incomplete_body', message: 'Received ' + size + ' of ' + p.size + ' bytes' };
-  if (md5 !== p.contentMd5) return { status: 400, code: 'bad_digest', message: 'The body does not match Content-MD5' };
-  if (sha256 !== p.sha256) return { status: 400, code: 'sha256_mismatch', message: 'The body does not match the declared SHA-256' };
-  return null;
-}
-// Keys share a few folders (one per project): each is made once, not once per object.
-function moveIntoPlace(p) {
-  const dir = path.dirname(p.target);
-  if (!madeDirs.has(dir)) {
-    fs.mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE });
-    madeDirs.add(dir);
-  }
-  try {
-    fs.renameSync(p.temp, p.target);
-  } catch (error) {
-    if (error.code !== 'ENOENT') throw error;
-    // The folder was removed since (an operator clearing a project): make it again.
-    fs.mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE });
-    fs.renameSync(p.temp, p.target);
-  }
-}
-// A whole body's buffer goes back with the answer, for the next body.
-function finish(id, p, size, md5, sha256, buffer) {
-  const refused = refusal(p, size, md5, sha256);
-  if (refused) {
-    fs.rmSync(p.temp, { force: true });
-    return parentPort.postMessage({ type: 'done', id, outcome: refused, buffer }, buffer ? [buffer] : []);
-  }
-  moveIntoPlace(p);
-  parentPort.postMessage({ type: 'done', id, outcome: 'stored', buffer }, buffer ? [buffer] : []);
-}
-function drop(id) {
-  const upload = open.get(id);
-  if (!upload) return;
-  open.delete(id);
-  try { fs.closeSync(upload.fd); } catch {}
-  fs.rmSync(upload.p.temp, { force: true });
-}
-parentPort.on('message', (m) => {
-  try {
-    if (m.type === 'whole') {
-      const body = Buffer.from(m.buffer, 0, m.length);
-      const md5 = createHash('md5').update(body).digest('base64');
-      const sha256 = createHash('sha256').update(body).digest('hex');
-      // Only a body that matches is written at all.
-      if (!refusal(m.p, body.length, md5, sha256)) {
-        const fd = fs.openSync(m.p.temp, 'wx', FILE_MODE);
-        try {
-          writeAll(fd, Buffer.from(m.p.header, 'latin1'));
-          writeAll(fd, body);
-        } finally {
-          fs.closeSync(fd);
-        }
-      }
-      return finish(m.id, m.p, body.length, md5, sha256, m.buffer);
-    }
-    if (m.type === 'open') {
-      const fd = fs.openSync(m.p.temp, 'wx', FILE_MODE);
-      writeAll(fd, Buffer.from(m.p.header, 'latin1'));
-      return void open.set(m.id, { fd, p: m.p, size: 0, md5: createHash('md5'), sha: createHash('sha256') });
-    }
-    if (m.type === 'data') {
-      const upload = open.get(m.id);
-      const chunk = new Uint8Array(m.buffer, 0, m.length);
-      if (upload) {
-        upload.md5.update(chunk);
-        upload.sha.update(chunk);
-        writeAll(upload.fd, chunk);
-        upload.size += chunk.length;
-      }
-      return parentPort.postMessage({ type: 'ack', id: m.id, bytes: m.length, buffer: m.buffer }, [m.buffer]);
-    }
-    if (m.type === 'end') {
-      const upload = open.get(m.id);
-      open.delete(m.id);
-      fs.closeSync(upload.fd);
-      return finish(m.id, upload.p, upload.size, upload.md5.digest('base64'), upload.sha.digest('hex'));
-    }
-    if (m.type === 'abort') return drop(m.id);
-  } catch (error) {
-    drop(m.id);
-    if (m.p) fs.rmSync(m.p.temp, { force: true });
-    if (m.type === 'data') parentPort.postMessage({ type: 'ack', id: m.id, bytes: m.length, buffer: m.buffer }, [m.buffer]);
-    const buffer = m.type === 'whole' ? m.buffer : undefined;
-    parentPort.postMessage({ type: 'done', id: m.id, error: String(error && error.message), buffer }, buffer ? [buffer] : []);
-  }
-});
-`;
-
-interface WriterReply {
-  type: 'ack' | 'done';
-  id: number;
-  bytes?: number;
-  outcome?: 'stored' | Refusal;
-  error?: string;
-  /** A body's buffer, back from the worker for the next body. */
-  buffer?: ArrayBuffer;
-}
+const WRITER = new URL('./body-writer-thread.ts', import.meta.url);
 
 interface Upload {
   onAck: (bytes: number) => void;
@@ -244,7 +122,7 @@ interface Upload {
 /** One worker and the uploads it has under way. */
 class Writer extends PooledWorker<Upload> {
   constructor(onLost: (writer: Writer) => void) {
-    super(WRITER_SOURCE, 'storage writer', (upload, error) => upload.onDone({ type: 'done', id: -1, error: error.message }), () => onLost(this));
+    super(WRITER, 'storage writer', (upload, error) => upload.onDone({ type: 'done', id: -1, error: error.message }), () => onLost(this));
     this.worker.on('message', (reply: WriterReply) => {
       if (reply.buffer) returnBuffer(reply.buffer);
       const upload = this.inHand(reply.id);
@@ -253,6 +131,11 @@ class Writer extends PooledWorker<Upload> {
       this.forget(reply.id);
       upload.onDone(reply);
     });
+  }
+
+  /** Hands it work, moving the body's buffer, if the message carries one, to the thread. */
+  send(message: WriterMessage): void {
+    this.worker.postMessage(message, 'buffer' in message ? [message.buffer] : []);
   }
 }
 
@@ -282,7 +165,7 @@ class WriterPool {
         else resolve(outcome);
       };
       const abandon = () => {
-        if (writer.forget(id) && !whole) writer.worker.postMessage({ type: 'abort', id });
+        if (writer.forget(id) && !whole) writer.send({ type: 'abort', id });
         settle('incomplete');
       };
       writer.track(id, {
@@ -297,7 +180,7 @@ class WriterPool {
       let piece = whole ? new Uint8Array(0) : new Uint8Array(takeBuffer());
       let filled = 0;
       const sendPiece = () => {
-        writer.worker.postMessage({ type: 'data', id, buffer: piece.buffer, length: filled }, [piece.buffer]);
+        writer.send({ type: 'data', id, buffer: piece.buffer, length: filled });
         unwritten += filled;
         piece = new Uint8Array(takeBuffer());
         filled = 0;
@@ -320,7 +203,7 @@ class WriterPool {
         if (received !== p.size) return abandon();
         if (!whole) {
           if (filled > 0) sendPiece();
-          return writer.worker.postMessage({ type: 'end', id });
+          return writer.send({ type: 'end', id });
         }
         const body = new Uint8Array(takeBuffer(received), 0, received);
         let at = 0;
@@ -328,12 +211,12 @@ class WriterPool {
           body.set(part, at);
           at += part.length;
         }
-        writer.worker.postMessage({ type: 'whole', id, p, buffer: body.buffer, length: received }, [body.buffer]);
+        writer.send({ type: 'whole', id, p, buffer: body.buffer, length: received });
       };
       const onClose = () => {
         if (!req.complete) abandon();
       };
-      if (!whole) writer.worker.postMessage({ type: 'open', id, p });
+      if (!whole) writer.send({ type: 'open', id, p });
       req.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onClose);
     });
   }

@@ -2,7 +2,8 @@ import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput, StoredContent } from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
-import { readHeads, SEALED_HEADER_BYTES, type ObjectFiles } from './local-heads.ts';
+import { readHeads, type ObjectFiles } from './local-heads.ts';
+import { PRIVATE_DIRECTORY_MODE, SEALED_HEADER_BYTES } from './local-layout.ts';
 import { sign } from './local-signing.ts';
 
 export interface LocalStorageOptions {
@@ -133,10 +134,6 @@ export class LocalBlobStorage implements BlobStorage {
     return path.join(this.options.dir, 'incoming', name);
   }
 }
-
-/** Modes of what the local driver makes: readable by the user Lode runs as, nobody else. */
-export const PRIVATE_DIRECTORY_MODE = 0o700;
-export const PRIVATE_FILE_MODE = 0o600;
 
 function ignoreNotOwner(error: NodeJS.ErrnoException): void {
   if (error.code !== 'EPERM') throw error;

@@ -45,8 +45,9 @@ export class PooledWorker<W> implements PooledThread {
   readonly worker: Worker;
   readonly #inHand = new Map<number, W>();
 
-  constructor(source: string, name: string, fail: (work: W, error: Error) => void, onLost: () => void) {
-    this.worker = new Worker(source, { eval: true });
+  /** `module`: the thread's body, a module of this package (`new URL('./<file>.ts', import.meta.url)`). */
+  constructor(module: URL, name: string, fail: (work: W, error: Error) => void, onLost: () => void) {
+    this.worker = new Worker(module);
     this.worker.unref();
     let lost = false;
     const die = (error: Error) => {

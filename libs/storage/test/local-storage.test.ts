@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeContent } from '@lode/testkit';
 import { createLocalObjectHandler, LocalBlobStorage } from '../src/index.ts';
-import { sealedHeader } from '../src/local-heads.ts';
+import { sealedHeader } from '../src/local-layout.ts';
 
 describe('local storage driver: presigned URLs served over HTTP', () => {
   let dir: string;

@@ -1,0 +1,171 @@
+/**
+ * The body of a writer (local-http.ts): a worker thread that hashes (MD5 and SHA-256), writes, checks
+ * and renames each body into place with synchronous file calls. An object appears under its key
+ * only if length, MD5 and SHA-256 match what was signed, with the verified SHA-256 in its header.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parentPort } from 'node:worker_threads';
+import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './local-layout.ts';
+import type { Refusal } from './local-http.ts';
+
+/** Where a verified body goes, and what it must be. */
+export interface Placement {
+  temp: string;
+  target: string;
+  /** Written before the body: the SHA-256 the object is renamed into place only if it matches. */
+  header: string;
+  size: number;
+  contentMd5: string;
+  sha256: string;
+}
+
+/**
+ * What a writer is sent: a small body whole, or a large one opened, then its pieces, then its end
+ * (or an abort). A buffer is moved to the thread, and moved back with the answer.
+ */
+export type WriterMessage =
+  | { type: 'whole'; id: number; p: Placement; buffer: ArrayBuffer; length: number }
+  | { type: 'open'; id: number; p: Placement }
+  | { type: 'data'; id: number; buffer: ArrayBuffer; length: number }
+  | { type: 'end'; id: number }
+  | { type: 'abort'; id: number };
+
+export interface WriterReply {
+  type: 'ack' | 'done';
+  id: number;
+  bytes?: number;
+  outcome?: 'stored' | Refusal;
+  error?: string;
+  /** A body's buffer, back from the worker for the next body. */
+  buffer?: ArrayBuffer | undefined;
+}
+
+interface OpenUpload {
+  fd: number;
+  p: Placement;
+  size: number;
+  md5: Hash;
+  sha: Hash;
+}
+
+if (!parentPort) throw new Error('body-writer-thread.ts runs as a worker thread');
+const port = parentPort;
+
+const open = new Map<number, OpenUpload>();
+// Keys share a few folders (one per project): each is made once, not once per object.
+const madeDirs = new Set<string>();
+
+/** Replies, moving back the buffer the body came in, if any. */
+function reply(message: WriterReply): void {
+  port.postMessage(message, message.buffer ? [message.buffer] : []);
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+}
+
+function refusal(p: Placement, size: number, md5: string, sha256: string): Refusal | null {
+  if (size !== p.size) return { status: 400, code: 'incomplete_body', message: `Received ${size} of ${p.size} bytes` };
+  if (md5 !== p.contentMd5) return { status: 400, code: 'bad_digest', message: 'The body does not match Content-MD5' };
+  if (sha256 !== p.sha256) return { status: 400, code: 'sha256_mismatch', message: 'The body does not match the declared SHA-256' };
+  return null;
+}
+
+function moveIntoPlace(p: Placement): void {
+  const dir = path.dirname(p.target);
+  if (!madeDirs.has(dir)) {
+    fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+    madeDirs.add(dir);
+  }
+  try {
+    fs.renameSync(p.temp, p.target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // The folder was removed since (an operator clearing a project): make it again.
+    fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+    fs.renameSync(p.temp, p.target);
+  }
+}
+
+// A whole body's buffer goes back with the answer, for the next body.
+function finish(id: number, p: Placement, size: number, md5: string, sha256: string, buffer?: ArrayBuffer): void {
+  const refused = refusal(p, size, md5, sha256);
+  if (refused) {
+    fs.rmSync(p.temp, { force: true });
+    return reply({ type: 'done', id, outcome: refused, buffer });
+  }
+  moveIntoPlace(p);
+  reply({ type: 'done', id, outcome: 'stored', buffer });
+}
+
+function drop(id: number): void {
+  const upload = open.get(id);
+  if (!upload) return;
+  open.delete(id);
+  try {
+    fs.closeSync(upload.fd);
+  } catch {
+    // Already closed: the temp file goes all the same.
+  }
+  fs.rmSync(upload.p.temp, { force: true });
+}
+
+function handle(m: WriterMessage): void {
+  switch (m.type) {
+    case 'whole': {
+      const body = Buffer.from(m.buffer, 0, m.length);
+      const md5 = createHash('md5').update(body).digest('base64');
+      const sha256 = createHash('sha256').update(body).digest('hex');
+      // Only a body that matches is written at all.
+      if (!refusal(m.p, body.length, md5, sha256)) {
+        const fd = fs.openSync(m.p.temp, 'wx', PRIVATE_FILE_MODE);
+        try {
+          writeAll(fd, Buffer.from(m.p.header, 'latin1'));
+          writeAll(fd, body);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+      return finish(m.id, m.p, body.length, md5, sha256, m.buffer);
+    }
+    case 'open': {
+      const fd = fs.openSync(m.p.temp, 'wx', PRIVATE_FILE_MODE);
+      writeAll(fd, Buffer.from(m.p.header, 'latin1'));
+      open.set(m.id, { fd, p: m.p, size: 0, md5: createHash('md5'), sha: createHash('sha256') });
+      return;
+    }
+    case 'data': {
+      const upload = open.get(m.id);
+      const chunk = new Uint8Array(m.buffer, 0, m.length);
+      if (upload) {
+        upload.md5.update(chunk);
+        upload.sha.update(chunk);
+        writeAll(upload.fd, chunk);
+        upload.size += chunk.length;
+      }
+      return reply({ type: 'ack', id: m.id, bytes: m.length, buffer: m.buffer });
+    }
+    case 'end': {
+      const upload = open.get(m.id);
+      if (!upload) throw new Error(`No upload ${m.id} is open`);
+      open.delete(m.id);
+      fs.closeSync(upload.fd);
+      return finish(m.id, upload.p, upload.size, upload.md5.digest('base64'), upload.sha.digest('hex'));
+    }
+    case 'abort':
+      return drop(m.id);
+  }
+}
+
+port.on('message', (m: WriterMessage) => {
+  try {
+    handle(m);
+  } catch (error) {
+    drop(m.id);
+    if ('p' in m) fs.rmSync(m.p.temp, { force: true });
+    if (m.type === 'data') reply({ type: 'ack', id: m.id, bytes: m.length, buffer: m.buffer });
+    reply({ type: 'done', id: m.id, error: error instanceof Error ? error.message : String(error), buffer: m.type === 'whole' ? m.buffer : undefined });
+  }
+});
