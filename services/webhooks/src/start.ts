@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { migrate, type Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
@@ -15,10 +15,8 @@ import { recordedIdRetentionMs } from './domain/retention-plan.ts';
 import { SecretBox } from './domain/secret-box.ts';
 import { assertKeyOpensStoredSecrets, sealPlaintextSecrets } from './domain/stored-secrets.ts';
 import { WebhookService } from './domain/webhook-service.ts';
-import { serveDeliveries } from './handlers/deliveries.ts';
 import { consumeInternalEvents } from './handlers/internal-events.ts';
-import { serveManageWebhooks } from './handlers/manage-webhooks.ts';
-import { serveReadFeed } from './handlers/read-feed.ts';
+import { webhooksRpcs } from './handlers/rpcs.ts';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 export const webhooksMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -71,9 +69,7 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
     pollMs: config.pollMs,
   });
   const service = new WebhookService({ db, webhooks, deliveries, box, allowPrivate: config.allowPrivate, onQueued: () => worker.kick() });
-  serveManageWebhooks(bus, service);
-  serveDeliveries(bus, service);
-  serveReadFeed(bus, new FeedService({ db, events, signal }));
+  serveRpcs(bus, webhooksRpcs(service, new FeedService({ db, events, signal })));
   servePing(bus, 'webhooks', () => db.ping());
   const recorder = new EventRecorder({
     db,
