@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
 import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
 import { runPeriodically } from '@lode/runtime';
@@ -11,23 +11,27 @@ import { HistoryRepository } from './repo/history-repo.ts';
 import { DownloadsRepository } from './repo/downloads-repo.ts';
 import { FilePathsRepository } from './repo/file-paths-repo.ts';
 import { IdempotencyRepository } from './repo/idempotency-repo.ts';
+import { LogRepository } from './repo/log-repo.ts';
+import { TreePagesRepository } from './repo/tree-pages-repo.ts';
+import { FolderPagesRepository } from './repo/folder-pages-repo.ts';
+import { MergeRepository } from './repo/merge-repo.ts';
 import { CommitService } from './domain/commit-service.ts';
 import { HistoryService } from './domain/history-service.ts';
 import { DownloadLinks } from './domain/download-links.ts';
 import { DownloadService } from './domain/download-service.ts';
 import { keyUnkeyedPaths } from './domain/path-keys.ts';
 import { TreeService } from './domain/tree-service.ts';
-import { serveCreateCommit } from './handlers/create-commit.ts';
-import { serveListVersions } from './handlers/list-versions.ts';
-import { serveDownloadUrls } from './handlers/download-urls.ts';
-import { serveLatestSequence } from './handlers/latest-sequence.ts';
-import { serveTreeStates } from './handlers/tree-states.ts';
-import { serveBranches } from './serve-branches.ts';
+import { BranchService } from './domain/branch-service.ts';
+import { ListCursors } from './domain/list-cursors.ts';
+import { LogService } from './domain/log-service.ts';
+import { TreeListing } from './domain/tree-listing.ts';
+import { FolderListing } from './domain/folder-listing.ts';
+import { MergeService } from './domain/merge-service.ts';
 import { CommitRecorder } from './domain/commit-recorder.ts';
 import { DraftService } from './domain/draft-service.ts';
 import { DraftsRepository } from './repo/drafts-repo.ts';
 import { StagedCommitsRepository } from './repo/staged-commits-repo.ts';
-import { serveDrafts } from './serve-drafts.ts';
+import { commitRpcs } from './handlers/rpcs.ts';
 
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -83,16 +87,25 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   const idempotency = new IdempotencyRepository();
   const commits = new CommitService({ db, bus, recorder, idempotency });
   const drafts = new DraftService({ db, bus, recorder, idempotency, drafts: new DraftsRepository(), ttlMs: deps.draftTtlMs });
-  serveDrafts(bus, drafts);
   const links = new DownloadLinks(deps.storage);
-  const history = new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: new CursorCodec(deps.cursorSecret) });
-  serveCreateCommit(bus, commits);
-  serveListVersions(bus, history);
-  serveDownloadUrls(bus, new DownloadService({ db, downloads: new DownloadsRepository(), links }));
-  const tree = new TreeService({ db, commits: repo });
-  serveLatestSequence(bus, tree);
-  serveTreeStates(bus, tree);
-  serveBranches({ db, bus, cursorSecret: deps.cursorSecret, recorder, branches: branchRows, onChanged: () => outbox.relay.kick() });
+  const cursorCodec = new CursorCodec(deps.cursorSecret);
+  const listCursors = new ListCursors(cursorCodec);
+  serveRpcs(
+    bus,
+    commitRpcs({
+      commitService: commits,
+      draftService: drafts,
+      historyService: new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: cursorCodec }),
+      downloadService: new DownloadService({ db, downloads: new DownloadsRepository(), links }),
+      treeService: new TreeService({ db, commits: repo }),
+      // A branch change kicks the relay once committed, so branch.changed is published at once.
+      branchService: new BranchService({ db, branches: branchRows, cursors: listCursors, onChanged: () => outbox.relay.kick() }),
+      mergeService: new MergeService({ db, bus, branches: branchRows, merges: new MergeRepository(), recorder }),
+      logService: new LogService({ db, log: new LogRepository(), cursors: listCursors }),
+      treeListing: new TreeListing({ db, pages: new TreePagesRepository(), cursors: listCursors }),
+      folderListing: new FolderListing({ db, pages: new FolderPagesRepository(), cursors: listCursors }),
+    }),
+  );
   servePing(bus, 'commit', () => db.ping());
   const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => commits.purgeOutcomesOlderThan(deps.idempotencyTtlMs));
   const draftSweep = runPeriodically('draft sweep', draftSweepIntervalMs(deps.draftTtlMs), logger, () => drafts.sweepExpired());
