@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
 import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
 import type { BlobStorage } from '@lode/storage';
@@ -8,15 +8,9 @@ import { FilesRepository } from './repo/files-repo.ts';
 import { UploadService } from './domain/upload-service.ts';
 import { ReservationCollector } from './domain/reservation-gc.ts';
 import { RestorePreparer } from './domain/restore-preparer.ts';
-import { serveInitiate } from './handlers/initiate.ts';
-import { serveInitiateBatch } from './handlers/initiate-batch.ts';
-import { serveConfirm } from './handlers/confirm.ts';
-import { serveConfirmBatch } from './handlers/confirm-batch.ts';
-import { serveResolveVersions } from './handlers/resolve-versions.ts';
-import { servePrepareRestore } from './handlers/prepare-restore.ts';
 import { PluginsRepository } from './repo/plugins-repo.ts';
 import { PluginService } from './domain/plugin-service.ts';
-import { servePlugins } from './handlers/plugins.ts';
+import { uploadRpcs } from './handlers/rpcs.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -52,16 +46,10 @@ export async function startUploadService({ db, bus, events, storage, logger, gc,
   const service = new UploadService({ db, files, storage });
   const plugins = new PluginsRepository();
   const collector = new ReservationCollector({ db, kinds: [files, plugins], storage, logger }, { graceMs: gc?.graceMs ?? 0 });
-  serveInitiate(bus, service);
-  serveInitiateBatch(bus, service);
-  serveConfirm(bus, service);
-  serveConfirmBatch(bus, service);
-  serveResolveVersions(bus, service);
-  servePrepareRestore(bus, new RestorePreparer({ db, files, storage }));
-  servePing(bus, 'upload', () => db.ping());
   const outbox = startOutbox({ db, events, logger, options: outboxOptions });
   const pluginService = new PluginService({ db, plugins, storage, cursors: new CursorCodec(cursorSecret), onPublished: () => outbox.relay.kick() });
-  servePlugins(bus, pluginService);
+  serveRpcs(bus, uploadRpcs(service, new RestorePreparer({ db, files, storage }), pluginService));
+  servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
   return {
     collector,
