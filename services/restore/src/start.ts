@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { servePing, type Bus } from '@lode/bus';
+import { servePing, serveRpcs, type Bus } from '@lode/bus';
 import { migrate, type Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
 import { RestoreRequestsRepository } from './repo/restore-requests-repo.ts';
 import { RestoreService } from './domain/restore-service.ts';
-import { serveCreateRestore } from './handlers/create-restore.ts';
+import { restoreRpcs } from './handlers/rpcs.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from './config.ts';
 
 export const RESTORE_SCHEMA = 'restore';
@@ -31,7 +31,7 @@ export async function startRestoreService(deps: RestoreDeps): Promise<RunningRes
   const { db, bus, logger } = deps;
   await migrate(db, restoreMigrations);
   const service = new RestoreService({ db, bus, requests: new RestoreRequestsRepository() });
-  serveCreateRestore(bus, service);
+  serveRpcs(bus, restoreRpcs(service));
   servePing(bus, 'restore', () => db.ping());
   const ttlMs = deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
   const housekeeping = runPeriodically('restore key release', HOUSEKEEPING_INTERVAL_MS, logger, () => service.releaseKeysOlderThan(ttlMs));
