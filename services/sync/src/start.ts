@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { migrate, type Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
@@ -13,8 +13,7 @@ import { AppliedSignal } from './domain/applied-signal.ts';
 import { BranchProjector } from './domain/branch-projector.ts';
 import { Projector } from './domain/projector.ts';
 import { SyncService } from './domain/sync-service.ts';
-import { serveCompare } from './handlers/compare.ts';
-import { serveListRemoteOnly } from './handlers/list-remote-only.ts';
+import { syncRpcs } from './handlers/rpcs.ts';
 import { consumeCommitCreated, PROJECTION_CONSUMER } from './handlers/commit-created.ts';
 import { consumeBranchChanged } from './handlers/branch-changed.ts';
 
@@ -68,8 +67,7 @@ export async function startSyncService(deps: SyncDeps): Promise<RunningSyncServi
     onSessionFinished: () => purge.kick(),
   });
   const purge = runPeriodically('sync session purge', SESSION_PURGE_INTERVAL_MS, logger, () => service.purgeSessions());
-  serveCompare(bus, service);
-  serveListRemoteOnly(bus, service);
+  serveRpcs(bus, syncRpcs(service));
   servePing(bus, 'sync', () => db.ping());
   const consumer = await consumeCommitCreated(deps.events, projector, deps.consumerName);
   const branchProjector = new BranchProjector({ db, logger, progress, branches, tree, onApplied: () => applied.notify() });
