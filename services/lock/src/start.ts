@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { servePing, type Bus, type EventStream } from '@lode/bus';
+import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
 import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
 import { runPeriodically } from '@lode/runtime';
@@ -8,11 +8,7 @@ import { LocksRepository } from './repo/locks-repo.ts';
 import { FencesRepository } from './repo/fences-repo.ts';
 import { LockService } from './domain/lock-service.ts';
 import { FenceService } from './domain/fence-service.ts';
-import { serveAcquireLocks } from './handlers/acquire-locks.ts';
-import { serveListLocks } from './handlers/list-locks.ts';
-import { serveReleaseLocks } from './handlers/release-locks.ts';
-import { serveFence } from './handlers/fence.ts';
-import { serveSettleFence } from './handlers/settle-fence.ts';
+import { lockRpcs } from './handlers/rpcs.ts';
 import { consumeCommitCreated } from './handlers/commit-created.ts';
 
 export const LOCK_SCHEMA = 'locks';
@@ -52,11 +48,7 @@ export async function startLockService(deps: LockDeps): Promise<RunningLockServi
   const fencesRepo = new FencesRepository();
   const service = new LockService({ db, bus, locks, cursors: new CursorCodec(deps.cursorSecret), onEvents: () => outbox.relay.kick() });
   const fences = new FenceService({ db, locks, fences: fencesRepo, onEvents: () => outbox.relay.kick() });
-  serveAcquireLocks(bus, service);
-  serveListLocks(bus, service);
-  serveReleaseLocks(bus, service);
-  serveFence(bus, fences);
-  serveSettleFence(bus, fences);
+  serveRpcs(bus, lockRpcs(service, fences));
   servePing(bus, 'lock', () => db.ping());
   const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const releaser = await consumeCommitCreated(deps.events, fences);
