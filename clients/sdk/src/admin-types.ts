@@ -1,58 +1,26 @@
-// The admin API's answers (docs/api.md, Admin API), each with the fields its callers read. The
-// answers hold more (createdAt, a project's write limit, a key's device…), which stay untyped here
-// until these types are generated from the server's OpenAPI document.
+// The admin API's shapes (docs/api.md, Admin API), each an alias onto generated/api.ts.
+import type { BodyOf, ReplyOf } from './generated/api.ts';
 
-export type Role = 'owner' | 'admin' | 'member';
+export type Organization = ReplyOf<'/admin/v1/orgs', 'post'>;
 
-export interface Organization {
-  id: string;
-  slug: string;
-}
+/** `email` is how single sign-on and the dashboard's invitations find the user. */
+export type User = ReplyOf<'/admin/v1/users', 'post'>;
 
-export interface User {
-  id: string;
-  name: string;
-  /** How single sign-on and the dashboard's invitations find the user. */
-  email: string | null;
-}
+export type Membership = ReplyOf<'/admin/v1/orgs/{orgId}/members', 'post'>;
+export type Role = Membership['role'];
 
-export interface Membership {
-  userId: string;
-  role: Role;
-}
-
-export interface Project {
-  id: string;
-  orgId: string;
-  slug: string;
-}
+export type Project = ReplyOf<'/admin/v1/orgs/{orgId}/projects', 'post'>;
 
 /** A key as operators see it: never the key itself. */
-export interface ApiKey {
-  id: string;
-}
+export type ApiKey = ReplyOf<'/admin/v1/keys/{keyId}', 'delete'>;
 
 /** The one answer that holds the key itself: only its hash is kept. */
-export interface NewApiKey extends ApiKey {
-  key: string;
-}
+export type NewApiKey = ReplyOf<'/admin/v1/projects/{projectId}/keys', 'post'>;
 
-export interface SignInLink {
-  /** The dashboard's sign-in page, the one-time token in its fragment. */
-  url: string;
-  expiresAt: string;
-}
+/** `url` is the dashboard's sign-in page, the one-time token in its fragment. */
+export type SignInLink = ReplyOf<'/admin/v1/users/{userId}/sign-in-links', 'post'>;
 
-export interface NewUser {
-  name: string;
-  email?: string | null;
-  avatarUrl?: string | null;
-}
+export type NewUser = BodyOf<'/admin/v1/users', 'post'>;
 
-export interface NewProject {
-  name: string;
-  slug: string;
-  iconUrl?: string | null;
-  /** Without it the project has the server's default write limit. */
-  writeRateLimit?: { perSecond: number; burst: number };
-}
+/** Without `writeRateLimit` the project has the server's default write limit. */
+export type NewProject = BodyOf<'/admin/v1/orgs/{orgId}/projects', 'post'>;

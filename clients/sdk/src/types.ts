@@ -1,5 +1,8 @@
-// The shapes of the Lode API (docs/api.md), written for clients that share no code with the server.
+// The shapes of the Lode API (docs/api.md), by the names the SDK's users know, each an alias onto
+// generated/api.ts: the server's OpenAPI document rendered as types, so they cannot drift from it.
+import type { BodyOf, paths, QueryOf, ReplyOf } from './generated/api.ts';
 
+/** A keyset page of any list; the generated types spell it out for every list route. */
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
@@ -10,344 +13,108 @@ export interface PageQuery {
   cursor?: string;
 }
 
-export interface Identity {
-  valid: true;
-  userId: string;
-  userName: string;
-  userAvatarUrl: string | null;
-  projectId: string;
-  projectName: string;
-  projectSlug: string;
-  projectIconUrl: string | null;
-  orgId: string;
-  orgName: string;
-  orgSlug: string;
-}
+export type Identity = ReplyOf<'/api/v1/auth/validate-key', 'post'>;
 
-export type SyncStatus = 'up_to_date' | 'outdated' | 'missing' | 'local_only' | 'modified' | 'conflict' | 'deleted_remote';
+export type SyncRequest = BodyOf<'/api/v1/projects/{projectId}/sync', 'post'>;
+export type SyncFile = SyncRequest['files'][number];
+export type SyncResponse = ReplyOf<'/api/v1/projects/{projectId}/sync', 'post'>;
+export type SyncRow = SyncResponse['files'][number];
+export type SyncStatus = SyncRow['status'];
 
-export const SYNC_STATUSES: readonly SyncStatus[] = ['up_to_date', 'outdated', 'missing', 'local_only', 'modified', 'conflict', 'deleted_remote'];
+// Keyed by every status, so the compiler refuses this list when the server adds or drops one.
+const SYNC_STATUS_KEYS: Record<SyncStatus, true> = {
+  up_to_date: true,
+  outdated: true,
+  missing: true,
+  local_only: true,
+  modified: true,
+  conflict: true,
+  deleted_remote: true,
+};
 
-export interface SyncFile {
-  path: string;
-  sha256: string;
-  baseVersion?: number;
-}
+export const SYNC_STATUSES = Object.keys(SYNC_STATUS_KEYS) as readonly SyncStatus[];
 
-export interface SyncRequest {
-  files: SyncFile[];
-  includeRemoteOnly?: boolean;
-  branch?: string;
-  session?: { id: string; batch: number };
-}
+/** `contentMd5` is the Base64 of the content's MD5. */
+export type InitiateFile = BodyOf<'/api/v1/projects/{projectId}/files/upload/initiate', 'post'>;
+export type InitiateResult = ReplyOf<'/api/v1/projects/{projectId}/files/upload/initiate-batch', 'post'>['results'][number];
+export type UploadForm = Extract<InitiateResult, { uploadUrl: string }>;
+export type DedupForm = Extract<InitiateResult, { dedup: true }>;
+export type PathError = Extract<InitiateResult, { error: string }>;
 
-export interface SyncRow {
-  path: string;
-  status: SyncStatus;
-  fileId: string | null;
-  remoteVersion: number | null;
-  remoteSha256: string | null;
-  remoteCommitSeq: number | null;
-  remoteSize: number | null;
-}
+/**
+ * The server takes `storageKey` and `dedup` both optional and refuses a body with neither; this
+ * type asks for exactly one, so the compiler catches what the server would answer 400 to.
+ */
+export type ConfirmBody = Omit<BodyOf<'/api/v1/projects/{projectId}/files/upload/confirm', 'post'>, 'storageKey' | 'dedup'> &
+  ({ storageKey: string } | { dedup: true });
 
-export interface SyncResponse {
-  files: SyncRow[];
-  latestCommitSeq: number;
-}
+export type ConfirmResult = ReplyOf<'/api/v1/projects/{projectId}/files/upload/confirm-batch', 'post'>['results'][number];
 
-export interface InitiateFile {
-  path: string;
-  sha256: string;
-  size: number;
-  /** Base64 of the content's MD5. */
-  contentMd5: string;
-}
+export type CommitRequest = BodyOf<'/api/v1/projects/{projectId}/commits', 'post'>;
+/** `version` is required to add or modify a file, optional to delete one. */
+export type CommitEntry = CommitRequest['fileVersions'][number];
+export type CommitCreated = ReplyOf<'/api/v1/projects/{projectId}/commits', 'post'>;
+export type Commit = ReplyOf<'/api/v1/projects/{projectId}/commits/{commitId}', 'get'>;
+export type CommitFile = ReplyOf<'/api/v1/projects/{projectId}/commits/{commitId}/files', 'get'>['data'][number];
+export type CommitAction = CommitFile['action'];
 
-export interface UploadForm {
-  path: string;
-  fileId: string;
-  version: number;
-  storageKey: string;
-  uploadUrl: string;
-  requiredHeaders: Record<string, string>;
-}
-
-export interface DedupForm {
-  path: string;
-  fileId: string;
-  version: number;
-  dedup: true;
-}
-
-export interface PathError {
-  path: string;
-  error: string;
-  code: string;
-}
-
-export type InitiateResult = UploadForm | DedupForm | PathError;
-
-export type ConfirmBody = { fileId: string; version: number; sha256: string; size: number } & ({ storageKey: string } | { dedup: true });
-
-export type ConfirmResult = { fileId: string; version: number; confirmed: true } | { fileId: string; version: number; error: string; code: string; versionConflict?: boolean };
-
-export type CommitAction = 'add' | 'modify' | 'delete';
-
-export interface CommitEntry {
-  fileId: string;
-  action: CommitAction;
-  version?: number;
-}
-
-export interface CommitRequest {
-  message: string;
-  fileVersions: CommitEntry[];
-  branch?: string;
-}
-
-export interface CommitCreated {
-  id: string;
-  sequenceNum: number;
-  message: string;
-  fileCount: number;
-  branch: string;
-}
-
-export interface Commit extends CommitCreated {
-  kind: 'commit' | 'restore' | 'merge' | 'draft';
-  authorId: string;
-  authorName: string;
-  createdAt: string;
-}
-
-export interface CommitFile {
-  fileId: string;
-  path: string;
-  action: CommitAction;
-  version: number | null;
-  sha256: string | null;
-  size: number | null;
-}
-
-export interface TreeFile {
-  fileId: string;
-  path: string;
-  version: number;
-  sha256: string;
-  size: number;
-  commitSeq: number;
-  updatedAt: string;
-}
-
-/** A subfolder in a folder listing; its `path` (with its trailing `/`) is the `prefix` that lists it. */
-export interface FolderEntry {
-  type: 'folder';
-  name: string;
-  path: string;
-  /** Live files under it at any depth, and their total size in bytes. */
-  fileCount: number;
-  totalSize: number;
-}
-
-/** A file right in the listed folder. */
-export interface FolderFile extends TreeFile {
-  type: 'file';
-  name: string;
-}
+export type TreeFile = ReplyOf<'/api/v1/projects/{projectId}/files', 'get'>['data'][number];
 
 /** One child of a folder: its subfolders come first, then its files (GET /folders). */
-export type FolderChild = FolderEntry | FolderFile;
+export type FolderChild = ReplyOf<'/api/v1/projects/{projectId}/folders', 'get'>['data'][number];
+/**
+ * A subfolder in a folder listing; its `path` (with its trailing `/`) is the `prefix` that lists it.
+ * `fileCount` and `totalSize`: live files under it at any depth, and their total size in bytes.
+ */
+export type FolderEntry = Extract<FolderChild, { type: 'folder' }>;
+/** A file right in the listed folder. */
+export type FolderFile = Extract<FolderChild, { type: 'file' }>;
 
-export interface FileVersion {
-  id: string;
-  version: number;
-  size: number;
-  sha256: string;
-  uploaderId: string;
-  uploaderName: string;
-  commitId: string;
-  downloadUrl: string;
-  createdAt: string;
-}
+export type FileVersion = ReplyOf<'/api/v1/projects/{projectId}/files/{fileId}/versions', 'get'>['data'][number];
 
-export interface Branch {
-  name: string;
-  headCommitId: string | null;
-  headSequenceNum: number | null;
-  forkedFrom: { branch: string; sequenceNum: number | null } | null;
-  createdAt: string | null;
-  createdBy: { userId: string; userName: string } | null;
-}
+export type Branch = ReplyOf<'/api/v1/projects/{projectId}/branches', 'get'>['data'][number];
+export type MergeRequest = BodyOf<'/api/v1/projects/{projectId}/branches/{name}/merge', 'post'>;
 
-export interface MergeRequest {
-  into?: string;
-  message?: string;
-  resolutions?: { fileId: string; take: 'source' | 'target' }[];
-}
+export type DownloadRequestEntry = BodyOf<'/api/v1/projects/{projectId}/files/download-urls', 'post'>['files'][number];
+export type DownloadResult = ReplyOf<'/api/v1/projects/{projectId}/files/download-urls', 'post'>['results'][number];
 
-export interface DownloadRequestEntry {
-  fileId?: string;
-  path?: string;
-  version?: number;
-}
+export type RestoreResponse = ReplyOf<'/api/v1/projects/{projectId}/restore', 'post'>;
 
-export type DownloadResult =
-  | { fileId: string; path: string; version: number; sha256: string; size: number; downloadUrl: string; expiresAt: string }
-  | { fileId?: string; path?: string; error: string; code: string };
-
-export interface RestoreResponse {
-  commitId: string;
-  sequenceNum: number;
-  restored: { fileId: string; newVersion: number }[];
-  skipped: { fileId: string; toVersion: number; code: string; message: string }[];
-}
-
-export interface Lock {
-  fileId: string;
-  path: string;
-  userId: string;
-  userName: string;
-  userAvatarUrl: string | null;
-  isMine: boolean;
-  note: string;
-  lockedAt: string;
-}
+export type Lock = ReplyOf<'/api/v1/projects/{projectId}/locks', 'get'>['data'][number];
 
 /**
  * One file of a 409 `file_locked` refusal (a commit, a draft's commit, a merge, a restore): the lock
  * another user holds on it, with their note ("" when none). The refusal's body carries these as
- * `lockedFiles` (LodeApiError.body).
+ * `lockedFiles` (LodeApiError.body); the OpenAPI document does not describe refusals' details.
  */
 export type LockedFile = Pick<Lock, 'fileId' | 'path' | 'userId' | 'userName' | 'note' | 'lockedAt'>;
 
-export type LockConflict = (Lock & { reason: 'locked' }) | { reason: 'committing'; fileId: string; path: string; userId: string; userName: string | null };
+export type LockResponse = ReplyOf<'/api/v1/projects/{projectId}/locks', 'post'>;
+export type LockConflict = LockResponse['conflicts'][number];
+export type UnlockResponse = ReplyOf<'/api/v1/projects/{projectId}/locks', 'delete'>;
+export type NotReleased = UnlockResponse['notReleased'][number];
+export type LockQuery = QueryOf<'/api/v1/projects/{projectId}/locks', 'get'>;
 
-export interface LockResponse {
-  acquired: Lock[];
-  conflicts: LockConflict[];
-  notFound: string[];
-}
-
-export type NotReleased = (Lock & { reason: 'held_by_other' }) | { reason: 'not_locked'; fileId: string; path: string };
-
-export interface UnlockResponse {
-  released: Lock[];
-  notReleased: NotReleased[];
-  notFound: string[];
-}
-
-export interface LockQuery extends PageQuery {
-  pathPrefix?: string;
-  userId?: string;
-}
-
-export interface Draft {
-  id: string;
-  message: string;
-  branch: string;
-  /** Distinct files staged so far. */
-  fileCount: number;
-  createdAt: string;
-  /** Past this the draft answers 404 everywhere (docs/api.md, Draft commits). */
-  expiresAt: string;
-}
+/** `fileCount`: distinct files staged so far; past `expiresAt` the draft answers 404 everywhere (docs/api.md, Draft commits). */
+export type Draft = ReplyOf<'/api/v1/projects/{projectId}/drafts/{draftId}', 'get'>;
 
 /** A shared plugin of the organization, by its newest version (semver precedence). */
-export interface Plugin {
-  name: string;
-  latestVersion: string;
-  description: string | null;
-  updatedAt: string;
-}
-
-export interface PluginVersion {
-  name: string;
-  version: string;
-  sha256: string;
-  size: number;
-  description: string | null;
-  publishedBy: { userId: string; userName: string };
-  createdAt: string;
-  /** A presigned GET of the bytes, valid for an hour. */
-  downloadUrl: string;
-}
-
-export interface PluginPublish {
-  /** Semver exactly as written on semver.org: `1.4.0`, `2.0.0-rc.1`. */
-  version: string;
-  sha256: string;
-  size: number;
-  /** Base64 of the content's MD5. */
-  contentMd5: string;
-  description?: string;
-}
-
-export interface PluginUploadForm {
-  name: string;
-  version: string;
-  storageKey: string;
-  uploadUrl: string;
-  requiredHeaders: Record<string, string>;
-}
-
-export interface PluginConfirm {
-  version: string;
-  storageKey: string;
-  sha256: string;
-  size: number;
-}
-
-export type PublicEventType = 'commit.created' | 'lock.acquired' | 'lock.released' | 'branch.created' | 'branch.deleted' | 'plugin.published';
+export type Plugin = ReplyOf<'/api/v1/projects/{projectId}/plugins', 'get'>['data'][number];
+/** `downloadUrl` is a presigned GET of the bytes, valid for an hour. */
+export type PluginVersion = ReplyOf<'/api/v1/projects/{projectId}/plugins/{name}/versions', 'get'>['data'][number];
+/** `version` is semver exactly as written on semver.org (`1.4.0`, `2.0.0-rc.1`); `contentMd5` the Base64 of the content's MD5. */
+export type PluginPublish = BodyOf<'/api/v1/projects/{projectId}/plugins/{name}/versions/initiate', 'post'>;
+export type PluginUploadForm = ReplyOf<'/api/v1/projects/{projectId}/plugins/{name}/versions/initiate', 'post'>;
+export type PluginConfirm = BodyOf<'/api/v1/projects/{projectId}/plugins/{name}/versions/confirm', 'post'>;
 
 /** The envelope of every public event (docs/api.md, Public events); `data` depends on `type`. */
-export interface PublicEvent {
-  id: string;
-  type: string;
-  projectId: string;
-  occurredAt: string;
-  data: Record<string, unknown>;
-}
+export type PublicEvent = paths['/api/v1/projects/{projectId}/events']['get']['responses'][200]['content']['text/event-stream'];
 
-export interface Webhook {
-  id: string;
-  url: string;
-  events: PublicEventType[];
-  description: string;
-  disabled: boolean;
-  /** Why the server disabled it (a 410 answer), or null. */
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
+/** `disabledReason`: why the server disabled it (a 410 answer), or null. */
+export type Webhook = ReplyOf<'/api/v1/projects/{projectId}/webhooks/{webhookId}', 'get'>;
+export type PublicEventType = Webhook['events'][number];
 /** The signing secret (`whsec_…`) is answered only at creation and on `rotateSecret`. */
-export interface WebhookWithSecret extends Webhook {
-  secret: string;
-}
-
-export interface WebhookCreate {
-  url: string;
-  events: PublicEventType[];
-  description?: string;
-}
-
-export interface WebhookChanges {
-  url?: string;
-  events?: PublicEventType[];
-  description?: string;
-  disabled?: boolean;
-  rotateSecret?: true;
-}
-
-export interface WebhookDelivery {
-  eventId: string;
-  eventType: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-}
+export type WebhookWithSecret = ReplyOf<'/api/v1/projects/{projectId}/webhooks', 'post'>;
+export type WebhookCreate = BodyOf<'/api/v1/projects/{projectId}/webhooks', 'post'>;
+export type WebhookChanges = BodyOf<'/api/v1/projects/{projectId}/webhooks/{webhookId}', 'patch'>;
+export type WebhookDelivery = ReplyOf<'/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', 'get'>['data'][number];
