@@ -1,47 +1,44 @@
-/** The API's wire shapes the dashboard reads (docs/api.md). */
+/** The API's wire shapes the dashboard reads (docs/api.md), each an alias onto generated/api.ts. */
+import type { ReplyOf } from './generated/api.ts';
 
-export type Role = 'owner' | 'admin' | 'member';
+/** A keyset page of any list; the generated types spell it out for every list route. */
 export interface Page<T> { data: T[]; nextCursor: string | null }
-export interface User { id: string; name: string; avatarUrl: string | null; email: string | null }
+
 /** Who is signed in; the CSRF token is not here but in the lode_csrf cookie (api.ts). */
-export interface Session { user: User }
-export interface Org { id: string; name: string; slug: string; createdAt: string; role: Role }
-export interface WriteRateLimit { perSecond: number; burst: number }
-export interface Project { id: string; orgId: string; name: string; slug: string; iconUrl: string | null; writeRateLimit: WriteRateLimit | null; createdAt: string }
+export type Session = ReplyOf<'/api/v1/session', 'get'>;
+export type User = Session['user'];
+export type Org = ReplyOf<'/api/v1/me/orgs', 'get'>['data'][number];
+export type Role = Org['role'];
+export type Project = ReplyOf<'/api/v1/orgs/{orgId}/projects', 'get'>['data'][number];
+export type WriteRateLimit = NonNullable<Project['writeRateLimit']>;
 /**
  * `defaultWriteRateLimit`: what a project without a limit of its own gets (the server's default);
  * `maxWriteRateLimit`: the most its owners and admins may set.
  */
-export interface ProjectOverview { project: Project; org: Omit<Org, 'role'>; role: Role; defaultWriteRateLimit: WriteRateLimit; maxWriteRateLimit: WriteRateLimit }
-export interface Member { userId: string; name: string; email: string | null; role: Role; createdAt: string }
-export type InvitationState = 'pending' | 'expired' | 'accepted' | 'declined' | 'revoked';
+export type ProjectOverview = ReplyOf<'/api/v1/projects/{projectId}/overview', 'get'>;
+export type Member = ReplyOf<'/api/v1/orgs/{orgId}/members', 'get'>['data'][number];
 /** An invitation as its org's owners and admins see it. */
-export interface OrgInvitation { id: string; email: string; role: Role; invitedBy: { userId: string; userName: string }; createdAt: string; expiresAt: string; state: InvitationState }
+export type OrgInvitation = ReplyOf<'/api/v1/orgs/{orgId}/invitations', 'get'>['data'][number];
+export type InvitationState = OrgInvitation['state'];
 /** An invitation as the person invited sees it. */
-export interface MyInvitation { id: string; org: Omit<Org, 'role'>; role: Role; invitedBy: { userId: string; userName: string }; createdAt: string; expiresAt: string }
-export interface ApiKey {
-  id: string;
-  userId: string;
-  userName: string;
-  hint: string;
-  deviceBound: boolean;
-  deviceId: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-export interface TreeFile { fileId: string; path: string; version: number; sha256: string; size: number; commitSeq: number; updatedAt: string }
+export type MyInvitation = ReplyOf<'/api/v1/me/invitations', 'get'>['data'][number];
+export type ApiKey = ReplyOf<'/api/v1/projects/{projectId}/keys', 'get'>['data'][number];
+export type TreeFile = ReplyOf<'/api/v1/projects/{projectId}/files', 'get'>['data'][number];
 /** One child of a folder in GET /folders: a subfolder (its files at any depth counted and summed), or a file right in it. */
-export type FolderChild = { type: 'folder'; name: string; path: string; fileCount: number; totalSize: number } | (TreeFile & { type: 'file'; name: string });
+export type FolderChild = ReplyOf<'/api/v1/projects/{projectId}/folders', 'get'>['data'][number];
 /** One result of POST /files/download-urls: the download form, or the error form (docs/api.md). */
-export interface DownloadResult { fileId?: string; path?: string; version?: number; downloadUrl?: string; error?: string; code?: string }
-export interface FileVersion { id: string; version: number; size: number; sha256: string; uploaderId: string; uploaderName: string; commitId: string | null; downloadUrl: string; createdAt: string }
-export interface Commit { id: string; sequenceNum: number; message: string; fileCount: number; branch: string; kind: string; authorId: string; authorName: string; createdAt: string }
-export interface CommitFile { fileId: string; path: string; action: 'add' | 'modify' | 'delete'; version: number | null; sha256: string | null; size: number | null }
-export interface Branch { name: string; headCommitId: string | null; headSequenceNum: number | null; createdAt: string | null; createdBy: { userId: string; userName: string } | null }
-export interface Lock { fileId: string; path: string; userId: string; userName: string; isMine: boolean; note: string; lockedAt: string }
+export type DownloadResult = ReplyOf<'/api/v1/projects/{projectId}/files/download-urls', 'post'>['results'][number];
+export type FileVersion = ReplyOf<'/api/v1/projects/{projectId}/files/{fileId}/versions', 'get'>['data'][number];
+export type Commit = ReplyOf<'/api/v1/projects/{projectId}/commits', 'get'>['data'][number];
+export type CommitFile = ReplyOf<'/api/v1/projects/{projectId}/commits/{commitId}/files', 'get'>['data'][number];
+export type Branch = ReplyOf<'/api/v1/projects/{projectId}/branches', 'get'>['data'][number];
+export type Lock = ReplyOf<'/api/v1/projects/{projectId}/locks', 'get'>['data'][number];
+export type AcquireLocksResult = ReplyOf<'/api/v1/projects/{projectId}/locks', 'post'>;
 /** Why POST /locks did not take a file: another user's lock (the entry is that lock), or another user's commit of it in progress. */
-export type LockConflict = ({ reason: 'locked' } & Lock) | { reason: 'committing'; fileId: string; path: string; userId: string; userName: string | null };
-export interface AcquireLocksResult { acquired: Lock[]; conflicts: LockConflict[]; notFound: string[] }
+export type LockConflict = AcquireLocksResult['conflicts'][number];
+/**
+ * One file of a 409 `merge_conflict` refusal (its body's `conflicts`): kept by hand, since the
+ * OpenAPI document does not describe refusals' details.
+ */
 export interface MergeConflict { fileId: string; path: string; sourceVersion: number | null; targetVersion: number | null; baseVersion: number | null }
-export interface Webhook { id: string; url: string; events: string[]; description: string; disabled: boolean; disabledReason: string | null; createdAt: string }
+export type Webhook = ReplyOf<'/api/v1/projects/{projectId}/webhooks', 'get'>['data'][number];
