@@ -2,9 +2,13 @@ import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
 import { actorSchema, positiveVersion, uuid } from './common.ts';
-import { branchName, commitMessage, commitSchema, MAIN_BRANCH, MAX_COMMIT_ENTRIES, pageQuerySchema } from './commit.ts';
+import { branchName, commitMessage, commitSchema, MAIN_BRANCH, MAX_COMMIT_ENTRIES, pageQuerySchema, PROJECT_PATH } from './commit.ts';
 
 const sequenceNum = z.number().int().min(1);
+
+const BRANCHES_PATH = `${PROJECT_PATH}/branches`;
+const BRANCHES = 'Branches';
+const nameParam = { name: branchName };
 
 /** A branch (docs/api.md, Branches). Main always exists: before its first commit it has no head. */
 export const branchSchema = z.object({
@@ -26,17 +30,29 @@ export const list = defineContract(
   'list_branches',
   z.object({ actor: actorSchema, ...pageQuerySchema.shape }),
   z.object({ data: z.array(branchSchema), nextCursor: z.string().nullable() }),
+  { method: 'get', path: BRANCHES_PATH, tag: BRANCHES, summary: 'List branches', auth: 'key', query: pageQuerySchema },
 );
 
 export const createBodySchema = z.object({ name: branchName, from: branchName.default(MAIN_BRANCH) });
 
-export const create = defineContract('commit', 'create_branch', z.object({ actor: actorSchema, ...createBodySchema.shape }), branchSchema);
+export const create = defineContract('commit', 'create_branch', z.object({ actor: actorSchema, ...createBodySchema.shape }), branchSchema, {
+  method: 'post',
+  path: BRANCHES_PATH,
+  tag: BRANCHES,
+  summary: 'Create a branch',
+  auth: 'key',
+  write: true,
+  body: createBodySchema,
+  status: 201,
+  errors: [409],
+});
 
 export const remove = defineContract(
   'commit',
   'delete_branch',
   z.object({ actor: actorSchema, name: branchName }),
   z.object({ name: z.string(), deleted: z.literal(true) }),
+  { method: 'delete', path: `${BRANCHES_PATH}/:name`, tag: BRANCHES, summary: 'Delete a branch', auth: 'key', write: true, params: nameParam, errors: [409] },
 );
 
 /** How a conflict is settled: the source's state of the file, or the target's (nothing to bring). */
@@ -62,7 +78,21 @@ export type Conflict = z.infer<typeof conflictSchema>;
 export const mergeCommitSchema = commitSchema.extend({ kind: z.literal('merge') });
 
 /** Merges the branch `source` into `into` as one merge commit on `into` (docs/api.md, Merge). */
-export const merge = defineContract('commit', 'merge_branch', z.object({ actor: actorSchema, source: branchName, ...mergeBodySchema.shape }), mergeCommitSchema);
+export const merge = defineContract('commit', 'merge_branch', z.object({ actor: actorSchema, source: branchName, ...mergeBodySchema.shape }), mergeCommitSchema, {
+  method: 'post',
+  path: `${BRANCHES_PATH}/:name/merge`,
+  tag: BRANCHES,
+  summary: 'Merge a branch into another',
+  auth: 'key',
+  write: true,
+  params: nameParam,
+  body: mergeBodySchema,
+  // Counted before each resolution is validated, so an oversized merge fails with 413 as a commit does.
+  batch: { field: 'resolutions', max: MAX_COMMIT_ENTRIES, what: 'resolutions' },
+  status: 201,
+  errors: [409, 422],
+  request: ({ actor, params, body }) => ({ actor, source: params.name, ...body }),
+});
 
 /** One stretch of a lineage: commits of `branch` numbered after `after`, up to `through` (null: no end). */
 export const segmentSchema = z.object({ branch: z.string(), after: z.number().int().min(0), through: z.number().int().min(0).nullable() });

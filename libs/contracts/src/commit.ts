@@ -8,6 +8,9 @@ import { loopChecked } from './loop-checked.ts';
 import { normalizePath } from './paths.ts';
 
 export const MAX_COMMIT_ENTRIES = 25_000;
+/** Where every route of one project begins; a key reaches only its own project's. */
+export const PROJECT_PATH = '/api/v1/projects/:projectId';
+const COMMITS = 'Commits';
 export const MAIN_BRANCH = 'main';
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -97,6 +100,12 @@ export function entryColumnsOf(entries: CommitBody['fileVersions']): EntryColumn
   };
 }
 
+/** A list's page in the query: `limit` 1 to 200 (default 50) and the previous page's `nextCursor`. */
+export const pageQuerySchema = z.object({
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
+});
+
 export const commitSchema = z.object({
   id: uuid,
   sequenceNum: z.number().int().min(1),
@@ -112,6 +121,21 @@ export const create = defineContract(
   'create',
   z.object({ actor: actorSchema, commit: commitColumnsSchema, idempotencyKey: z.string().optional(), kind: z.enum(['commit', 'restore']).default('commit') }),
   commitSchema,
+  {
+    method: 'post',
+    path: `${PROJECT_PATH}/commits`,
+    tag: COMMITS,
+    summary: 'Commit confirmed versions and deletions',
+    auth: 'key',
+    write: true,
+    idempotent: true,
+    body: commitBodySchema,
+    documentedBody: commitBodySchema.extend({ fileVersions: z.array(commitEntrySchema).min(1).max(MAX_COMMIT_ENTRIES) }),
+    batch: { field: 'fileVersions', max: MAX_COMMIT_ENTRIES, what: 'file versions', hint: 'larger pushes are staged with draft commits and finalized as one commit (docs/api.md)' },
+    status: 201,
+    errors: [409, 422],
+    request: ({ actor, body, idempotencyKey }) => ({ actor, commit: toColumns(body), idempotencyKey }),
+  },
 );
 
 export const fileVersionSchema = z.object({
@@ -137,6 +161,14 @@ export const listVersions = defineContract(
     limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
   }),
   z.object({ data: z.array(fileVersionSchema), nextCursor: z.string().nullable() }),
+  {
+    method: 'get',
+    path: `${PROJECT_PATH}/files/:fileId/versions`,
+    tag: COMMITS,
+    summary: "A file's committed versions on main, newest first",
+    auth: 'key',
+    query: pageQuerySchema,
+  },
 );
 
 /**
@@ -227,12 +259,6 @@ export const commitCreated = defineEvent(
 );
 export type CommitCreated = z.infer<typeof commitCreated.schema>;
 
-/** A list's page in the query: `limit` 1 to 200 (default 50) and the previous page's `nextCursor`. */
-export const pageQuerySchema = z.object({
-  cursor: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
-});
-
 /** A commit as the log shows it. */
 export const logEntrySchema = commitSchema.extend({
   kind: commitKindSchema,
@@ -251,9 +277,16 @@ export const listLog = defineContract(
   'list_log',
   z.object({ actor: actorSchema, ...logQuerySchema.shape }),
   z.object({ data: z.array(logEntrySchema), nextCursor: z.string().nullable() }),
+  { method: 'get', path: `${PROJECT_PATH}/commits`, tag: COMMITS, summary: "A branch's commit log, newest first", auth: 'key', query: logQuerySchema },
 );
 
-export const getCommit = defineContract('commit', 'get_commit', z.object({ actor: actorSchema, commitId: uuid }), logEntrySchema);
+export const getCommit = defineContract('commit', 'get_commit', z.object({ actor: actorSchema, commitId: uuid }), logEntrySchema, {
+  method: 'get',
+  path: `${PROJECT_PATH}/commits/:commitId`,
+  tag: COMMITS,
+  summary: 'One commit',
+  auth: 'key',
+});
 
 /** What a commit changed, in path order (byte order), a page at a time. */
 export const listCommitFiles = defineContract(
@@ -261,6 +294,7 @@ export const listCommitFiles = defineContract(
   'list_commit_files',
   z.object({ actor: actorSchema, commitId: uuid, ...pageQuerySchema.shape }),
   z.object({ data: z.array(committedEntrySchema), nextCursor: z.string().nullable() }),
+  { method: 'get', path: `${PROJECT_PATH}/commits/:commitId/files`, tag: COMMITS, summary: 'What a commit changed, in path order', auth: 'key', query: pageQuerySchema },
 );
 
 /**
@@ -299,6 +333,7 @@ export const listTree = defineContract(
   'list_tree',
   z.object({ actor: actorSchema, ...treeQuerySchema.shape }),
   z.object({ data: z.array(treeFileSchema), nextCursor: z.string().nullable() }),
+  { method: 'get', path: `${PROJECT_PATH}/files`, tag: COMMITS, summary: "A branch's live files (the project tree)", auth: 'key', query: treeQuerySchema },
 );
 
 /** A subfolder in a folder listing: `path` (with its trailing `/`) is the `prefix` that lists it. */
@@ -328,4 +363,14 @@ export const listFolder = defineContract(
   'list_folder',
   z.object({ actor: actorSchema, ...treeQuerySchema.shape }),
   z.object({ data: z.array(folderChildSchema), nextCursor: z.string().nullable() }),
+  {
+    method: 'get',
+    path: `${PROJECT_PATH}/folders`,
+    tag: COMMITS,
+    summary: 'One folder of a branch: its subfolders with file counts and sizes, then its files',
+    description:
+      'The immediate children of `prefix` (the root when omitted): subfolders by name, each with its live files at any depth and their total size, then the files right in it by name; one list paged across both. 404 for a branch, or a folder with no live file, that does not exist.',
+    auth: 'key',
+    query: treeQuerySchema,
+  },
 );

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
-import { actorSchema, byteSize, positiveVersion } from './common.ts';
-import { branchName } from './commit.ts';
+import { actorSchema, byteSize, positiveVersion, uuid } from './common.ts';
+import { branchName, PROJECT_PATH } from './commit.ts';
 
 /** Entries per request, as for initiate-batch. */
 export const MAX_DOWNLOAD_ENTRIES = 1000;
@@ -14,6 +14,12 @@ export const urlsBodySchema = z.object({
   files: z.array(z.unknown(), 'files must be an array').min(1, 'must list 1 to 1,000 entries'),
   branch: branchName.optional(),
 });
+
+/**
+ * An entry as the commit service reads it (services/commit/src/domain/download-entries.ts, a plain
+ * loop rather than a schema, for speed): a file by id, by path, or both, and optionally a version.
+ */
+const wantedFile = z.object({ fileId: uuid.optional(), path: z.string().optional(), version: positiveVersion.optional() });
 
 export const downloadFormSchema = z.object({
   fileId: z.string(),
@@ -51,5 +57,16 @@ export const urls = defineContract(
   'download_urls',
   z.object({ actor: actorSchema, branch: branchName.optional(), files: z.array(z.unknown()).min(1).max(MAX_DOWNLOAD_ENTRIES) }),
   z.object({ results: z.array(downloadResultSchema) }),
+  {
+    method: 'post',
+    path: `${PROJECT_PATH}/files/download-urls`,
+    tag: 'Downloads',
+    summary: 'Download URLs for 1 to 1,000 files of a branch',
+    description: 'Each entry names a file by `fileId` or `path`, optionally a `version`; one result per entry, in order.',
+    auth: 'key',
+    body: urlsBodySchema,
+    documentedBody: urlsBodySchema.extend({ files: z.array(wantedFile).min(1).max(MAX_DOWNLOAD_ENTRIES) }),
+    batch: { field: 'files', max: MAX_DOWNLOAD_ENTRIES, what: 'files' },
+  },
 );
 

@@ -75,6 +75,24 @@ export const MAX_ADMIN_PAGE_SIZE = 200;
 const pageQuery = { cursor: z.string().optional(), limit: z.number().int().min(1).max(MAX_ADMIN_PAGE_SIZE) };
 const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 
+/** The admin API's list query as HTTP carries it: `limit` 1 to 200 (default 50) and the previous page's `nextCursor`. */
+export const listQuery = z.object({
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_ADMIN_PAGE_SIZE).default(50),
+});
+
+/** The operators' API: a malformed id names nothing, as an unknown one (404). */
+const adminRoute = {
+  tag: 'Admin',
+  auth: 'admin',
+  notFound: { orgId: 'Organization', userId: 'User', projectId: 'Project', keyId: 'API key' },
+} as const;
+const ORGS_PATH = '/admin/v1/orgs';
+const USERS_PATH = '/admin/v1/users';
+const ORG_PATH = `${ORGS_PATH}/:orgId`;
+const KEYS_PATH = '/admin/v1/projects/:projectId/keys';
+const KEY_PATH = '/admin/v1/keys/:keyId';
+
 export const orgSchema = z.object({ id: uuid, name: z.string(), slug: z.string(), createdAt: isoTimestamp });
 /** `email`: how an OpenID Connect sign-in finds a user an admin made (issue 21). */
 export const userSchema = z.object({ id: uuid, name: z.string(), avatarUrl: z.string().nullable(), email: z.string().nullable(), createdAt: isoTimestamp });
@@ -102,8 +120,23 @@ export const apiKeySchema = z.object({
   revokedAt: isoTimestamp.nullable(),
 });
 
-export const createOrg = defineContract('identity', 'create_org', z.object({ name: displayName, slug }), orgSchema);
-export const listOrgs = defineContract('identity', 'list_orgs', z.object(pageQuery), pageOf(orgSchema));
+export const createOrgBody = z.object({ name: displayName, slug });
+export const createOrg = defineContract('identity', 'create_org', createOrgBody, orgSchema, {
+  ...adminRoute,
+  method: 'post',
+  path: ORGS_PATH,
+  summary: 'Create an organization',
+  body: createOrgBody,
+  status: 201,
+  errors: [409],
+});
+export const listOrgs = defineContract('identity', 'list_orgs', z.object(pageQuery), pageOf(orgSchema), {
+  ...adminRoute,
+  method: 'get',
+  path: ORGS_PATH,
+  summary: 'List organizations',
+  query: listQuery,
+});
 
 export const email = z.email().max(320);
 export const createUser = defineContract(
@@ -111,29 +144,107 @@ export const createUser = defineContract(
   'create_user',
   z.object({ name: displayName, avatarUrl: imageUrl.nullable(), email: email.nullable().default(null) }),
   userSchema,
+  {
+    ...adminRoute,
+    method: 'post',
+    path: USERS_PATH,
+    summary: 'Create a user',
+    body: z.object({ name: displayName, avatarUrl: imageUrl.nullable().optional(), email: email.nullable().optional() }),
+    status: 201,
+    errors: [409],
+    request: ({ body }) => ({ name: body.name, avatarUrl: body.avatarUrl ?? null, email: body.email ?? null }),
+  },
 );
-export const listUsers = defineContract('identity', 'list_users', z.object(pageQuery), pageOf(userSchema));
+export const listUsers = defineContract('identity', 'list_users', z.object(pageQuery), pageOf(userSchema), {
+  ...adminRoute,
+  method: 'get',
+  path: USERS_PATH,
+  summary: 'List users',
+  query: listQuery,
+});
 /**
  * Sets or clears (null) a user's email, which an OpenID Connect sign-in links by: unique ignoring
  * case (409 conflict); an unknown user is 404.
  */
-export const setUserEmail = defineContract('identity', 'set_user_email', z.object({ userId: uuid, email: email.nullable() }), userSchema);
+export const setUserEmail = defineContract('identity', 'set_user_email', z.object({ userId: uuid, email: email.nullable() }), userSchema, {
+  ...adminRoute,
+  method: 'patch',
+  path: `${USERS_PATH}/:userId`,
+  summary: "Set or clear a user's email (how OpenID Connect sign-in finds them)",
+  body: z.object({ email: email.nullable() }),
+  errors: [409],
+});
 
 /** Adding a member twice changes their role: the last call states the intended role. */
-export const addMember = defineContract('identity', 'add_member', z.object({ orgId: uuid, userId: uuid, role: roleSchema }), memberSchema);
-export const listMembers = defineContract('identity', 'list_members', z.object({ orgId: uuid, ...pageQuery }), pageOf(memberSchema));
+export const addMember = defineContract('identity', 'add_member', z.object({ orgId: uuid, userId: uuid, role: roleSchema }), memberSchema, {
+  ...adminRoute,
+  method: 'post',
+  path: `${ORG_PATH}/members`,
+  summary: 'Add a member (or change their role)',
+  body: z.object({ userId: uuid, role: roleSchema }),
+  status: 201,
+});
+export const listMembers = defineContract('identity', 'list_members', z.object({ orgId: uuid, ...pageQuery }), pageOf(memberSchema), {
+  ...adminRoute,
+  method: 'get',
+  path: `${ORG_PATH}/members`,
+  summary: "List an organization's members",
+  query: listQuery,
+});
 
 export const createProject = defineContract(
   'identity',
   'create_project',
   z.object({ orgId: uuid, name: displayName, slug, iconUrl: imageUrl.nullable(), writeRateLimit: writeRateLimitSchema.nullable() }),
   projectSchema,
+  {
+    ...adminRoute,
+    method: 'post',
+    path: `${ORG_PATH}/projects`,
+    summary: 'Create a project',
+    body: z.object({ name: displayName, slug, iconUrl: imageUrl.nullable().optional(), writeRateLimit: writeRateLimitSchema.optional() }),
+    status: 201,
+    errors: [409],
+    request: ({ params, body }) => ({ orgId: params.orgId, name: body.name, slug: body.slug, iconUrl: body.iconUrl ?? null, writeRateLimit: body.writeRateLimit ?? null }),
+  },
 );
-export const listProjects = defineContract('identity', 'list_projects', z.object({ orgId: uuid, ...pageQuery }), pageOf(projectSchema));
+export const listProjects = defineContract('identity', 'list_projects', z.object({ orgId: uuid, ...pageQuery }), pageOf(projectSchema), {
+  ...adminRoute,
+  method: 'get',
+  path: `${ORG_PATH}/projects`,
+  summary: "List an organization's projects",
+  query: listQuery,
+});
 
 /** The key itself is in this reply and never again: only its hash is stored. */
-export const createKey = defineContract('identity', 'create_key', z.object({ projectId: uuid, userId: uuid }), apiKeySchema.extend({ key: z.string() }));
-export const listKeys = defineContract('identity', 'list_keys', z.object({ projectId: uuid, ...pageQuery }), pageOf(apiKeySchema));
+export const createKey = defineContract('identity', 'create_key', z.object({ projectId: uuid, userId: uuid }), apiKeySchema.extend({ key: z.string() }), {
+  ...adminRoute,
+  method: 'post',
+  path: KEYS_PATH,
+  summary: 'Make a project key for a member (shown once)',
+  body: z.object({ userId: uuid }),
+  status: 201,
+  noStore: true,
+});
+export const listKeys = defineContract('identity', 'list_keys', z.object({ projectId: uuid, ...pageQuery }), pageOf(apiKeySchema), {
+  ...adminRoute,
+  method: 'get',
+  path: KEYS_PATH,
+  summary: "List a project's keys",
+  query: listQuery,
+});
 /** Revoking twice keeps the first revocation time. */
-export const revokeKey = defineContract('identity', 'revoke_key', z.object({ keyId: uuid }), apiKeySchema);
-export const resetDevice = defineContract('identity', 'reset_device', z.object({ keyId: uuid }), apiKeySchema);
+export const revokeKey = defineContract('identity', 'revoke_key', z.object({ keyId: uuid }), apiKeySchema, {
+  ...adminRoute,
+  method: 'delete',
+  path: KEY_PATH,
+  summary: 'Revoke a key',
+  forgetsKey: true,
+});
+export const resetDevice = defineContract('identity', 'reset_device', z.object({ keyId: uuid }), apiKeySchema, {
+  ...adminRoute,
+  method: 'post',
+  path: `${KEY_PATH}/reset-device`,
+  summary: 'Unbind a key from its device',
+  forgetsKey: true,
+});

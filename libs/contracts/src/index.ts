@@ -1,4 +1,5 @@
 export * from './contract.ts';
+export * from './http.ts';
 export * from './common.ts';
 export * from './health.ts';
 export * as upload from './upload.ts';
@@ -16,3 +17,4 @@ export * as identity from './identity.ts';
 export * as sessions from './sessions.ts';
 export * as webhooks from './webhooks.ts';
 export * as publicEvents from './public-events.ts';
+export { ENDPOINTS } from './endpoints.ts';

@@ -56,6 +56,10 @@ export const lockNote = z
   // eslint-disable-next-line no-control-regex
   .refine((note) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(note), 'must not contain control characters other than newline and tab');
 
+const LOCKS_PATH = '/api/v1/projects/:projectId/locks';
+/** Counted before each id is validated, so an oversized request fails with 413 as initiate-batch does. */
+const fileIdBatch = { field: 'fileIds', max: MAX_LOCK_FILES, what: 'file ids' };
+
 const fileIdList = z.array(uuid).min(1, `must list 1 to ${MAX_LOCK_FILES} file ids`).max(MAX_LOCK_FILES);
 
 /** Spec 2's Lock, exactly. */
@@ -88,6 +92,7 @@ export const acquire = defineContract(
   'acquire',
   z.object({ actor: actorSchema, ...acquireBodySchema.shape }),
   z.object({ acquired: z.array(lockSchema), conflicts: z.array(lockConflictSchema), notFound: z.array(uuid) }),
+  { method: 'post', path: LOCKS_PATH, tag: 'Locks', summary: 'Take locks', auth: 'key', write: true, body: acquireBodySchema, batch: fileIdBatch },
 );
 
 export const listQuerySchema = z.object({
@@ -107,6 +112,7 @@ export const list = defineContract(
   'list',
   z.object({ actor: actorSchema, ...listQuerySchema.shape }),
   z.object({ data: z.array(lockSchema), nextCursor: z.string().nullable() }),
+  { method: 'get', path: LOCKS_PATH, tag: 'Locks', summary: 'List active locks', auth: 'key', query: listQuerySchema },
 );
 
 export const releaseBodySchema = z.object({ fileIds: fileIdList, force: z.boolean().default(false) });
@@ -122,6 +128,16 @@ export const release = defineContract(
   'release',
   z.object({ actor: actorSchema, ...releaseBodySchema.shape }),
   z.object({ released: z.array(lockSchema), notReleased: z.array(notReleasedSchema), notFound: z.array(uuid) }),
+  {
+    method: 'delete',
+    path: LOCKS_PATH,
+    tag: 'Locks',
+    summary: 'Release locks (force: org owners and admins)',
+    auth: 'key',
+    write: true,
+    body: releaseBodySchema,
+    batch: fileIdBatch,
+  },
 );
 
 // ---- Events: locks taken and released, for the public catalogue (docs/api.md, Events) ----------

@@ -3,8 +3,8 @@ import semver from 'semver';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
 import { actorSchema, byteSize, sha256Hex, uuid } from './common.ts';
-import { pageQuerySchema } from './commit.ts';
-import { initiateFileSchema, requiredHeadersSchema } from './upload.ts';
+import { pageQuerySchema, PROJECT_PATH } from './commit.ts';
+import { confirmTimeoutMs, initiateFileSchema, requiredHeadersSchema } from './upload.ts';
 
 /** Shared plugins (docs/api.md, Plugins): packages published once per organization, offered to each of its projects. */
 
@@ -67,13 +67,25 @@ const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), n
 /** A call about one plugin, named in its path, on behalf of the actor. */
 const onePluginSchema = z.object({ actor: actorSchema, name: pluginName });
 
-export const list = defineContract('upload', 'list_plugins', z.object({ actor: actorSchema, ...pageQuerySchema.shape }), page(pluginSchema));
+const PLUGINS_PATH = `${PROJECT_PATH}/plugins`;
+const VERSIONS_PATH = `${PLUGINS_PATH}/:name/versions`;
+const pluginRoute = { tag: 'Plugins', auth: 'key', params: { name: pluginName } } as const;
+
+export const list = defineContract('upload', 'list_plugins', z.object({ actor: actorSchema, ...pageQuerySchema.shape }), page(pluginSchema), {
+  method: 'get',
+  path: PLUGINS_PATH,
+  tag: 'Plugins',
+  summary: "The project's plugins",
+  auth: 'key',
+  query: pageQuerySchema,
+});
 
 export const listVersions = defineContract(
   'upload',
   'list_plugin_versions',
   onePluginSchema.extend(pageQuerySchema.shape),
   page(pluginVersionSchema),
+  { ...pluginRoute, method: 'get', path: VERSIONS_PATH, summary: "A plugin's versions", query: pageQuerySchema },
 );
 
 /** Size is checked by the domain, for 413 as a file's initiate answers. */
@@ -100,6 +112,15 @@ export const initiate = defineContract(
   'initiate_plugin_version',
   onePluginSchema.extend(initiateBodySchema.shape),
   initiateReplySchema,
+  {
+    ...pluginRoute,
+    method: 'post',
+    path: `${VERSIONS_PATH}/initiate`,
+    summary: 'Reserve a plugin version and get its upload URL',
+    write: true,
+    body: initiateBodySchema,
+    errors: [409],
+  },
 );
 
 export const confirmBodySchema = z.object({
@@ -115,6 +136,18 @@ export const confirm = defineContract(
   'confirm_plugin_version',
   onePluginSchema.extend(confirmBodySchema.shape),
   pluginVersionSchema,
+  {
+    ...pluginRoute,
+    method: 'post',
+    path: `${VERSIONS_PATH}/confirm`,
+    summary: 'Publish an uploaded plugin version',
+    write: true,
+    body: confirmBodySchema,
+    status: 201,
+    errors: [409, 422],
+    // The same allowance as a file's confirm: an S3 driver may read the bytes once to check their SHA-256.
+    timeoutMs: ({ size }) => confirmTimeoutMs(size),
+  },
 );
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { actorSchema, positiveVersion, uuid } from './common.ts';
-import { MAX_COMMIT_ENTRIES } from './commit.ts';
+import { MAX_COMMIT_ENTRIES, PROJECT_PATH } from './commit.ts';
 import { unrestorableSchema } from './upload.ts';
 
 /** A restore is one commit, so it is bounded like one (spec 8). */
@@ -47,4 +47,18 @@ export const create = defineContract(
   'create',
   z.object({ actor: actorSchema, restore: restoreBodySchema, idempotencyKey: z.string().optional() }),
   restoreResultSchema,
+  {
+    method: 'post',
+    path: `${PROJECT_PATH}/restore`,
+    tag: 'Restore',
+    summary: 'Restore files to earlier versions',
+    auth: 'key',
+    write: true,
+    idempotent: true,
+    body: restoreBodySchema,
+    batch: { field: 'files', max: MAX_RESTORE_FILES, what: 'files' },
+    errors: [409, 422],
+    request: ({ actor, body, idempotencyKey }) => ({ actor, restore: body, idempotencyKey }),
+    timeoutMs: () => RESTORE_TIMEOUT_MS,
+  },
 );

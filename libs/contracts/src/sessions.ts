@@ -1,9 +1,22 @@
 import { z } from 'zod';
-import { defineContract } from './contract.ts';
+import { defineContract, defineRoute } from './contract.ts';
 import { isoTimestamp, roleSchema, uuid } from './common.ts';
-import { apiKeyHash, apiKeySchema, displayName, email, keyIdentitySchema, MAX_ADMIN_PAGE_SIZE, orgSchema, projectSchema, slug, writeRateLimitReply, writeRateLimitSchema } from './identity.ts';
+import {
+  apiKeyHash,
+  apiKeySchema,
+  displayName,
+  email,
+  keyIdentitySchema,
+  listQuery,
+  MAX_ADMIN_PAGE_SIZE,
+  orgSchema,
+  projectSchema,
+  slug,
+  writeRateLimitReply,
+  writeRateLimitSchema,
+} from './identity.ts';
 
-// ---- People's sessions (issue 21): sign-in links, OpenID Connect, the session cookie ------------
+// ---- People's sessions: sign-in links, OpenID Connect, the session cookie ------------
 
 /** What sign-in links and session cookies carry: 43 base64url characters (256 random bits). */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -71,10 +84,40 @@ const viewer = { viewerId: uuid };
 const pageQuery = { cursor: z.string().optional(), limit: z.number().int().min(1).max(MAX_ADMIN_PAGE_SIZE) };
 const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 
-export const myOrgSchema = orgSchema.extend({ role: roleSchema });
-export const myOrgs = defineContract('identity', 'my_orgs', z.object(viewer), z.object({ data: z.array(myOrgSchema) }));
+/**
+ * The dashboard's routes, for a signed-in person only; writes send the session's CSRF token. A
+ * malformed id names nothing, as an unknown one (404).
+ */
+const dashboardRoute = {
+  tag: 'Dashboard',
+  auth: 'session',
+  notFound: { orgId: 'Organization', userId: 'Member', invitationId: 'Invitation', projectId: 'Project', keyId: 'API key' },
+} as const;
+const ORG_PATH = '/api/v1/orgs/:orgId';
+const MY_INVITATION_PATH = '/api/v1/me/invitations/:invitationId';
+const PROJECT_KEYS_PATH = '/api/v1/projects/:projectId/keys';
 
-export const orgProjects = defineContract('identity', 'org_projects', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(projectSchema));
+export const createProjectBody = z.object({ name: displayName, slug });
+export const memberBody = z.union([z.object({ userId: uuid, role: roleSchema }), z.object({ email, role: roleSchema })]);
+export const invitationBody = z.object({ email, role: roleSchema });
+export const createKeyBody = z.object({ userId: uuid.nullable().optional() });
+export const writeLimitBody = z.object({ writeRateLimit: writeRateLimitSchema.nullable() });
+
+export const myOrgSchema = orgSchema.extend({ role: roleSchema });
+export const myOrgs = defineContract('identity', 'my_orgs', z.object(viewer), z.object({ data: z.array(myOrgSchema) }), {
+  ...dashboardRoute,
+  method: 'get',
+  path: '/api/v1/me/orgs',
+  summary: 'My organizations, with my role',
+});
+
+export const orgProjects = defineContract('identity', 'org_projects', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(projectSchema), {
+  ...dashboardRoute,
+  method: 'get',
+  path: `${ORG_PATH}/projects`,
+  summary: "An organization's projects",
+  query: listQuery,
+});
 
 /** Owners and admins create projects. */
 export const createOrgProject = defineContract(
@@ -82,6 +125,7 @@ export const createOrgProject = defineContract(
   'create_org_project',
   z.object({ ...viewer, orgId: uuid, name: displayName, slug }),
   projectSchema,
+  { ...dashboardRoute, method: 'post', path: `${ORG_PATH}/projects`, summary: 'Create a project', body: createProjectBody, status: 201, errors: [409] },
 );
 
 /**
@@ -108,10 +152,17 @@ export const setProjectWriteLimit = defineContract(
   'set_project_write_limit',
   z.object({ ...viewer, projectId: uuid, writeRateLimit: writeRateLimitSchema.nullable() }),
   projectSchema,
+  { ...dashboardRoute, method: 'put', path: '/api/v1/projects/:projectId/write-rate-limit', summary: "Set a project's write rate limit", body: writeLimitBody },
 );
 
 export const orgMemberSchema = z.object({ userId: uuid, name: z.string(), email: z.string().nullable(), role: roleSchema, createdAt: isoTimestamp });
-export const orgMembers = defineContract('identity', 'org_members', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(orgMemberSchema));
+export const orgMembers = defineContract('identity', 'org_members', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(orgMemberSchema), {
+  ...dashboardRoute,
+  method: 'get',
+  path: `${ORG_PATH}/members`,
+  summary: "An organization's members",
+  query: listQuery,
+});
 
 /**
  * Owners and admins change a member's role, the member named by id or by email; only an owner makes
@@ -123,8 +174,24 @@ export const setMemberRole = defineContract(
   'set_member_role',
   z.object({ ...viewer, orgId: uuid, member: z.union([z.object({ userId: uuid }), z.object({ email: z.email() })]), role: roleSchema }),
   orgMemberSchema,
+  {
+    ...dashboardRoute,
+    method: 'post',
+    path: `${ORG_PATH}/members`,
+    summary: "Change a member's role",
+    description: 'The member is named by `userId` or `email`. Someone who is not a member of this organization is 409 `invitation_required`: they join by accepting an invitation.',
+    body: memberBody,
+    errors: [409],
+    request: ({ viewerId, params, body: { role, ...member } }) => ({ viewerId, orgId: params.orgId, member, role }),
+  },
 );
-export const removeMember = defineContract('identity', 'remove_member', z.object({ ...viewer, orgId: uuid, userId: uuid }), z.object({ removed: z.boolean() }));
+export const removeMember = defineContract('identity', 'remove_member', z.object({ ...viewer, orgId: uuid, userId: uuid }), z.object({ removed: z.boolean() }), {
+  ...dashboardRoute,
+  method: 'delete',
+  path: `${ORG_PATH}/members/:userId`,
+  summary: 'Remove a member',
+  errors: [409],
+});
 
 // ---- Invitations: how a user joins an organization from the dashboard ---------------------------
 
@@ -141,10 +208,25 @@ export const orgInvitationSchema = z.object({ id: uuid, email: z.string(), role:
  * whether or not the address is a user's; an open invitation to it is replaced; the address of a
  * member of this org is 409 conflict.
  */
-export const inviteMember = defineContract('identity', 'invite_member', z.object({ ...viewer, orgId: uuid, email, role: roleSchema }), orgInvitationSchema);
+export const inviteMember = defineContract('identity', 'invite_member', z.object({ ...viewer, orgId: uuid, email, role: roleSchema }), orgInvitationSchema, {
+  ...dashboardRoute,
+  method: 'post',
+  path: `${ORG_PATH}/invitations`,
+  summary: 'Invite an email address to the organization',
+  description: "The answer is the same whether or not the address is a user's. Valid 7 days; replaces an open invitation to the same address.",
+  body: invitationBody,
+  status: 201,
+  errors: [409],
+});
 
 /** The org's open invitations, pending or expired, oldest first: owners and admins only. */
-export const orgInvitations = defineContract('identity', 'org_invitations', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(orgInvitationSchema));
+export const orgInvitations = defineContract('identity', 'org_invitations', z.object({ ...viewer, orgId: uuid, ...pageQuery }), pageOf(orgInvitationSchema), {
+  ...dashboardRoute,
+  method: 'get',
+  path: `${ORG_PATH}/invitations`,
+  summary: "An organization's open invitations",
+  query: listQuery,
+});
 
 /** Owners and admins revoke an open invitation; `revoked: false` when it was already closed. */
 export const revokeInvitation = defineContract(
@@ -152,13 +234,19 @@ export const revokeInvitation = defineContract(
   'revoke_invitation',
   z.object({ ...viewer, orgId: uuid, invitationId: uuid }),
   z.object({ revoked: z.boolean() }),
+  { ...dashboardRoute, method: 'delete', path: `${ORG_PATH}/invitations/:invitationId`, summary: 'Revoke an invitation' },
 );
 
 /** An invitation as the person invited sees it. */
 export const myInvitationSchema = z.object({ id: uuid, org: orgSchema, role: roleSchema, invitedBy, createdAt: isoTimestamp, expiresAt: isoTimestamp });
 
 /** The pending invitations to the viewer's email address (none when they have no address). */
-export const myInvitations = defineContract('identity', 'my_invitations', z.object(viewer), z.object({ data: z.array(myInvitationSchema) }));
+export const myInvitations = defineContract('identity', 'my_invitations', z.object(viewer), z.object({ data: z.array(myInvitationSchema) }), {
+  ...dashboardRoute,
+  method: 'get',
+  path: '/api/v1/me/invitations',
+  summary: 'My pending invitations',
+});
 
 /**
  * Accepting makes the viewer a member with the invitation's role (one already a member keeps theirs)
@@ -166,14 +254,32 @@ export const myInvitations = defineContract('identity', 'my_invitations', z.obje
  * accepted or declined, once: one to another address is 404, a closed or expired one 409 conflict
  * with its `state`.
  */
-export const acceptInvitation = defineContract('identity', 'accept_invitation', z.object({ ...viewer, invitationId: uuid }), myOrgSchema);
-export const declineInvitation = defineContract('identity', 'decline_invitation', z.object({ ...viewer, invitationId: uuid }), z.object({ declined: z.boolean() }));
+export const acceptInvitation = defineContract('identity', 'accept_invitation', z.object({ ...viewer, invitationId: uuid }), myOrgSchema, {
+  ...dashboardRoute,
+  method: 'post',
+  path: `${MY_INVITATION_PATH}/accept`,
+  summary: 'Accept an invitation: join its organization',
+  errors: [409],
+});
+export const declineInvitation = defineContract('identity', 'decline_invitation', z.object({ ...viewer, invitationId: uuid }), z.object({ declined: z.boolean() }), {
+  ...dashboardRoute,
+  method: 'post',
+  path: `${MY_INVITATION_PATH}/decline`,
+  summary: 'Decline an invitation',
+  errors: [409],
+});
 
 /** A key in the dashboard: its owner's name and when it last authenticated. */
 export const dashboardKeySchema = apiKeySchema.extend({ userName: z.string(), lastUsedAt: isoTimestamp.nullable() });
 
 /** Members see their own keys; owners and admins see everyone's. */
-export const projectKeys = defineContract('identity', 'project_keys', z.object({ ...viewer, projectId: uuid, ...pageQuery }), pageOf(dashboardKeySchema));
+export const projectKeys = defineContract('identity', 'project_keys', z.object({ ...viewer, projectId: uuid, ...pageQuery }), pageOf(dashboardKeySchema), {
+  ...dashboardRoute,
+  method: 'get',
+  path: PROJECT_KEYS_PATH,
+  summary: "A project's keys I may see",
+  query: listQuery,
+});
 
 /** A key for the viewer, or for another member when an owner or admin asks; the key appears only here. */
 export const createProjectKey = defineContract(
@@ -181,6 +287,16 @@ export const createProjectKey = defineContract(
   'create_project_key',
   z.object({ ...viewer, projectId: uuid, userId: uuid.nullable() }),
   dashboardKeySchema.extend({ key: z.string() }),
+  {
+    ...dashboardRoute,
+    method: 'post',
+    path: PROJECT_KEYS_PATH,
+    summary: 'Make a key (shown once)',
+    body: createKeyBody,
+    status: 201,
+    noStore: true,
+    request: ({ viewerId, params, body }) => ({ viewerId, projectId: params.projectId, userId: body.userId ?? null }),
+  },
 );
 
 /** Revoke or unbind one key: its owner, or an owner or admin of its project's org. */
@@ -189,4 +305,21 @@ export const changeProjectKey = defineContract(
   'change_project_key',
   z.object({ ...viewer, projectId: uuid, keyId: uuid, change: z.enum(['revoke', 'reset_device']) }),
   dashboardKeySchema,
+  {
+    ...dashboardRoute,
+    method: 'delete',
+    path: `${PROJECT_KEYS_PATH}/:keyId`,
+    summary: 'Revoke a key',
+    forgetsKey: true,
+    request: ({ viewerId, params }) => ({ viewerId, projectId: params.projectId, keyId: params.keyId, change: 'revoke' as const }),
+  },
 );
+
+export const resetProjectKeyDevice = defineRoute(changeProjectKey, {
+  ...dashboardRoute,
+  method: 'post',
+  path: `${PROJECT_KEYS_PATH}/:keyId/reset-device`,
+  summary: 'Unbind a key from its device',
+  forgetsKey: true,
+  request: ({ viewerId, params }) => ({ viewerId, projectId: params.projectId, keyId: params.keyId, change: 'reset_device' as const }),
+});

@@ -8,6 +8,33 @@ import { uuidList } from './uuid-list.ts';
 export const MAX_FILE_SIZE = 5 * 1024 * 1024 * 1024;
 export const MAX_INITIATE_BATCH = 1000;
 
+const UPLOAD_PATH = '/api/v1/projects/:projectId/files/upload';
+const UPLOADS = 'Uploads';
+
+/**
+ * Confirm may read the object once to check its SHA-256 (S3 drivers): allow 30 s plus a second per
+ * 10 MB, a tenth of what an idle store reads, since a store serving other work reads far slower; a
+ * small file still fails fast. A confirm that outlasts it goes on in the upload service, and the
+ * client's retry joins that read or finds the version recorded.
+ */
+export function confirmTimeoutMs(size: number): number {
+  return 30_000 + Math.ceil(size / 10_000_000) * 1000;
+}
+
+/** The size an entry declares, for the batch's deadline; an entry without a sane one fails on its own upstream. */
+function declaredSize(entry: unknown): number {
+  const size: unknown = typeof entry === 'object' && entry !== null ? (entry as { size?: unknown }).size : undefined;
+  return typeof size === 'number' && size > 0 && size <= MAX_FILE_SIZE ? size : 0;
+}
+
+/**
+ * A confirm's allowance for all the batch's bytes, plus 50 ms an entry: on S3 each object is read
+ * back (a request each, a few at a time), which on a loaded host outlasted 30 s for 1,000 small files.
+ */
+function confirmBatchTimeoutMs(entries: readonly unknown[]): number {
+  return confirmTimeoutMs(entries.reduce<number>((total, entry) => total + declaredSize(entry), 0)) + entries.length * 50;
+}
+
 const base64Md5 = z
   .string()
   .regex(/^[A-Za-z0-9+/]{22}==$/, 'must be the base64 encoding of a 16-byte MD5 digest');
@@ -57,6 +84,17 @@ export const initiate = defineContract(
   'initiate',
   z.object({ actor: actorSchema, file: initiateFileSchema }),
   z.union([uploadFormSchema, dedupFormSchema]),
+  {
+    method: 'post',
+    path: `${UPLOAD_PATH}/initiate`,
+    tag: UPLOADS,
+    summary: 'Reserve a version of one file and get its upload URL',
+    auth: 'key',
+    write: true,
+    body: initiateFileSchema,
+    errors: [409],
+    request: ({ actor, body }) => ({ actor, file: body }),
+  },
 );
 
 /**
@@ -68,6 +106,17 @@ export const initiateBatch = defineContract(
   'initiate_batch',
   z.object({ actor: actorSchema, files: z.array(z.unknown()).min(1).max(MAX_INITIATE_BATCH) }),
   z.object({ results: z.array(initiateResultSchema) }),
+  {
+    method: 'post',
+    path: `${UPLOAD_PATH}/initiate-batch`,
+    tag: UPLOADS,
+    summary: 'Reserve versions of 1 to 1,000 files',
+    description: 'One result per entry, in order: an upload form, a dedup form, or an error form; a failing entry never fails the others.',
+    auth: 'key',
+    write: true,
+    body: z.object({ files: z.array(initiateFileSchema).min(1).max(MAX_INITIATE_BATCH) }),
+    batch: { field: 'files', max: MAX_INITIATE_BATCH, what: 'files', entriesUpstream: true },
+  },
 );
 
 export const confirmBodySchema = z
@@ -90,6 +139,19 @@ export const confirm = defineContract(
   'confirm',
   z.object({ actor: actorSchema, upload: confirmBodySchema }),
   z.object({ confirmed: z.literal(true), version: positiveVersion }),
+  {
+    method: 'post',
+    path: `${UPLOAD_PATH}/confirm`,
+    tag: UPLOADS,
+    summary: 'Record an uploaded (or deduplicated) version',
+    description: 'Checks the stored object (size and SHA-256). A repeated confirm answers as the first did.',
+    auth: 'key',
+    write: true,
+    body: confirmBodySchema,
+    errors: [409, 422],
+    request: ({ actor, body }) => ({ actor, upload: body }),
+    timeoutMs: ({ upload }) => confirmTimeoutMs(upload.size),
+  },
 );
 
 export const MAX_CONFIRM_BATCH = 1000;
@@ -118,6 +180,19 @@ export const confirmBatch = defineContract(
   'confirm_batch',
   z.object({ actor: actorSchema, files: z.array(z.unknown()).min(1).max(MAX_CONFIRM_BATCH) }),
   z.object({ results: z.array(confirmResultSchema) }),
+  {
+    method: 'post',
+    path: `${UPLOAD_PATH}/confirm-batch`,
+    tag: UPLOADS,
+    summary: 'Record 1 to 1,000 uploaded versions',
+    description:
+      'Every check of the single confirm, per entry; one result per entry in order, confirmed or `{ fileId, version, error, code }` with the single confirm code. One write-rate token per call.',
+    auth: 'key',
+    write: true,
+    body: z.object({ files: z.array(confirmBodySchema).min(1).max(MAX_CONFIRM_BATCH) }),
+    batch: { field: 'files', max: MAX_CONFIRM_BATCH, what: 'files', entriesUpstream: true },
+    timeoutMs: ({ files }) => confirmBatchTimeoutMs(files),
+  },
 );
 
 
