@@ -374,3 +374,27 @@ export const listFolder = defineContract(
     query: treeQuerySchema,
   },
 );
+
+/** The branch a project's figures are read for: main when omitted. */
+export const statsQuerySchema = z.object({ branch: branchName.default(MAIN_BRANCH) });
+
+export const projectStatsSchema = z.object({
+  branch: z.string(),
+  /** The branch's live files, and their bytes. */
+  fileCount: z.number().int().min(0),
+  totalSize: byteSize,
+  /** Versions committed in the project, on every branch (deletions are no versions). */
+  versionCount: z.number().int().min(0),
+  /** The project's last commit number, on any branch; 0 before its first commit. */
+  latestSequence: z.number().int().min(0),
+});
+export type ProjectStats = z.infer<typeof projectStatsSchema>;
+
+export const stats = defineContract('commit', 'project_stats', z.object({ actor: actorSchema, ...statsQuerySchema.shape }), projectStatsSchema, {
+  method: 'get',
+  path: `${PROJECT_PATH}/stats`,
+  tag: COMMITS,
+  summary: "A project's size: a branch's live files and bytes, its versions and its latest commit number",
+  auth: 'key',
+  query: statsQuerySchema,
+});

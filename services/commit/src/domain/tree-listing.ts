@@ -4,7 +4,7 @@ import type { Database } from '@lode/db';
 import type { TreePagesRepository } from '../repo/tree-pages-repo.ts';
 import type { ListCursors } from './list-cursors.ts';
 
-/** The project tree (docs/api.md, Project tree): a branch's live files in path order, under a folder or all. */
+/** The project tree (docs/api.md, Project tree): a branch's live files in path order, under a folder or all, and their figures. */
 export class TreeListing {
   readonly #db: Database;
   readonly #pages: TreePagesRepository;
@@ -27,5 +27,12 @@ export class TreeListing {
       data: page.map((row) => ({ ...row, updatedAt: row.updatedAt.toISOString() })),
       nextCursor: rows.length > limit && last ? this.#cursors.encode(scope, [last.path]) : null,
     };
+  }
+
+  /** A project's figures for one branch: 404 for a branch that does not exist, as the listing. */
+  async stats(actor: Actor, branch: string): Promise<commit.ProjectStats> {
+    const row = await this.#pages.stats(this.#db, actor.projectId, branch);
+    if (!row) throw errors.notFound('Branch');
+    return { branch, ...row };
   }
 }

@@ -47,6 +47,7 @@ export function commitRpcs(domain: CommitDomain): Rpc[] {
     rpc(commit.getCommit, ({ actor, commitId }) => logService.get(actor, commitId)),
     rpc(commit.listCommitFiles, ({ actor, commitId, cursor, limit }) => logService.files(actor, commitId, cursor, limit)),
     rpc(commit.listTree, ({ actor, branch, prefix, cursor, limit }) => treeListing.list(actor, branch, prefix, cursor, limit)),
+    rpc(commit.stats, ({ actor, branch }) => treeListing.stats(actor, branch)),
     rpc(commit.listFolder, ({ actor, branch, prefix, cursor, limit }) => folderListing.list(actor, branch, prefix, cursor, limit)),
   ];
 }

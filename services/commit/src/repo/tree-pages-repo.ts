@@ -33,4 +33,39 @@ export class TreePagesRepository {
     );
     return { known: rows[0]?.known ?? false, rows: rows.filter((row) => row.fileId !== null) as TreePageRow[] };
   }
+
+  /**
+   * A branch's live files and bytes, from its top-level folders' aggregates (tree_folders) and the
+   * files at its root (tree_live_by_folder), and the project's committed versions (the two partial
+   * history indexes) and last commit number: one statement, whose cost follows the branch's top
+   * level and the project's own history, never other projects'. Null when the branch does not exist.
+   */
+  async stats(q: Queryable, projectId: string, branch: string): Promise<ProjectStatsRow | null> {
+    const { rows } = await q.query<ProjectStatsRow & { known: boolean }>(
+      `WITH folders AS (
+         SELECT COALESCE(sum(file_count), 0) AS files, COALESCE(sum(total_size), 0) AS size
+         FROM tree_folders WHERE project_id = $1 AND branch = $2 AND parent = ''
+       ), root AS (
+         SELECT count(*) AS files, COALESCE(sum(size), 0) AS size
+         FROM tree WHERE project_id = $1 AND branch = $2 AND NOT deleted AND (regexp_replace(path, '[^/]*$', '')) COLLATE "C" = ''
+       )
+       SELECT $2 = 'main' OR EXISTS (SELECT FROM branches WHERE project_id = $1 AND name = $2) AS known,
+         (folders.files + root.files)::bigint AS "fileCount",
+         (folders.size + root.size)::bigint AS "totalSize",
+         ((SELECT count(*) FROM commit_entries WHERE project_id = $1 AND branch = 'main' AND action <> 'delete')
+          + (SELECT count(*) FROM commit_entries WHERE project_id = $1 AND branch <> 'main' AND action <> 'delete'))::bigint AS "versionCount",
+         COALESCE((SELECT last_seq FROM project_sequences WHERE project_id = $1), 0) AS "latestSequence"
+       FROM folders, root`,
+      [projectId, branch],
+    );
+    const row = rows[0];
+    return row?.known ? { fileCount: row.fileCount, totalSize: row.totalSize, versionCount: row.versionCount, latestSequence: row.latestSequence } : null;
+  }
+}
+
+export interface ProjectStatsRow {
+  fileCount: number;
+  totalSize: number;
+  versionCount: number;
+  latestSequence: number;
 }
