@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareGatewayApp } from './bare-gateway.ts';
-import { ROUTES } from './fuzz/catalogue.ts';
+import { ROUTES, strayKeys, WEIGHTS } from './fuzz/catalogue.ts';
 import { coverage, loggedErrors, reportFindings } from './fuzz/findings.ts';
 import { controlChanges, seedFuzz, snapshotControl, type ControlSnapshot, type SeededFuzz } from './fuzz/fixtures.ts';
 import { registeredRoutes, unlisted } from './fuzz/registered-routes.ts';
@@ -8,6 +8,7 @@ import { fuzzRequests, namedCases } from './fuzz/requests.ts';
 import { runFuzz } from './fuzz/run-fuzz.ts';
 import { createSender } from './fuzz/send.ts';
 import { startTarget, type FuzzMode, type FuzzTarget } from './fuzz/targets.ts';
+import { validRequests } from './fuzz/valid-requests.ts';
 
 /**
  * Issue 22: hostile and mostly-valid requests to every route (fuzz/catalogue.ts), in both ways Lode
@@ -35,6 +36,10 @@ describe('the fuzz catalogue', () => {
       await close();
     }
   });
+
+  it('weighs only routes it lists', () => {
+    expect(strayKeys(Object.keys(WEIGHTS))).toEqual([]);
+  });
 });
 
 describe.each<FuzzMode>(['embedded', 'multi-process'])('fuzzing every route (%s)', (mode) => {
@@ -48,6 +53,15 @@ describe.each<FuzzMode>(['embedded', 'multi-process'])('fuzzing every route (%s)
     controlBefore = await snapshotControl(seeded.control);
   }, 180_000);
   afterAll(async () => target?.stop());
+
+  // The models are built from the seeded ids, so their keys are known only once the target runs.
+  it('has a valid request for every catalogue route, and none for a route it does not list', () => {
+    const models = validRequests(seeded.fixtures);
+    expect({
+      withoutValidRequest: ROUTES.filter((route) => !(route.key in models)).map((route) => `${route.key} (${route.method} ${route.path})`),
+      validRequestWithoutRoute: strayKeys(Object.keys(models)),
+    }).toEqual({ withoutValidRequest: [], validRequestWithoutRoute: [] });
+  });
 
   it(`answers ${RUNS} hostile requests with no 5xx, no dropped connection and a JSON error on every 4xx; every process lives, the control project is untouched`, async () => {
     const started = performance.now();

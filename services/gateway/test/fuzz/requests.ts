@@ -1,12 +1,12 @@
 import fc from 'fast-check';
-import { ROUTES, type Route, type RouteKey } from './catalogue.ts';
+import { ROUTES, type Route } from './catalogue.ts';
 import type { FuzzFixtures } from './fixtures.ts';
 import { hostileString, MALFORMED_ENCODINGS, percentEncode, RawJson, type JsonLike } from './hostile-values.ts';
 import { serialize, type Location } from './json-body.ts';
 import { applyMutation, mutations, type Mutated, type Parts } from './mutations.ts';
 import type { FuzzRequest } from './send.ts';
 import { encodeBody } from './transport.ts';
-import { validRequests, type ValidRequest } from './valid-requests.ts';
+import { validRequests, type ValidRequest, type ValidRequests } from './valid-requests.ts';
 
 /** Longer URLs are refused by Node's HTTP parser before the app sees them; `unmatched` sends a few on purpose. */
 const MAX_URL_PART = 4000;
@@ -143,7 +143,7 @@ function unmatchedRequests(f: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
     }));
 }
 
-function route(key: RouteKey): Route {
+function route(key: string): Route {
   const found = ROUTES.find((r) => r.key === key);
   if (!found) throw new Error(`no route ${key} in the catalogue`);
   return found;
@@ -158,14 +158,14 @@ export function namedCases(f: FuzzFixtures): FuzzRequest[] {
   const [file] = p.files;
   const [reservation] = p.reservations;
   const project = { projectId: p.projectId };
-  const cases: [RouteKey, ValidRequest, Location, JsonLike][] = [
-    ['commit', { params: project, query: {}, headers: {}, body: { message: 'fuzz', fileVersions: [{ fileId: file.fileId, action: 'modify', version: 1 }] } }, ['body', 'fileVersions', 0, 'version'], 2 ** 31],
-    ['restore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 31],
-    ['restore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 53],
-    ['confirm', { params: project, query: {}, headers: {}, body: { fileId: reservation.fileId, version: reservation.version, storageKey: reservation.storageKey ?? '', sha256: reservation.sha256, size: reservation.size } }, ['body', 'size'], 2 ** 53 - 1],
-    ['initiate', { params: project, query: {}, headers: {}, body: { path: file.path, sha256: file.versions[0].sha256, size: 1, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' } }, ['body', 'size'], 5_368_709_121],
-    ['sync', { params: project, query: {}, headers: {}, body: { files: [{ path: file.path, sha256: file.versions[0].sha256, baseVersion: 1 }] } }, ['body', 'files', 0, 'baseVersion'], 2 ** 31],
-    ['versions', { params: { ...project, fileId: file.fileId }, query: { limit: '1' }, headers: {} }, ['query', 'limit'], '2147483648'],
+  const cases: [string, ValidRequest, Location, JsonLike][] = [
+    ['postProjectsCommits', { params: project, query: {}, headers: {}, body: { message: 'fuzz', fileVersions: [{ fileId: file.fileId, action: 'modify', version: 1 }] } }, ['body', 'fileVersions', 0, 'version'], 2 ** 31],
+    ['postProjectsRestore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 31],
+    ['postProjectsRestore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 53],
+    ['postProjectsFilesUploadConfirm', { params: project, query: {}, headers: {}, body: { fileId: reservation.fileId, version: reservation.version, storageKey: reservation.storageKey ?? '', sha256: reservation.sha256, size: reservation.size } }, ['body', 'size'], 2 ** 53 - 1],
+    ['postProjectsFilesUploadInitiate', { params: project, query: {}, headers: {}, body: { path: file.path, sha256: file.versions[0].sha256, size: 1, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' } }, ['body', 'size'], 5_368_709_121],
+    ['postProjectsSync', { params: project, query: {}, headers: {}, body: { files: [{ path: file.path, sha256: file.versions[0].sha256, baseVersion: 1 }] } }, ['body', 'files', 0, 'baseVersion'], 2 ** 31],
+    ['getProjectsFilesByFileIdVersions', { params: { ...project, fileId: file.fileId }, query: { limit: '1' }, headers: {} }, ['query', 'limit'], '2147483648'],
   ];
   return cases.map(([key, valid, at, value]) => {
     const parts: Parts = { params: valid.params, query: valid.query, ...(valid.body === undefined ? {} : { body: valid.body as JsonLike }) };
@@ -174,11 +174,17 @@ export function namedCases(f: FuzzFixtures): FuzzRequest[] {
   });
 }
 
+function modelOf(models: ValidRequests, route: Route): fc.Arbitrary<ValidRequest> {
+  const model = models[route.key];
+  if (!model) throw new Error(`no valid request for ${route.key} (${route.method} ${route.path}) in valid-requests.ts`);
+  return model;
+}
+
 /** Every catalogue route by its weight, plus unmatched paths: the whole input of the fuzz. */
 export function fuzzRequests(f: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
-  const valid = validRequests(f);
+  const models = validRequests(f);
   return fc.oneof(
-    ...ROUTES.map((route) => ({ weight: route.weight, arbitrary: routeRequests(route, f, valid[route.key]) })),
+    ...ROUTES.map((route) => ({ weight: route.weight, arbitrary: routeRequests(route, f, modelOf(models, route)) })),
     { weight: 4, arbitrary: unmatchedRequests(f) },
   );
 }
