@@ -7,16 +7,15 @@ export const WHOLE_MAX = 1024 * 1024;
 /**
  * The sizes of the reused body buffers; a body takes the smallest that holds it. The small one is
  * for what crosses to the download writer's thread: each move charges that thread the whole buffer
- * in external memory, about 40 µs of CPU for 1 MiB and 5 µs for a small one. The large one holds a
+ * in external memory, a cost that grows with the buffer's size. The large one holds a
  * PUT's WHOLE_MAX and the one byte more it reads, to see a file that grew since it was hashed.
  */
 const SIZES = [128 * 1024, WHOLE_MAX + 1];
 /** Buffers kept of each size between bursts: more than the transfers in flight at once. */
 const KEPT = 64;
 /**
- * Kept buffers by size. Fresh ones each time left the download writer's thread holding tens of MiB
- * of written bodies until its garbage collector ran (peak RSS of a 2,001-file pull: 300 MB, against
- * 200-230 MB).
+ * Kept buffers by size. Fresh ones each time left the download writer's thread holding the written
+ * bodies until its garbage collector ran, which raised a pull's peak memory.
  */
 const spare = new Map(SIZES.map((size) => [size, [] as ArrayBuffer[]]));
 

@@ -14,8 +14,8 @@ const PIECE = 1024 * 1024;
 /** From this size a file's SHA-256 and MD5 go to two workers at once: a large file alone then takes the time of its MD5, not of both. */
 const SPLIT_FROM = 32 * 1024 * 1024;
 /**
- * Tasks a worker is given at once. With one, a worker hashing 64 KiB files (about 0.15 ms each)
- * waited for the main thread between files, idle 40% of the time; the rest wait in its queue.
+ * Tasks a worker is given at once. With one, a worker hashing small files finishes each before the
+ * main thread hands it the next, and sits idle between files; the rest wait in its queue.
  */
 const TASKS_PER_WORKER = 4;
 
@@ -25,8 +25,8 @@ type Algorithm = 'sha256' | 'md5';
 let pool: HashPool | undefined;
 
 /**
- * SHA-256 and MD5 of a file, in a pool of worker threads (one per core, at most 4): hashing 300 MiB
- * is about a second of CPU, which the main thread would otherwise spend while the other cores idle.
+ * SHA-256 and MD5 of a file, in a pool of worker threads (one per core, at most 4): hashing is CPU
+ * the main thread would otherwise spend while the other cores idle.
  * `sizeHint` (the size a stat saw) lets a large file's two hashes run on two workers at once.
  */
 export async function hashFile(filePath: string, signal?: AbortSignal, sizeHint?: number): Promise<ContentDigest> {

@@ -68,7 +68,7 @@ function headerValue(headers: Record<string, string>, name: string): string | un
  * A small file: one synchronous read into a reused buffer, sent as the whole body. Synchronous on
  * purpose: a read of at most WHOLE_MAX bytes takes microseconds, while the thread pool's open, read
  * and close took three hand-offs between threads per file, which on a busy machine cost more than
- * the reads (measured: a third of the push's main-thread time with 2,000 files of 64 KiB).
+ * the reads.
  */
 async function wholePut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<StorageAnswer> {
   const buffer = Buffer.from(takeBody(declared + 1));
@@ -105,7 +105,8 @@ function readInto(filePath: string, buffer: Buffer, wanted: number): number {
 /**
  * node:http rather than fetch for the upload: its pipeline reads the next piece from disk only once
  * the socket took the last, so memory stays flat however slow the store (fetch with a stream body
- * was seen holding a whole 1 GiB file). A store that refuses early still has its answer read.
+ * reads ahead of a slow socket, up to a whole file). A store that refuses early still has its
+ * answer read.
  */
 async function streamPut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<StorageAnswer> {
   const request = requestFor(url, 'PUT', headers, signal);
@@ -234,8 +235,8 @@ async function receiveWhole(response: http.IncomingMessage, onPiece: (piece: Buf
 
 /**
  * Small downloads are written by one worker thread, synchronously: a temporary file, then a rename
- * over the destination. Creating a file is the costly part (0.5-0.75 ms of kernel time each on this
- * machine's ext4, serialized by the filesystem whatever the number of threads), and through libuv's
+ * over the destination. Creating a file is the costly part (kernel time, serialized by the
+ * filesystem whatever the number of threads), and through libuv's
  * pool each file took four hand-offs between threads (open, write, close, rename) with four threads
  * contending for that one lock, the main thread starved meanwhile.
  */

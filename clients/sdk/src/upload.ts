@@ -56,17 +56,16 @@ export interface FlowResult<T> {
 /** Initiated batches in hand at once: their URLs are used soon after they are signed, never an hour later. */
 const BATCHES_IN_HAND = 3;
 /**
- * The first initiate-batch takes at most this many files: no byte moves until it is answered, and a
- * server signs 1,000 URLs in about 0.1 s while the transfers could already run. The next batches
+ * The first initiate-batch takes at most this many files: no byte moves until it is answered, and
+ * signing a full batch's URLs is time the transfers could already run in. The next batches
  * are initiated while the first one's bytes move.
  */
 const FIRST_BATCH = 100;
 /**
  * A confirm-batch waits for at least this many uploaded files (or the last of them), and while
- * transfers run one call is in flight: the next takes every file uploaded meanwhile. A call costs a
- * server about 5 ms of CPU whatever its size (20 calls of 100 entries: about 230 ms; 2 of 1,000:
- * about 130 ms), CPU the transfers share. Against slices of 100 two at a time, a push of 2,000 small
- * files took 7-15 % less time (docs/performance.md).
+ * transfers run one call is in flight: the next takes every file uploaded meanwhile. Each call costs
+ * the server CPU whatever its size, CPU the transfers share, so a few large calls leave the transfers
+ * more of it than slices of 100 two at a time (docs/performance.md).
  */
 const CONFIRM_FROM = 500;
 /** Once the transfers are over the last slice goes at once, beside a call still in flight: it is what the commit waits for. */

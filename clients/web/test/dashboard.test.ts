@@ -18,7 +18,7 @@ const ONE_PAGE_OF_ART = 100;
 const OPERATOR_LIMIT = { perSecond: 5000, burst: 8000 };
 
 /**
- * The dashboard in a real browser against a real embedded stack (issue 21): one Chromium, one page
+ * The dashboard in a real browser against a real embedded stack: one Chromium, one page
  * per person, walked through the way a newcomer would.
  */
 describe('web dashboard in Chromium', () => {
