@@ -26,7 +26,7 @@ export const roleSchema = z.enum(roles);
 export type Role = z.infer<typeof roleSchema>;
 
 /**
- * Spec 5.6: an org's owners and admins manage it (force locks, publish plugins, manage webhooks,
+ * An org's owners and admins manage it (force locks, publish plugins, manage webhooks,
  * members, settings and everyone's keys); members do not. Named one by one, so a role added later
  * manages nothing until it is listed here.
  */

@@ -49,8 +49,8 @@ export type DownloadResult = z.infer<typeof downloadResultSchema>;
 
 /**
  * Presigned download URLs for up to 1,000 files of a branch (docs/api.md, Batch download URLs),
- * answered by the commit service, which holds the committed trees. (zod checks a 1,000-result reply in
- * about 0.15 ms here: no loop-checked column form is needed.)
+ * answered by the commit service, which holds the committed trees. (zod checks a 1,000-result reply
+ * quickly enough that no loop-checked column form is needed.)
  */
 export const urls = defineContract(
   'commit',

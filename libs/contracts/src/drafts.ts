@@ -4,7 +4,7 @@ import { actorSchema, uuid } from './common.ts';
 import { branchName, commitBodySchema, commitEntrySchema, commitMessage, commitSchema, entryColumnsOf, entryColumnsSchema, MAX_COMMIT_ENTRIES, PROJECT_PATH } from './commit.ts';
 
 /**
- * Draft commits (spec 4.6, docs/api.md): a push above 25,000 files is staged over many calls of up
+ * Draft commits (docs/api.md, Draft commits): a push above 25,000 files is staged over many calls of up
  * to 25,000 entries each and finalized as one atomic commit.
  */
 export const draftSchema = z.object({

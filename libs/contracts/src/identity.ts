@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { isoTimestamp, roleSchema, uuid } from './common.ts';
 
-// ---- API keys on the request path (spec 4.1, 5) --------------------------------------------------
+// ---- API keys on the request path ---------------------------------------------------------------
 
 /**
  * How a key is looked up: the hex SHA-256 of the whole key, computed by the gateway from the bearer
@@ -17,7 +17,7 @@ export function apiKeyHash(key: string): string {
 export const DEVICE_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
 const deviceId = z.string().regex(DEVICE_ID_PATTERN, 'must be 1 to 200 printable ASCII characters');
 
-/** Everything a request needs to know about its key, flat (the caller identity of spec 2 and more). */
+/** Everything a request needs to know about its key, flat (the caller's identity and more). */
 export const keyIdentitySchema = z.object({
   keyId: uuid,
   /** The device the key is bound to; null until a request names one. */
@@ -94,7 +94,7 @@ const KEYS_PATH = '/admin/v1/projects/:projectId/keys';
 const KEY_PATH = '/admin/v1/keys/:keyId';
 
 export const orgSchema = z.object({ id: uuid, name: z.string(), slug: z.string(), createdAt: isoTimestamp });
-/** `email`: how an OpenID Connect sign-in finds a user an admin made (issue 21). */
+/** `email`: how an OpenID Connect sign-in finds a user an admin made. */
 export const userSchema = z.object({ id: uuid, name: z.string(), avatarUrl: z.string().nullable(), email: z.string().nullable(), createdAt: isoTimestamp });
 export const memberSchema = z.object({ orgId: uuid, userId: uuid, role: roleSchema, createdAt: isoTimestamp });
 export const projectSchema = z.object({

@@ -40,7 +40,7 @@ export const settleFence = defineContract(
   z.object({ releasedLocks: z.number().int().min(0) }),
 );
 
-// ---- Locks (spec 2 Lock, 3 lock lifecycle, 4.9) --------------------------------------------------
+// ---- Locks: the Lock, its lifecycle and the routes that take and release it ----------------------
 
 /** Files per POST or DELETE /locks, as for initiate-batch (docs/api.md); more answers 413. */
 export const MAX_LOCK_FILES = 1000;
@@ -62,7 +62,7 @@ const fileIdBatch = { field: 'fileIds', max: MAX_LOCK_FILES, what: 'file ids' };
 
 const fileIdList = z.array(uuid).min(1, `must list 1 to ${MAX_LOCK_FILES} file ids`).max(MAX_LOCK_FILES);
 
-/** Spec 2's Lock, exactly. */
+/** The Lock as the API answers it. */
 export const lockSchema = z.object({
   fileId: uuid,
   path: z.string(),

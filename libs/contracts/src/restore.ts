@@ -4,7 +4,7 @@ import { actorSchema, positiveVersion, uuid } from './common.ts';
 import { MAX_COMMIT_ENTRIES, PROJECT_PATH } from './commit.ts';
 import { unrestorableSchema } from './upload.ts';
 
-/** A restore is one commit, so it is bounded like one (spec 8). */
+/** A restore is one commit, so it is bounded like one. */
 export const MAX_RESTORE_FILES = MAX_COMMIT_ENTRIES;
 
 /**
@@ -33,7 +33,7 @@ export type Skipped = z.infer<typeof skippedSchema>;
 export const restoredSchema = z.object({ fileId: uuid, newVersion: positiveVersion });
 export type Restored = z.infer<typeof restoredSchema>;
 
-/** Spec 4.8's 200. */
+/** A restore's 200 reply. */
 export const restoreResultSchema = z.object({
   commitId: uuid,
   sequenceNum: z.number().int().min(1),

@@ -6,7 +6,7 @@ import { branchName } from './commit.ts';
 import { normalizePath } from './paths.ts';
 
 /**
- * Files per sync request (docs/api.md): about 1.1 MB of JSON in and 2.4 MB out, one query in the
+ * Files per sync request (docs/api.md): a few MB of JSON each way, one query in the
  * service, and a workspace of 100,000 files in ten requests.
  */
 export const MAX_SYNC_BATCH = 10_000;
@@ -15,7 +15,7 @@ export const MAX_SESSION_BATCHES = 10_000;
 /** Remote-only rows per page between the gateway and the service while the response streams. */
 export const REMOTE_ONLY_PAGE = 5000;
 
-/** Spec 3; the exact condition of each is in docs/api.md (Sync). */
+/** A listed file's sync statuses; the exact condition of each is in docs/api.md (Sync). */
 export const syncStatuses = ['up_to_date', 'outdated', 'missing', 'local_only', 'modified', 'conflict', 'deleted_remote'] as const;
 export const syncStatusSchema = z.enum(syncStatuses);
 export type SyncStatus = z.infer<typeof syncStatusSchema>;
@@ -55,7 +55,7 @@ export interface ListedFiles {
 
 /**
  * The request's `files`, checked by zod for their shape and by one loop for the path rules: zod
- * parsing each entry with its transforms cost about 2 µs a file, a tenth of a whole batch. Only an
+ * parsing each entry with its transforms is too slow for a full batch. Only an
  * invalid batch is parsed again entry by entry, so its issues are exactly those of an array of
  * localFileSchema.
  */
@@ -93,7 +93,7 @@ function toColumns(entries: readonly { path: string; sha256: string; baseVersion
 export const sessionSchema = z.object({ id: uuid, batch: z.number().int().min(0).max(MAX_SESSION_BATCHES - 1) });
 export type SyncSession = z.infer<typeof sessionSchema>;
 
-/** POST /sync's body (spec 4.2), as the gateway validates it. */
+/** POST /sync's body, as the gateway validates it. */
 export const syncBodySchema = z.object({
   files: listedFiles,
   includeRemoteOnly: z.boolean().optional(),
@@ -136,7 +136,7 @@ export const batchFilesSchema = z
 export type BatchFiles = z.infer<typeof batchFilesSchema>;
 
 /**
- * Sync rows (spec 4.2) column by column, without their paths; index i is row i. The remote fields
+ * Sync rows column by column, without their paths; index i is row i. The remote fields
  * are null where they do not apply (docs/api.md), and the remote hash also where the row is
  * up_to_date: it is then the listed hash, which the caller has (half of a batch's reply is hashes).
  * Only types are checked: the gateway turns these into the rows' JSON with JSON.stringify.

@@ -13,7 +13,7 @@ const UPLOADS = 'Uploads';
 
 /**
  * Confirm may read the object once to check its SHA-256 (S3 drivers): allow 30 s plus a second per
- * 10 MB, a tenth of what an idle store reads, since a store serving other work reads far slower; a
+ * 10 MB, far below what an idle store reads, since a store serving other work reads far slower; a
  * small file still fails fast. A confirm that outlasts it goes on in the upload service, and the
  * client's retry joins that read or finds the version recorded.
  */
@@ -29,7 +29,8 @@ function declaredSize(entry: unknown): number {
 
 /**
  * A confirm's allowance for all the batch's bytes, plus 50 ms an entry: on S3 each object is read
- * back (a request each, a few at a time), which on a loaded host outlasted 30 s for 1,000 small files.
+ * back (a request each, a few at a time), so on a loaded host a batch of small files can outlast the
+ * allowance of its bytes alone.
  */
 function confirmBatchTimeoutMs(entries: readonly unknown[]): number {
   return confirmTimeoutMs(entries.reduce<number>((total, entry) => total + declaredSize(entry), 0)) + entries.length * 50;
@@ -39,7 +40,7 @@ const base64Md5 = z
   .string()
   .regex(/^[A-Za-z0-9+/]{22}==$/, 'must be the base64 encoding of a 16-byte MD5 digest');
 
-/** One file to upload, as a client describes it (spec 4.3). Size is checked by the domain, for 413. */
+/** One file to upload, as a client describes it. Size is checked by the domain, for 413. */
 export const initiateFileSchema = z.object({
   path: z.string(),
   sha256: sha256Hex,
@@ -99,7 +100,7 @@ export const initiate = defineContract(
 
 /**
  * Entries travel unvalidated so that one bad entry becomes an error form instead of failing the batch
- * (spec 4.4); the upload domain validates each entry on its own.
+ * (entries are isolated); the upload domain validates each entry on its own.
  */
 export const initiateBatch = defineContract(
   'upload',
@@ -277,7 +278,7 @@ export function resolvedRows(
   return { files, versions };
 }
 
-/** Why the upload service cannot make a restore version of a file (spec 4.8's `skipped`). */
+/** Why the upload service cannot make a restore version of a file (a restore's `skipped`). */
 export const unrestorableSchema = z.enum(['not_found', 'version_not_found', 'blob_missing']);
 export type UnrestorableReason = z.infer<typeof unrestorableSchema>;
 

@@ -9,7 +9,7 @@ export interface DatabaseTimeouts {
 }
 
 /**
- * Far above what a statement needs (a 25,000-file commit's largest takes well under a second), and
+ * Far above what a statement needs (even the largest of a 25,000-file commit), and
  * far below the bus's 30 s: a stuck statement or transaction is ended and answered 503 while the
  * caller still waits, instead of holding a connection and its locks until the pool is exhausted.
  */

@@ -169,7 +169,7 @@ export const errors = {
     new AppError('stale_version', `${count} version(s) are not newer than the branch's current version; sync and commit a newer version`, listed('entries', entries, count)),
   fileNotInBranch: (fileIds: readonly string[], count = fileIds.length) =>
     new AppError('file_not_in_branch', `${count} file(s) to delete are not in the branch`, listed('fileIds', fileIds, count)),
-  /** Spec 4.8: no restore commit is made without a file in it; `skipped` says why, per file. */
+  /** No restore commit is made without a file in it; `skipped` says why, per file. */
   nothingToRestore: (skipped: readonly { fileId: string; toVersion: number; code: string; message: string }[]) =>
     new AppError('nothing_to_restore', `None of the ${skipped.length} file(s) can be restored; see skipped`, { skipped }),
   branchExists: (name: string) => new AppError('branch_exists', `Branch "${name}" already exists`),

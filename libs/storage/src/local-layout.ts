@@ -14,8 +14,8 @@ export const SEALED_HEADER_BYTES = HEADER_PREFIX.length + 64 + 1;
 /**
  * A sealed object's file starts with this line, then holds the object's bytes: its verified SHA-256
  * travels in the one file, so storing an object creates one inode instead of two (the object and a
- * `.sha256` sidecar, as earlier versions wrote them): creating a file costs up to 0.75 ms of kernel
- * time on some disks, the largest part of storing a small object. Reads start after it.
+ * `.sha256` sidecar, as earlier versions wrote them): creating a file is kernel time that on some
+ * disks is the largest part of storing a small object. Reads start after it.
  */
 export function sealedHeader(sha256: string): string {
   return `${HEADER_PREFIX}${sha256}\n`;

@@ -56,7 +56,7 @@ const READS_IN_FLIGHT = 16;
 
 /**
  * Wanted keys a listing page (up to 1,000 objects) must find to be worth reading instead of HEADs.
- * On the Swift s3api a full page takes ~80 ms, the time of ~10 HEADs at 32 in flight, and AWS bills
+ * On the Swift s3api a full page takes as long as a handful of HEADs at 32 in flight, and AWS bills
  * a LIST as 12.5 HEADs; 32 keeps a margin for stores where pages cost more still. It is also the
  * fewest wanted keys under one prefix that are listed at all.
  */
@@ -64,8 +64,8 @@ const WANTED_KEYS_PER_PAGE = 32;
 
 /**
  * S3-compatible storage: the SDK client for HEAD, listings, delete and bucket checks; URLs signed by our
- * QueryPresigner (SigV4, pinned to the SDK's output by a test) at microseconds per URL, where the
- * SDK's presigners cost about 0.3 ms each: 300 ms of a 1,000-entry initiate-batch.
+ * QueryPresigner (SigV4, pinned to the SDK's output by a test), far cheaper per URL than the SDK's
+ * presigners, whose cost would be a large part of a 1,000-entry initiate-batch.
  */
 export class S3BlobStorage implements BlobStorage {
   readonly driver = 's3' as const;

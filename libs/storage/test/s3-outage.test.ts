@@ -6,8 +6,8 @@ import { startStorageFaultProxy, testS3Options, type StorageFaultProxy } from '@
 import { S3BlobStorage } from '../src/index.ts';
 
 /**
- * Issue 16: with the store answering 503 every confirm and restore answered 500 `internal`, and
- * with a store that stalls they waited past the bus timeout (504). An outage is 503
+ * With the store answering 503, confirm and restore once answered 500 `internal`, and with a
+ * store that stalls they waited past the bus timeout (504). An outage is 503
  * `service_unavailable`, and a stalled store is given up on in time.
  */
 describe('the S3 driver while the store is down or stalled', () => {

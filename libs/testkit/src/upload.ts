@@ -10,7 +10,7 @@ export interface PushedFile {
   dedup: boolean;
 }
 
-/** The client side of spec 4.3–4.5: initiate, PUT with the required headers verbatim, confirm. */
+/** The client side of an upload: initiate, PUT with the required headers verbatim, confirm. */
 export async function pushFile(api: ApiClient, projectId: string, filePath: string, bytes: Buffer): Promise<PushedFile> {
   const content = describeContent(bytes);
   const initiated = await api.post(`/api/v1/projects/${projectId}/files/upload/initiate`, { path: filePath, ...content });
