@@ -7,11 +7,11 @@ import { createLogger } from '@lode/telemetry';
 import { pushFile, TEST_NATS_URL, type PushedFile, type SeededProject } from '@lode/testkit';
 import { startProcessStack, type ProcessStack } from '@lode/system/testing';
 
-/** Commits in the stalled project: more than the commit service's pool (10), as in issue 16. */
+/** Commits in the stalled project: more than the commit service's pool (10), which fences holding connections would exhaust. */
 const STALLED_COMMITS = 12;
 
 /**
- * Issue 16: a lock service that does not answer a commit's fence must hold no database connection
+ * A lock service that does not answer a commit's fence must hold no database connection
  * and no project's sequence row. The lock processes are replaced by a stand-in on the same bus that
  * never answers one project's fences (as a dead replica would) and answers everyone else's at once.
  */
@@ -133,7 +133,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-/** Fails instead of hanging when the work waits for the held fences (before issue 16's fix it did). */
+/** Fails instead of hanging should the work wait for the held fences (it once did). */
 async function withinHangGuard<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const guard = new Promise<never>((_, reject) => {

@@ -47,7 +47,7 @@ describe.each(['local', 'nats'] as const)('merging branches through the gateway 
       ['b.bin', 'delete', null],
       ['e.bin', 'add', 1],
     ]);
-    // Spec 4.7: the merged version is on main's lineage now.
+    // The file's history lists the merged version: it is on main's lineage now.
     const versions = api.expectStatus(await p.api.get(`${api.base}/files/${a.fileId}/versions`), 200);
     expect(versions.data.map((v: { version: number; commitId: string }) => [v.version, v.commitId])).toEqual([
       [2, res.body.id],

@@ -30,7 +30,7 @@ const SERVICES_PASSWORD_FILE = 'postgres-password';
 
 /**
  * A real PostgreSQL (binaries from npm) for the data directory, so `npm start` needs nothing
- * installed. Initialised on first start (about a second), reused afterwards; one left running by a
+ * installed. Initialised on first start, reused afterwards; one left running by a
  * killed Lode is stopped first (leftover-postmaster.ts). Every step from the secrets to the role is
  * safe to repeat, so a first start that failed or was killed anywhere is completed by the next. The
  * URL it resolves with connects as the services' role, never as the superuser (services-role.ts).

@@ -67,15 +67,15 @@ describe.each(['local', 's3'] as const)('large files through the %s driver: memo
 
   it('moves a 256 MB file after a 64 MB one with no growth of peak memory in the gateway or the upload service', async () => {
     const p = await stack.seed.project();
-    // The first file lets buffers churn up to the garbage collector's steady slack (about 70 MB
-    // here, the same for 200 and 400 MB files); a process that held the file would then grow by
+    // The first file lets buffers churn up to the garbage collector's steady slack, which does not
+    // grow with the file's size; a process that held the file would then grow by
     // the second file's size, one that streams by next to nothing.
     await push(p, 'Cinematics/teaser.mov', 64 * MiB);
     const warm = await peaks();
     await push(p, 'Cinematics/intro.mov', 256 * MiB);
     const after = await peaks();
     // A quarter of the second file: far below holding it, above the slack a collector starved of CPU
-    // leaves on a loaded machine (33 MB was seen at load average 20).
+    // leaves on a loaded machine.
     expect(after.gateway - warm.gateway).toBeLessThan(64 * MiB);
     expect(after.upload - warm.upload).toBeLessThan(64 * MiB);
   });

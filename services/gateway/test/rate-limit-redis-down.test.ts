@@ -15,7 +15,7 @@ async function untilCountingInRedis(limiter: RedisWriteLimiter): Promise<void> {
 }
 
 /**
- * Issue 16: with Redis stopped, every write through the gateway answered 500 (the limiter's
+ * With Redis stopped, every write through the gateway once answered 500 (the limiter's
  * rejection reached the error handler as a bug). The limit fails open to a bucket per gateway.
  */
 describe('the Redis write limiter while Redis is down', () => {

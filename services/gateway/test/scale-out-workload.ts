@@ -175,7 +175,7 @@ export class Workload {
    * The whole remote listing, once the read model has caught up (503 until then). After a kill the
    * read model waits for the killed consumer's events (8 s of ack wait), and the later events of a
    * project it parked come back after a backoff of up to 60 s each time (jetstream-consumer.ts):
-   * under a loaded CI machine that took over 120 s once, so this waits as long as the test may run.
+   * on a loaded CI machine that can add up to minutes, so this waits as long as the test may run.
    */
   async syncListing(api: RetryingClient, timeoutMs: number): Promise<{ files: SyncRow[]; latestCommitSeq: number }> {
     let listing: { files: SyncRow[]; latestCommitSeq: number } | undefined;
@@ -209,7 +209,7 @@ export class Workload {
     return left;
   }
 
-  /** The client side of spec 4.3–4.5 for a batch: initiate-batch, PUT each object, confirm each. */
+  /** The client side of an upload, for a batch: initiate-batch, PUT each object, confirm each. */
   async #push(api: RetryingClient, files: { path: string; bytes: Buffer }[]): Promise<PushedVersion[]> {
     const described = files.map((f) => ({ path: f.path, ...describeContent(f.bytes) }));
     const { results } = await call(api.post(`${this.#base}/files/upload/initiate-batch`, { files: described }), 200, 'initiate-batch');

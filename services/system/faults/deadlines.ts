@@ -4,23 +4,23 @@ import { restore } from '@lode/contracts';
  * The deadlines the fault suite holds the system to, in one place.
  *
  * The stack runs with the deployed bus timeout (LODE_BUS_TIMEOUT_MS, 30 s): a call to a service
- * that does not answer is given up on after that, and the gateway answers. (A shorter one would
- * fail a 25,000-file commit on a loaded host, where it takes more than 10 s.) A request is allowed
- * its route's documented wait plus DEADLINE_MARGIN_MS for the gateway's own work; one still
- * unanswered then has hung, whatever it would have answered later.
+ * that does not answer is given up on after that, and the gateway answers. (A much shorter one would
+ * fail a 25,000-file commit on a loaded host.) A request is allowed its route's documented wait plus
+ * DEADLINE_MARGIN_MS for the gateway's own work; one still unanswered then has hung, whatever it
+ * would have answered later.
  */
 export const BUS_TIMEOUT_MS = 30_000;
 export const DEADLINE_MARGIN_MS = 5_000;
 
 /** Every route but the two below: one bus call (or a chain the service bounds by the bus timeout). */
 export const REQUEST_DEADLINE_MS = BUS_TIMEOUT_MS + DEADLINE_MARGIN_MS;
-/** Confirm reads the object once: docs/api.md gives it 30 s plus a second per 50 MB (our files are small). */
+/** Confirm reads the object once: docs/api.md gives it 30 s plus a second per 10 MB (our files are small). */
 export const CONFIRM_DEADLINE_MS = 30_000 + 1000 + DEADLINE_MARGIN_MS;
 /** A restore chains up to three bus calls; the gateway waits for it this long (docs/api.md, Restore). */
 export const RESTORE_DEADLINE_MS = restore.RESTORE_TIMEOUT_MS + DEADLINE_MARGIN_MS;
 
 /**
- * The issue's bound: every process recovers by itself within 10 s of the fault ending. For a
+ * The recovery bound: every process recovers by itself within 10 s of the fault ending. For a
  * killed process the fault ends once its replacement is up (its own /readyz): how long a Node
  * process takes to start is the host's, not the system's recovery, and is reported apart.
  */

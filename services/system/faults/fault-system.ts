@@ -30,7 +30,7 @@ const FAULT_SUITE_ENV = {
  * Everything the fault suite runs and breaks: a Postgres cluster, a NATS server, a Redis and a
  * storage proxy of its own (private ports, never the machine's shared servers), and the system as
  * separate processes on them. Two replicas of the lock and commit services, whose single replica's
- * death the issue found harmful, and two gateways, as a load balancer would spread clients.
+ * death was found harmful, and two gateways, as a load balancer would spread clients.
  */
 export interface FaultSystem {
   postgres: PrivatePostgres;

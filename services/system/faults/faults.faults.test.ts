@@ -22,7 +22,7 @@ import { syncReplicaKilled } from './sync-replica-killed.ts';
 const SYNC_REPLICA_SCENARIO_TIMEOUT_MS = 420_000;
 
 /**
- * Issue 16, deliverable 2: the standing fault suite. The system runs as separate processes on a
+ * The standing fault suite. The system runs as separate processes on a
  * Postgres, NATS, Redis and storage proxy of the suite's own while a mixed workload records every
  * acknowledged write; each scenario breaks one thing, heals it, measures recovery and checks that
  * nothing acknowledged was lost or duplicated. `npm run test:faults`; the scenarios run in order

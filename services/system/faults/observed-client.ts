@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { readResponse, type ApiResponse } from '@lode/testkit';
 import { deadlineOf } from './deadlines.ts';
 
-/** A way the system broke the issue's promises, as a client saw it. */
+/** A way the system broke its promises under faults, as a client saw it. */
 export interface Finding {
   scenario: string;
   /** Milliseconds since the scenario began. */
@@ -99,7 +99,7 @@ const MAX_RETRY_AFTER_MS = 2000;
 
 /**
  * The API as a client behind a load balancer calls it during faults: each try goes to the next
- * gateway with the route's deadline (deadlines.ts), and every answer is held to the issue's rules
+ * gateway with the route's deadline (deadlines.ts), and every answer is held to these rules
  * before anything else — JSON `{ code, message }` for every error, 5xx only as 503 with
  * Retry-After, nothing past its deadline. A broken rule is a finding; the call goes on. Retryable
  * answers (503, 504, 429, 409 idempotency_in_progress, a lost connection, a hang) are tried again
@@ -168,7 +168,7 @@ export class ObservedClient {
   }
 
   /**
-   * The issue's rules for an answer: JSON everywhere, `{ code, message }` on errors, 5xx only as
+   * The rules for an answer under faults: JSON everywhere, `{ code, message }` on errors, 5xx only as
    * 503 with Retry-After. The one exception is a 504 `timeout` (with Retry-After too) for a
    * request sent before NATS dropped the connections of the processes a scenario SIGKILLed
    * (Findings.reachesKilledUntil): it may have been in one's hands, and then its outcome is unknown.

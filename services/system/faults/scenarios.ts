@@ -154,7 +154,7 @@ export function commitReplicaKilledMidLargeCommit(suite: FaultSuite): FaultPlan 
     async inject() {
       const files = await seedLargeCommit(system, cast.frank, LARGE_COMMIT_FILES);
       // The commit's transaction waits for its number until its process is killed: a fast machine
-      // once finished the whole commit before a transaction 300 ms old could be found.
+      // once finished the whole commit before its open transaction could be found.
       const numbers = await holdCommitNumbers(system, cast.frank.projectId);
       try {
         large = workload.commit(cast.frank, files, `${LARGE_COMMIT_FILES} files`).then(

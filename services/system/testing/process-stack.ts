@@ -26,10 +26,10 @@ export const CONTAINER_MEMORY_LIMIT = '512Mi';
 /**
  * The V8 heap each process has in that container, so that tests and the bench run the services as
  * deployed: Node sizes its heap from the cgroup's memory limit, and under 512 MiB it picks exactly
- * these (heap_size_limit 259 MiB, measured in a 512 MiB memory cgroup). On a host without a limit
- * Node sizes for the whole machine (on 24 GiB a 4 GiB old space and 64 MiB semi-spaces), and a
- * process's RSS then follows V8's roomier heuristics rather than what it holds: the lock service rose
- * by 261 MiB while a million-file commit's parts went by, and by 70 MiB with these.
+ * these (docs/performance.md, the heap the services are deployed with). On a host without a limit
+ * Node sizes for the whole machine, and a process's RSS then follows V8's roomier heuristics rather
+ * than what it holds: a million-file commit's parts would make a service grow several times as much
+ * as it does with these.
  */
 export const CONTAINER_HEAP_FLAGS = '--max-old-space-size=256 --max-semi-space-size=1';
 

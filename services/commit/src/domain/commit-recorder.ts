@@ -16,7 +16,8 @@ import { createdByCommit } from './lineage.ts';
 
 /**
  * Staged entries per statement of a draft's commit: as many as a commit sent whole writes in one,
- * far inside the statement timeout on a loaded machine (docs/performance.md, Issue 18).
+ * far inside the statement timeout on a loaded machine (docs/performance.md, the 100,000-file
+ * draft commit).
  */
 const STAGED_BATCH_ENTRIES = MAX_COMMIT_ENTRIES;
 

@@ -15,7 +15,7 @@ export interface CommitServiceDeps {
 }
 
 /**
- * Spec 4.6: validate every entry, then make the commit visible atomically with the next sequence
+ * A commit: validate every entry, then make the commit visible atomically with the next sequence
  * number, the tree, the branch head, the idempotency record and the outbox event.
  */
 export class CommitService {

@@ -22,7 +22,7 @@ export interface DraftServiceDeps {
 }
 
 /**
- * Draft commits (spec 4.6, docs/api.md): entries staged over many calls, each checked as a commit's
+ * Draft commits (docs/api.md, Draft commits): entries staged over many calls, each checked as a commit's
  * are when staged, then committed as one commit with every rule of a commit. The commit service
  * never holds more than one call's or one fence page's entries.
  */

@@ -19,8 +19,8 @@ export interface Fence {
 
 /**
  * Lock fence lifetime per file of a draft: several times what a draft's commit took per file on a
- * loaded 2-core machine (docs/performance.md, Issue 18), so a commit of any size that the machine
- * can make in time is not abandoned for its fence.
+ * loaded 2-core machine (docs/performance.md, the 100,000-file draft commit), so a commit of any
+ * size that the machine can make in time is not abandoned for its fence.
  */
 const FENCE_MS_PER_DRAFT_FILE = 0.5;
 

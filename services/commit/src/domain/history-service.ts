@@ -5,7 +5,7 @@ import type { CursorCodec, Database } from '@lode/db';
 import type { HistoryRepository } from '../repo/history-repo.ts';
 import type { DownloadLinks } from './download-links.ts';
 
-/** Spec 4.7: a file's committed versions on main, newest first, keyset-paginated, with download URLs. */
+/** A file's committed versions on main, newest first, keyset-paginated, with download URLs. */
 export class HistoryService {
   readonly #db: Database;
   readonly #bus: Bus;

@@ -15,7 +15,7 @@ export interface HistoryRow {
 }
 
 /**
- * Spec 4.7: a file's versions committed on main, newest first, by keyset on the version number. The
+ * A file's versions committed on main, newest first, by keyset on the version number. The
  * branch is written as a literal so the planner matches the partial index commit_entries_main_history.
  */
 export class HistoryRepository {

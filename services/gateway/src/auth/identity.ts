@@ -1,6 +1,6 @@
 import type { Actor, identity } from '@lode/contracts';
 
-/** The caller identity fields of spec 2, flat, as validate-key returns them. */
+/** The caller's identity fields, flat, as validate-key returns them. */
 export function toCallerIdentity(key: identity.KeyIdentity) {
   return {
     valid: true as const,

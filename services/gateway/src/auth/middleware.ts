@@ -47,7 +47,7 @@ export function pathProjectId(req: Request): string | undefined {
 }
 
 /**
- * A key authenticates one project (spec 5.3): any other project id answers 404 with no data. The
+ * A key authenticates one project: any other project id answers 404 with no data. The
  * handlers after it act on the identity's project id, so the services never see the path's spelling.
  */
 export const requireOwnProject: RequestHandler = (req, res, next) => {

@@ -26,7 +26,7 @@ function hangUpAfter(url: string, ready: Promise<void>): Promise<void> {
   });
 }
 
-// Issue 16: a client that aborts a streamed response (sync) made the gateway log an ERROR.
+// A client that aborts a streamed response (sync) is no fault of the gateway's: it once logged an ERROR.
 describe('a client that hangs up', () => {
   const lines: { level: number; msg: string }[] = [];
   const handled: (() => void)[] = [];

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors } from '@lode/errors';
 import { errorHandler } from './error-handler.ts';
 
-// Issue 16: every 5xx a fault causes says when to come back. A bus timeout (504: a service died
-// with the request, or answered too late) had no Retry-After, unlike 503.
+// Every 5xx a fault causes says when to come back. A bus timeout (504: a service died with the
+// request, or answered too late) once had no Retry-After, unlike 503.
 describe('5xx answers say when to retry', () => {
   let baseUrl: string;
   let close: () => void;

@@ -42,7 +42,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // rate_limited and sync_catching_up say when to come back.
     const retryAfter = failure.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-    // validate-key failures carry `valid: false` (spec 4.1, 5.5).
+    // validate-key failures carry `valid: false`: a client checking a key reads one field either way.
     const body = res.locals.validateKey ? { valid: false, ...failure.toJSON() } : failure.toJSON();
     res.status(status).json(body);
   };

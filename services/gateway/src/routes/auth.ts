@@ -3,7 +3,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { toCallerIdentity } from '../auth/identity.ts';
 import { identityOf, requireKey } from '../auth/middleware.ts';
 
-/** POST /api/v1/auth/validate-key (spec 4.1): failures answer `{valid: false, code, message}`. */
+/** POST /api/v1/auth/validate-key: failures answer `{valid: false, code, message}`. */
 export function authRoutes(authenticator: Authenticator, readBody: RequestHandler): Router {
   const router = Router();
   const answerInvalidKeys: RequestHandler = (_req, res, next) => {

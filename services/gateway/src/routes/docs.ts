@@ -36,7 +36,7 @@ const initializer = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(OPENAPI
 
 /**
  * GET /api/v1/openapi.json (no key needed) and the browsable reference at /docs. The description is
- * built on first use (about 0.2 s) and kept: it only changes with the code.
+ * built on first use, not at start, and kept: it only changes with the code.
  */
 export function docsRoutes(): Router {
   const router = Router();

@@ -8,7 +8,7 @@ import { parseBatch } from '../http/parse.ts';
 
 const BATCH_HINT = 'send a larger workspace in batches of one session (docs/api.md, Sync)';
 
-/** Spec 4.2, mounted under /api/v1/projects/:projectId after auth and the project check. A read: no write limit. */
+/** POST /sync (docs/api.md, Sync), mounted under /api/v1/projects/:projectId after auth and the project check. A read: no write limit. */
 export function syncRoutes(bus: Bus): Router {
   const router = Router({ mergeParams: true });
 
@@ -71,8 +71,8 @@ async function* pages(bus: Bus, actor: Actor, branch: string | undefined, files:
 
 /**
  * The rows' JSON (docs/api.md, Sync) from the columns; an up_to_date row's remote hash is the
- * listed one. Row objects serialized by one JSON.stringify measured about twice as fast as writing
- * each row's JSON field by field.
+ * listed one. Row objects serialized by one JSON.stringify are faster than writing each row's JSON
+ * field by field.
  */
 function rowsJson({ paths, rows, listedSha256s }: Page): string {
   const { statuses, fileIds, remoteVersions, remoteSha256s, remoteCommitSeqs, remoteSizes } = rows;

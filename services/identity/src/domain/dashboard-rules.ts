@@ -1,7 +1,7 @@
 import { errors, type AppError } from '@lode/errors';
 import { managesOrg, type identity, type Role } from '@lode/contracts';
 
-/** Issue 21's authorization, as pure rules: the dashboard service asks these before every change. */
+/** The dashboard's authorization, as pure rules: the dashboard service asks these before every change. */
 
 /** A member sees and changes their own keys; owners and admins everyone's. */
 export function mayHandleKey(viewer: { userId: string; role: Role }, keyOwnerId: string): boolean {

@@ -18,7 +18,7 @@ const memberView = (r: MemberWithUserRow) => ({ userId: r.user_id, name: r.name,
 const keyView = (r: ApiKeyWithUserRow) => ({ ...view.key(r), userName: r.user_name, lastUsedAt: r.last_used_at?.toISOString() ?? null });
 
 /**
- * The dashboard's operations for a signed-in person (issue 21). Every call starts from the viewer's
+ * The dashboard's operations for a signed-in person. Every call starts from the viewer's
  * membership: an org or project they do not belong to is 404 (its existence is not told), a change
  * their role does not allow is 403. The admin operations underneath are the operators' own.
  */

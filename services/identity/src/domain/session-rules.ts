@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** Issue 21: a sign-in link is valid 15 minutes and usable once. */
+/** A sign-in link is valid 15 minutes and usable once: a leaked link soon stops working. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 
 /** 256 random bits as 43 base64url characters: sign-in links, session cookies and CSRF tokens alike (each stored as its SHA-256 only). */

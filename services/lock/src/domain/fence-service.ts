@@ -6,8 +6,8 @@ import type { FencesRepository } from '../repo/fences-repo.ts';
 import { lockedFile } from './lock-plan.ts';
 
 /**
- * The lock service's side of the commit fence (docs/architecture.md): spec 3's "commit including the
- * file" transitions, enforced with no window between the lock check and the commit.
+ * The lock service's side of the commit fence (docs/architecture.md): a lock's transitions while a
+ * commit including the file runs, enforced with no window between the lock check and the commit.
  */
 export class FenceService {
   readonly #db: Database;

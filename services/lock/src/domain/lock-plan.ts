@@ -1,7 +1,7 @@
 import type { lock } from '@lode/contracts';
 import type { FenceHolder, LockRow } from '../repo/lock-rows.ts';
 
-/** Spec 2's Lock as the caller sees it. */
+/** The Lock as the caller sees it. */
 export function toLock(row: LockRow, callerId: string): lock.Lock {
   return {
     fileId: row.fileId,
@@ -35,7 +35,7 @@ export interface AcquirePlan {
 }
 
 /**
- * Spec 3's lock lifecycle for one request, in request order: another user's lock, then another
+ * The lock lifecycle for one request, in request order: another user's lock, then another
  * user's commit in progress, makes a conflict; a file the upload service does not know in this
  * project is not found (with no more said, so nothing about other projects leaks).
  */

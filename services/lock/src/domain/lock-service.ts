@@ -8,7 +8,7 @@ import { PathCache } from './path-cache.ts';
 
 type ListQuery = Omit<ParsedRequestOf<typeof lock.list>, 'actor'>;
 
-/** Spec 4.9: take, list and release exclusive file locks. */
+/** Take, list and release exclusive file locks. */
 export class LockService {
   readonly #db: Database;
   readonly #bus: Bus;
@@ -57,7 +57,7 @@ export class LockService {
   }
 
   async release(actor: Actor, fileIds: readonly string[], force: boolean): Promise<ReplyOf<typeof lock.release>> {
-    // Spec 4.9 rule 3 and 5.6: forcing is for org owners and admins.
+    // Forcing is for org owners and admins, who manage the org's locks (managesOrg).
     if (force && !managesOrg(actor.role)) throw errors.forbidden('Only org owners and admins may release locks held by others (force: true)');
     const requested = distinct(fileIds);
     const plan = planRelease(requested, await this.#locks.release(this.#db, actor.projectId, requested, actor, force), actor.userId, force);

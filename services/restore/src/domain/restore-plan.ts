@@ -21,7 +21,7 @@ export function restoreRequestHash(targets: readonly Target[]): string {
 }
 
 const SKIP_MESSAGES: Record<restore.SkipCode, (toVersion: number) => string> = {
-  // The same words for a file of another project as for one that never existed (spec 5.3).
+  // The same words for a file of another project as for one that never existed: nothing about other projects leaks.
   not_found: () => 'File not found',
   version_not_found: (v) => `Version ${v} of this file does not exist`,
   already_current: (v) => `The file's committed content is already that of version ${v}`,

@@ -10,7 +10,7 @@ import { planRestore, restoreRequestHash, triage, type RestorePlan } from './res
 const IDEMPOTENCY_NAMESPACE = 'lode.restore';
 
 /**
- * Spec 4.8, orchestrated over the bus: the upload service makes the new versions, the commit
+ * A restore, orchestrated over the bus: the upload service makes the new versions, the commit
  * service makes them visible in one commit. Each step's outcome is recorded before the next runs
  * (docs/architecture.md, Restore), so a retry resumes where a failure left off and the restore
  * happens exactly once: the versions are made once per restore, and the commit carries the

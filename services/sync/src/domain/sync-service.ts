@@ -32,7 +32,7 @@ export interface SyncServiceDeps {
   onSessionFinished: () => void;
 }
 
-/** Spec 4.2: compares a client's files with the committed state of a branch (docs/api.md, Sync). */
+/** Compares a client's files with the committed state of a branch (docs/api.md, Sync). */
 export class SyncService {
   readonly #deps: SyncServiceDeps;
 
@@ -105,7 +105,7 @@ export class SyncService {
    */
   async #answer(tx: Queryable, projectId: string, latest: Latest, branch: string | undefined, files: sync.BatchFiles) {
     const { progress, branches, tree } = this.#deps;
-    // JIT compiling these index-probe plans costs more than it saves (about a quarter of a batch).
+    // JIT compiling these index-probe plans costs more than it saves: they are cheap index probes.
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off');
     const { appliedSeq: latestCommitSeq, appliedChanges, secondsSinceAdvanced } = await progress.applied(tx, projectId);
     if (latestCommitSeq < latest.sequenceNum || appliedChanges < latest.branchChanges) return { rows: undefined, latestCommitSeq, secondsSinceAdvanced };

@@ -82,7 +82,7 @@ export class TreeRepository {
    * and its parents' up to each fork), unless it is the live tip's (up_to_date needs no history). Answers in
    * request order. The LATERAL ... LIMIT subqueries keep both as index probes per listed file
    * whatever the table statistics say: a planner misled by statistics gone stale after a large
-   * commit scanned the project's whole tree once per file (seconds for a batch instead of ~70 ms).
+   * commit scanned the project's whole tree once per file, which made a batch's probes take seconds.
    * The keys and hashes travel as two texts split by line breaks (no key holds one): a text[]
    * parameter cost the driver and the server more than the probes' output. The tip's hash comes
    * back only where it differs from the listed one, the exception in a workspace that was synced.

@@ -18,7 +18,7 @@ interface Pending {
 }
 
 /**
- * Confirms many reservations with every check of spec 4.5, set-based: one statement finds the
+ * Confirms many reservations with every check of a single confirm, set-based: one statement finds the
  * reservations, the objects are checked in one call to storage (ObjectVerifier), and
  * one transaction records every version. Entries are isolated: each succeeds or fails on its own.
  */
@@ -125,7 +125,7 @@ export class BatchConfirmer {
   }
 }
 
-/** The single confirm's checks of an entry against the reservation it names (spec 4.5). */
+/** The single confirm's checks of an entry against the reservation it names. */
 function reservationMismatch(body: ConfirmBody, reservation: NamedUpload | undefined): AppError | undefined {
   if (!reservation) return errors.notFound('Upload reservation');
   if (reservation.file_id !== body.fileId || reservation.version !== body.version) {

@@ -17,7 +17,7 @@ export interface InvalidEntry {
 }
 
 /**
- * Checks each entry of an initiate batch on its own (spec 4.4: entries are isolated). A path listed
+ * Checks each entry of an initiate batch on its own: entries are isolated. A path listed
  * twice, in any case, is refused after its first occurrence: one batch reserves one version per file.
  */
 export function validateEntries(raw: readonly unknown[]): { valid: ValidEntry[]; invalid: InvalidEntry[] } {

@@ -8,7 +8,7 @@ type Unrestorable = upload.UnrestorableReason;
 type PrepareReply = { created: (Target & { version: number })[]; skipped: (Target & { reason: Unrestorable })[] };
 
 /**
- * The upload service's half of spec 4.8: for each target, a new version pointing at the target's
+ * The upload service's half of a restore: for each target, a new version pointing at the target's
  * stored object, once per (restore, file). Versions are this service's to number, so restore asks
  * here rather than writing them itself; the restore service commits what it gets back.
  */

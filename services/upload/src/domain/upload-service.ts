@@ -15,7 +15,7 @@ export function storageKeyFor(projectId: string, uploadId: string): string {
   return `p/${projectId}/u/${uploadId}`;
 }
 
-/** The upload flow of spec 3 and 4.3–4.5: reserve a version, let the client PUT, confirm. */
+/** The upload flow: reserve a version, let the client PUT, confirm. */
 export class UploadService {
   readonly #db: Database;
   readonly #files: FilesRepository;
@@ -106,7 +106,7 @@ export class UploadService {
     return this.#confirmer.confirm(actor, files);
   }
 
-  /** Spec 4.6's lookup for the commit and lock services: paths and confirmed versions, as columns in request order. */
+  /** The lookup a commit's checks need, for the commit and lock services: paths and confirmed versions, as columns in request order. */
   async resolve(projectId: string, fileIds: readonly string[], versions: readonly (number | null)[] | undefined): Promise<upload.ResolveReply> {
     return this.#files.resolve(this.#db, projectId, fileIds, versions);
   }

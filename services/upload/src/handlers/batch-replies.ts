@@ -2,7 +2,7 @@ import type { ReplyInputOf, upload } from '@lode/contracts';
 import type { InitiateOutcome } from '../domain/upload-service.ts';
 import type { ConfirmOutcome } from '../domain/batch-confirmer.ts';
 
-/** Per-file failures become the spec's error form `{path, error}` (plus our `code`), never a failed batch. */
+/** Per-file failures become the API's error form `{path, error}` (plus our `code`), never a failed batch. */
 export function initiateBatchReply(outcomes: readonly InitiateOutcome[]): ReplyInputOf<typeof upload.initiateBatch> {
   return {
     results: outcomes.map((r) => ('failure' in r ? { path: r.path, error: r.failure.message, code: r.failure.code } : r)),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { identity } from '@lode/contracts';
 import type { OperationGroup } from '../operation.ts';
 
-/** Spec 2's caller identity, flat: the key's identity as validate-key shows it (auth/identity.ts). */
+/** The caller's identity, flat: the key's identity as validate-key shows it (auth/identity.ts). */
 const callerIdentity = identity.keyIdentitySchema
   .pick({ userId: true, userName: true, userAvatarUrl: true, projectId: true, projectName: true, projectSlug: true, projectIconUrl: true, orgId: true, orgName: true, orgSlug: true })
   .extend({ valid: z.literal(true) });
