@@ -101,7 +101,7 @@ sys.exit(1)
 PYEOF
 }
 
-# SIGTERM makes each server drain for ~2 s: signal all first, then wait for all, then SIGKILL.
+# SIGTERM makes each server drain before it exits: signal all first, then wait for all, then SIGKILL.
 stop_servers() {
   local s pid pids=() names=()
   for s in "$@"; do
@@ -153,7 +153,7 @@ install_packages() {
   ((rc == 0)) || { tail -n 30 "$HOME_DIR/apt.log" >&2; die "apt-get install failed (log: $HOME_DIR/apt.log)"; }
 }
 
-# Costs ~1 s (Swift's imports), so it runs again only when the installed packages change.
+# Slow (it imports Swift), so it runs again only when the installed packages change.
 check_deps() {
   local b stamp
   stamp=$(dpkg-query -W -f='${Package}=${Version} ' python3-swift python3-eventlet python3-greenlet \
@@ -283,7 +283,7 @@ build_rings() {
   say "building single-replica rings"
   # Same as, per ring: swift-ring-builder X.builder create 10 1 1;
   #   swift-ring-builder X.builder add r1z1-127.0.0.1:PORT/d1 1; swift-ring-builder X.builder rebalance
-  # but in one python process (each swift-ring-builder call costs ~1 s of imports).
+  # but in one python process (each swift-ring-builder call imports Swift anew).
   rm -rf "$ETC/backups" "$ETC"/*.builder "$ETC"/*.ring.gz
   "$PY" - "$ETC" "$OBJ_PORT" "$CONT_PORT" "$ACC_PORT" >>"$LOG" 2>&1 <<'PYEOF' ||
 import os, sys

@@ -1,5 +1,5 @@
 /**
- * Lode's benchmark harness (issue 8): starts a deployment (or targets one with --url), measures the
+ * Lode's benchmark harness: starts a deployment (or targets one with --url), measures the
  * machine's physical baselines, runs every scenario and prints one table per mode.
  *
  *   npm run bench -- [--mode embedded|nats|all] [--storage local|s3] [--quick] [--only a,b]

@@ -37,7 +37,7 @@ const FULL: Profile = {
   browse: { files: 25_000, commits: 200 },
 };
 
-/** A smoke run: every scenario end to end in about a minute per mode, too few samples to quote. */
+/** A smoke run: every scenario end to end, quickly, with too few samples to quote. */
 const QUICK: Profile = {
   name: 'quick',
   small: { samples: 200, warmup: 20, loop: { inFlight: 64, durationMs: 1000, warmupMs: 300 } },

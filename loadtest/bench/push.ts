@@ -16,7 +16,7 @@ export interface UploadedFile {
 
 type Initiated = { file: LocalFile & { content: ReturnType<typeof describeContent> }; result: upload.InitiateResult };
 
-/** initiate-batch per 1,000 files (spec 4.4), the results paired with their files. */
+/** initiate-batch per 1,000 files, the results paired with their files. */
 async function initiateAll(api: JsonApi, projectId: string, files: readonly LocalFile[]): Promise<Initiated[]> {
   const described = files.map((f) => ({ ...f, content: describeContent(f.bytes) }));
   const initiated: Initiated[] = [];
@@ -51,7 +51,7 @@ export async function uploadFiles(api: JsonApi, http: HttpClient, projectId: str
 }
 
 /**
- * A client's push, without the commit (spec 4.3–4.5): initiate-batch per 1,000 files, then for each
+ * A client's push, without the commit: initiate-batch per 1,000 files, then for each
  * file the PUT of its bytes to the presigned URL (headers verbatim) and its confirm, `inFlight` files
  * at a time. Returns the confirmed versions, ready to commit.
  */

@@ -23,18 +23,18 @@ interface Shape {
   bytes: number;
   /** One more file of this size in the same workspace. */
   big?: number;
-  /** What git-lfs took for this shape (issue 19): push and pull must beat them. */
+  /** What git-lfs took for this shape: push and pull must beat them. */
   gitLfs?: { pushMs: number; pullMs: number };
 }
 
 /**
- * Issue 19's comparison with git-lfs: 2,000 files of 64 KiB plus one of 200 MB in one workspace,
- * which the stock git-lfs client pushed to git-lfs's reference server in 3.4 s and pulled in 4.7 s
- * on the issue's machine, idle. Run in both profiles: it is the figure the issue asks for.
+ * The comparison with git-lfs: 2,000 files of 64 KiB plus one of 200 MB in one workspace, against
+ * the times the stock git-lfs client took to push them to git-lfs's reference server and pull them
+ * back on an idle machine (docs/performance.md). Run in both profiles: Lode is held to this figure.
  */
 const GIT_LFS_SHAPE: Shape = { label: '2000x64KiB+200MiB', files: 2000, bytes: 64 * 1024, big: 200 * MiB, gitLfs: { pushMs: 3400, pullMs: 4700 } };
 
-/** The issue's shapes: 10,000 files of 64 KiB and one 1 GiB file (quick: a twentieth and 64 MiB), and git-lfs's. */
+/** The shapes Lode must move: 10,000 files of 64 KiB and one 1 GiB file (quick: a twentieth and 64 MiB), and git-lfs's. */
 const shapes = (quick: boolean): Shape[] =>
   quick
     ? [{ label: '500x64KiB', files: 500, bytes: 64 * 1024 }, { label: '1x64MiB', files: 1, bytes: 64 * MiB }, GIT_LFS_SHAPE]
@@ -152,12 +152,11 @@ export const cliTransfers: Scenario = {
   },
 };
 
-/** Rounds of bare PUTs and push after the warm-up: one round of each swung between 0.54× and 0.67×. */
+/** Rounds of bare PUTs and push after the warm-up: one round of each varies too much to compare. */
 const SDK_PUSH_ROUNDS = 5;
 /**
- * Untimed rounds first. The bare PUTs kept getting faster for four or five rounds of 2,000 (961,
- * 674, 584, 546, 476, then 430-480 ms; the push levels off after two), so with one warm-up round the
- * median ratio leaned high: 0.60-0.64× where the rounds after the fifth gave 0.52-0.64×.
+ * Untimed rounds first. The bare PUTs keep getting faster for several rounds, longer than the push
+ * does, so after a single warm-up round the median ratio leans high (docs/performance.md).
  */
 const SDK_PUSH_WARMUP = 4;
 
@@ -186,7 +185,7 @@ export const sdkPush: Scenario = {
         return { rawMs, pushMs };
       };
       // Untimed rounds first: measured cold, the bare PUTs paid for the server's warm-up and the
-      // push after them did not (0.9× on a fresh deployment, 0.54× warm, in one sitting).
+      // push after them did not, which made a fresh deployment's ratio look far better than a warm one's.
       for (let i = 0; i < (ctx.profile.name === 'quick' ? 1 : SDK_PUSH_WARMUP); i++) await round();
       const measured: { rawMs: number; pushMs: number }[] = [];
       for (let i = 0; i < rounds; i++) measured.push(await round());

@@ -5,7 +5,7 @@ import { watchRss, type ProcessMemory } from '../memory.ts';
 import type { Scenario } from './scenario.ts';
 
 /**
- * Files of the draft: the issue's 100,000 (LODE_BENCH_DRAFT_FILES for another size, such as a
+ * Files of the draft: 100,000 (LODE_BENCH_DRAFT_FILES for another size, such as a
  * 1,000,000-file import), fewer in --quick or when every file must be pushed over the API (--url).
  */
 const FULL_FILES = Number(process.env.LODE_BENCH_DRAFT_FILES ?? 100_000);

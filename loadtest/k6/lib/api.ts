@@ -192,7 +192,7 @@ export class LodeApi {
     return send(this.prepare('POST', `${PROJECT}/files/upload/initiate-batch`, 'initiate-batch', { files }, { ok: [200] }));
   }
 
-  /** PUTs bodies to their presigned URLs with the required headers verbatim (spec 4.3). */
+  /** PUTs bodies to their presigned URLs with the required headers verbatim. */
   putAll(uploads: readonly { url: string; headers: Record<string, string>; body: ArrayBuffer | string }[]): Call<null>[] {
     const labels = { flow: this.flow, step: 'put' };
     return sendAll<null>(

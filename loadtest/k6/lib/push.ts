@@ -5,11 +5,11 @@ import { intEnv } from './env.ts';
 import { chunks } from './lists.ts';
 import { recordOutcome, reportError, type Outcome } from './outcome.ts';
 
-// A client's push (spec 4.4–4.6): initiate-batch → PUT each new blob to its presigned URL → confirm
+// A client's push: initiate-batch → PUT each new blob to its presigned URL → confirm
 // each file → one commit. Used by the push flow and, tagged flow=setup, to seed the other flows.
 
-const MAX_INITIATE = 1000; // spec 8
-const MAX_COMMIT = 25000; // spec 8
+const MAX_INITIATE = 1000; // files per initiate-batch (docs/api.md, Input rules)
+const MAX_COMMIT = 25000; // entries per commit (docs/api.md, Input rules)
 
 /** Concurrent PUTs and confirms of one push (one http.batch each). */
 export const UPLOAD_PARALLEL = intEnv('UPLOAD_PARALLEL', 16, 1, 1000);

@@ -7,7 +7,7 @@ import { pick, range } from '../lib/lists.ts';
 import { flowDuration, verify } from '../lib/outcome.ts';
 import { pushFiles } from '../lib/push.ts';
 
-// Someone browsing a file's history (spec 4.7): setup commits HISTORY_VERSIONS versions of each of
+// Someone browsing a file's history: setup commits HISTORY_VERSIONS versions of each of
 // HISTORY_FILES files; each iteration reads up to HISTORY_PAGES pages of HISTORY_PAGE_SIZE versions
 // of one file, newest first, checks the versions run down without a gap from the newest, and, for
 // HISTORY_DOWNLOAD_RATIO of the iterations, downloads one version and checks its SHA-256.

@@ -8,7 +8,7 @@ import { pick, range } from '../lib/lists.ts';
 import { flowDuration } from '../lib/outcome.ts';
 import { pushFiles, type PushResult } from '../lib/push.ts';
 
-// Artists fighting over a few files (spec 4.9): each iteration locks one of LOCK_FILES committed
+// Artists fighting over a few files: each iteration locks one of LOCK_FILES committed
 // files; the winner holds it LOCK_HOLD_MS, pushes a new version and commits (which releases the
 // lock); a loser, LOCK_ROGUE_RATIO of the time, pushes and commits anyway, which the commit fence
 // must refuse with 409 file_locked while someone else holds the lock. Contention refusals are
