@@ -58,7 +58,7 @@ const layering = [
     },
   },
   {
-    files: ['services/*/src/handlers/**/*.ts'],
+    files: ['services/*/src/handlers/**/*.ts', 'services/*/src/serve.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ regex: '(^|/)(repo/|[^/]+-repo(\\.ts)?$)', message: 'A handler calls the domain, never a repository.' }],

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -23,6 +23,10 @@ async function restrictions(file: string, code: string): Promise<string[]> {
 }
 
 describe('the layering rules of eslint.config.js', () => {
+  // The first lint loads the config, its plugins and the parser: a one-time cost that a loaded machine
+  // stretches far past a test's timeout, so it is paid here, not inside the first test.
+  beforeAll(() => restrictions('libs/bus/src/warm-up.ts', ''), 300_000);
+
   it.each([
     ['a service by package name', "import { SERVICES } from '@lode/system';"],
     ['a subpath of a service package', "import { SERVICE_NAMES } from '@lode/system/names';"],
@@ -68,6 +72,11 @@ describe('the layering rules of eslint.config.js', () => {
     ['the rows a repository answers with', "import type { LockRow } from '../repo/lock-rows.ts';"],
   ])('refuses a handler importing %s', async (_what, code) => {
     expect(await restrictions('services/lock/src/handlers/synthetic.ts', code)).toEqual([expect.stringContaining('A handler calls the domain, never a repository')]);
+  });
+
+  it("refuses a service's table of contract → domain call importing a repository", async () => {
+    const code = "import { LocksRepository } from './repo/locks-repo.ts';";
+    expect(await restrictions('services/lock/src/serve.ts', code)).toEqual([expect.stringContaining('A handler calls the domain, never a repository')]);
   });
 
   it('lets a handler import the domain and the contracts', async () => {

@@ -31,7 +31,7 @@ import { CommitRecorder } from './domain/commit-recorder.ts';
 import { DraftService } from './domain/draft-service.ts';
 import { DraftsRepository } from './repo/drafts-repo.ts';
 import { StagedCommitsRepository } from './repo/staged-commits-repo.ts';
-import { commitRpcs } from './handlers/rpcs.ts';
+import { commitRpcs } from './serve.ts';
 
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));

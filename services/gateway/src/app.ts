@@ -28,7 +28,6 @@ import { syncRoutes } from './routes/sync.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { webRoutes } from './routes/web.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
 import { eventRoutes } from './routes/events.ts';
 
 export interface GatewayDeps {
@@ -105,7 +104,6 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   project.use(mountedAt(projectMount), requireKeyOrSession(authenticator, deps.bus), requireOwnProject, jsonBody(projectBodyLimit(ceiling)));
   project.use(endpointRoutes({ bus: deps.bus, authenticator, auth: 'key', mount: projectMount, limitWrites: writes }));
   project.use(syncRoutes(deps.bus));
-  project.use(webhookRoutes(deps.bus, writes));
   project.use(eventRoutes(deps.bus, deps.feedHeartbeatMs));
   app.use(projectMount, project);
   app.use(webRoutes(deps.webRoot));

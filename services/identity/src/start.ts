@@ -21,7 +21,7 @@ import { DashboardService } from './domain/dashboard-service.ts';
 import { SESSION_IDLE_MS, SESSION_MAX_AGE_MS } from './domain/session-rules.ts';
 import { InvitationsRepository } from './repo/invitations-repo.ts';
 import { InvitationsService } from './domain/invitations-service.ts';
-import { identityRpcs } from './handlers/rpcs.ts';
+import { identityRpcs } from './serve.ts';
 
 export const IDENTITY_SCHEMA = 'identity';
 const SESSION_PURGE_INTERVAL_MS = 3_600_000;

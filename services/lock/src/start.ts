@@ -8,7 +8,7 @@ import { LocksRepository } from './repo/locks-repo.ts';
 import { FencesRepository } from './repo/fences-repo.ts';
 import { LockService } from './domain/lock-service.ts';
 import { FenceService } from './domain/fence-service.ts';
-import { lockRpcs } from './handlers/rpcs.ts';
+import { lockRpcs } from './serve.ts';
 import { consumeCommitCreated } from './handlers/commit-created.ts';
 
 export const LOCK_SCHEMA = 'locks';

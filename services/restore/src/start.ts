@@ -5,7 +5,7 @@ import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
 import { RestoreRequestsRepository } from './repo/restore-requests-repo.ts';
 import { RestoreService } from './domain/restore-service.ts';
-import { restoreRpcs } from './handlers/rpcs.ts';
+import { restoreRpcs } from './serve.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from './config.ts';
 
 export const RESTORE_SCHEMA = 'restore';

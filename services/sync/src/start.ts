@@ -13,7 +13,7 @@ import { AppliedSignal } from './domain/applied-signal.ts';
 import { BranchProjector } from './domain/branch-projector.ts';
 import { Projector } from './domain/projector.ts';
 import { SyncService } from './domain/sync-service.ts';
-import { syncRpcs } from './handlers/rpcs.ts';
+import { syncRpcs } from './serve.ts';
 import { consumeCommitCreated, PROJECTION_CONSUMER } from './handlers/commit-created.ts';
 import { consumeBranchChanged } from './handlers/branch-changed.ts';
 

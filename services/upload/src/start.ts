@@ -10,7 +10,7 @@ import { ReservationCollector } from './domain/reservation-gc.ts';
 import { RestorePreparer } from './domain/restore-preparer.ts';
 import { PluginsRepository } from './repo/plugins-repo.ts';
 import { PluginService } from './domain/plugin-service.ts';
-import { uploadRpcs } from './handlers/rpcs.ts';
+import { uploadRpcs } from './serve.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));

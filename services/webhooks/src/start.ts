@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
+import { identity } from '@lode/contracts';
 import { migrate, type Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
@@ -16,7 +17,7 @@ import { SecretBox } from './domain/secret-box.ts';
 import { assertKeyOpensStoredSecrets, sealPlaintextSecrets } from './domain/stored-secrets.ts';
 import { WebhookService } from './domain/webhook-service.ts';
 import { consumeInternalEvents } from './handlers/internal-events.ts';
-import { webhooksRpcs } from './handlers/rpcs.ts';
+import { webhooksRpcs } from './serve.ts';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 export const webhooksMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -68,7 +69,16 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
     retry: { baseMs: config.retryBaseMs, windowMs: config.retryWindowMs },
     pollMs: config.pollMs,
   });
-  const service = new WebhookService({ db, webhooks, deliveries, box, allowPrivate: config.allowPrivate, onQueued: () => worker.kick() });
+  const service = new WebhookService({
+    db,
+    webhooks,
+    deliveries,
+    box,
+    allowPrivate: config.allowPrivate,
+    onQueued: () => worker.kick(),
+    // Listing one key of an unknown project is the identity service's 404, as on the admin API's keys routes.
+    assertProject: async (projectId) => void (await bus.call(identity.listKeys, { projectId, limit: 1 })),
+  });
   serveRpcs(bus, webhooksRpcs(service, new FeedService({ db, events, signal })));
   servePing(bus, 'webhooks', () => db.ping());
   const recorder = new EventRecorder({

@@ -8,7 +8,6 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { clientAddress, type FailureThrottle } from '../auth/failure-throttle.ts';
 import { publicOrigin } from '../auth/public-url.ts';
 import { noStore } from '../http/security-headers.ts';
-import { adminWebhookRoutes } from './webhooks.ts';
 import { endpointRoutes } from './endpoints.ts';
 
 const adminTokenRequired = () => errors.unauthorized('Admin token required: Authorization: Bearer $LODE_ADMIN_TOKEN');
@@ -38,7 +37,7 @@ function idParam(value: unknown, what: string): string {
 
 /**
  * The operator API behind the admin token: orgs, users, memberships, projects and keys (the identity
- * contracts' bindings), sign-in links and the projects' webhooks.
+ * contracts' bindings), the projects' webhooks (the webhook contracts' second bindings) and sign-in links.
  */
 export function adminRoutes(deps: {
   bus: Bus;
@@ -60,8 +59,6 @@ export function adminRoutes(deps: {
     const link = await bus.call(sessions.createSignInLink, { userId: idParam(req.params.userId, 'User') });
     res.status(201).json({ url: `${publicOrigin(req, deps.publicUrl)}/sign-in#token=${link.token}`, expiresAt: link.expiresAt });
   });
-
-  router.use('/admin/v1/projects/:projectId', adminWebhookRoutes(bus));
 
   return router;
 }

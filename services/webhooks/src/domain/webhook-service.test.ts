@@ -14,6 +14,7 @@ const service = new WebhookService({
   box: {} as SecretBox,
   allowPrivate: false,
   onQueued: () => undefined,
+  assertProject: () => Promise.resolve(),
 });
 const projectId = '00000000-0000-4000-8000-000000000001';
 

@@ -11,10 +11,6 @@ import type { SecretBox } from './secret-box.ts';
 type Manager = webhooks.Manager;
 type Changes = ParsedRequestOf<typeof webhooks.update>['changes'];
 
-/** Who may manage a project's webhooks, who see where its events go: the org's managers and the operator (admin API). */
-function assertMayManage(manager: Manager): void {
-  if (manager.role !== 'operator' && !managesOrg(manager.role)) throw errors.forbidden('Only org owners and admins may manage webhooks');
-}
 
 /** A Standard Webhooks secret: `whsec_` and 24 random bytes in base64, as the library reads it. */
 function newSecret(): string {
@@ -43,18 +39,42 @@ export class WebhookService {
   readonly #box: SecretBox;
   readonly #allowPrivate: boolean;
   readonly #onQueued: () => void;
+  readonly #assertProject: (projectId: string) => Promise<void>;
 
-  constructor(deps: { db: Database; webhooks: WebhooksRepository; deliveries: DeliveriesRepository; box: SecretBox; allowPrivate: boolean; onQueued: () => void }) {
+  /**
+   * `assertProject` refuses a project that does not exist (404): the identity service owns projects.
+   * A key's project exists; an operator names one in the path.
+   */
+  constructor(deps: {
+    db: Database;
+    webhooks: WebhooksRepository;
+    deliveries: DeliveriesRepository;
+    box: SecretBox;
+    allowPrivate: boolean;
+    onQueued: () => void;
+    assertProject: (projectId: string) => Promise<void>;
+  }) {
     this.#db = deps.db;
     this.#webhooks = deps.webhooks;
     this.#deliveries = deps.deliveries;
     this.#box = deps.box;
     this.#allowPrivate = deps.allowPrivate;
     this.#onQueued = deps.onQueued;
+    this.#assertProject = deps.assertProject;
+  }
+
+  /**
+   * Who may manage a project's webhooks, who see where its events go: the org's managers and the
+   * operator (admin API). This service knows no projects, only webhooks: an unknown project would
+   * read as one without webhooks, and could be given some, so the operator's project is checked.
+   */
+  async #assertMayManage(manager: Manager): Promise<void> {
+    if (manager.role === 'operator') return this.#assertProject(manager.projectId);
+    if (!managesOrg(manager.role)) throw errors.forbidden('Only org owners and admins may manage webhooks');
   }
 
   async create(request: ParsedRequestOf<typeof webhooks.create>): Promise<ReplyOf<typeof webhooks.create>> {
-    assertMayManage(request.manager);
+    await this.#assertMayManage(request.manager);
     await this.#assertReachable(request.url);
     const secret = newSecret();
     const id = randomUUID();
@@ -69,7 +89,7 @@ export class WebhookService {
   }
 
   async list(manager: Manager): Promise<ReplyOf<typeof webhooks.list>> {
-    assertMayManage(manager);
+    await this.#assertMayManage(manager);
     return { data: (await this.#webhooks.list(this.#db, manager.projectId)).map(toWebhook) };
   }
 
@@ -78,7 +98,7 @@ export class WebhookService {
   }
 
   async update(manager: Manager, webhookId: string, changes: Changes): Promise<ReplyOf<typeof webhooks.update>> {
-    assertMayManage(manager);
+    await this.#assertMayManage(manager);
     if (changes.url !== undefined) await this.#assertReachable(changes.url);
     const secret = changes.rotateSecret ? newSecret() : undefined;
     const sealed = secret === undefined ? undefined : this.#box.seal(secret, webhookId);
@@ -89,7 +109,7 @@ export class WebhookService {
   }
 
   async remove(manager: Manager, webhookId: string): Promise<void> {
-    assertMayManage(manager);
+    await this.#assertMayManage(manager);
     if (!(await this.#webhooks.delete(this.#db, manager.projectId, webhookId))) throw errors.notFound('Webhook');
   }
 
@@ -130,7 +150,7 @@ export class WebhookService {
   }
 
   async #found(manager: Manager, webhookId: string): Promise<WebhookRow> {
-    assertMayManage(manager);
+    await this.#assertMayManage(manager);
     const row = await this.#webhooks.get(this.#db, manager.projectId, webhookId);
     if (!row) throw errors.notFound('Webhook');
     return row;

@@ -7,7 +7,6 @@ import { healthOperations } from './health.ts';
 import { referenceOperations } from './reference.ts';
 import { sessionOperations } from './sessions.ts';
 import { syncOperations } from './sync.ts';
-import { webhookOperations } from './webhooks.ts';
 
 /**
  * Every route of the API, one group per tag, in the order the reference shows them. A bound contract
@@ -29,7 +28,10 @@ export const OPERATION_GROUPS: readonly OperationGroup[] = [
   boundGroup('Restore', 'Bring files back to earlier versions in one new commit.'),
   boundGroup('Locks', 'Exclusive locks on files while they are edited.'),
   boundGroup('Plugins', "Shared plugins: a project's tools, versioned, published through the same presigned upload as files (docs/api.md, Plugins)."),
-  webhookOperations,
+  boundGroup(
+    'Webhooks',
+    "Signed HTTP callbacks for the project's events (docs/api.md, Webhooks): managed by its organization's owners and admins, and by operators.",
+  ),
   eventOperations,
   sessionOperations,
   dashboardOperations,

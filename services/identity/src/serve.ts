@@ -1,10 +1,10 @@
 import { identity, sessions } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
-import type { AdminService } from '../domain/admin-service.ts';
-import type { DashboardService } from '../domain/dashboard-service.ts';
-import type { InvitationsService } from '../domain/invitations-service.ts';
-import type { KeysService } from '../domain/keys-service.ts';
-import type { SessionsService } from '../domain/sessions-service.ts';
+import type { AdminService } from './domain/admin-service.ts';
+import type { DashboardService } from './domain/dashboard-service.ts';
+import type { InvitationsService } from './domain/invitations-service.ts';
+import type { KeysService } from './domain/keys-service.ts';
+import type { SessionsService } from './domain/sessions-service.ts';
 
 /**
  * The identity service's table: each contract it answers and the domain call that answers it. The

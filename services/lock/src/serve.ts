@@ -1,7 +1,7 @@
 import { lock } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
-import type { LockService } from '../domain/lock-service.ts';
-import type { FenceService } from '../domain/fence-service.ts';
+import type { LockService } from './domain/lock-service.ts';
+import type { FenceService } from './domain/fence-service.ts';
 
 /** The lock service's table: each contract it answers and the domain call that answers it. */
 export function lockRpcs(locks: LockService, fences: FenceService): Rpc[] {

@@ -1,9 +1,9 @@
 import { plugins, upload } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
-import type { UploadService } from '../domain/upload-service.ts';
-import type { RestorePreparer } from '../domain/restore-preparer.ts';
-import type { PluginService } from '../domain/plugin-service.ts';
-import { confirmBatchReply, initiateBatchReply } from './batch-replies.ts';
+import type { UploadService } from './domain/upload-service.ts';
+import type { RestorePreparer } from './domain/restore-preparer.ts';
+import type { PluginService } from './domain/plugin-service.ts';
+import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
 /** The upload service's table: each contract it answers and the domain call that answers it. */
 export function uploadRpcs(uploadService: UploadService, restorePreparer: RestorePreparer, pluginService: PluginService): Rpc[] {

@@ -1,6 +1,6 @@
 import { sync } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
-import type { SyncService } from '../domain/sync-service.ts';
+import type { SyncService } from './domain/sync-service.ts';
 
 /** The sync service's table: each contract it answers and the domain call that answers it. */
 export function syncRpcs(syncService: SyncService): Rpc[] {

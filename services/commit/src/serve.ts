@@ -1,15 +1,15 @@
 import { branches, commit, download, drafts } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
-import type { CommitService } from '../domain/commit-service.ts';
-import type { DraftService } from '../domain/draft-service.ts';
-import type { HistoryService } from '../domain/history-service.ts';
-import type { DownloadService } from '../domain/download-service.ts';
-import type { TreeService } from '../domain/tree-service.ts';
-import type { BranchService } from '../domain/branch-service.ts';
-import type { MergeService } from '../domain/merge-service.ts';
-import type { LogService } from '../domain/log-service.ts';
-import type { TreeListing } from '../domain/tree-listing.ts';
-import type { FolderListing } from '../domain/folder-listing.ts';
+import type { CommitService } from './domain/commit-service.ts';
+import type { DraftService } from './domain/draft-service.ts';
+import type { HistoryService } from './domain/history-service.ts';
+import type { DownloadService } from './domain/download-service.ts';
+import type { TreeService } from './domain/tree-service.ts';
+import type { BranchService } from './domain/branch-service.ts';
+import type { MergeService } from './domain/merge-service.ts';
+import type { LogService } from './domain/log-service.ts';
+import type { TreeListing } from './domain/tree-listing.ts';
+import type { FolderListing } from './domain/folder-listing.ts';
 
 /** The domain objects the commit service's RPCs call, passed by name: ten read poorly as positional parameters. */
 export interface CommitDomain {

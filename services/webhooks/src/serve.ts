@@ -1,7 +1,7 @@
 import { webhooks } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
-import type { FeedService } from '../domain/feed-service.ts';
-import type { WebhookService } from '../domain/webhook-service.ts';
+import type { FeedService } from './domain/feed-service.ts';
+import type { WebhookService } from './domain/webhook-service.ts';
 
 /** The webhooks service's table: each contract it answers and the domain call that answers it. */
 export function webhooksRpcs(hooks: WebhookService, feed: FeedService): Rpc[] {
