@@ -2,10 +2,10 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildOpenApiDocument } from '@lode/gateway/openapi/document';
 
 /**
- * The clients' copies of the API's types. Each client keeps its own, so neither the SDK nor the
- * dashboard depends on a server package (or on the other) for its types; both are the same text.
+ * The clients' API types, in the SDK, which depends on no server package. The dashboard imports
+ * them from there as types only, so its build carries none of the SDK's code.
  */
-export const API_TYPES_FILES = ['clients/sdk/src/generated/api.ts', 'clients/web/src/generated/api.ts'] as const;
+export const API_TYPES_FILES = ['clients/sdk/src/generated/api.ts'] as const;
 
 export const REGENERATE_COMMAND = 'npm run generate:api-types';
 

@@ -1,8 +1,11 @@
-/** The API's wire shapes the dashboard reads (docs/api.md), each an alias onto generated/api.ts. */
-import type { ReplyOf } from './generated/api.ts';
+/** The API's wire shapes the dashboard reads (docs/api.md), each an alias onto the SDK's generated/api.ts. */
+import type { ReplyOf } from '../../sdk/src/generated/api.ts';
 
 /** A keyset page of any list; the generated types spell it out for every list route. */
-export interface Page<T> { data: T[]; nextCursor: string | null }
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
 
 /** Who is signed in; the CSRF token is not here but in the lode_csrf cookie (api.ts). */
 export type Session = ReplyOf<'/api/v1/session', 'get'>;
@@ -40,5 +43,11 @@ export type LockConflict = AcquireLocksResult['conflicts'][number];
  * One file of a 409 `merge_conflict` refusal (its body's `conflicts`): kept by hand, since the
  * OpenAPI document does not describe refusals' details.
  */
-export interface MergeConflict { fileId: string; path: string; sourceVersion: number | null; targetVersion: number | null; baseVersion: number | null }
+export interface MergeConflict {
+  fileId: string;
+  path: string;
+  sourceVersion: number | null;
+  targetVersion: number | null;
+  baseVersion: number | null;
+}
 export type Webhook = ReplyOf<'/api/v1/projects/{projectId}/webhooks', 'get'>['data'][number];

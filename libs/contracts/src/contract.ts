@@ -12,9 +12,8 @@ export interface Contract<Req extends z.ZodType = z.ZodType, Rep extends z.ZodTy
   readonly subject: string;
   readonly request: Req;
   readonly reply: Rep;
-  // The binding's own schemas are its business: a contract is one contract, whatever its route takes.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly http?: HttpBinding<z.input<Req>, HttpAuth, any, any, any>;
+  /** Its own schemas widened: a contract is one type, whatever its route takes. */
+  readonly http?: HttpBinding<z.input<Req>, HttpAuth, z.ZodRawShape, z.ZodObject, z.ZodType>;
 }
 
 /**
@@ -36,11 +35,11 @@ export function defineContract<
   Rep extends z.ZodType,
   A extends HttpAuth = HttpAuth,
   P extends z.ZodRawShape = Record<never, never>,
-  Q extends z.ZodType = z.ZodObject<Record<never, never>>,
+  Q extends z.ZodObject = z.ZodObject<Record<never, never>>,
   B extends z.ZodType = z.ZodObject<Record<never, never>>,
 >(service: string, op: string, request: Req, reply: Rep, http?: HttpBinding<NoInfer<z.input<Req>>, A, P, Q, B>): Contract<Req, Rep> {
   // The gateway hands `request` the caller of the binding's own kind, which the erased type cannot say.
-  return { service, op, subject: `lode.${service}.v1.${op}`, request, reply, ...(http ? { http: http as Contract<Req>['http'] } : {}) };
+  return { service, op, subject: `lode.${service}.v1.${op}`, request, reply, ...(http ? { http: http as unknown as Contract<Req>['http'] } : {}) };
 }
 
 /** A second route to `contract`, declared beside it. */
@@ -48,8 +47,8 @@ export function defineRoute<
   C extends Contract,
   A extends HttpAuth = HttpAuth,
   P extends z.ZodRawShape = Record<never, never>,
-  Q extends z.ZodType = z.ZodObject<Record<never, never>>,
+  Q extends z.ZodObject = z.ZodObject<Record<never, never>>,
   B extends z.ZodType = z.ZodObject<Record<never, never>>,
 >(contract: C, http: HttpBinding<NoInfer<RequestOf<C>>, A, P, Q, B>): Endpoint {
-  return { contract, http: http as Endpoint['http'] };
+  return { contract, http: http as unknown as Endpoint['http'] };
 }

@@ -33,7 +33,7 @@ export interface BatchLimit {
 }
 
 /** A route's parsed input, as the binding's `request` receives it. */
-export type HttpInput<A extends HttpAuth, P extends z.ZodRawShape, Q extends z.ZodType, B extends z.ZodType> = CallerOf[A] & {
+export type HttpInput<A extends HttpAuth, P extends z.ZodRawShape, Q extends z.ZodObject, B extends z.ZodType> = CallerOf[A] & {
   /** The path's `…Id` parameters as lower-case UUIDs, and the others as `params` parses them. */
   params: z.output<z.ZodObject<P>> & Readonly<Record<string, string>>;
   query: z.output<Q>;
@@ -47,7 +47,13 @@ export type HttpInput<A extends HttpAuth, P extends z.ZodRawShape, Q extends z.Z
  * (authentication, the write limit, validation, the bus call, the status); the OpenAPI document and
  * the fuzz catalogue are read from the same bindings, so a route is declared here and nowhere else.
  */
-export interface HttpBinding<R = unknown, A extends HttpAuth = HttpAuth, P extends z.ZodRawShape = z.ZodRawShape, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+export interface HttpBinding<
+  R = unknown,
+  A extends HttpAuth = HttpAuth,
+  P extends z.ZodRawShape = z.ZodRawShape,
+  Q extends z.ZodObject = z.ZodObject,
+  B extends z.ZodType = z.ZodType,
+> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** The express route template, in full (`/api/v1/projects/:projectId/locks`). */
   path: string;

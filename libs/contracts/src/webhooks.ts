@@ -55,7 +55,7 @@ export type Webhook = z.infer<typeof webhookSchema>;
 export const webhookWithSecretSchema = webhookSchema.extend({ secret: z.string() });
 
 /** A webhook route as both callers reach it; `path` goes on after `…/webhooks`. */
-interface ManagedRoute<Q extends z.ZodType, B extends z.ZodType> {
+interface ManagedRoute<Q extends z.ZodObject, B extends z.ZodType> {
   method: HttpBinding['method'];
   path: string;
   summary: string;
@@ -68,13 +68,13 @@ interface ManagedRoute<Q extends z.ZodType, B extends z.ZodType> {
   noStore?: true;
 }
 
-type ManagedInput<Q extends z.ZodType, B extends z.ZodType> = { params: Readonly<Record<string, string>>; query: z.output<Q>; body: z.output<B> };
+type ManagedInput<Q extends z.ZodObject, B extends z.ZodType> = { params: Readonly<Record<string, string>>; query: z.output<Q>; body: z.output<B> };
 
 /**
  * The two routes of one webhook call: under a project for its org's owners and admins with a key
  * (the key's role decides), and in the admin API for operators. A malformed webhook id is unknown.
  */
-function managed<R, Q extends z.ZodType = z.ZodObject<Record<never, never>>, B extends z.ZodType = z.ZodObject<Record<never, never>>>(
+function managed<R, Q extends z.ZodObject = z.ZodObject<Record<never, never>>, B extends z.ZodType = z.ZodObject<Record<never, never>>>(
   route: ManagedRoute<Q, B>,
   request: (manager: Manager, input: ManagedInput<Q, B>) => R,
 ) {
@@ -117,7 +117,13 @@ const creating = managed(
   },
   (manager, { body }) => ({ manager, ...body }),
 );
-export const create = defineContract('webhooks', 'create', z.object({ manager: managerSchema, ...createBodySchema.shape }), webhookWithSecretSchema, creating.key);
+export const create = defineContract(
+  'webhooks',
+  'create',
+  z.object({ manager: managerSchema, ...createBodySchema.shape }),
+  webhookWithSecretSchema,
+  creating.key,
+);
 export const createByOperator = defineRoute(create, creating.operator);
 
 const listing = managed({ method: 'get', path: '', summary: "The project's webhooks" }, (manager) => ({ manager }));
@@ -142,7 +148,13 @@ export const update = defineContract(
 export const updateByOperator = defineRoute(update, updating.operator);
 
 const removing = managed({ method: 'delete', path: '/:webhookId', summary: 'Delete a webhook', write: true }, one);
-export const remove = defineContract('webhooks', 'delete', z.object({ manager: managerSchema, webhookId: uuid }), z.object({ deleted: z.literal(true) }), removing.key);
+export const remove = defineContract(
+  'webhooks',
+  'delete',
+  z.object({ manager: managerSchema, webhookId: uuid }),
+  z.object({ deleted: z.literal(true) }),
+  removing.key,
+);
 export const removeByOperator = defineRoute(remove, removing.operator);
 
 export const deliverySchema = z.object({
@@ -160,7 +172,10 @@ export const deliverySchema = z.object({
 export type Delivery = z.infer<typeof deliverySchema>;
 
 export const deliveriesQuerySchema = z.object({
-  cursor: z.string().regex(/^\d{1,18}$/, 'must be a cursor from a previous page').optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,18}$/, 'must be a cursor from a previous page')
+    .optional(),
   limit: z.coerce.number().int().min(1).max(200, 'must be at most 200').default(50),
 });
 const listingDeliveries = managed(
