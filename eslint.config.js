@@ -30,39 +30,56 @@ const layering = [
   {
     files: ['libs/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          packagePatterns(packagesUnder('services', 'clients'), 'A library must not depend on a service or a client.'),
-          climbingInto(['services', 'clients'], 'A library must not depend on a service or a client.'),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            packagePatterns(packagesUnder('services', 'clients'), 'A library must not depend on a service or a client.'),
+            climbingInto(['services', 'clients'], 'A library must not depend on a service or a client.'),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['clients/*/src/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          packagePatterns(packagesUnder('libs', 'services'), "A client's sources depend on no server package: the SDK carries what they need."),
-          climbingInto(['libs', 'services'], "A client's sources depend on no server package: the SDK carries what they need."),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            packagePatterns(packagesUnder('libs', 'services'), "A client's sources depend on no server package: the SDK carries what they need."),
+            climbingInto(['libs', 'services'], "A client's sources depend on no server package: the SDK carries what they need."),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['services/*/src/repo/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ regex: '(^|/)[^/]+-repo(\\.ts)?$', message: 'Repositories never import each other: move what they share into a file of its own (repo/<name>-rows.ts).' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)[^/]+-repo(\\.ts)?$',
+              message: 'Repositories never import each other: move what they share into a file of its own (repo/<name>-rows.ts).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['services/*/src/handlers/**/*.ts', 'services/*/src/serve.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ regex: '(^|/)(repo/|[^/]+-repo(\\.ts)?$)', message: 'A handler calls the domain, never a repository.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ regex: '(^|/)(repo/|[^/]+-repo(\\.ts)?$)', message: 'A handler calls the domain, never a repository.' }],
+        },
+      ],
     },
   },
 ];

@@ -17,7 +17,7 @@ function firstDifference(committed: string, expected: string): string | null {
 
 describe("the clients' generated API types", () => {
   // Rendering imports the gateway's operations and runs the generator: seconds, more on a busy machine.
-  it('match what the gateway\'s OpenAPI document generates now', { timeout: 120_000 }, async () => {
+  it("match what the gateway's OpenAPI document generates now", { timeout: 120_000 }, async () => {
     const expected = await renderApiTypes();
     const stale: string[] = [];
     for (const file of API_TYPES_FILES) {

@@ -38,7 +38,9 @@ describe('the layering rules of eslint.config.js', () => {
   });
 
   it('lets a library import another library, by name or by path, in its sources and its tests', async () => {
-    expect(await restrictions('libs/bus/src/synthetic.ts', "import { AppError } from '@lode/errors';\nimport { env } from '../../config/src/index.ts';")).toEqual([]);
+    expect(
+      await restrictions('libs/bus/src/synthetic.ts', "import { AppError } from '@lode/errors';\nimport { env } from '../../config/src/index.ts';"),
+    ).toEqual([]);
     expect(await restrictions('libs/bus/test/synthetic.test.ts', "import { Bus } from '../src/bus.ts';")).toEqual([]);
   });
 
@@ -58,12 +60,17 @@ describe('the layering rules of eslint.config.js', () => {
 
   it('refuses a repository importing another repository, values and types alike', async () => {
     const file = 'services/sync/src/repo/tree-repo.ts';
-    expect(await restrictions(file, "import type { Lineage } from './branches-repo.ts';")).toEqual([expect.stringContaining('Repositories never import each other')]);
-    expect(await restrictions(file, "import { FilesRepository } from '../../../upload/src/repo/files-repo.ts';")).toEqual([expect.stringContaining('Repositories never import each other')]);
+    expect(await restrictions(file, "import type { Lineage } from './branches-repo.ts';")).toEqual([
+      expect.stringContaining('Repositories never import each other'),
+    ]);
+    expect(await restrictions(file, "import { FilesRepository } from '../../../upload/src/repo/files-repo.ts';")).toEqual([
+      expect.stringContaining('Repositories never import each other'),
+    ]);
   });
 
   it('lets a repository import the rows repositories share, the domain and the libraries', async () => {
-    const code = "import type { Lineage } from './sync-rows.ts';\nimport type { Progress } from '../domain/part-plan.ts';\nimport { textList } from '@lode/db';";
+    const code =
+      "import type { Lineage } from './sync-rows.ts';\nimport type { Progress } from '../domain/part-plan.ts';\nimport { textList } from '@lode/db';";
     expect(await restrictions('services/sync/src/repo/tree-repo.ts', code)).toEqual([]);
   });
 
@@ -71,7 +78,9 @@ describe('the layering rules of eslint.config.js', () => {
     ['a repository', "import { LocksRepository } from '../repo/locks-repo.ts';"],
     ['the rows a repository answers with', "import type { LockRow } from '../repo/lock-rows.ts';"],
   ])('refuses a handler importing %s', async (_what, code) => {
-    expect(await restrictions('services/lock/src/handlers/synthetic.ts', code)).toEqual([expect.stringContaining('A handler calls the domain, never a repository')]);
+    expect(await restrictions('services/lock/src/handlers/synthetic.ts', code)).toEqual([
+      expect.stringContaining('A handler calls the domain, never a repository'),
+    ]);
   });
 
   it("refuses a service's table of contract → domain call importing a repository", async () => {

@@ -85,7 +85,9 @@ describe('deploy/docker-compose.yml', () => {
   });
 
   it('mounts only configuration files that exist, and the collector exports to a service that exists', () => {
-    const mounts = Object.values(services).flatMap((s) => (s.volumes ?? []) as string[]).filter((v) => v.startsWith('.'));
+    const mounts = Object.values(services)
+      .flatMap((s) => (s.volumes ?? []) as string[])
+      .filter((v) => v.startsWith('.'));
     expect(mounts.length).toBeGreaterThan(0);
     for (const mount of mounts) expect(existsSync(path.resolve(COMPOSE_DIR, mount.split(':')[0])), mount).toBe(true);
 
@@ -108,7 +110,10 @@ describe('deploy/docker-compose.yml', () => {
         } catch (error) {
           if (!(error instanceof MissingVariables)) throw error;
           missing = [...new Set(error.missing.map((m) => m.name))];
-          expect(error.missing.every((m) => m.message.length > 0), 'each refusal says what to set').toBe(true);
+          expect(
+            error.missing.every((m) => m.message.length > 0),
+            'each refusal says what to set',
+          ).toBe(true);
         }
         expect(missing, `${name}=${String(value)}`).toEqual([name]);
       }
@@ -132,7 +137,8 @@ describe('deploy/docker-compose.yml', () => {
   });
 
   it('publishes ports on the loopback interface unless LODE_BIND_ADDRESS says otherwise', () => {
-    const published = (rendered: Record<string, any>) => Object.entries(rendered).flatMap(([name, s]) => ((s.ports ?? []) as string[]).map((port) => [name, String(port)]));
+    const published = (rendered: Record<string, any>) =>
+      Object.entries(rendered).flatMap(([name, s]) => ((s.ports ?? []) as string[]).map((port) => [name, String(port)]));
     const byDefault = published(services);
     expect(byDefault.map(([name]) => name)).toContain('gateway');
     for (const [name, port] of byDefault) expect(port, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);

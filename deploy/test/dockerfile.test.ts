@@ -85,28 +85,54 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('gathers the manifest of every workspace in the lock file in the manifests stage, which the npm ci stages install from', () => {
-    const copied = copies(dockerfile, 'manifests').filter((c) => !c.from).flatMap((c) => c.sources);
+    const copied = copies(dockerfile, 'manifests')
+      .filter((c) => !c.from)
+      .flatMap((c) => c.sources);
     const gather = dockerfile.getInstructions().find((i) => i.getKeyword() === 'RUN' && i.getTextContent().includes('-name package.json'));
-    const roots = /find ((?:[\w./-]+ )+)-name package\.json/.exec(gather?.getTextContent() ?? '')?.[1].trim().split(' ') ?? [];
+    const roots =
+      /find ((?:[\w./-]+ )+)-name package\.json/
+        .exec(gather?.getTextContent() ?? '')?.[1]
+        .trim()
+        .split(' ') ?? [];
     expect(roots.length).toBeGreaterThan(0);
     for (const manifest of lockedWorkspaces().map((workspace) => `${workspace}/package.json`)) {
-      expect(copied.some((source) => brings(source, manifest)), `${manifest} is copied into the manifests stage`).toBe(true);
-      expect(roots.some((root) => brings(root, manifest)), `${manifest} is under a directory the find searches`).toBe(true);
+      expect(
+        copied.some((source) => brings(source, manifest)),
+        `${manifest} is copied into the manifests stage`,
+      ).toBe(true);
+      expect(
+        roots.some((root) => brings(root, manifest)),
+        `${manifest} is under a directory the find searches`,
+      ).toBe(true);
     }
   });
 
   it("gives the dashboard's build stage every tsconfig its Vite build reads, up the extends chain", () => {
-    const copied = copies(dockerfile, 'web').filter((c) => !c.from).flatMap((c) => c.sources);
+    const copied = copies(dockerfile, 'web')
+      .filter((c) => !c.from)
+      .flatMap((c) => c.sources);
     const chain = tsconfigChain('clients/web/tsconfig.json');
     expect(chain).toContain('tsconfig.base.json');
     for (const file of chain) {
       expect(ignored(file), `${file} is excluded by .dockerignore`).toBe(false);
-      expect(copied.some((source) => brings(source, file)), `${file} is copied into the web stage`).toBe(true);
+      expect(
+        copied.some((source) => brings(source, file)),
+        `${file} is copied into the web stage`,
+      ).toBe(true);
     }
   });
 
   it('leaves tests, documentation and local state out of the image', () => {
-    for (const p of ['libs/bus/test/nats-bus.test.ts', 'libs/db/src/cursor.test.ts', 'docs/api.md', '.git/HEAD', 'node_modules/pg/package.json', '.lode/admin-token', 'k8s/base/kustomization.yaml', 'services/system/testing/stack.ts']) {
+    for (const p of [
+      'libs/bus/test/nats-bus.test.ts',
+      'libs/db/src/cursor.test.ts',
+      'docs/api.md',
+      '.git/HEAD',
+      'node_modules/pg/package.json',
+      '.lode/admin-token',
+      'k8s/base/kustomization.yaml',
+      'services/system/testing/stack.ts',
+    ]) {
       expect(ignored(p), p).toBe(true);
     }
   });
@@ -120,7 +146,9 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('copies the entry point, every module it imports and the module it runs for each SERVICE', () => {
-    const copied = copies(dockerfile).filter((c) => !c.from).flatMap((c) => c.sources);
+    const copied = copies(dockerfile)
+      .filter((c) => !c.from)
+      .flatMap((c) => c.sources);
     const isCopied = (file: string) => copied.some((source) => brings(source, file)) && !ignored(file);
     const entrypoint = 'deploy/entrypoint.ts';
     const imports = [...readFileSync(path.join(REPO_ROOT, entrypoint), 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => path.join('deploy', m[1]));

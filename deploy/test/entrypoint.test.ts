@@ -113,7 +113,15 @@ describe('each SERVICE as a plain process on NATS', () => {
     // confirmed but uncommitted version (for a commit), all through the gateway.
     project = await new Seeder(baseUrl, adminToken).project();
     const identity = await project.api.post('/api/v1/auth/validate-key');
-    actor = { projectId: project.projectId, orgId: project.orgId, userId: project.userId, userName: identity.body.userName, userAvatarUrl: null, keyId: project.keyId, role: 'owner' };
+    actor = {
+      projectId: project.projectId,
+      orgId: project.orgId,
+      userId: project.userId,
+      userName: identity.body.userName,
+      userAvatarUrl: null,
+      keyId: project.keyId,
+      role: 'owner',
+    };
     level = await pushFile(project.api, project.projectId, 'levels/one.bin', Buffer.from('first take'));
     await commitThroughGateway([{ fileId: level.fileId, action: 'add', version: level.version }]);
     const second = await pushFile(project.api, project.projectId, 'levels/one.bin', Buffer.from('second take'));
@@ -149,7 +157,13 @@ describe('each SERVICE as a plain process on NATS', () => {
     // before the signal and the rest after it, so the request is in flight while the gateway drains.
     const request = http.request(`${baseUrl}/api/v1/projects/${project.projectId}/sync`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue', authorization: `Bearer ${project.key}`, 'x-device-id': project.deviceId },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+        authorization: `Bearer ${project.key}`,
+        'x-device-id': project.deviceId,
+      },
     });
     const response = once(request, 'response') as Promise<[http.IncomingMessage]>;
     request.flushHeaders();
@@ -172,7 +186,11 @@ describe('each SERVICE as a plain process on NATS', () => {
   /** Each service's request, and what a successful reply holds. Ordered so callees outlive callers. */
   const inFlightRequests: [string, (bus: NatsBus) => Promise<unknown>][] = [
     ['webhooks', (bus) => bus.call(webhooks.list, { manager: { projectId: actor.projectId, role: 'owner' } }).then((r) => expect(r.data).toEqual([]))],
-    ['restore', (bus) => bus.call(restore.create, { actor, restore: { files: [{ fileId: level.fileId, toVersion: 1 }] } }).then((r) => expect(r.restored).toHaveLength(1))],
+    [
+      'restore',
+      (bus) =>
+        bus.call(restore.create, { actor, restore: { files: [{ fileId: level.fileId, toVersion: 1 }] } }).then((r) => expect(r.restored).toHaveLength(1)),
+    ],
     [
       'sync',
       (bus) =>
@@ -184,12 +202,24 @@ describe('each SERVICE as a plain process on NATS', () => {
       'commit',
       (bus) =>
         bus
-          .call(commit.create, { actor, commit: commit.toColumns({ message: 'in flight', fileVersions: [{ fileId: uncommitted.fileId, action: 'add', version: uncommitted.version }] }) })
+          .call(commit.create, {
+            actor,
+            commit: commit.toColumns({ message: 'in flight', fileVersions: [{ fileId: uncommitted.fileId, action: 'add', version: uncommitted.version }] }),
+          })
           .then((r) => expect(r.fileCount).toBe(1)),
     ],
     ['lock', (bus) => bus.call(lock.acquire, { actor, fileIds: [level.fileId] }).then((r) => expect(r.acquired).toHaveLength(1))],
-    ['upload', (bus) => bus.call(upload.initiate, { actor, file: { path: 'levels/three.bin', ...describeContent(Buffer.from('three')) } }).then((r) => expect(r).toHaveProperty('uploadUrl'))],
-    ['identity', (bus) => bus.call(identity.resolveKey, { keyHash: identity.apiKeyHash(project.key) }).then((r) => expect(r.identity?.keyId).toBe(project.keyId))],
+    [
+      'upload',
+      (bus) =>
+        bus
+          .call(upload.initiate, { actor, file: { path: 'levels/three.bin', ...describeContent(Buffer.from('three')) } })
+          .then((r) => expect(r).toHaveProperty('uploadUrl')),
+    ],
+    [
+      'identity',
+      (bus) => bus.call(identity.resolveKey, { keyHash: identity.apiKeyHash(project.key) }).then((r) => expect(r.identity?.keyId).toBe(project.keyId)),
+    ],
   ];
 
   it('sends a request in flight to every service', () => {

@@ -50,7 +50,11 @@ describe('kustomize k8s/monitoring (Prometheus alert rules)', () => {
       expect(Object.keys(rule).sort(), rule.alert).toEqual(expect.arrayContaining(['alert', 'expr', 'labels', 'annotations']));
       expect(rule.expr.trim().length, rule.alert).toBeGreaterThan(0);
       // Balanced brackets and quotes catch the typos a YAML block scalar hides.
-      for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']]) {
+      for (const [open, close] of [
+        ['(', ')'],
+        ['{', '}'],
+        ['[', ']'],
+      ]) {
         expect(rule.expr.split(open).length, `${rule.alert} ${open}${close}`).toBe(rule.expr.split(close).length);
       }
       expect((rule.expr.match(/"/g) ?? []).length % 2, rule.alert).toBe(0);

@@ -23,8 +23,7 @@ const PROCESS_SHUTDOWN_SECONDS = 25;
 const podSpec = (workload: K8sObject) => workload.spec.template.spec;
 const mainContainer = (workload: K8sObject) => podSpec(workload).containers[0];
 const envValue = (container: any, name: string) => container.env?.find((e: any) => e.name === name);
-const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
-  Object.entries(selector).every(([key, value]) => labels[key] === value);
+const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
 
 function probePort(container: any, probe: any): number {
   const port = probe.httpGet.port;

@@ -3,17 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  freePort,
-  Seeder,
-  spawnService,
-  TEST_NATS_URL,
-  TEST_PG_URL,
-  TEST_REDIS_URL,
-  testS3Options,
-  waitForReady,
-  type ServiceProcess,
-} from '@lode/testkit';
+import { freePort, Seeder, spawnService, TEST_NATS_URL, TEST_PG_URL, TEST_REDIS_URL, testS3Options, waitForReady, type ServiceProcess } from '@lode/testkit';
 import { startProcessStack } from '@lode/system/testing';
 import { embeddedDatabaseUrl } from '@lode/embedded/embedded-postgres';
 import { LocalBlobStorage, localStorageDir, S3BlobStorage } from '@lode/storage';
@@ -88,7 +78,9 @@ export async function startNats(storage: 'local' | 's3'): Promise<Deployment> {
   const blobs =
     storage === 's3'
       ? s3BlobWriter(new S3BlobStorage(testS3Options(stack.env.S3_BUCKET)), stack.env.S3_BUCKET)
-      : localBlobWriter(new LocalBlobStorage({ dir: localStorageDir(stack.env.LODE_DATA_DIR), secret: stack.env.LODE_STORAGE_SECRET, publicUrl: stack.baseUrl }));
+      : localBlobWriter(
+          new LocalBlobStorage({ dir: localStorageDir(stack.env.LODE_DATA_DIR), secret: stack.env.LODE_STORAGE_SECRET, publicUrl: stack.baseUrl }),
+        );
   return {
     mode: 'nats',
     baseUrl: stack.baseUrl,

@@ -57,7 +57,11 @@ if (unknown.length > 0) fail(`unknown scenario(s) ${unknown.join(', ')}; known: 
 if (values.storage !== undefined && values.storage !== 'local' && values.storage !== 's3') fail('--storage is local or s3');
 
 const modes = values.url ? ['external' as const] : modesOf(values.mode);
-log(values.url ? `target ${values.url}` : `mode ${modes.join(', then ')}${values.mode === 'embedded' ? ' (the default; --mode nats or --mode all for the others)' : ''}`);
+log(
+  values.url
+    ? `target ${values.url}`
+    : `mode ${modes.join(', then ')}${values.mode === 'embedded' ? ' (the default; --mode nats or --mode all for the others)' : ''}`,
+);
 
 const runs: ModeRun[] = [];
 let failures = 0;

@@ -17,7 +17,10 @@ function older(a, b) {
 
 if (older(running, minimum)) {
   const message = `lode needs Node.js ${needed[0].replace(/^>=\s*/, '')} or newer; this is Node.js ${process.versions.node} (${process.execPath}). Install a newer Node.js (https://nodejs.org/) and run lode again.`;
-  if (process.argv.indexOf('--json') !== -1) process.stdout.write(`${JSON.stringify({ error: { code: 'unsupported_node', message, required: manifest.engines.node, running: process.versions.node } })}\n`);
+  if (process.argv.indexOf('--json') !== -1)
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: 'unsupported_node', message, required: manifest.engines.node, running: process.versions.node } })}\n`,
+    );
   else process.stderr.write(`error: ${message}\n`);
   process.exitCode = 1;
 } else {

@@ -21,6 +21,8 @@ if (existsSync(source) && process.features.typescript && module.registerHooks) {
   await import(dist.href);
 } else {
   // A checkout run by a Node that cannot strip types: the repository's own Node runs it (`npx lode`).
-  process.stderr.write(`error: lode run from the repository's sources needs Node.js 24 (which runs TypeScript); this is Node.js ${process.versions.node}. Run it as \`npx lode\`, which uses the Node.js that \`npm ci\` installed.\n`);
+  process.stderr.write(
+    `error: lode run from the repository's sources needs Node.js 24 (which runs TypeScript); this is Node.js ${process.versions.node}. Run it as \`npx lode\`, which uses the Node.js that \`npm ci\` installed.\n`,
+  );
   process.exitCode = 1;
 }

@@ -46,7 +46,8 @@ export async function adminToken(flag: string | undefined, env: NodeJS.ProcessEn
   const dataDir = nonEmpty(env.LODE_DATA_DIR);
   const file = path.resolve(dataDir ?? './.lode', 'admin-token');
   const fromFile = nonEmpty(await readFile(file, 'utf8').catch(() => undefined));
-  if (fromFile) return { value: fromFile, source: `${file} (${dataDir ? `LODE_DATA_DIR=${dataDir}` : 'the default data dir: LODE_DATA_DIR is not set'})`, fromFile: true };
+  if (fromFile)
+    return { value: fromFile, source: `${file} (${dataDir ? `LODE_DATA_DIR=${dataDir}` : 'the default data dir: LODE_DATA_DIR is not set'})`, fromFile: true };
   throw usageError(
     dataDir
       ? `No admin token in ${file}: was the server started with LODE_DATA_DIR=${dataDir}? Run this with the LODE_DATA_DIR the server was started with, or set LODE_ADMIN_TOKEN (or pass --token).`
@@ -57,6 +58,7 @@ export async function adminToken(flag: string | undefined, env: NodeJS.ProcessEn
 /** What to try when the server refuses the token: it is another server's, or another data dir's. */
 export function tokenHint(token: AdminToken): string {
   const where = 'A server started with LODE_DATA_DIR=DIR keeps its token in DIR/admin-token';
-  if (token.fromFile) return `The admin token was read from ${token.source}. ${where}: run this with the same LODE_DATA_DIR, or set LODE_ADMIN_TOKEN (or pass --token) to the server's token.`;
+  if (token.fromFile)
+    return `The admin token was read from ${token.source}. ${where}: run this with the same LODE_DATA_DIR, or set LODE_ADMIN_TOKEN (or pass --token) to the server's token.`;
   return `The admin token came from ${token.source}, which goes before any data dir's admin-token: give the server's token there. ${where}.`;
 }

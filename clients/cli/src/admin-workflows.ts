@@ -1,4 +1,15 @@
-import { allPages, type LodeAdminClient, type Membership, type Organization, type Page, type PageQuery, type Project, type Role, type SignInLink, type User } from '@lode/sdk';
+import {
+  allPages,
+  type LodeAdminClient,
+  type Membership,
+  type Organization,
+  type Page,
+  type PageQuery,
+  type Project,
+  type Role,
+  type SignInLink,
+  type User,
+} from '@lode/sdk';
 import { MAX_PAGE } from './commands/option-values.ts';
 import { CliError } from './failure.ts';
 
@@ -68,7 +79,10 @@ async function resolveProject(admin: AdminSession, ref: ProjectRef): Promise<Pro
     const org = await findOrg(admin, ref.orgSlug);
     if (!org) throw new CliError(`No organization has the slug "${ref.orgSlug}" (npm run admin -- orgs list --all)`, { code: 'org_not_found' });
     const project = await findProject(admin, org.id, (p) => p.slug === ref.projectSlug);
-    if (!project) throw new CliError(`Organization "${ref.orgSlug}" has no project "${ref.projectSlug}" (npm run admin -- projects list --org ${org.id})`, { code: 'project_not_found' });
+    if (!project)
+      throw new CliError(`Organization "${ref.orgSlug}" has no project "${ref.projectSlug}" (npm run admin -- projects list --org ${org.id})`, {
+        code: 'project_not_found',
+      });
     return project;
   }
   for (const org of await everyOrg(admin)) {
@@ -127,7 +141,13 @@ async function findOrMakeUser(admin: AdminSession, nameOrId: string, members: Me
  * The user's membership of the project's org and a new key for the project. An existing member
  * keeps their role unless one is asked for, so inviting an owner again never demotes them.
  */
-async function grant(admin: AdminSession, project: Project, user: { nameOrId: string; email: string | undefined }, asked: Role | undefined, newMemberRole: Role): Promise<Granted> {
+async function grant(
+  admin: AdminSession,
+  project: Project,
+  user: { nameOrId: string; email: string | undefined },
+  asked: Role | undefined,
+  newMemberRole: Role,
+): Promise<Granted> {
   const { client, note, signal } = admin;
   const members = await everyRow((page) => client.listMembers(project.orgId, page, { signal }));
   const { id: userId } = await resolveUser(admin, user.nameOrId, members, user.email);

@@ -11,7 +11,9 @@ describe('an unreachable server, as the CLI reports it', () => {
     ] as const) {
       const error = toCliError(new TypeError('fetch failed', { cause }));
       expect(error).toMatchObject({ code: 'network_error', exitCode: 1 });
-      expect(error.message).toBe(`Cannot reach the server: ${reason}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`);
+      expect(error.message).toBe(
+        `Cannot reach the server: ${reason}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`,
+      );
     }
   });
 
@@ -22,7 +24,16 @@ describe('an unreachable server, as the CLI reports it', () => {
 
 describe('API errors the CLI words itself', () => {
   const notLode = (status: number) =>
-    new LodeApiError(status, { code: 'not_lode_api', message: `No Lode API answers at http://host:8000 (HTTP ${status}, text/html)`, url: 'http://host:8000', contentType: 'text/html' }, null);
+    new LodeApiError(
+      status,
+      {
+        code: 'not_lode_api',
+        message: `No Lode API answers at http://host:8000 (HTTP ${status}, text/html)`,
+        url: 'http://host:8000',
+        contentType: 'text/html',
+      },
+      null,
+    );
 
   it('names the URL where no Lode API answers, with the status but never the page, under the code lode login uses', () => {
     const error = toCliError(notLode(501));
@@ -38,7 +49,9 @@ describe('API errors the CLI words itself', () => {
 
   it('calls command-line input the server refused a usage error (exit 2), and leaves any other error as it was', () => {
     const refused = new LodeApiError(400, { code: 'validation_failed', message: 'Invalid body: name: must be a branch name' }, null);
-    expect(() => refusedInput(refused)).toThrow(expect.objectContaining({ code: 'validation_failed', exitCode: 2, message: 'Invalid body: name: must be a branch name (validation_failed)' }));
+    expect(() => refusedInput(refused)).toThrow(
+      expect.objectContaining({ code: 'validation_failed', exitCode: 2, message: 'Invalid body: name: must be a branch name (validation_failed)' }),
+    );
     const locked = new LodeApiError(409, { code: 'file_locked', message: 'locked' }, null);
     expect(() => refusedInput(locked)).toThrow(locked);
     expect(toCliError(refused)).toMatchObject({ exitCode: 1 });
@@ -55,7 +68,13 @@ describe('API errors the CLI words itself', () => {
 
 describe('authentication the gateway throttles (429 too_many_failed_attempts)', () => {
   const throttled = (per: 'address' | 'key') =>
-    toCliError(new LodeApiError(429, { code: 'too_many_failed_attempts', message: 'Too many failed authentication attempts; retry later', per, retryAfterSeconds: 6 }, 'req-1'));
+    toCliError(
+      new LodeApiError(
+        429,
+        { code: 'too_many_failed_attempts', message: 'Too many failed authentication attempts; retry later', per, retryAfterSeconds: 6 },
+        'req-1',
+      ),
+    );
 
   it('says whose failures are throttled, how long to wait and what to check, keeping the code and body for --json', () => {
     const address = throttled('address');

@@ -41,10 +41,16 @@ export function fromApiError(error: LodeApiError): CliError {
     case 'file_locked': {
       const locked = (error.body.lockedFiles as LockedFile[] | undefined) ?? [];
       const lines = locked.map((f) => `  ${describeLock(f)}`);
-      return make(`Nothing was committed: ${plural(locked.length, 'file')} locked by teammates:\n${lines.join('\n')}\nAsk them to commit or unlock the files (an org owner or admin can run \`lode unlock --force PATH\`), then run the command again.`, EXIT.conflict);
+      return make(
+        `Nothing was committed: ${plural(locked.length, 'file')} locked by teammates:\n${lines.join('\n')}\nAsk them to commit or unlock the files (an org owner or admin can run \`lode unlock --force PATH\`), then run the command again.`,
+        EXIT.conflict,
+      );
     }
     case 'stale_version':
-      return make('Nothing was committed: a teammate committed newer versions of some of these files. Run `lode pull`, resolve what it reports, then push again.', EXIT.conflict);
+      return make(
+        'Nothing was committed: a teammate committed newer versions of some of these files. Run `lode pull`, resolve what it reports, then push again.',
+        EXIT.conflict,
+      );
     case 'merge_conflict':
       return make(`${error.message}. Merge again with --take source|target for each conflicting file.`, EXIT.conflict);
     case 'missing_key':
@@ -120,6 +126,10 @@ export function toCliError(error: unknown): CliError {
   if (error instanceof LodeApiError) return fromApiError(error);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   // fetch's own refusals (a port browsers block, say) carry a cause without a code.
-  if (error instanceof TypeError && (cause?.code || cause?.message)) return new CliError(`Cannot reach the server: ${cause.message ?? cause.code}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`, { code: 'network_error' });
+  if (error instanceof TypeError && (cause?.code || cause?.message))
+    return new CliError(
+      `Cannot reach the server: ${cause.message ?? cause.code}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`,
+      { code: 'network_error' },
+    );
   return new CliError(error instanceof Error ? error.message : String(error));
 }

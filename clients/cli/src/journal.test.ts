@@ -8,7 +8,11 @@ import { readJsonFile } from './json-file.ts';
 import { Workspace } from './workspace.ts';
 
 const uploaded = (name: string): UploadedFile => ({ path: name, fileId: `id-${name}`, version: 1, sha256: 'a'.repeat(64), size: 1, dedup: false });
-const pending = (name: string): PendingCommit => ({ request: { message: name, fileVersions: [{ fileId: `id-${name}`, action: 'add', version: 1 }] }, uploads: [uploaded(name)], deletes: [] });
+const pending = (name: string): PendingCommit => ({
+  request: { message: name, fileVersions: [{ fileId: `id-${name}`, action: 'add', version: 1 }] },
+  uploads: [uploaded(name)],
+  deletes: [],
+});
 
 async function openStore() {
   const workspace = await Workspace.create(await mkdtemp(path.join(tmpdir(), 'lode-journal-')), 'main');

@@ -41,7 +41,8 @@ lsCommands(program);
 branchCommands(program);
 adminCommands(program);
 // Every command takes the global options too, since positional options leave `lode push --json` to `push`.
-for (const command of [program, ...descendants(program)]) command.option('--json', 'print one JSON document (errors too) for scripts').option('--verbose', 'say when a call is retried');
+for (const command of [program, ...descendants(program)])
+  command.option('--json', 'print one JSON document (errors too) for scripts').option('--verbose', 'say when a call is retried');
 
 try {
   await program.parseAsync();

@@ -29,7 +29,9 @@ describe('the lode entry point on an older Node', () => {
     });
     const json = await lodeOn('22.11.9', ['status', '--json']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'unsupported_node', message: expect.stringContaining('this is Node.js 22.11.9'), required: '>=22.12', running: '22.11.9' } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'unsupported_node', message: expect.stringContaining('this is Node.js 22.11.9'), required: '>=22.12', running: '22.11.9' },
+    });
   });
 
   it('runs on the minimum and later', async () => {

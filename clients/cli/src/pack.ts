@@ -48,7 +48,12 @@ await mkdir(dest, { recursive: true });
 const stage = await mkdtemp(path.join(tmpdir(), 'lode-pack-'));
 try {
   const sdk = await readManifest(SDK);
-  const sdkTarball = await pack(SDK, path.join(stage, 'sdk'), published(sdk, { exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } }), dest);
+  const sdkTarball = await pack(
+    SDK,
+    path.join(stage, 'sdk'),
+    published(sdk, { exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } }),
+    dest,
+  );
 
   const cliStage = path.join(stage, 'cli');
   const bundled = path.join(cliStage, 'node_modules', sdk.name);
@@ -57,7 +62,12 @@ try {
   await cp(path.join(CLI, 'bin'), path.join(cliStage, 'bin'), { recursive: true });
   await cp(path.join(CLI, 'README.md'), path.join(cliStage, 'README.md'));
   const cli = await readManifest(CLI);
-  const cliTarball = await pack(CLI, cliStage, published(cli, { dependencies: { ...cli.dependencies, [sdk.name]: sdk.version }, bundleDependencies: [sdk.name] }), dest);
+  const cliTarball = await pack(
+    CLI,
+    cliStage,
+    published(cli, { dependencies: { ...cli.dependencies, [sdk.name]: sdk.version }, bundleDependencies: [sdk.name] }),
+    dest,
+  );
   process.stdout.write(`${sdkTarball}\n${cliTarball}\n`);
 } finally {
   await rm(stage, { recursive: true, force: true });

@@ -76,10 +76,13 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   }
   await workspace.save();
   if (result.failures.length > 0) {
-    throw new CliError(`${plural(result.failures.length, 'file')} could not be downloaded (pull again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`, {
-      code: 'download_failed',
-      details: { failures: result.failures },
-    });
+    throw new CliError(
+      `${plural(result.failures.length, 'file')} could not be downloaded (pull again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`,
+      {
+        code: 'download_failed',
+        details: { failures: result.failures },
+      },
+    );
   }
   return {
     downloaded: result.done.length,

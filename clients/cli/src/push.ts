@@ -55,10 +55,21 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
       { exitCode: EXIT.conflict, code: 'conflict', details: { conflicts: conflicts.map((c) => c.path) } },
     );
   }
-  const uploads = scoped.filter((e): e is StatusEntry & { local: NonNullable<StatusEntry['local']> } => (e.status === 'modified' || e.status === 'local_only') && e.local !== undefined);
+  const uploads = scoped.filter(
+    (e): e is StatusEntry & { local: NonNullable<StatusEntry['local']> } => (e.status === 'modified' || e.status === 'local_only') && e.local !== undefined,
+  );
   const deletes = scoped.filter((e) => e.status === 'deleted_local' && e.row.fileId).map((e) => ({ path: e.path, fileId: e.row.fileId as string }));
   const switchedFrom = () => (workspace.state.branch === followed ? null : followed);
-  const report: PushReport = { commit: null, resumed, uploaded: 0, reused: 0, deduplicated: 0, deleted: deletes.length, bytes: 0, switchedFrom: switchedFrom() };
+  const report: PushReport = {
+    commit: null,
+    resumed,
+    uploaded: 0,
+    reused: 0,
+    deduplicated: 0,
+    deleted: deletes.length,
+    bytes: 0,
+    switchedFrom: switchedFrom(),
+  };
   if (uploads.length === 0 && deletes.length === 0) {
     await store.finish();
     return report;
@@ -78,7 +89,13 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
     result = await uploadFiles(
       client,
       toUpload.map((u) => ({ path: u.path, localPath: u.local.localPath, digest: u.local.digest })),
-      { concurrency: options.concurrency, batchSize: options.batchSize, signal, onProgress: progress.update, onConfirmed: (files) => store.recordConfirmed(files) },
+      {
+        concurrency: options.concurrency,
+        batchSize: options.batchSize,
+        signal,
+        onProgress: progress.update,
+        onConfirmed: (files) => store.recordConfirmed(files),
+      },
     );
   } finally {
     progress.stop();

@@ -20,19 +20,35 @@ export async function optionalWorkspace(): Promise<Workspace | null> {
  * File ids of paths given on the command line: paths on disk inside a workspace (its synced state
  * knows their ids), project paths otherwise, looked up on the branch through batch download URLs.
  */
-export async function resolveFiles(client: LodeClient, workspace: Workspace | null, paths: string[], branch: string | undefined, signal: AbortSignal): Promise<NamedFile[]> {
+export async function resolveFiles(
+  client: LodeClient,
+  workspace: Workspace | null,
+  paths: string[],
+  branch: string | undefined,
+  signal: AbortSignal,
+): Promise<NamedFile[]> {
   const projectPaths = paths.map((p) => (workspace ? workspace.projectPath(p) : p.replace(/^\/+/, '')));
   const known = projectPaths.map((p) => workspace?.state.files[p]);
   const unknown = projectPaths.filter((_, i) => !known[i]);
   // download-urls takes at most 1,000 paths a call; lock and unlock take any number.
   const looked: DownloadResult[] = [];
-  for (const batch of chunk(unknown, MAX_BATCH)) looked.push(...(await client.downloadUrls(batch.map((path) => ({ path })), branch, { signal })));
+  for (const batch of chunk(unknown, MAX_BATCH))
+    looked.push(
+      ...(await client.downloadUrls(
+        batch.map((path) => ({ path })),
+        branch,
+        { signal },
+      )),
+    );
   const found = new Map(unknown.map((p, i) => [p, looked[i]]));
   return projectPaths.map((path, i) => {
     const synced = known[i];
     if (synced) return { path, fileId: synced.fileId };
     const result = found.get(path);
     if (result?.fileId) return { path: result.path ?? path, fileId: result.fileId };
-    throw new CliError(`${path} is not a file of the project${branch ? ` on ${branch}` : ''} (never committed, or misspelled).`, { exitCode: EXIT.usage, code: 'not_found' });
+    throw new CliError(`${path} is not a file of the project${branch ? ` on ${branch}` : ''} (never committed, or misspelled).`, {
+      exitCode: EXIT.usage,
+      code: 'not_found',
+    });
   });
 }

@@ -53,10 +53,13 @@ export async function revert(ctx: Context, workspace: Workspace, scopes: string[
   const result = await downloadFiles(ctx.client, targets, { branch: workspace.state.branch, signal: ctx.signal });
   report.reverted = result.done.map((d) => ({ path: d.path, version: d.version }));
   if (result.failures.length > 0) {
-    throw new CliError(`${plural(result.failures.length, 'file')} could not be put back (run the revert again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`, {
-      code: 'download_failed',
-      details: { ...report, failures: result.failures },
-    });
+    throw new CliError(
+      `${plural(result.failures.length, 'file')} could not be put back (run the revert again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`,
+      {
+        code: 'download_failed',
+        details: { ...report, failures: result.failures },
+      },
+    );
   }
   return report;
 }

@@ -37,7 +37,15 @@ describe('what a scan of the workspace leaves out', () => {
   it('takes one back when .lodeignore includes it explicitly with !, but never the workspace’s own state', async () => {
     const workspace = await workspaceWith({ ...VCS_FILES, '.lodeignore': '!.p4ignore\n!.git/\n!.lode/\n!*.lode-tmp\n' });
     const scanned = await scanWorkspace(workspace);
-    expect(scanned.files.map((f) => f.path)).toEqual(['.git/config', '.git/objects/ab/cdef', '.gitignore', '.lodeignore', 'Content/.p4ignore', 'Levels/Forest.umap', 'Plugins/Tool/.git/HEAD']);
+    expect(scanned.files.map((f) => f.path)).toEqual([
+      '.git/config',
+      '.git/objects/ab/cdef',
+      '.gitignore',
+      '.lodeignore',
+      'Content/.p4ignore',
+      'Levels/Forest.umap',
+      'Plugins/Tool/.git/HEAD',
+    ]);
     expect(scanned.ignores('.lode/state.json')).toBe(true);
     expect(scanned.ignores('a.bin.lode-tmp')).toBe(true);
   });

@@ -10,7 +10,8 @@ describe("the server's base URL given to lode login or LODE_URL", () => {
   });
 
   it('is refused without http(s):// or with a query, saying what is expected', () => {
-    for (const bad of ['localhost:8080', 'lode.example.com', 'ftp://lode.example.com', '']) expect(() => baseUrl(bad)).toThrow(/with its scheme, e\.g\. https:\/\//);
+    for (const bad of ['localhost:8080', 'lode.example.com', 'ftp://lode.example.com', ''])
+      expect(() => baseUrl(bad)).toThrow(/with its scheme, e\.g\. https:\/\//);
     expect(() => baseUrl('https://lode.example.com/?project=1')).toThrow(/without a query/);
   });
 });

@@ -47,7 +47,11 @@ export async function writeSettings(settings: Settings): Promise<string> {
 /** This machine's device id, made (and saved) on first use. */
 export async function ensureDeviceId(settings: Settings): Promise<string> {
   if (!settings.deviceId) {
-    settings.deviceId = `${hostname().replace(/[^\x21-\x7e]/g, '').slice(0, 60) || 'device'}-${randomUUID()}`;
+    settings.deviceId = `${
+      hostname()
+        .replace(/[^\x21-\x7e]/g, '')
+        .slice(0, 60) || 'device'
+    }-${randomUUID()}`;
     await writeSettings(settings);
   }
   return settings.deviceId;
@@ -64,7 +68,8 @@ export function baseUrl(value: string): string {
   } catch {
     url = new URL('invalid:');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error("Expected the server's address with its scheme, e.g. https://lode.example.com or http://localhost:8080.");
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error("Expected the server's address with its scheme, e.g. https://lode.example.com or http://localhost:8080.");
   if (url.search || url.hash) throw new Error("Expected the server's base URL, without a query or fragment.");
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
   return url.href.replace(/\/+$/, '');

@@ -72,14 +72,29 @@ describe('whether a branch exists', () => {
 });
 
 describe('a file the server stored under a name its rule now refuses', () => {
-  const row = (path: string, fileId: string): SyncRow => ({ path, status: 'missing', fileId, remoteVersion: 1, remoteSha256: 'a'.repeat(64), remoteCommitSeq: 1, remoteSize: 1 });
+  const row = (path: string, fileId: string): SyncRow => ({
+    path,
+    status: 'missing',
+    fileId,
+    remoteVersion: 1,
+    remoteSha256: 'a'.repeat(64),
+    remoteCommitSeq: 1,
+    remoteSize: 1,
+  });
   const serverHolding = (rows: SyncRow[]) =>
-    ({ sync: async () => ({ files: rows, latestCommitSeq: 1 }), listBranches: async () => ({ data: [{ name: 'main', headSequenceNum: 1, forkedFrom: null }], nextCursor: null }) }) as unknown as LodeClient;
+    ({
+      sync: async () => ({ files: rows, latestCommitSeq: 1 }),
+      listBranches: async () => ({ data: [{ name: 'main', headSequenceNum: 1, forkedFrom: null }], nextCursor: null }),
+    }) as unknown as LodeClient;
 
   it('is listed, not downloaded; one this workspace synced and has since deleted is still deleted for the team', async () => {
     const workspace = await Workspace.create(await mkdtemp(path.join(tmpdir(), 'lode-status-')), 'main');
     workspace.state.files['Old\u0089.txt'] = { fileId: 'f-old', version: 1, sha256: 'a'.repeat(64) };
-    const status = await workspaceStatus(serverHolding([row('Old\u0089.txt', 'f-old'), row('Theirs\u0089.txt', 'f-theirs'), row('fine.txt', 'f-fine')]), workspace, 'main');
+    const status = await workspaceStatus(
+      serverHolding([row('Old\u0089.txt', 'f-old'), row('Theirs\u0089.txt', 'f-theirs'), row('fine.txt', 'f-fine')]),
+      workspace,
+      'main',
+    );
     expect(status.entries.map((e) => [e.path, e.status])).toEqual([
       ['Old\u0089.txt', 'deleted_local'],
       ['fine.txt', 'missing'],
@@ -138,7 +153,11 @@ describe('the branch a status is about', () => {
       ],
       [],
     );
-    expect(await workspaceStatus(client, workspace, 'main')).toMatchObject({ branch: 'main', head: { headSequenceNum: 4, forkedFrom: null }, latestCommitSeq: 9 });
+    expect(await workspaceStatus(client, workspace, 'main')).toMatchObject({
+      branch: 'main',
+      head: { headSequenceNum: 4, forkedFrom: null },
+      latestCommitSeq: 9,
+    });
     expect(await workspaceStatus(client, workspace, 'exp')).toMatchObject({ branch: 'exp', head: { headSequenceNum: 9, forkedFrom: { branch: 'main' } } });
   });
 
@@ -146,7 +165,13 @@ describe('the branch a status is about', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'lode-status-'));
     await writeFile(path.join(root, 'a.txt'), 'a');
     const workspace = await Workspace.create(root, 'main');
-    const client = server([{ name: 'main', headSequenceNum: 1, forkedFrom: null }, { name: 'exp', headSequenceNum: 7, forkedFrom: { branch: 'main', sequenceNum: 1 } }], [upToDate]);
+    const client = server(
+      [
+        { name: 'main', headSequenceNum: 1, forkedFrom: null },
+        { name: 'exp', headSequenceNum: 7, forkedFrom: { branch: 'main', sequenceNum: 1 } },
+      ],
+      [upToDate],
+    );
     await workspaceStatus(client, workspace, 'exp');
     expect(workspace.state).toEqual({ branch: 'main', files: {} });
     await workspaceStatus(client, workspace, 'exp', undefined, { follow: true });

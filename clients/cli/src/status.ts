@@ -7,7 +7,16 @@ import type { SyncedFile, Workspace } from './workspace.ts';
 /** The server's seven statuses, plus a file this workspace synced and has since deleted (push records the deletion). */
 export type FileStatus = SyncStatus | 'deleted_local';
 
-export const STATUS_ORDER: readonly FileStatus[] = ['conflict', 'modified', 'local_only', 'deleted_local', 'outdated', 'missing', 'deleted_remote', 'up_to_date'];
+export const STATUS_ORDER: readonly FileStatus[] = [
+  'conflict',
+  'modified',
+  'local_only',
+  'deleted_local',
+  'outdated',
+  'missing',
+  'deleted_remote',
+  'up_to_date',
+];
 
 export interface StatusEntry {
   path: string;
@@ -53,7 +62,13 @@ const SYNC_BATCH = 10_000;
  * Updates the workspace's record of what it has synced (saved by the caller) when `branch` is the
  * workspace's, or becomes it: `follow` makes the workspace follow `branch` once it is known to exist.
  */
-export async function workspaceStatus(client: LodeClient, workspace: Workspace, branch: string, signal?: AbortSignal, options: { follow?: boolean } = {}): Promise<WorkspaceStatus> {
+export async function workspaceStatus(
+  client: LodeClient,
+  workspace: Workspace,
+  branch: string,
+  signal?: AbortSignal,
+  options: { follow?: boolean } = {},
+): Promise<WorkspaceStatus> {
   const head = await requireBranch(client, branch, workspace.state.branch, signal);
   if (options.follow) workspace.state.branch = branch;
   const scanned = await scanWorkspace(workspace);
@@ -63,7 +78,11 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
     return problem ? [{ path: e.path, problem, remote: false }] : [];
   });
   const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
-  const local = await hashEntries(workspace, scanned.files.filter((e) => !setAside.has(pathKey(e.path))), signal);
+  const local = await hashEntries(
+    workspace,
+    scanned.files.filter((e) => !setAside.has(pathKey(e.path))),
+    signal,
+  );
   const byPath = new Map(local.map((e) => [e.path, e]));
   const files = local.map((e) => {
     const synced = workspace.state.files[e.path];
@@ -101,7 +120,16 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
   }
   // Local and remote-only files in one path order, whichever side each came from.
   entries.sort((a, b) => comparePaths(a.path, b.path));
-  return { branch, head, latestCommitSeq, entries, caseCollisions: caseCollisions(local.map((e) => e.path)), unstorable, nested: scanned.nested, partials: scanned.partials };
+  return {
+    branch,
+    head,
+    latestCommitSeq,
+    entries,
+    caseCollisions: caseCollisions(local.map((e) => e.path)),
+    unstorable,
+    nested: scanned.nested,
+    partials: scanned.partials,
+  };
 }
 
 /**
@@ -120,7 +148,8 @@ export async function workspaceStatus(client: LodeClient, workspace: Workspace, 
  */
 export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?: string): FileStatus {
   const tipDeleted = row.fileId !== null && row.remoteVersion === null;
-  if (here !== undefined && synced?.sha256 === here && ['modified', 'conflict', 'local_only'].includes(row.status)) return tipDeleted || row.status === 'local_only' ? 'deleted_remote' : 'outdated';
+  if (here !== undefined && synced?.sha256 === here && ['modified', 'conflict', 'local_only'].includes(row.status))
+    return tipDeleted || row.status === 'local_only' ? 'deleted_remote' : 'outdated';
   if (tipDeleted && synced === undefined && (row.status === 'modified' || row.status === 'deleted_remote')) return 'local_only';
   if (row.status === 'modified' && synced === undefined && row.remoteVersion !== null) return 'conflict';
   // Remote-only, synced here before at the version the server still has: deleted locally since.
@@ -169,7 +198,7 @@ export async function branchExists(client: Pick<LodeClient, 'listBranches'>, nam
 /** Pages through the branches, which the API lists main first, then by the bytes of their names, only as far as `name`'s place. */
 export async function findBranch(client: Pick<LodeClient, 'listBranches'>, name: string, signal?: AbortSignal): Promise<Branch | null> {
   const bytes = Buffer.from(name);
-  for (let cursor: string | undefined; ; ) {
+  for (let cursor: string | undefined; ;) {
     const page = await client.listBranches({ limit: 200, cursor }, { signal });
     const found = page.data.find((b) => b.name === name);
     if (found) return found;

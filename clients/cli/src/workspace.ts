@@ -50,7 +50,10 @@ export class Workspace {
     for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
       const file = stateFile(dir);
       const state = await readJsonFile<WorkspaceState | null>(file, null).catch((error: unknown) => {
-        throw new CliError(`Cannot read the workspace state ${file}: ${(error as Error).message}. Fix its permissions, or remove the .lode folder holding it (then lode init and lode pull make it again).`, { code: 'bad_workspace_state' });
+        throw new CliError(
+          `Cannot read the workspace state ${file}: ${(error as Error).message}. Fix its permissions, or remove the .lode folder holding it (then lode init and lode pull make it again).`,
+          { code: 'bad_workspace_state' },
+        );
       });
       if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}));
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
@@ -64,7 +67,8 @@ export class Workspace {
   /** A path on disk (relative to the current folder) as a project path (NFC), refused outside the workspace. */
   projectPath(localPath: string): string {
     const relative = path.relative(this.root, path.resolve(localPath));
-    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new CliError(`${localPath} is outside the workspace ${this.root}`, { exitCode: 2, code: 'usage' });
+    if (relative.startsWith('..') || path.isAbsolute(relative))
+      throw new CliError(`${localPath} is outside the workspace ${this.root}`, { exitCode: 2, code: 'usage' });
     return relative.split(path.sep).join('/').normalize('NFC');
   }
 

@@ -109,7 +109,10 @@ describe('lode admin (npm run admin)', () => {
   /** The key works: validate-key answers 200 for the user and project it was made for. */
   async function expectWorkingKey(granted: Granted, userName: string) {
     const api = new ApiClient(stack.baseUrl, { authorization: `Bearer ${granted.key}` });
-    expect(await api.post('/api/v1/auth/validate-key')).toMatchObject({ status: 200, body: { userId: granted.userId, userName, projectId: granted.projectId } });
+    expect(await api.post('/api/v1/auth/validate-key')).toMatchObject({
+      status: 200,
+      body: { userId: granted.userId, userName, projectId: granted.projectId },
+    });
   }
 
   it('quickstart run again reuses what exists, says so, and prints a new working key', async () => {
@@ -154,7 +157,12 @@ describe('lode admin (npm run admin)', () => {
     expect(JSON.parse(ownerAgain.stdout)).toMatchObject({ userId: owner.userId, role: 'owner' });
 
     const members = await json<Page<{ userId: string; role: string }>>(['members', 'list', '--org', owner.orgId]);
-    expect(members.data.map((m) => [m.userId, m.role]).sort()).toEqual([[owner.userId, 'owner'], [bea.userId, 'admin']].sort());
+    expect(members.data.map((m) => [m.userId, m.role]).sort()).toEqual(
+      [
+        [owner.userId, 'owner'],
+        [bea.userId, 'admin'],
+      ].sort(),
+    );
     const keys = await json<Page<{ userId: string }>>(['keys', 'list', '--project', owner.projectId]);
     expect(keys.data).toHaveLength(5);
   });
@@ -162,7 +170,9 @@ describe('lode admin (npm run admin)', () => {
   it('invite prints a dashboard sign-in link as quickstart does; --email gives the user made, or found, an email', async () => {
     const name = `Cy-${tag()}`;
     const email = `${name.toLowerCase()}@studio.example`;
-    const owner = JSON.parse((await cli(['quickstart', '--org-slug', `mail-${tag()}`, '--project-slug', 'moor', '--user-name', name, '--email', email])).stdout) as Granted;
+    const owner = JSON.parse(
+      (await cli(['quickstart', '--org-slug', `mail-${tag()}`, '--project-slug', 'moor', '--user-name', name, '--email', email])).stdout,
+    ) as Granted;
     const users = async () => (await json<Page<{ id: string; email: string | null }>>(['users', 'list', '--all'])).data;
     expect((await users()).find((u) => u.id === owner.userId)?.email).toBe(email);
 
@@ -201,9 +211,7 @@ describe('lode admin (npm run admin)', () => {
 
   it('orgs list --all follows nextCursor through every page', async () => {
     for (let i = 0; i < 3; i++) await json(['orgs', 'create', '--name', 'Paged', '--slug', `paged-${tag()}`]);
-    const whole = await new ApiClient(stack.baseUrl, { authorization: `Bearer ${stack.adminToken}` }).get<Page<{ id: string }>>(
-      '/admin/v1/orgs?limit=200',
-    );
+    const whole = await new ApiClient(stack.baseUrl, { authorization: `Bearer ${stack.adminToken}` }).get<Page<{ id: string }>>('/admin/v1/orgs?limit=200');
     const onePage = await json<Page<{ id: string }>>(['orgs', 'list', '--limit', '1']);
     expect(onePage.data).toHaveLength(1);
     expect(onePage.nextCursor).toEqual(expect.any(String));
@@ -217,13 +225,35 @@ describe('lode admin (npm run admin)', () => {
   it('runs every resource command against the admin API', async () => {
     const org = await json<{ id: string; slug: string }>(['orgs', 'create', '--name', 'Acme', '--slug', `acme-${tag()}`]);
     const email = `bo-${tag()}@studio.example`;
-    const user = await json<{ id: string; avatarUrl: string; email: string }>(['users', 'create', '--name', 'Bo', '--email', email, '--avatar-url', 'https://example.com/bo.png']);
+    const user = await json<{ id: string; avatarUrl: string; email: string }>([
+      'users',
+      'create',
+      '--name',
+      'Bo',
+      '--email',
+      email,
+      '--avatar-url',
+      'https://example.com/bo.png',
+    ]);
     expect(user).toMatchObject({ avatarUrl: 'https://example.com/bo.png', email });
     expect(await json(['users', 'set-email', '--user', user.id, '--email', `new-${email}`])).toMatchObject({ id: user.id, email: `new-${email}` });
     expect(await json(['members', 'add', '--org', org.id, '--user', user.id, '--role', 'admin'])).toMatchObject({ role: 'admin' });
-    const project = await json<{ id: string }>(
-      ['projects', 'create', '--org', org.id, '--name', 'Swamp', '--slug', 'swamp', '--icon-url', 'https://example.com/s.png', '--rate-per-second', '2.5', '--rate-burst', '20'],
-    );
+    const project = await json<{ id: string }>([
+      'projects',
+      'create',
+      '--org',
+      org.id,
+      '--name',
+      'Swamp',
+      '--slug',
+      'swamp',
+      '--icon-url',
+      'https://example.com/s.png',
+      '--rate-per-second',
+      '2.5',
+      '--rate-burst',
+      '20',
+    ]);
     expect(project).toMatchObject({ iconUrl: 'https://example.com/s.png', writeRateLimit: { perSecond: 2.5, burst: 20 } });
     expect((await json<Page<{ id: string }>>(['projects', 'list', '--org', org.id])).data.map((p) => p.id)).toEqual([project.id]);
     expect((await json<Page<{ id: string }>>(['users', 'list', '--all'])).data.map((u) => u.id)).toContain(user.id);
@@ -246,13 +276,15 @@ describe('lode admin (npm run admin)', () => {
 
     const wrongToken = await cli(['orgs', 'list'], { LODE_URL: stack.baseUrl, LODE_ADMIN_TOKEN: 'not-the-token' });
     expect(wrongToken).toMatchObject({ code: 1, stdout: '' });
-    expect(wrongToken.stderr).toMatch(/^error 401 unauthorized: .+\nThe admin token came from LODE_ADMIN_TOKEN, which goes before any data dir's admin-token: .+\n$/);
+    expect(wrongToken.stderr).toMatch(
+      /^error 401 unauthorized: .+\nThe admin token came from LODE_ADMIN_TOKEN, which goes before any data dir's admin-token: .+\n$/,
+    );
 
     const unknown = await cli(['keys', 'revoke', '--key', '00000000-0000-4000-8000-000000000000']);
     expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'error 404 not_found: API key not found\n' });
   });
 
-  it("names where a refused admin token was read from and how to point elsewhere (a server started with another LODE_DATA_DIR)", async () => {
+  it('names where a refused admin token was read from and how to point elsewhere (a server started with another LODE_DATA_DIR)', async () => {
     const defaultDir = path.join(workDir, '.lode');
     const otherDir = path.join(workDir, 'other-data');
     for (const dir of [defaultDir, otherDir]) {
@@ -368,7 +400,9 @@ describe('lode admin (npm run admin)', () => {
     await json(['orgs', 'create', '--name', 'First', '--slug', slug]);
     const taken = await cli(['orgs', 'create', '--name', 'Second', '--slug', slug, '--json']);
     expect(taken).toMatchObject({ code: 1, stderr: '' });
-    expect(JSON.parse(taken.stdout)).toEqual({ error: expect.objectContaining({ code: 'slug_taken', status: 409, message: `Slug "${slug}" is already taken` }) });
+    expect(JSON.parse(taken.stdout)).toEqual({
+      error: expect.objectContaining({ code: 'slug_taken', status: 409, message: `Slug "${slug}" is already taken` }),
+    });
     const usage = await cli(['orgs', 'create', '--name', 'Acme', '--json']);
     expect(usage).toMatchObject({ code: 2, stderr: '' });
     expect(JSON.parse(usage.stdout)).toEqual({ error: expect.objectContaining({ code: 'usage' }) });
@@ -384,6 +418,10 @@ describe('lode admin (npm run admin)', () => {
     expect(listed.stderr).toMatch(/^retrying GET \/admin\/v1\/orgs in \d+ ms \(fetch failed\)$/m);
     expect(listed.stderr).toMatch(new RegExp(`^error: cannot reach ${nowhere}: connect ECONNREFUSED`, 'm'));
     const created = await cli(['users', 'create', '--name', 'Once', '--verbose'], env);
-    expect(created).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(new RegExp(`^error: cannot reach ${nowhere}: connect ECONNREFUSED[^\n]*\n$`)) });
+    expect(created).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(new RegExp(`^error: cannot reach ${nowhere}: connect ECONNREFUSED[^\n]*\n$`)),
+    });
   });
 });

@@ -85,7 +85,10 @@ describe('the SDK installed from its tarball', () => {
     expect(JSON.stringify(manifest.exports)).not.toContain('src/');
     await writeFile(
       path.join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(REPO, 'node_modules/@types')] }, files: ['index.ts', 'readme.ts'] }),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(REPO, 'node_modules/@types')] },
+        files: ['index.ts', 'readme.ts'],
+      }),
     );
     // The README's examples, in order, as one program: they must compile against what the tarball ships.
     const readme = await readFile(path.join(REPO, 'clients/sdk/README.md'), 'utf8');

@@ -178,7 +178,10 @@ export class LodeClient {
   }
 
   commitDraft(draftId: string, options: Signal & { idempotencyKey?: string } = {}): Promise<CommitCreated> {
-    return this.#project('POST', `/drafts/${encodeURIComponent(draftId)}/commit`, undefined, { ...options, idempotencyKey: options.idempotencyKey ?? randomUUID() });
+    return this.#project('POST', `/drafts/${encodeURIComponent(draftId)}/commit`, undefined, {
+      ...options,
+      idempotencyKey: options.idempotencyKey ?? randomUUID(),
+    });
   }
 
   deleteDraft(draftId: string, options: Signal = {}): Promise<{ id: string; deleted: true }> {

@@ -27,7 +27,8 @@ export interface CommitOptions {
  */
 export async function commitFiles(client: LodeClient, request: CommitRequest, options: CommitOptions): Promise<CommitCreated> {
   const { signal, idempotencyKey, maxEntries = MAX_COMMIT_ENTRIES } = options;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > MAX_COMMIT_ENTRIES) throw new RangeError(`maxEntries must be a whole number from 1 to ${MAX_COMMIT_ENTRIES}`);
+  if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > MAX_COMMIT_ENTRIES)
+    throw new RangeError(`maxEntries must be a whole number from 1 to ${MAX_COMMIT_ENTRIES}`);
   if (options.draftId !== undefined) {
     const resumed = await resumeDraft(client, options.draftId, request, { signal, idempotencyKey, maxEntries });
     if (resumed) return resumed;

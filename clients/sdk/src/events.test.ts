@@ -16,8 +16,16 @@ async function feedServer(answers: ((res: ServerResponse) => void)[]) {
     answers[Math.min(requests.length, answers.length) - 1](res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const client = new LodeClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: 'lode_test', projectId: PROJECT, retry: { attempts: 1 } });
-  return { client, requests, close: () =>
+  const client = new LodeClient({
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    key: 'lode_test',
+    projectId: PROJECT,
+    retry: { attempts: 1 },
+  });
+  return {
+    client,
+    requests,
+    close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
@@ -68,7 +76,10 @@ describe('the live feed', () => {
       },
     ]);
     close = feed.close;
-    const error = await feed.client.events({ lastEventId: 42 }).next().catch((e: unknown) => e);
+    const error = await feed.client
+      .events({ lastEventId: 42 })
+      .next()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LodeApiError);
     expect(error).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(feed.requests[0].headers['last-event-id']).toBe('42');

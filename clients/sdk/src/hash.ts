@@ -170,4 +170,3 @@ class HashPool {
     return slot;
   }
 }
-

@@ -11,7 +11,11 @@ interface Answer {
 }
 
 const PAGE = '<!DOCTYPE HTML>\n<html><body><h1>Error response</h1><p>Error code: 501</p></body></html>';
-const html = (status: number, headers: Record<string, string> = {}): Answer => ({ status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers }, body: PAGE });
+const html = (status: number, headers: Record<string, string> = {}): Answer => ({
+  status,
+  headers: { 'content-type': 'text/html; charset=utf-8', ...headers },
+  body: PAGE,
+});
 const json = (status: number, body: unknown): Answer => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 /** Some web server: it answers each request with the next of the answers it is given, the last one for ever after. */
@@ -36,7 +40,11 @@ describe('answers that are not the Lode API', () => {
   }
   const call = (retries: RetryEvent[] = []) =>
     new ApiTransport({ url, key: 'lode_x', retry: { attempts: 3 }, onRetry: (e) => retries.push(e) }).call('POST', '/api/v1/auth/validate-key');
-  const failure = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected a LodeApiError'), (error: unknown) => error as LodeApiError);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => expect.fail('expected a LodeApiError'),
+      (error: unknown) => error as LodeApiError,
+    );
 
   it.each([
     ['an HTML error page', html(501), 501, 'text/html'],

@@ -6,7 +6,16 @@ export { isRefusal, LodeApiError, LodeTransferError, type FileFailure } from './
 export { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, type RetryPolicy } from './retry.ts';
 export { hashFile, type ContentDigest } from './hash.ts';
 export { chunk, createLimiter, mapLimit } from './limit.ts';
-export { uploadFiles, MAX_BATCH, type FlowOptions, type FlowProgress, type FlowResult, type LocalFile, type UploadedFile, type UploadOptions } from './upload.ts';
+export {
+  uploadFiles,
+  MAX_BATCH,
+  type FlowOptions,
+  type FlowProgress,
+  type FlowResult,
+  type LocalFile,
+  type UploadedFile,
+  type UploadOptions,
+} from './upload.ts';
 export { downloadFiles, type DownloadTarget, type DownloadedFile } from './download.ts';
 export { commitFiles, MAX_COMMIT_ENTRIES, type CommitOptions } from './commit.ts';
 export { followEvents, type FeedMessage, type FeedOptions } from './events.ts';

@@ -19,7 +19,11 @@ export interface PluginRelease {
 export async function publishPlugin(client: LodeClient, name: string, release: PluginRelease): Promise<PluginVersion> {
   const { version, signal } = release;
   const digest = await hashFile(release.filePath, signal);
-  const form = await client.initiatePluginVersion(name, { version, sha256: digest.sha256, size: digest.size, contentMd5: digest.md5, description: release.description }, { signal });
+  const form = await client.initiatePluginVersion(
+    name,
+    { version, sha256: digest.sha256, size: digest.size, contentMd5: digest.md5, description: release.description },
+    { signal },
+  );
   await putFile(`${name}@${version}`, form.uploadUrl, form.requiredHeaders, release.filePath, { retry: client.transport.retry, signal });
   return client.confirmPluginVersion(name, { version, storageKey: form.storageKey, sha256: digest.sha256, size: digest.size }, { signal });
 }

@@ -34,7 +34,10 @@ export async function putFile(name: string, url: string, headers: Record<string,
         sent += n;
         options.onBytes?.(n);
       };
-      const answer = Number.isFinite(declared) && declared <= WHOLE_MAX ? await wholePut(name, url, headers, filePath, declared, options.signal, onBytes) : await streamPut(name, url, headers, filePath, declared, options.signal, onBytes);
+      const answer =
+        Number.isFinite(declared) && declared <= WHOLE_MAX
+          ? await wholePut(name, url, headers, filePath, declared, options.signal, onBytes)
+          : await streamPut(name, url, headers, filePath, declared, options.signal, onBytes);
       if (answer.status < 200 || answer.status > 299) throw refusal(name, answer);
     } catch (error) {
       options.onBytes?.(-sent);
@@ -70,7 +73,15 @@ function headerValue(headers: Record<string, string>, name: string): string | un
  * and close took three hand-offs between threads per file, which on a busy machine cost more than
  * the reads.
  */
-async function wholePut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<StorageAnswer> {
+async function wholePut(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  filePath: string,
+  declared: number,
+  signal: AbortSignal | undefined,
+  onBytes: (n: number) => void,
+): Promise<StorageAnswer> {
   const buffer = Buffer.from(takeBody(declared + 1));
   // One byte more than declared is asked for, to see a file that grew since it was hashed.
   const length = readInto(filePath, buffer, declared + 1);
@@ -108,7 +119,15 @@ function readInto(filePath: string, buffer: Buffer, wanted: number): number {
  * reads ahead of a slow socket, up to a whole file). A store that refuses early still has its
  * answer read.
  */
-async function streamPut(name: string, url: string, headers: Record<string, string>, filePath: string, declared: number, signal: AbortSignal | undefined, onBytes: (n: number) => void): Promise<StorageAnswer> {
+async function streamPut(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  filePath: string,
+  declared: number,
+  signal: AbortSignal | undefined,
+  onBytes: (n: number) => void,
+): Promise<StorageAnswer> {
   const request = requestFor(url, 'PUT', headers, signal);
   const answered = answerOf(request);
   let read = 0;
@@ -166,7 +185,13 @@ export function isPartialDownload(fileName: string): boolean {
  * GETs a presigned URL into `dest` through a temporary file beside it, checking the SHA-256 and size
  * on the way: the destination is replaced only by bytes that match, in one rename.
  */
-export async function downloadToFile(name: string, url: string, dest: string, expected: { sha256: string; size: number }, options: TransferOptions): Promise<void> {
+export async function downloadToFile(
+  name: string,
+  url: string,
+  dest: string,
+  expected: { sha256: string; size: number },
+  options: TransferOptions,
+): Promise<void> {
   const dir = path.dirname(dest);
   await ensureDir(dir);
   await withRetries(options, async () => {
@@ -188,7 +213,10 @@ export async function downloadToFile(name: string, url: string, dest: string, ex
       const check = () => {
         const digest = sha256.digest('hex');
         if (received !== expected.size || digest !== expected.sha256) {
-          throw new LodeTransferError(name, `downloaded bytes do not match (size ${received}, sha256 ${digest}; expected ${expected.size}, ${expected.sha256})`);
+          throw new LodeTransferError(
+            name,
+            `downloaded bytes do not match (size ${received}, sha256 ${digest}; expected ${expected.size}, ${expected.sha256})`,
+          );
         }
       };
       if (expected.size <= WHOLE_MAX) {

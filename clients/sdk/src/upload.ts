@@ -90,7 +90,9 @@ export async function uploadFiles(client: LodeClient, files: LocalFile[], option
     done.push(...outcome.done);
     failures.push(...outcome.failures);
     if (round >= CONFLICT_ROUNDS) {
-      failures.push(...outcome.conflicted.map((f) => ({ path: f.path, code: 'version_conflict', message: 'another upload kept taking its version; push again' })));
+      failures.push(
+        ...outcome.conflicted.map((f) => ({ path: f.path, code: 'version_conflict', message: 'another upload kept taking its version; push again' })),
+      );
       break;
     }
     pending = outcome.conflicted;
@@ -130,11 +132,16 @@ async function uploadRound(client: LodeClient, files: LocalFile[], limit: Return
   let uploadsOver = false;
   let told = Promise.resolve();
   const confirmSlice = async (slice: ToConfirm[]) => {
-    const results = await confirmAll(client, slice.map((c) => c.body), signal);
+    const results = await confirmAll(
+      client,
+      slice.map((c) => c.body),
+      signal,
+    );
     const confirmed: UploadedFile[] = [];
     results.forEach((result, index) => {
       const { file, dedup } = slice[index];
-      if ('confirmed' in result) confirmed.push({ path: file.path, fileId: result.fileId, version: result.version, sha256: file.digest.sha256, size: file.digest.size, dedup });
+      if ('confirmed' in result)
+        confirmed.push({ path: file.path, fileId: result.fileId, version: result.version, sha256: file.digest.sha256, size: file.digest.size, dedup });
       else if (result.code === 'version_conflict') outcome.conflicted.push(file);
       else outcome.failures.push({ path: file.path, code: result.code, message: result.error });
     });

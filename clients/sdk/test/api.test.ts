@@ -71,7 +71,8 @@ describe.each(['local', 'nats'] as const)('the SDK against the API (%s bus)', (b
   it('publishes plugin versions and lists them newest first by semver, with bytes that match their SHA-256', async () => {
     const client = await owner();
     const [file] = await localFiles(1);
-    for (const version of ['1.9.0', '1.10.0', '1.0.0-rc.1']) await publishPlugin(client, 'level-tools', { version, filePath: file.localPath, description: `v${version}` });
+    for (const version of ['1.9.0', '1.10.0', '1.0.0-rc.1'])
+      await publishPlugin(client, 'level-tools', { version, filePath: file.localPath, description: `v${version}` });
 
     const plugins = await client.listPlugins();
     expect(plugins).toEqual({ data: [expect.objectContaining({ name: 'level-tools', latestVersion: '1.10.0', description: 'v1.10.0' })], nextCursor: null });
@@ -84,7 +85,9 @@ describe.each(['local', 'nats'] as const)('the SDK against the API (%s bus)', (b
     expect(sha256(bytes)).toBe(file.digest.sha256);
     expect(versions.data[0]).toMatchObject({ sha256: file.digest.sha256, size: file.digest.size });
 
-    const again = await client.initiatePluginVersion('level-tools', { version: '1.9.0', sha256: file.digest.sha256, size: file.digest.size, contentMd5: file.digest.md5 }).catch((e: unknown) => e);
+    const again = await client
+      .initiatePluginVersion('level-tools', { version: '1.9.0', sha256: file.digest.sha256, size: file.digest.size, contentMd5: file.digest.md5 })
+      .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(LodeApiError);
     expect(again).toMatchObject({ status: 409, code: 'version_exists' });
   });
@@ -94,7 +97,13 @@ describe.each(['local', 'nats'] as const)('the SDK against the API (%s bus)', (b
     const endpoint = await receiver();
     try {
       const created = await client.createWebhook({ url: endpoint.url, events: ['commit.created'], description: 'build bot' });
-      expect(created).toMatchObject({ url: endpoint.url, events: ['commit.created'], description: 'build bot', disabled: false, secret: expect.stringMatching(/^whsec_/) });
+      expect(created).toMatchObject({
+        url: endpoint.url,
+        events: ['commit.created'],
+        description: 'build bot',
+        disabled: false,
+        secret: expect.stringMatching(/^whsec_/),
+      });
       const listed = await client.listWebhooks();
       expect(listed).toEqual([expect.objectContaining({ id: created.id })]);
       expect(listed[0]).not.toHaveProperty('secret');
@@ -107,7 +116,10 @@ describe.each(['local', 'nats'] as const)('the SDK against the API (%s bus)', (b
 
       const { eventId } = await client.pingWebhook(created.id);
       const delivery = await eventually('the ping delivered', async () => endpoint.received.find((r) => r.headers['webhook-id'] === eventId));
-      expect(new Webhook(changed.secret ?? '').verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({ id: eventId, type: 'webhook.ping' });
+      expect(new Webhook(changed.secret ?? '').verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({
+        id: eventId,
+        type: 'webhook.ping',
+      });
       const log = await eventually('the ping logged as delivered', async () => {
         const page = await client.listWebhookDeliveries(created.id, { limit: 10 });
         return page.data.find((d) => d.eventId === eventId && d.status === 'delivered');
@@ -125,7 +137,11 @@ describe.each(['local', 'nats'] as const)('the SDK against the API (%s bus)', (b
     const client = await owner();
     const files = await localFiles(1);
     const [uploaded] = (await uploadFiles(client, files)).done;
-    await commitFiles(client, { message: 'one', fileVersions: [{ fileId: uploaded.fileId, action: 'add', version: uploaded.version }] }, { idempotencyKey: randomUUID() });
+    await commitFiles(
+      client,
+      { message: 'one', fileVersions: [{ fileId: uploaded.fileId, action: 'add', version: uploaded.version }] },
+      { idempotencyKey: randomUUID() },
+    );
     await client.lock([uploaded.fileId]);
 
     // Position 0 of a new project's feed: every event it has had, so nothing depends on when the feed opened.
@@ -162,7 +178,10 @@ describe.each(['local', 'nats'] as const)('the SDK against the API (%s bus)', (b
     await client.createCommit({ message: 'import', fileVersions: done.map((d) => ({ fileId: d.fileId, action: 'add' as const, version: d.version })) });
     const first = await client.listFolder({ limit: 1 });
     expect(first.data).toEqual([{ type: 'folder', name: 'Art', path: 'Art/', fileCount: 2, totalSize: 2000 }]);
-    expect(await allPages((cursor) => client.listFolder({ limit: 1, cursor }))).toEqual([first.data[0], { type: 'folder', name: 'Maps', path: 'Maps/', fileCount: 3, totalSize: 3000 }]);
+    expect(await allPages((cursor) => client.listFolder({ limit: 1, cursor }))).toEqual([
+      first.data[0],
+      { type: 'folder', name: 'Maps', path: 'Maps/', fileCount: 3, totalSize: 3000 },
+    ]);
     const maps = await client.listFolder({ prefix: 'Maps' });
     expect(maps.data.map((c) => (c.type === 'file' ? `${c.name} v${c.version}` : c.name))).toEqual(['0.bin v1', '1.bin v1', '2.bin v1']);
     await expect(client.listFolder({ prefix: 'Nowhere/' })).rejects.toMatchObject({ status: 404, code: 'not_found' });

@@ -90,8 +90,17 @@ describe.each(['local', 'nats'] as const)('the SDK retries what the server says 
     const proxy = await flakyProxy(stack.baseUrl, 8, running);
     try {
       const retries: RetryEvent[] = [];
-      const client = new LodeClient({ url: proxy.url, key: project.key, deviceId: project.deviceId, projectId: project.projectId, retry: { attempts: 2 }, onRetry: (e) => retries.push(e) });
-      const draft = await new LodeClient({ url: stack.baseUrl, key: project.key, deviceId: project.deviceId, projectId: project.projectId }).createDraft('import');
+      const client = new LodeClient({
+        url: proxy.url,
+        key: project.key,
+        deviceId: project.deviceId,
+        projectId: project.projectId,
+        retry: { attempts: 2 },
+        onRetry: (e) => retries.push(e),
+      });
+      const draft = await new LodeClient({ url: stack.baseUrl, key: project.key, deviceId: project.deviceId, projectId: project.projectId }).createDraft(
+        'import',
+      );
       await expect(client.commitDraft(draft.id, { idempotencyKey: 'import-1' })).rejects.toMatchObject({ status: 422, code: 'empty_draft' });
       expect(retries.map((r) => r.reason)).toEqual(Array.from({ length: 8 }, () => '409 idempotency_in_progress'));
       expect(proxy.seen()).toBe(9);

@@ -46,7 +46,10 @@ describe('web dashboard in Chromium', () => {
     return { context, tab };
   };
   const commitFiles = async (api: ApiClient, message: string, files: { fileId: string; version: number }[]) => {
-    const commit = await api.post(`/api/v1/projects/${projectId}/commits`, { message, fileVersions: files.map((f) => ({ fileId: f.fileId, action: 'add', version: f.version })) });
+    const commit = await api.post(`/api/v1/projects/${projectId}/commits`, {
+      message,
+      fileVersions: files.map((f) => ({ fileId: f.fileId, action: 'add', version: f.version })),
+    });
     expect(commit.status, JSON.stringify(commit.body)).toBe(201);
   };
 
@@ -115,7 +118,11 @@ describe('web dashboard in Chromium', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Download version 1' }).click();
     const saved = await (await download).path();
-    expect(createHash('sha256').update(await readFile(saved)).digest('hex')).toBe(pushed.sha256);
+    expect(
+      createHash('sha256')
+        .update(await readFile(saved))
+        .digest('hex'),
+    ).toBe(pushed.sha256);
 
     await page.getByRole('tab', { name: 'API keys' }).click();
     const revoke = page.getByRole('button', { name: new RegExp(`^Revoke .*${key.slice(-4)}$`) });
@@ -155,7 +162,7 @@ describe('web dashboard in Chromium', () => {
     expect(new URL(page.url()).searchParams.get('prefix')).toBe('Zeta/');
   });
 
-  it("shows a lock taken through the API live, and lets an org admin force-release it from their own browser", async () => {
+  it('shows a lock taken through the API live, and lets an org admin force-release it from their own browser', async () => {
     const member = await stack.seed.member(owner.orgId, projectId, 'member', 'Mira Member');
     const admin = await stack.seed.member(owner.orgId, projectId, 'admin', 'Ari Admin');
     await page.getByRole('tab', { name: 'Locks' }).click();
@@ -169,7 +176,13 @@ describe('web dashboard in Chromium', () => {
     await tab.goto(`${stack.baseUrl}/projects/${projectId}/locks`);
     await tab.getByRole('button', { name: 'Force release Levels/forest.umap' }).click();
     await tab.getByRole('dialog').getByRole('button', { name: 'Force release' }).click();
-    await tab.getByText('No file is locked.').waitFor().catch(async (e: unknown) => { await screenshot(tab, '07-locks-admin-failed'); throw e; });
+    await tab
+      .getByText('No file is locked.')
+      .waitFor()
+      .catch(async (e: unknown) => {
+        await screenshot(tab, '07-locks-admin-failed');
+        throw e;
+      });
     // The owner's page learns of it from the live feed too.
     await page.getByText('No file is locked.').waitFor();
     expect((await member.api.get(`/api/v1/projects/${projectId}/locks`)).body.data).toEqual([]);
@@ -217,7 +230,9 @@ describe('web dashboard in Chromium', () => {
     await rate.fill('30');
     await bucket.fill('40');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(`This project's own limit applies: 30 writes per second in bursts of 40 (the server's default: ${perSecond} in bursts of ${burst}).`).waitFor();
+    await page
+      .getByText(`This project's own limit applies: 30 writes per second in bursts of 40 (the server's default: ${perSecond} in bursts of ${burst}).`)
+      .waitFor();
     await page.getByRole('button', { name: 'Use the default' }).click();
     await page.getByText(`No limit of its own: the server's default applies, ${perSecond} writes per second in bursts of ${burst}.`).waitFor();
     // The fields empty again, showing the default as their placeholders, not the limit just dropped.

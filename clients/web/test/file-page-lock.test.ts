@@ -96,7 +96,11 @@ describe('file page lock in Chromium', () => {
     expect(await locks()).toEqual([]);
     // Alice's page learns of it from the live feed, without a reload.
     await lockSection(alicePage).getByRole('button', { name: 'Lock this file' }).waitFor();
-    await expect(lockSection(alicePage).getByText(/Locked by/).count()).resolves.toBe(0);
+    await expect(
+      lockSection(alicePage)
+        .getByText(/Locked by/)
+        .count(),
+    ).resolves.toBe(0);
   });
 
   it('lets a member lock the free file with a note and release it; the owner watches it live', async () => {
@@ -112,7 +116,9 @@ describe('file page lock in Chromium', () => {
     await expect(lock.getByRole('button', { name: /force release/i }).count()).resolves.toBe(0);
     await screenshot(alicePage, 'file-lock-02-holder-sees-release');
     // The owner sees Alice's lock arrive and may force it.
-    await lockSection(ownerPage).getByText(/^Locked by Alice Artist since /).waitFor();
+    await lockSection(ownerPage)
+      .getByText(/^Locked by Alice Artist since /)
+      .waitFor();
     await lockSection(ownerPage).getByRole('button', { name: 'Force release Characters/hero.psd' }).waitFor();
 
     await lock.getByRole('button', { name: 'Release Characters/hero.psd' }).click();
@@ -121,7 +127,7 @@ describe('file page lock in Chromium', () => {
     await lockSection(ownerPage).getByRole('button', { name: 'Lock this file' }).waitFor();
   });
 
-  it("shows the lock of a file never committed to main, reached from the Locks page", async () => {
+  it('shows the lock of a file never committed to main, reached from the Locks page', async () => {
     const draft = await pushFile(bob.api, owner.projectId, 'Characters/villain.psd', Buffer.from(`villain ${Date.now()}`));
     expect((await bob.api.post(locksPath(), { fileIds: [draft.fileId], note: 'first sketch' })).body.acquired).toHaveLength(1);
     await alicePage.goto(`${stack.baseUrl}/projects/${owner.projectId}/locks`);

@@ -44,11 +44,18 @@ describe('the dashboard file browser by folder, in Chromium', () => {
       pushed.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => pushFile(owner.api, owner.projectId, `${folder(start + i)}/tile.png`, bytes)))));
     }
     for (let start = 0; start < FIRST_FOLDER_FILES; start += 10) {
-      pushed.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => pushFile(owner.api, owner.projectId, `${folder(0)}/bulk-${String(start + i).padStart(3, '0')}.png`, bytes)))));
+      pushed.push(
+        ...(await Promise.all(
+          Array.from({ length: 10 }, (_, i) => pushFile(owner.api, owner.projectId, `${folder(0)}/bulk-${String(start + i).padStart(3, '0')}.png`, bytes)),
+        )),
+      );
     }
     pushed.push(await pushFile(owner.api, owner.projectId, `${folder(7)}/Deeper/rock.png`, Buffer.from('a rock')));
     pushed.push(await pushFile(owner.api, owner.projectId, 'readme.txt', Buffer.from('read me')));
-    const committed = await owner.api.post(`${base}/commits`, { message: 'Many folders', fileVersions: pushed.map((f) => ({ fileId: f.fileId, action: 'add', version: f.version })) });
+    const committed = await owner.api.post(`${base}/commits`, {
+      message: 'Many folders',
+      fileVersions: pushed.map((f) => ({ fileId: f.fileId, action: 'add', version: f.version })),
+    });
     expect(committed.status, JSON.stringify(committed.body)).toBe(201);
 
     await page.goto(`${stack.baseUrl}/projects/${owner.projectId}/files`);

@@ -105,7 +105,10 @@ describe('dashboard sign-in with OpenID Connect', () => {
   it('refuses a person whose email is unknown or unverified, and answers 404 where single sign-on is off', async () => {
     for (const login of ['stranger@nowhere.example', 'unverified@studio.example']) {
       const { page, context } = await signInAtProvider(login);
-      await page.getByRole('alert').getByText(/No Lode user has this verified email/).waitFor();
+      await page
+        .getByRole('alert')
+        .getByText(/No Lode user has this verified email/)
+        .waitFor();
       expect(new URL(page.url()).pathname).toBe('/sign-in');
       await context.close();
     }

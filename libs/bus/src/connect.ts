@@ -6,7 +6,10 @@ import type { Logger } from '@lode/telemetry';
 export const busSettings = {
   NATS_URL: z.string().min(1),
   /** Prefix for every subject: lets test runs share one NATS server without meeting. */
-  LODE_BUS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+  LODE_BUS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional(),
   LODE_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 };
 

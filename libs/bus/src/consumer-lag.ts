@@ -10,7 +10,11 @@ const SAMPLE_TIMEOUT_MS = 2_000;
 /** Named here once: the alert rules (k8s/monitoring) query them, and their test reads them from here. */
 export const CONSUMER_LAG_GAUGES = {
   events: { name: 'lode.events.consumer.lag.events', description: 'Events the durable consumer has not acknowledged (pending plus in flight)' },
-  seconds: { name: 'lode.events.consumer.lag.seconds', description: 'Age of the oldest event the durable consumer has not acknowledged; 0 when none', unit: 's' },
+  seconds: {
+    name: 'lode.events.consumer.lag.seconds',
+    description: 'Age of the oldest event the durable consumer has not acknowledged; 0 when none',
+    unit: 's',
+  },
 };
 
 export interface ConsumerLag {
@@ -43,7 +47,10 @@ interface OldestSeen {
  * the first one matching the filter after the ack floor: everything up to the floor is acknowledged,
  * and the stream also holds other subjects, hence the search by subject rather than floor + 1.
  */
-export async function readConsumerLag(target: Omit<ConsumerLagTarget, 'logger' | 'subject'>, last?: OldestSeen): Promise<{ lag: ConsumerLag; oldest?: OldestSeen }> {
+export async function readConsumerLag(
+  target: Omit<ConsumerLagTarget, 'logger' | 'subject'>,
+  last?: OldestSeen,
+): Promise<{ lag: ConsumerLag; oldest?: OldestSeen }> {
   const { jsm, streamName, name, filter } = target;
   const info = await jsm.consumers.info(streamName, name);
   const events = info.num_pending + info.num_ack_pending;

@@ -7,12 +7,7 @@ import type { Handler } from './bus.ts';
  * What both buses do with a request on the serving side: validate it against the contract, run the
  * handler, and turn anything that is not an AppError into `internal` (logged, never leaked).
  */
-export async function dispatch<C extends Contract>(
-  contract: C,
-  handler: Handler<C>,
-  payload: unknown,
-  logger: Logger,
-): Promise<unknown> {
+export async function dispatch<C extends Contract>(contract: C, handler: Handler<C>, payload: unknown, logger: Logger): Promise<unknown> {
   const parsed = contract.request.safeParse(payload);
   if (!parsed.success) {
     throw errors.validation(`Invalid ${contract.subject} request`, {

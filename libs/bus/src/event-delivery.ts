@@ -96,5 +96,8 @@ export const WAITING_WARN_MS = 10_000;
 
 /** The warn line of a key that has waited WAITING_WARN_MS: what it builds for that key is behind. */
 export function warnWaiting(logger: Logger, consumer: { consumer: string; subject: string }, held: { key: string; seq: number }, waitedMs: number): void {
-  logger.warn({ ...consumer, key: held.key, streamSeq: held.seq, waitedMs }, 'an event has waited over 10 s to be handled; what the consumer builds for its key is behind');
+  logger.warn(
+    { ...consumer, key: held.key, streamSeq: held.seq, waitedMs },
+    'an event has waited over 10 s to be handled; what the consumer builds for its key is behind',
+  );
 }

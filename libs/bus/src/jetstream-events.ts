@@ -97,7 +97,12 @@ export class JetStreamEvents implements EventStream {
   /** The stream is on disk: consumers far behind cost the server storage, not this process memory. */
   async readyToPublish(): Promise<void> {}
 
-  async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions<NoInfer<E>> = {}): Promise<EventConsumer> {
+  async consume<E extends EventContract>(
+    name: string,
+    contract: E,
+    handler: EventHandler<E>,
+    options: ConsumerOptions<NoInfer<E>> = {},
+  ): Promise<EventConsumer> {
     assertConsumerName(name);
     const filter = this.#prefix + contract.subject;
     await this.#ensureConsumer(name, filter, options.deliverFrom ?? 'all', options.orderedBy ? KEYED_MAX_ACK_PENDING : 1);

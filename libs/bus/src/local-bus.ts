@@ -30,20 +30,23 @@ export class LocalBus implements Bus {
     const handler = this.#handlers.get(contract.subject);
     if (!handler || this.#closed) throw errors.serviceUnavailable(contract.service);
     const attributes = { 'messaging.destination.name': contract.subject };
-    const call = () => inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes }, async () => {
-      // The same W3C headers a NATS message carries, so the server span's parent comes from them here too.
-      const headers = new Map<string, string>();
-      injectTraceContext((key, value) => headers.set(key, value));
-      const parent = extractTraceContext((key) => headers.get(key));
-      const work = inSpan(contract.subject, { kind: SpanKind.SERVER, attributes, parent }, () => measured(handlerHistogram(), contract.subject, () => handler(request)));
-      // Tracked until the handler settles, not until the caller stops waiting: a handler whose caller
-      // timed out is still running, and close() must not let shutdown pull its database away.
-      this.#inFlight.add(work);
-      const forget = () => this.#inFlight.delete(work);
-      void work.then(forget, forget);
-      const reply = await withTimeout(work, options.timeoutMs ?? this.#timeoutMs, contract.service);
-      return parseReply(contract, reply, this.#logger) as ReplyOf<C>;
-    });
+    const call = () =>
+      inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes }, async () => {
+        // The same W3C headers a NATS message carries, so the server span's parent comes from them here too.
+        const headers = new Map<string, string>();
+        injectTraceContext((key, value) => headers.set(key, value));
+        const parent = extractTraceContext((key) => headers.get(key));
+        const work = inSpan(contract.subject, { kind: SpanKind.SERVER, attributes, parent }, () =>
+          measured(handlerHistogram(), contract.subject, () => handler(request)),
+        );
+        // Tracked until the handler settles, not until the caller stops waiting: a handler whose caller
+        // timed out is still running, and close() must not let shutdown pull its database away.
+        this.#inFlight.add(work);
+        const forget = () => this.#inFlight.delete(work);
+        void work.then(forget, forget);
+        const reply = await withTimeout(work, options.timeoutMs ?? this.#timeoutMs, contract.service);
+        return parseReply(contract, reply, this.#logger) as ReplyOf<C>;
+      });
     return measured(callHistogram(), contract.subject, call);
   }
 

@@ -146,7 +146,12 @@ export class LocalEvents implements EventStream {
     }
   }
 
-  async consume<E extends EventContract>(name: string, contract: E, handler: EventHandler<E>, options: ConsumerOptions<NoInfer<E>> = {}): Promise<EventConsumer> {
+  async consume<E extends EventContract>(
+    name: string,
+    contract: E,
+    handler: EventHandler<E>,
+    options: ConsumerOptions<NoInfer<E>> = {},
+  ): Promise<EventConsumer> {
     assertConsumerName(name);
     const cursor = this.#cursorFor(name, contract.subject, options.deliverFrom ?? 'all');
     /** Without `event` while its parsed payload is let go; the stored body stays in the log. */

@@ -96,38 +96,39 @@ export class NatsBus implements Bus {
 
   async call<C extends Contract>(contract: C, request: RequestOf<C>, options: CallOptions = {}): Promise<ReplyOf<C>> {
     const subject = this.#namespace + contract.subject;
-    const call = () => inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
-      if (!this.#isConnected()) throw errors.serviceUnavailable(contract.service);
-      const body = encode(request);
-      const token = nuid.next();
-      const reply = `${this.#inbox}.${token}`;
-      const hdrs = natsHeaders();
-      injectTraceContext((k, v) => hdrs.set(k, v));
-      const requestId = currentRequestId();
-      if (requestId) hdrs.set(H.requestId, requestId);
+    const call = () =>
+      inSpan(`${contract.subject} call`, { kind: SpanKind.CLIENT, attributes: { 'messaging.destination.name': contract.subject } }, async () => {
+        if (!this.#isConnected()) throw errors.serviceUnavailable(contract.service);
+        const body = encode(request);
+        const token = nuid.next();
+        const reply = `${this.#inbox}.${token}`;
+        const hdrs = natsHeaders();
+        injectTraceContext((k, v) => hdrs.set(k, v));
+        const requestId = currentRequestId();
+        if (requestId) hdrs.set(H.requestId, requestId);
 
-      const answer = new Promise<{ data: Buffer; headers: MsgHdrs | undefined }>((resolve, reject) => {
-        const pending: PendingCall = { service: contract.service, chunks: [], received: 0, resolve, reject };
-        if (body.length > this.#frameBytes) pending.onSendTo = (target) => this.#publishFrames(target, body, natsHeaders());
-        this.#pending.set(token, pending);
-      });
+        const answer = new Promise<{ data: Buffer; headers: MsgHdrs | undefined }>((resolve, reject) => {
+          const pending: PendingCall = { service: contract.service, chunks: [], received: 0, resolve, reject };
+          if (body.length > this.#frameBytes) pending.onSendTo = (target) => this.#publishFrames(target, body, natsHeaders());
+          this.#pending.set(token, pending);
+        });
 
-      try {
-        if (body.length > this.#frameBytes) {
-          hdrs.set(H.requestBytes, String(body.length));
-          this.#nc.publish(subject, new Uint8Array(0), { reply, headers: hdrs });
-        } else {
-          this.#nc.publish(subject, body, { reply, headers: hdrs });
+        try {
+          if (body.length > this.#frameBytes) {
+            hdrs.set(H.requestBytes, String(body.length));
+            this.#nc.publish(subject, new Uint8Array(0), { reply, headers: hdrs });
+          } else {
+            this.#nc.publish(subject, body, { reply, headers: hdrs });
+          }
+          const msg = await withTimeout(answer, options.timeoutMs ?? this.#timeoutMs, contract.service);
+          const errorCode = msg.headers?.get(H.error);
+          const payload = decode(msg.data);
+          if (errorCode) throw toAppError(errorCode, payload);
+          return parseReply(contract, payload, this.#logger) as ReplyOf<C>;
+        } finally {
+          this.#pending.delete(token);
         }
-        const msg = await withTimeout(answer, options.timeoutMs ?? this.#timeoutMs, contract.service);
-        const errorCode = msg.headers?.get(H.error);
-        const payload = decode(msg.data);
-        if (errorCode) throw toAppError(errorCode, payload);
-        return parseReply(contract, payload, this.#logger) as ReplyOf<C>;
-      } finally {
-        this.#pending.delete(token);
-      }
-    });
+      });
     return measured(callHistogram(), contract.subject, call);
   }
 

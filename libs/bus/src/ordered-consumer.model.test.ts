@@ -175,7 +175,13 @@ class SimProcess {
         },
         waiting: () => {},
       },
-      { concurrency: 4, capacity: MAX_ACK_PENDING, capacityBytes: world.scenario.capacityBytes, waitingAfterMs: 10_000, retry: { initialMs: 1000, maxMs: 60_000 } },
+      {
+        concurrency: 4,
+        capacity: MAX_ACK_PENDING,
+        capacityBytes: world.scenario.capacityBytes,
+        waitingAfterMs: 10_000,
+        retry: { initialMs: 1000, maxMs: 60_000 },
+      },
     );
     this.#keepAlive = setInterval(() => {
       if (!this.alive || Date.now() < this.lapseUntil) return;
@@ -310,8 +316,12 @@ async function runScenario(scenario: Scenario): Promise<string[]> {
   }
   const problems = [...world.model.violations];
   if (!world.model.current(all)) {
-    const behind = [...new Set(all.map((e) => e.key))].map((key) => `${key} at ${world.model.applied.get(key) ?? 0}/${all.filter((e) => e.key === key).length}`);
-    problems.push(`not current ${Math.round((Date.now() - started) / 1000)} s in (disrupted until ${Math.round((disruptedUntil - started) / 1000)} s): ${behind.join(', ')}; server pending ${world.server.pending.size}`);
+    const behind = [...new Set(all.map((e) => e.key))].map(
+      (key) => `${key} at ${world.model.applied.get(key) ?? 0}/${all.filter((e) => e.key === key).length}`,
+    );
+    problems.push(
+      `not current ${Math.round((Date.now() - started) / 1000)} s in (disrupted until ${Math.round((disruptedUntil - started) / 1000)} s): ${behind.join(', ')}; server pending ${world.server.pending.size}`,
+    );
   }
   for (const process of world.processes) process.kill();
   const stopped = Promise.all(world.processes.map((process) => process.dispatcher.stop()));

@@ -64,7 +64,14 @@ async function settle(): Promise<void> {
 describe('OrderedDispatcher', () => {
   it("runs one key's events one after another in seq order and other keys beside them, up to the concurrency", async () => {
     const h = harness();
-    for (const [key, seq] of [['a', 1], ['a', 2], ['b', 3], ['c', 4], ['a', 5]] as const) h.dispatcher.add(h.ev(key, seq));
+    for (const [key, seq] of [
+      ['a', 1],
+      ['a', 2],
+      ['b', 3],
+      ['c', 4],
+      ['a', 5],
+    ] as const)
+      h.dispatcher.add(h.ev(key, seq));
     // a1 and b3 take the two slots; c4 waits for a slot, a2 for a1.
     expect(h.started()).toEqual(['a1', 'b3']);
     await h.finish('a1');
@@ -142,7 +149,7 @@ describe('OrderedDispatcher', () => {
     expect(h.started()).toEqual(['a1', 'a2']);
   });
 
-  it("tries a deferred event again as soon as its key moves on elsewhere, not after its backoff", async () => {
+  it('tries a deferred event again as soon as its key moves on elsewhere, not after its backoff', async () => {
     vi.useFakeTimers();
     try {
       const h = harness();
@@ -217,7 +224,7 @@ describe('OrderedDispatcher', () => {
     expect(h.started()).toEqual(['a1', 'a2', 'a3', 'a4']);
   });
 
-  it("settles an event the stream no longer has, and retries one whose payload could not be read", async () => {
+  it('settles an event the stream no longer has, and retries one whose payload could not be read', async () => {
     vi.useFakeTimers();
     try {
       const h = harness({ capacity: 100, capacityBytes: 100, concurrency: 1 });

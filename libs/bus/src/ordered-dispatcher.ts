@@ -243,7 +243,8 @@ export class OrderedDispatcher<T extends HeldEvent> {
       insertBySeq(line.queue, entry);
       // Unless an earlier event of the key arrived while it ran: that one goes first, without waiting.
       if (line.queue[0] === entry) {
-        const delayMs = outcome === 'failed' ? retryDelayMs(this.#limits.retry, ++entry.failures) : line.woken ? 0 : retryDelayMs(DEFER_BACKOFF, ++entry.deferrals);
+        const delayMs =
+          outcome === 'failed' ? retryDelayMs(this.#limits.retry, ++entry.failures) : line.woken ? 0 : retryDelayMs(DEFER_BACKOFF, ++entry.deferrals);
         line.retryAfter = outcome;
         line.retryTimer = setTimeout(() => {
           line.retryTimer = undefined;

@@ -22,7 +22,7 @@ describe.each([
   });
   afterEach(() => h.close());
 
-  it('makes the handler a SERVER span, child of the caller\'s CLIENT span, in the caller\'s trace', async () => {
+  it("makes the handler a SERVER span, child of the caller's CLIENT span, in the caller's trace", async () => {
     h.server.serve(echoContract, async (request) => ({ echoed: request.text }));
     await h.ready();
     const traceId = await inSpan('api call', { kind: SpanKind.SERVER }, async (root) => {

@@ -52,7 +52,10 @@ describe.each([
       expect(await h.client.call(echoContract, { text: 'ab', times: 3 })).toEqual({ echoed: 'ababab', via: 'contract' });
       expect(await h.client.call(echoContract, { text: 'ab' })).toEqual({ echoed: 'ab', via: 'contract' });
       // The server-side parse applied the request schema's default.
-      expect(seen).toEqual([{ text: 'ab', times: 3 }, { text: 'ab', times: 1 }]);
+      expect(seen).toEqual([
+        { text: 'ab', times: 3 },
+        { text: 'ab', times: 1 },
+      ]);
     });
 
     it('rejects a request that breaks the contract with validation_failed, before the handler runs', async () => {
@@ -67,13 +70,11 @@ describe.each([
       const failure = await failureOf(h.client.call(echoContract, { text: '', times: -1 }));
       expect(failure.code).toBe('validation_failed');
       expect(failure.message).toBe(`Invalid ${echoContract.subject} request`);
-      expect(failure.details?.issues).toEqual(
-        expect.arrayContaining([expect.objectContaining({ path: 'text' }), expect.objectContaining({ path: 'times' })]),
-      );
+      expect(failure.details?.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'text' }), expect.objectContaining({ path: 'times' })]));
       expect(handled).toBe(0);
     });
 
-    it('rejects a reply that breaks the caller\'s contract as internal', async () => {
+    it("rejects a reply that breaks the caller's contract as internal", async () => {
       h.server.serve(describeV1, async () => ({ name: 'v1 server' }));
       await h.ready();
 
@@ -97,7 +98,7 @@ describe.each([
       await h.ready();
     });
 
-    it('carries a handler\'s AppError across with its code, message and details', async () => {
+    it("carries a handler's AppError across with its code, message and details", async () => {
       const expected = errors.versionConflict('f-1', 7);
       const failure = await failureOf(h.client.call(failContract, { kind: 'versionConflict' }));
       expect({ code: failure.code, message: failure.message, details: failure.details }).toEqual({

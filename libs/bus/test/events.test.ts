@@ -161,7 +161,9 @@ describe.each([
     expect(steps).toEqual(['handler finished', 'stop resolved']);
 
     const after: number[] = [];
-    await (await h.open()).consume('stop-waits', contract, async ({ n }) => {
+    await (
+      await h.open()
+    ).consume('stop-waits', contract, async ({ n }) => {
       after.push(n);
     });
     await vi.waitFor(() => expect(after).toEqual([1]));
@@ -180,7 +182,9 @@ describe.each([
     await stopped;
 
     const after: number[] = [];
-    await (await h.open()).consume('handover', contract, async ({ n }) => {
+    await (
+      await h.open()
+    ).consume('handover', contract, async ({ n }) => {
       after.push(n);
     });
     // Far below the 30 s ack wait that would apply had the stopping consumer kept the event.
@@ -257,9 +261,14 @@ describe.each([
     const contract = tickEvent();
     await publishAll(h, contract, range(3));
     const seen: number[] = [];
-    await h.events.consume('from-new', contract, async ({ n }) => {
-      seen.push(n);
-    }, { deliverFrom: 'new' });
+    await h.events.consume(
+      'from-new',
+      contract,
+      async ({ n }) => {
+        seen.push(n);
+      },
+      { deliverFrom: 'new' },
+    );
     await publishAll(h, contract, range(2, 3));
 
     await vi.waitFor(() => expect(seen).toEqual([3, 4]));

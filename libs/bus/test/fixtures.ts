@@ -28,12 +28,7 @@ export const echoContract = defineContract(
 export const describeV1 = defineContract('bustest', 'describe', z.object({}), z.object({ name: z.string() }));
 export const describeV2 = defineContract('bustest', 'describe', z.object({}), z.object({ name: z.string(), size: z.number() }));
 
-export const failContract = defineContract(
-  'bustest',
-  'fail',
-  z.object({ kind: z.enum(['versionConflict', 'notFound', 'crash']) }),
-  z.object({}),
-);
+export const failContract = defineContract('bustest', 'fail', z.object({ kind: z.enum(['versionConflict', 'notFound', 'crash']) }), z.object({}));
 
 export const slowContract = defineContract('bustest', 'slow', z.object({ delayMs: z.number().int().min(0) }), z.object({ done: z.literal(true) }));
 

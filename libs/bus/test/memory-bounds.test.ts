@@ -127,7 +127,7 @@ describe('LocalEvents backpressure (readyToPublish)', () => {
     expect(ready).toBe(true);
   });
 
-  it("waits for a consumer created late to read the history it starts from", async () => {
+  it('waits for a consumer created late to read the history it starts from', async () => {
     events = new LocalEvents(logger, { retryBackoff: TEST_RETRY_BACKOFF, backlogBytes: 1000 });
     const contract = tickEvent();
     for (const n of [0, 1, 2, 3, 4]) await events.publish(padded(contract, n, 300));

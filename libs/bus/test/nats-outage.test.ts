@@ -56,7 +56,7 @@ async function callUntilAnswered(client: NatsBus): Promise<{ answer: unknown; fa
   }
 }
 
-describe('NatsBus while its NATS server is down (issue 16)', () => {
+describe('NatsBus while its NATS server is down', () => {
   let nats: PrivateNats;
   let watch: ProcessErrorWatch;
 

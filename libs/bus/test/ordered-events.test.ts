@@ -103,7 +103,13 @@ describe.each([
       },
       byNote,
     );
-    await publishKeyed(h.events, contract, [['stuck', 0], ['other', 1], ['stuck', 2], ['third', 3], ['other', 4]]);
+    await publishKeyed(h.events, contract, [
+      ['stuck', 0],
+      ['other', 1],
+      ['stuck', 2],
+      ['third', 3],
+      ['other', 4],
+    ]);
 
     await vi.waitFor(() => expect(handled).toEqual(expect.arrayContaining([1, 3, 4])), { timeout: GUARD_MS });
     expect(handled).not.toContain(2);
@@ -129,7 +135,13 @@ describe.each([
       },
       byNote,
     );
-    await publishKeyed(h.events, contract, [['failing', 0], ['other', 1], ['failing', 2], ['other', 3], ['other', 4]]);
+    await publishKeyed(h.events, contract, [
+      ['failing', 0],
+      ['other', 1],
+      ['failing', 2],
+      ['other', 3],
+      ['other', 4],
+    ]);
 
     await vi.waitFor(() => expect(attempts).toContain(2), { timeout: GUARD_MS });
     const handledFailing = attempts.filter((n) => n === 0 || n === 2);
@@ -154,7 +166,10 @@ describe.each([
       },
       byNote,
     );
-    await publishKeyed(h.events, contract, [['a', 0], ['b', 1]]);
+    await publishKeyed(h.events, contract, [
+      ['a', 0],
+      ['b', 1],
+    ]);
     await vi.waitFor(() => expect(answers.get(1)).toBe(false), { timeout: GUARD_MS });
     release.resolve();
     await vi.waitFor(() => expect(answers.get(0)).toBe(true), { timeout: GUARD_MS });
@@ -184,7 +199,13 @@ describe('JetStreamEvents with an ordering key', () => {
     };
     // Created, then left: the durable exists for the other process to pull from.
     await (await events.consume('held-elsewhere', contract, handler, byNote)).stop();
-    await publishKeyed(events, contract, [['stuck', 0], ['a', 1], ['b', 2], ['a', 3], ['c', 4]]);
+    await publishKeyed(events, contract, [
+      ['stuck', 0],
+      ['a', 1],
+      ['b', 2],
+      ['a', 3],
+      ['c', 4],
+    ]);
     const other = await connectNats(NATS_URL, 'ordered-test-other-process');
     try {
       const held = await holdNextEvent(other, events, 'held-elsewhere');
@@ -214,7 +235,10 @@ describe('JetStreamEvents with an ordering key', () => {
     };
     const consumer = await events.consume('settled-by-subject', contract, handler, byNote);
     // Nothing is acked yet when the first one asks: the consumer's ack floor has not moved past the other subject.
-    await publishKeyed(events, other, [['x', 100], ['x', 101]]);
+    await publishKeyed(events, other, [
+      ['x', 100],
+      ['x', 101],
+    ]);
     await publishKeyed(events, contract, [['a', 0]]);
     await vi.waitFor(() => expect(answers.get(0)).toBe(true), { timeout: GUARD_MS });
     await consumer.stop();
@@ -247,15 +271,23 @@ describe('JetStreamEvents with an ordering key', () => {
       ack_wait: nanos(30_000),
       max_deliver: -1,
     });
-    await publishKeyed(events, contract, [['a', 0], ['a', 1]]);
+    await publishKeyed(events, contract, [
+      ['a', 0],
+      ['a', 1],
+    ]);
     const old = await jetstream(nc).consumers.get(events.streamName, 'upgraded');
     const first = await old.next({ expires: 1000 });
     expect(await first?.ackAck()).toBe(true);
 
     const seen: number[] = [];
-    await events.consume('upgraded', contract, async ({ n }) => {
-      seen.push(n);
-    }, byNote);
+    await events.consume(
+      'upgraded',
+      contract,
+      async ({ n }) => {
+        seen.push(n);
+      },
+      byNote,
+    );
     const { config } = await jsm.consumers.info(events.streamName, 'upgraded');
     expect(config).toMatchObject({ ack_wait: nanos(8_000), max_ack_pending: 1024 });
     await vi.waitFor(() => expect(seen).toEqual([1]), { timeout: GUARD_MS });
@@ -293,7 +325,14 @@ describe('JetStreamEvents across a NATS restart', () => {
       await nats.kill();
       await nats.restart();
       // Published once the client is back: the restart is over when these can be stored.
-      await vi.waitFor(() => publishKeyed(events, contract, [['a', 1], ['b', 2]]), { timeout: GUARD_MS, interval: 250 });
+      await vi.waitFor(
+        () =>
+          publishKeyed(events, contract, [
+            ['a', 1],
+            ['b', 2],
+          ]),
+        { timeout: GUARD_MS, interval: 250 },
+      );
 
       await vi.waitFor(() => expect(handled).toEqual(expect.arrayContaining([0, 1, 2])), { timeout: GUARD_MS });
     } finally {

@@ -16,9 +16,7 @@ export class ConfigError extends Error {
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
-  );
+  throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
 }
 
 /** Environment values arrive as strings; these helpers give them types with sane defaults. */

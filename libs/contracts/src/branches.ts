@@ -78,21 +78,27 @@ export type Conflict = z.infer<typeof conflictSchema>;
 export const mergeCommitSchema = commitSchema.extend({ kind: z.literal('merge') });
 
 /** Merges the branch `source` into `into` as one merge commit on `into` (docs/api.md, Merge). */
-export const merge = defineContract('commit', 'merge_branch', z.object({ actor: actorSchema, source: branchName, ...mergeBodySchema.shape }), mergeCommitSchema, {
-  method: 'post',
-  path: `${BRANCHES_PATH}/:name/merge`,
-  tag: BRANCHES,
-  summary: 'Merge a branch into another',
-  auth: 'key',
-  write: true,
-  params: nameParam,
-  body: mergeBodySchema,
-  // Counted before each resolution is validated, so an oversized merge fails with 413 as a commit does.
-  batch: { field: 'resolutions', max: MAX_COMMIT_ENTRIES, what: 'resolutions' },
-  status: 201,
-  errors: [409, 422],
-  request: ({ actor, params, body }) => ({ actor, source: params.name, ...body }),
-});
+export const merge = defineContract(
+  'commit',
+  'merge_branch',
+  z.object({ actor: actorSchema, source: branchName, ...mergeBodySchema.shape }),
+  mergeCommitSchema,
+  {
+    method: 'post',
+    path: `${BRANCHES_PATH}/:name/merge`,
+    tag: BRANCHES,
+    summary: 'Merge a branch into another',
+    auth: 'key',
+    write: true,
+    params: nameParam,
+    body: mergeBodySchema,
+    // Counted before each resolution is validated, so an oversized merge fails with 413 as a commit does.
+    batch: { field: 'resolutions', max: MAX_COMMIT_ENTRIES, what: 'resolutions' },
+    status: 201,
+    errors: [409, 422],
+    request: ({ actor, params, body }) => ({ actor, source: params.name, ...body }),
+  },
+);
 
 /** One stretch of a lineage: commits of `branch` numbered after `after`, up to `through` (null: no end). */
 export const segmentSchema = z.object({ branch: z.string(), after: z.number().int().min(0), through: z.number().int().min(0).nullable() });

@@ -17,7 +17,13 @@ const bodies: Record<string, unknown> = {
       { fileId: id(), action: 'delete', version: 3 },
     ],
   },
-  'a bad id': { message: 'm', fileVersions: [{ fileId: id(), action: 'add', version: 1 }, { fileId: 'nope', action: 'add', version: 1 }] },
+  'a bad id': {
+    message: 'm',
+    fileVersions: [
+      { fileId: id(), action: 'add', version: 1 },
+      { fileId: 'nope', action: 'add', version: 1 },
+    ],
+  },
   'an unknown action': { message: 'm', fileVersions: [{ fileId: id(), action: 'rename', version: 1 }] },
   'a version of 0': { message: 'm', fileVersions: [{ fileId: id(), action: 'modify', version: 0 }] },
   'a fractional version': { message: 'm', fileVersions: [{ fileId: id(), action: 'add', version: 1.5 }] },

@@ -78,7 +78,8 @@ function checkAligned(ctx: z.core.ParsePayload<EntryColumns>): void {
     return;
   }
   const missing = actions.findIndex((action, i) => (action === 'delete') !== (versions[i] === null));
-  if (missing >= 0) ctx.issues.push({ code: 'custom', message: 'add and modify need a version; a delete has none', input: ctx.value, path: ['versions', missing] });
+  if (missing >= 0)
+    ctx.issues.push({ code: 'custom', message: 'add and modify need a version; a delete has none', input: ctx.value, path: ['versions', missing] });
 }
 
 /** A batch's entries alone, as columns (draft commits stage them: libs/contracts drafts.ts). */
@@ -131,7 +132,12 @@ export const create = defineContract(
     idempotent: true,
     body: commitBodySchema,
     documentedBody: commitBodySchema.extend({ fileVersions: z.array(commitEntrySchema).min(1).max(MAX_COMMIT_ENTRIES) }),
-    batch: { field: 'fileVersions', max: MAX_COMMIT_ENTRIES, what: 'file versions', hint: 'larger pushes are staged with draft commits and finalized as one commit (docs/api.md)' },
+    batch: {
+      field: 'fileVersions',
+      max: MAX_COMMIT_ENTRIES,
+      what: 'file versions',
+      hint: 'larger pushes are staged with draft commits and finalized as one commit (docs/api.md)',
+    },
     status: 201,
     errors: [409, 422],
     request: ({ actor, body, idempotencyKey }) => ({ actor, commit: toColumns(body), idempotencyKey }),
@@ -294,7 +300,14 @@ export const listCommitFiles = defineContract(
   'list_commit_files',
   z.object({ actor: actorSchema, commitId: uuid, ...pageQuerySchema.shape }),
   z.object({ data: z.array(committedEntrySchema), nextCursor: z.string().nullable() }),
-  { method: 'get', path: `${PROJECT_PATH}/commits/:commitId/files`, tag: COMMITS, summary: 'What a commit changed, in path order', auth: 'key', query: pageQuerySchema },
+  {
+    method: 'get',
+    path: `${PROJECT_PATH}/commits/:commitId/files`,
+    tag: COMMITS,
+    summary: 'What a commit changed, in path order',
+    auth: 'key',
+    query: pageQuerySchema,
+  },
 );
 
 /**

@@ -69,4 +69,3 @@ export const urls = defineContract(
     batch: { field: 'files', max: MAX_DOWNLOAD_ENTRIES, what: 'files' },
   },
 );
-

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { actorSchema, uuid } from './common.ts';
-import { branchName, commitBodySchema, commitEntrySchema, commitMessage, commitSchema, entryColumnsOf, entryColumnsSchema, MAX_COMMIT_ENTRIES, PROJECT_PATH } from './commit.ts';
+import {
+  branchName,
+  commitBodySchema,
+  commitEntrySchema,
+  commitMessage,
+  commitSchema,
+  entryColumnsOf,
+  entryColumnsSchema,
+  MAX_COMMIT_ENTRIES,
+  PROJECT_PATH,
+} from './commit.ts';
 
 /**
  * Draft commits (docs/api.md, Draft commits): a push above 25,000 files is staged over many calls of up

@@ -28,4 +28,6 @@ function routesOf(module: Record<string, unknown>): Endpoint[] {
  * Every public request-reply route: whatever a module of this list binds is served by the gateway and
  * described by OpenAPI (under its binding's tag), with no other list to keep.
  */
-export const ENDPOINTS: readonly Endpoint[] = [upload, commit, drafts, branches, download, restore, lock, plugins, webhooks, sessions, identity].flatMap(routesOf);
+export const ENDPOINTS: readonly Endpoint[] = [upload, commit, drafts, branches, download, restore, lock, plugins, webhooks, sessions, identity].flatMap(
+  routesOf,
+);

@@ -57,9 +57,7 @@ export const bindDevice = defineContract('identity', 'bind_device', z.object({ k
 
 // ---- The admin API's operations (docs/api.md, Admin) ---------------------------------------------
 
-export const slug = z
-  .string()
-  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens, at most 64 characters');
+export const slug = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens, at most 64 characters');
 export const displayName = z.string().trim().min(1).max(200);
 // http(s) only: these URLs end up in tools' UIs, where a javascript: URL would be stored XSS.
 export const imageUrl = z.url({ protocol: /^https?$/ }).max(2048);
@@ -205,7 +203,13 @@ export const createProject = defineContract(
     body: z.object({ name: displayName, slug, iconUrl: imageUrl.nullable().optional(), writeRateLimit: writeRateLimitSchema.optional() }),
     status: 201,
     errors: [409],
-    request: ({ params, body }) => ({ orgId: params.orgId, name: body.name, slug: body.slug, iconUrl: body.iconUrl ?? null, writeRateLimit: body.writeRateLimit ?? null }),
+    request: ({ params, body }) => ({
+      orgId: params.orgId,
+      name: body.name,
+      slug: body.slug,
+      iconUrl: body.iconUrl ?? null,
+      writeRateLimit: body.writeRateLimit ?? null,
+    }),
   },
 );
 export const listProjects = defineContract('identity', 'list_projects', z.object({ orgId: uuid, ...pageQuery }), pageOf(projectSchema), {

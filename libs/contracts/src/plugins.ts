@@ -80,13 +80,13 @@ export const list = defineContract('upload', 'list_plugins', z.object({ actor: a
   query: pageQuerySchema,
 });
 
-export const listVersions = defineContract(
-  'upload',
-  'list_plugin_versions',
-  onePluginSchema.extend(pageQuerySchema.shape),
-  page(pluginVersionSchema),
-  { ...pluginRoute, method: 'get', path: VERSIONS_PATH, summary: "A plugin's versions", query: pageQuerySchema },
-);
+export const listVersions = defineContract('upload', 'list_plugin_versions', onePluginSchema.extend(pageQuerySchema.shape), page(pluginVersionSchema), {
+  ...pluginRoute,
+  method: 'get',
+  path: VERSIONS_PATH,
+  summary: "A plugin's versions",
+  query: pageQuerySchema,
+});
 
 /** Size is checked by the domain, for 413 as a file's initiate answers. */
 export const initiateBodySchema = z.object({
@@ -107,21 +107,15 @@ export const initiateReplySchema = z.object({
 });
 export type InitiateReply = z.infer<typeof initiateReplySchema>;
 
-export const initiate = defineContract(
-  'upload',
-  'initiate_plugin_version',
-  onePluginSchema.extend(initiateBodySchema.shape),
-  initiateReplySchema,
-  {
-    ...pluginRoute,
-    method: 'post',
-    path: `${VERSIONS_PATH}/initiate`,
-    summary: 'Reserve a plugin version and get its upload URL',
-    write: true,
-    body: initiateBodySchema,
-    errors: [409],
-  },
-);
+export const initiate = defineContract('upload', 'initiate_plugin_version', onePluginSchema.extend(initiateBodySchema.shape), initiateReplySchema, {
+  ...pluginRoute,
+  method: 'post',
+  path: `${VERSIONS_PATH}/initiate`,
+  summary: 'Reserve a plugin version and get its upload URL',
+  write: true,
+  body: initiateBodySchema,
+  errors: [409],
+});
 
 export const confirmBodySchema = z.object({
   version: pluginVersion,
@@ -131,24 +125,18 @@ export const confirmBodySchema = z.object({
 });
 export type ConfirmBody = z.output<typeof confirmBodySchema>;
 
-export const confirm = defineContract(
-  'upload',
-  'confirm_plugin_version',
-  onePluginSchema.extend(confirmBodySchema.shape),
-  pluginVersionSchema,
-  {
-    ...pluginRoute,
-    method: 'post',
-    path: `${VERSIONS_PATH}/confirm`,
-    summary: 'Publish an uploaded plugin version',
-    write: true,
-    body: confirmBodySchema,
-    status: 201,
-    errors: [409, 422],
-    // The same allowance as a file's confirm: an S3 driver may read the bytes once to check their SHA-256.
-    timeoutMs: ({ size }) => confirmTimeoutMs(size),
-  },
-);
+export const confirm = defineContract('upload', 'confirm_plugin_version', onePluginSchema.extend(confirmBodySchema.shape), pluginVersionSchema, {
+  ...pluginRoute,
+  method: 'post',
+  path: `${VERSIONS_PATH}/confirm`,
+  summary: 'Publish an uploaded plugin version',
+  write: true,
+  body: confirmBodySchema,
+  status: 201,
+  errors: [409, 422],
+  // The same allowance as a file's confirm: an S3 driver may read the bytes once to check their SHA-256.
+  timeoutMs: ({ size }) => confirmTimeoutMs(size),
+});
 
 /**
  * A version of a plugin was published (recorded, immutable). Goes out through the upload service's

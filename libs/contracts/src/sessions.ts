@@ -120,13 +120,15 @@ export const orgProjects = defineContract('identity', 'org_projects', z.object({
 });
 
 /** Owners and admins create projects. */
-export const createOrgProject = defineContract(
-  'identity',
-  'create_org_project',
-  z.object({ ...viewer, orgId: uuid, name: displayName, slug }),
-  projectSchema,
-  { ...dashboardRoute, method: 'post', path: `${ORG_PATH}/projects`, summary: 'Create a project', body: createProjectBody, status: 201, errors: [409] },
-);
+export const createOrgProject = defineContract('identity', 'create_org_project', z.object({ ...viewer, orgId: uuid, name: displayName, slug }), projectSchema, {
+  ...dashboardRoute,
+  method: 'post',
+  path: `${ORG_PATH}/projects`,
+  summary: 'Create a project',
+  body: createProjectBody,
+  status: 201,
+  errors: [409],
+});
 
 /**
  * The project as its org's members see it, with the viewer's role and `maxWriteRateLimit`: the
@@ -179,19 +181,26 @@ export const setMemberRole = defineContract(
     method: 'post',
     path: `${ORG_PATH}/members`,
     summary: "Change a member's role",
-    description: 'The member is named by `userId` or `email`. Someone who is not a member of this organization is 409 `invitation_required`: they join by accepting an invitation.',
+    description:
+      'The member is named by `userId` or `email`. Someone who is not a member of this organization is 409 `invitation_required`: they join by accepting an invitation.',
     body: memberBody,
     errors: [409],
     request: ({ viewerId, params, body: { role, ...member } }) => ({ viewerId, orgId: params.orgId, member, role }),
   },
 );
-export const removeMember = defineContract('identity', 'remove_member', z.object({ ...viewer, orgId: uuid, userId: uuid }), z.object({ removed: z.boolean() }), {
-  ...dashboardRoute,
-  method: 'delete',
-  path: `${ORG_PATH}/members/:userId`,
-  summary: 'Remove a member',
-  errors: [409],
-});
+export const removeMember = defineContract(
+  'identity',
+  'remove_member',
+  z.object({ ...viewer, orgId: uuid, userId: uuid }),
+  z.object({ removed: z.boolean() }),
+  {
+    ...dashboardRoute,
+    method: 'delete',
+    path: `${ORG_PATH}/members/:userId`,
+    summary: 'Remove a member',
+    errors: [409],
+  },
+);
 
 // ---- Invitations: how a user joins an organization from the dashboard ---------------------------
 
@@ -201,7 +210,15 @@ export type InvitationState = z.infer<typeof invitationStateSchema>;
 const invitedBy = z.object({ userId: uuid, userName: z.string() });
 
 /** An invitation as its org's owners and admins see it. */
-export const orgInvitationSchema = z.object({ id: uuid, email: z.string(), role: roleSchema, invitedBy, createdAt: isoTimestamp, expiresAt: isoTimestamp, state: invitationStateSchema });
+export const orgInvitationSchema = z.object({
+  id: uuid,
+  email: z.string(),
+  role: roleSchema,
+  invitedBy,
+  createdAt: isoTimestamp,
+  expiresAt: isoTimestamp,
+  state: invitationStateSchema,
+});
 
 /**
  * Owners and admins invite an email address (only an owner invites an owner). The answer is the same
@@ -261,13 +278,19 @@ export const acceptInvitation = defineContract('identity', 'accept_invitation', 
   summary: 'Accept an invitation: join its organization',
   errors: [409],
 });
-export const declineInvitation = defineContract('identity', 'decline_invitation', z.object({ ...viewer, invitationId: uuid }), z.object({ declined: z.boolean() }), {
-  ...dashboardRoute,
-  method: 'post',
-  path: `${MY_INVITATION_PATH}/decline`,
-  summary: 'Decline an invitation',
-  errors: [409],
-});
+export const declineInvitation = defineContract(
+  'identity',
+  'decline_invitation',
+  z.object({ ...viewer, invitationId: uuid }),
+  z.object({ declined: z.boolean() }),
+  {
+    ...dashboardRoute,
+    method: 'post',
+    path: `${MY_INVITATION_PATH}/decline`,
+    summary: 'Decline an invitation',
+    errors: [409],
+  },
+);
 
 /** A key in the dashboard: its owner's name and when it last authenticated. */
 export const dashboardKeySchema = apiKeySchema.extend({ userName: z.string(), lastUsedAt: isoTimestamp.nullable() });

@@ -90,7 +90,14 @@ function toColumns(entries: readonly { path: string; sha256: string; baseVersion
  * A workspace sent over several requests: each batch names the session and its number (0, 1, …),
  * so the last one (with includeRemoteOnly) leaves out every path any batch listed.
  */
-export const sessionSchema = z.object({ id: uuid, batch: z.number().int().min(0).max(MAX_SESSION_BATCHES - 1) });
+export const sessionSchema = z.object({
+  id: uuid,
+  batch: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SESSION_BATCHES - 1),
+});
 export type SyncSession = z.infer<typeof sessionSchema>;
 
 /** POST /sync's body, as the gateway validates it. */
@@ -187,8 +194,7 @@ export const listRemoteOnly = defineContract(
     after: z.string(),
     limit: z.number().int().min(1).max(REMOTE_ONLY_PAGE).default(REMOTE_ONLY_PAGE),
   }),
-  z.object({ paths: column('paths', isString), rows: syncColumnsSchema, after: z.string().nullable() }).refine(
-    (page) => page.paths.length === page.rows.statuses.length,
-    'one path per row',
-  ),
+  z
+    .object({ paths: column('paths', isString), rows: syncColumnsSchema, after: z.string().nullable() })
+    .refine((page) => page.paths.length === page.rows.statuses.length, 'one path per row'),
 );

@@ -36,9 +36,7 @@ function confirmBatchTimeoutMs(entries: readonly unknown[]): number {
   return confirmTimeoutMs(entries.reduce<number>((total, entry) => total + declaredSize(entry), 0)) + entries.length * 50;
 }
 
-const base64Md5 = z
-  .string()
-  .regex(/^[A-Za-z0-9+/]{22}==$/, 'must be the base64 encoding of a 16-byte MD5 digest');
+const base64Md5 = z.string().regex(/^[A-Za-z0-9+/]{22}==$/, 'must be the base64 encoding of a 16-byte MD5 digest');
 
 /** One file to upload, as a client describes it. Size is checked by the domain, for 413. */
 export const initiateFileSchema = z.object({
@@ -196,7 +194,6 @@ export const confirmBatch = defineContract(
   },
 );
 
-
 /**
  * What other services need to know about files and confirmed versions, for many at once: the commit
  * service resolves a whole commit in one call. The reply is columnar and aligned with the request:
@@ -295,7 +292,10 @@ export const prepareRestore = defineContract(
   z.object({
     actor: actorSchema,
     restoreId: uuid,
-    targets: z.array(z.object({ fileId: uuid, toVersion: positiveVersion })).min(1).max(MAX_COMMIT_ENTRIES),
+    targets: z
+      .array(z.object({ fileId: uuid, toVersion: positiveVersion }))
+      .min(1)
+      .max(MAX_COMMIT_ENTRIES),
   }),
   z.object({
     created: z.array(z.object({ fileId: uuid, toVersion: positiveVersion, version: positiveVersion })),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { uuid } from './common.ts';
 
 // The pattern z.uuid() checks (RFC 9562 versions and variant, nil and max), so both accept the same ids.
-const UUID = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
+const UUID =
+  /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
 
 /** The same test as `uuid`'s, without a schema: for loops over many ids. */
 export function isUuid(id: string): boolean {

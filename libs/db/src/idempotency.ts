@@ -43,7 +43,12 @@ export async function whileIdempotencyKeyClaimed<T>(db: Database, namespace: str
     return await work();
   } finally {
     // A connection that may still hold the claim is closed, never handed to another request.
-    const unlockFailed = claimed ? await client.query(`SELECT pg_advisory_unlock(${CLAIM_KEY})`, key).then(() => undefined, (error: unknown) => toError(error)) : undefined;
+    const unlockFailed = claimed
+      ? await client.query(`SELECT pg_advisory_unlock(${CLAIM_KEY})`, key).then(
+          () => undefined,
+          (error: unknown) => toError(error),
+        )
+      : undefined;
     release(unlockFailed);
   }
 }

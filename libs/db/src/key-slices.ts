@@ -19,7 +19,7 @@ export interface Slice<K> {
  * whole change or none of it.
  */
 export async function inKeySlices<K>(first: K, size: number, slice: (after: K, size: number) => Promise<Slice<K>>): Promise<void> {
-  for (let after = first; ; ) {
+  for (let after = first; ;) {
     const { count, last } = await slice(after, size);
     if (count < size || last === null) return;
     after = last;

@@ -54,9 +54,7 @@ export async function migrate(db: Database, migrations: Migrations): Promise<Mig
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${quoteIdent(schema)}.schema_migrations (
       version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ version: string; checksum: string }>(
-      `SELECT version, checksum FROM ${quoteIdent(schema)}.schema_migrations`,
-    );
+    const { rows } = await client.query<{ version: string; checksum: string }>(`SELECT version, checksum FROM ${quoteIdent(schema)}.schema_migrations`);
     const done = new Map(rows.map((r) => [r.version, r.checksum]));
     for (const { version, name, file } of files) {
       const sql = await readFile(file, 'utf8');
@@ -70,10 +68,7 @@ export async function migrate(db: Database, migrations: Migrations): Promise<Mig
       try {
         await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
         await client.query(sql);
-        await client.query(
-          `INSERT INTO ${quoteIdent(schema)}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
-          [version, name, checksum],
-        );
+        await client.query(`INSERT INTO ${quoteIdent(schema)}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`, [version, name, checksum]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

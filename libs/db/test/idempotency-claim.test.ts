@@ -39,7 +39,9 @@ describe('an idempotency key claimed across slow work', () => {
   it('keeps the claim while the work waits past both limits, refuses a duplicate meanwhile, and frees the key after', async () => {
     const first = whileIdempotencyKeyClaimed(db, 'lode.test', scope, () => bus.call(held, {}, { timeoutMs: 60_000 }));
     await until(() => waiting.length === 1);
-    const duplicate = await whileIdempotencyKeyClaimed(db, 'lode.test', scope, async () => 'ran').catch((error: unknown) => (isAppError(error) ? error.code : error));
+    const duplicate = await whileIdempotencyKeyClaimed(db, 'lode.test', scope, async () => 'ran').catch((error: unknown) =>
+      isAppError(error) ? error.code : error,
+    );
     expect(duplicate).toBe('idempotency_in_progress');
     // A transaction begun after the claim, idle past the limit, is ended: the claim has outlasted it.
     await db

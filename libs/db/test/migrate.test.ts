@@ -76,10 +76,12 @@ describe('migrations and error mapping on a real Postgres', () => {
     expect(duplicate).toMatchObject({ code: 'conflict', details: { constraint: 'things_pkey' } });
     const malformed = await db.query('SELECT $1::uuid', ['not-a-uuid']).catch((e: unknown) => e);
     expect(malformed).toMatchObject({ code: 'validation_failed' });
-    const rolledBack = await db.transaction(async (tx) => {
-      await tx.query("INSERT INTO things (id, name) VALUES (2, 'c')");
-      await tx.query("INSERT INTO things (id, name) VALUES (1, 'dup')");
-    }).catch((e: unknown) => e);
+    const rolledBack = await db
+      .transaction(async (tx) => {
+        await tx.query("INSERT INTO things (id, name) VALUES (2, 'c')");
+        await tx.query("INSERT INTO things (id, name) VALUES (1, 'dup')");
+      })
+      .catch((e: unknown) => e);
     expect(rolledBack).toMatchObject({ code: 'conflict' });
     expect((await db.query('SELECT 1 FROM things WHERE id = 2')).rowCount).toBe(0);
   });

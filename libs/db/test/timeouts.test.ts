@@ -7,7 +7,11 @@ import { AppError } from '@lode/errors';
 import { createTestDatabase, type TestDatabase } from '@lode/testkit';
 import { Database, migrate } from '../src/index.ts';
 
-const failureOf = (work: Promise<unknown>) => work.then(() => undefined, (error: unknown) => error);
+const failureOf = (work: Promise<unknown>) =>
+  work.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('Postgres limits on every pooled connection', () => {
   let database: TestDatabase;
@@ -44,7 +48,9 @@ describe('Postgres limits on every pooled connection', () => {
   });
 
   it('gives a pool the default limits when it is given none', async () => {
-    const { rows } = await admin.query(`SELECT current_setting('statement_timeout') AS statement, current_setting('idle_in_transaction_session_timeout') AS idle`);
+    const { rows } = await admin.query(
+      `SELECT current_setting('statement_timeout') AS statement, current_setting('idle_in_transaction_session_timeout') AS idle`,
+    );
     expect(rows[0]).toEqual({ statement: '15s', idle: '20s' });
   });
 

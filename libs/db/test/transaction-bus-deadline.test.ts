@@ -71,7 +71,9 @@ describe.each(['local', 'nats'] as const)('a bus call made inside a database tra
         );
     });
     ended();
-    const inside = await db.transaction(async () => bus.call(held, {}, { timeoutMs: 60_000 })).catch((error: unknown) => (isAppError(error) ? error.code : error));
+    const inside = await db
+      .transaction(async () => bus.call(held, {}, { timeoutMs: 60_000 }))
+      .catch((error: unknown) => (isAppError(error) ? error.code : error));
     expect(inside).toBe('timeout');
     // Asked before the call that timed out, with no shorter deadline, it is still waiting.
     answerEveryone();

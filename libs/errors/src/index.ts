@@ -79,27 +79,23 @@ export function isAppError(value: unknown): value is AppError {
 export const errors = {
   validation: (message: string, details?: ErrorDetails) => new AppError('validation_failed', message, details),
   invalidJson: () => new AppError('invalid_json', 'Request body is not valid JSON'),
-  payloadTooLarge: (limit: string) =>
-    new AppError('payload_too_large', `Request body exceeds the ${limit} limit`),
+  payloadTooLarge: (limit: string) => new AppError('payload_too_large', `Request body exceeds the ${limit} limit`),
   /** A body that inflates far more than JSON does is refused before it is inflated further. */
   payloadTooCompressed: (maxRatio: number) =>
-    new AppError('payload_too_large', `Request body inflates to more than ${maxRatio} times its compressed size; send it uncompressed or less compressed`, { maxRatio }),
+    new AppError('payload_too_large', `Request body inflates to more than ${maxRatio} times its compressed size; send it uncompressed or less compressed`, {
+      maxRatio,
+    }),
   unsupportedMediaType: (message: string) => new AppError('unsupported_media_type', message),
-  fileTooLarge: (size: number, max: number) =>
-    new AppError('file_too_large', `File size ${size} exceeds the maximum of ${max} bytes`, { maxSize: max }),
+  fileTooLarge: (size: number, max: number) => new AppError('file_too_large', `File size ${size} exceeds the maximum of ${max} bytes`, { maxSize: max }),
   batchTooLarge: (what: string, max: number, hint?: string) =>
     new AppError('batch_too_large', `At most ${max} ${what} per request${hint ? `; ${hint}` : ''}`, { max }),
   notFound: (what: string) => new AppError('not_found', `${what} not found`),
-  routeNotFound: (method: string, path: string) =>
-    new AppError('route_not_found', `No route for ${method} ${path}`),
-  missingKey: () =>
-    new AppError('missing_key', 'Missing API key: send Authorization: Bearer <key>'),
+  routeNotFound: (method: string, path: string) => new AppError('route_not_found', `No route for ${method} ${path}`),
+  missingKey: () => new AppError('missing_key', 'Missing API key: send Authorization: Bearer <key>'),
   invalidKey: () => new AppError('invalid_key', 'API key is not valid'),
   keyRevoked: () => new AppError('key_revoked', 'API key has been revoked'),
-  deviceMismatch: () =>
-    new AppError('device_mismatch', 'API key is bound to another device'),
-  deviceRequired: () =>
-    new AppError('device_mismatch', 'API key is bound to a device: send its id in the X-Device-Id header'),
+  deviceMismatch: () => new AppError('device_mismatch', 'API key is bound to another device'),
+  deviceRequired: () => new AppError('device_mismatch', 'API key is bound to a device: send its id in the X-Device-Id header'),
   unauthorized: (message = 'Not authorized') => new AppError('unauthorized', message),
   forbidden: (message: string) => new AppError('forbidden', message),
   conflict: (message: string, details?: ErrorDetails) => new AppError('conflict', message, details),
@@ -120,8 +116,7 @@ export const errors = {
     new AppError('version_exists', `Plugin "${name}" already has version ${version}; versions are immutable, publish a new one`),
   uploadIncomplete: (message: string) => new AppError('upload_incomplete', message),
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
-  rateLimited: (retryAfterSeconds: number) =>
-    new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
+  rateLimited: (retryAfterSeconds: number) => new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
   /**
    * Live feeds are held open: one more than `max` per key (or session), or per user of the project
    * over all their keys and sessions, is refused until one of them closes.
@@ -147,26 +142,30 @@ export const errors = {
       { per, retryAfterSeconds },
     ),
   /** Retryable: the dependency is down or restarting, so a client should come back shortly. */
-  serviceUnavailable: (service: string) =>
-    new AppError('service_unavailable', `Service ${service} is not available`, { retryAfterSeconds: 1 }),
+  serviceUnavailable: (service: string) => new AppError('service_unavailable', `Service ${service} is not available`, { retryAfterSeconds: 1 }),
   /**
    * The outcome is unknown: the service may still do, or have done, the work (its process died
    * with the request, or it is slow). Retryable with the same idempotency key, which answers with
    * the first result if there is one.
    */
   timeout: (service: string) => new AppError('timeout', `Service ${service} did not answer in time`, { retryAfterSeconds: 1 }),
-  idempotencyKeyReused: () =>
-    new AppError('idempotency_key_reused', 'This X-Idempotency-Key was already used with a different request body'),
-  idempotencyInProgress: () =>
-    new AppError('idempotency_in_progress', 'A request with this X-Idempotency-Key is still being processed; retry shortly'),
+  idempotencyKeyReused: () => new AppError('idempotency_key_reused', 'This X-Idempotency-Key was already used with a different request body'),
+  idempotencyInProgress: () => new AppError('idempotency_in_progress', 'A request with this X-Idempotency-Key is still being processed; retry shortly'),
   /** Entry-level failures of a batch: all offending entries are named (the first 100) so one retry can fix them all. */
-  filesNotFound: (fileIds: readonly string[]) =>
-    new AppError('not_found', `${fileIds.length} file(s) not found in this project`, listed('fileIds', fileIds)),
+  filesNotFound: (fileIds: readonly string[]) => new AppError('not_found', `${fileIds.length} file(s) not found in this project`, listed('fileIds', fileIds)),
   versionNotConfirmed: (entries: readonly { fileId: string; version: number }[]) =>
-    new AppError('version_not_confirmed', `${entries.length} version(s) are not confirmed uploads of their file; confirm them first`, listed('entries', entries)),
+    new AppError(
+      'version_not_confirmed',
+      `${entries.length} version(s) are not confirmed uploads of their file; confirm them first`,
+      listed('entries', entries),
+    ),
   /** `count`: how many there are, when `entries` holds only the first of them (a draft's, read 100 at most). */
   staleVersion: (entries: readonly { fileId: string; version: number; currentVersion: number }[], count = entries.length) =>
-    new AppError('stale_version', `${count} version(s) are not newer than the branch's current version; sync and commit a newer version`, listed('entries', entries, count)),
+    new AppError(
+      'stale_version',
+      `${count} version(s) are not newer than the branch's current version; sync and commit a newer version`,
+      listed('entries', entries, count),
+    ),
   fileNotInBranch: (fileIds: readonly string[], count = fileIds.length) =>
     new AppError('file_not_in_branch', `${count} file(s) to delete are not in the branch`, listed('fileIds', fileIds, count)),
   /** No restore commit is made without a file in it; `skipped` says why, per file. */
@@ -180,8 +179,7 @@ export const errors = {
       conflicts: conflicts.slice(0, 1000),
       count: conflicts.length,
     }),
-  nothingToMerge: (source: string, into: string) =>
-    new AppError('nothing_to_merge', `Branch "${source}" has nothing that "${into}" does not already have`),
+  nothingToMerge: (source: string, into: string) => new AppError('nothing_to_merge', `Branch "${source}" has nothing that "${into}" does not already have`),
   emptyDraft: () => new AppError('empty_draft', 'The draft has no files staged; stage files before committing it'),
   /**
    * Every locked file, with its holder's note ("" when none); or, given `lockedFileCount` (a draft's

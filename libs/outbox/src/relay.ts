@@ -146,9 +146,7 @@ export class OutboxRelay {
    */
   async #publishBatch(): Promise<{ published: number; more: boolean }> {
     return this.#db.transaction(async (tx) => {
-      const { rows: lock } = await tx.query<{ ok: boolean }>(
-        `SELECT pg_try_advisory_xact_lock(hashtext('lode.outbox.' || current_schema())) AS ok`,
-      );
+      const { rows: lock } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('lode.outbox.' || current_schema())) AS ok`);
       if (!lock[0]?.ok) return { published: 0, more: false };
       const { rows, more } = await this.#readBatch(tx, 'unpublished', '0');
       const published: string[] = [];

@@ -18,7 +18,12 @@ export interface OpsServer {
  * resolves: its database and NATS answer) and /metrics (Prometheus). Kept off the public port so an
  * Ingress never exposes metrics, and so a service with no HTTP API of its own can still be probed.
  */
-export async function startOpsServer(options: { port: number; host?: string; ready?: () => Promise<unknown>; logger: Logger }): Promise<OpsServer & { server: Server }> {
+export async function startOpsServer(options: {
+  port: number;
+  host?: string;
+  ready?: () => Promise<unknown>;
+  logger: Logger;
+}): Promise<OpsServer & { server: Server }> {
   let stopping = false;
   let ready = options.ready;
   const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(body) });

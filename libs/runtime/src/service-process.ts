@@ -53,9 +53,13 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
   const running = await options.start({ db, bus, events });
   ops.setReadiness(() => Promise.all([db.ping(), bus.ready()]));
   logger.info(`${service} service ready`);
-  onShutdown(logger, [
-    [service, () => running.stop()],
-    ['nats', close],
-    ['database', () => db.close()],
-  ], { ops });
+  onShutdown(
+    logger,
+    [
+      [service, () => running.stop()],
+      ['nats', close],
+      ['database', () => db.close()],
+    ],
+    { ops },
+  );
 }

@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, spawnService, untilProcessShows, untilReady, type ServiceProcess } from '@lode/testkit';
 
-
 describe('onShutdown in a real process', () => {
   const started: ServiceProcess[] = [];
   let dir: string;
@@ -17,7 +16,11 @@ describe('onShutdown in a real process', () => {
   async function draining() {
     dir = await mkdtemp(path.join(tmpdir(), 'lode-shutdown-'));
     const release = path.join(dir, 'release');
-    const proc = spawnService('draining-process', { LODE_OPS_PORT: String(await freePort()), FIXTURE_RELEASE: release, LOG_LEVEL: 'info' }, path.join(import.meta.dirname, 'fixtures/draining-process.ts'));
+    const proc = spawnService(
+      'draining-process',
+      { LODE_OPS_PORT: String(await freePort()), FIXTURE_RELEASE: release, LOG_LEVEL: 'info' },
+      path.join(import.meta.dirname, 'fixtures/draining-process.ts'),
+    );
     started.push(proc);
     await untilReady(proc, { restarts: 0 });
     const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));

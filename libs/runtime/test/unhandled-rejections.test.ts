@@ -12,7 +12,11 @@ describe('guardUnhandledRejections in a real Node 24 process', () => {
 
   it('logs a fatal line with the stack and the request id, counts it, and keeps the process serving', async () => {
     const port = await freePort();
-    const proc = spawnService('rejecting-process', { LODE_OPS_PORT: String(port), FIXTURE_REQUEST_ID: REQUEST_ID }, path.join(import.meta.dirname, 'fixtures/rejecting-process.ts'));
+    const proc = spawnService(
+      'rejecting-process',
+      { LODE_OPS_PORT: String(port), FIXTURE_REQUEST_ID: REQUEST_ID },
+      path.join(import.meta.dirname, 'fixtures/rejecting-process.ts'),
+    );
     started.push(proc);
     await untilReady(proc, { restarts: 0 });
     await untilProcessShows(proc, () => proc.unhandledRejections().length > 0, 'the fatal line');

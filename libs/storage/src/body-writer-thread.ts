@@ -63,7 +63,7 @@ function reply(message: WriterReply): void {
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+  for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at);
 }
 
 function refusal(p: Placement, size: number, md5: string, sha256: string): Refusal | null {

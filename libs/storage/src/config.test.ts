@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLocalStorage, localPublicUrl, storageSettings } from './config.ts';
 
-const settings = (env: Record<string, string>) => z.object(storageSettings).parse({ LODE_DATA_DIR: '/tmp/lode-config-test', LODE_STORAGE_SECRET: 's'.repeat(40), ...env });
+const settings = (env: Record<string, string>) =>
+  z.object(storageSettings).parse({ LODE_DATA_DIR: '/tmp/lode-config-test', LODE_STORAGE_SECRET: 's'.repeat(40), ...env });
 
 describe('where local-driver URLs point', () => {
   it('is LODE_PUBLIC_URL when set, whatever port the gateway listens on', () => {

@@ -17,7 +17,10 @@ export const storageSettings = {
   LODE_STORAGE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Where clients reach the gateway; local-driver URLs point there (localPublicUrl when unset). */
   LODE_PUBLIC_URL: z.url().optional(),
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .optional(),
   S3_ENDPOINT: z.url().optional(),
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().optional(),

@@ -20,7 +20,7 @@ describe('attachmentDisposition', () => {
     const value = attachmentDisposition('a"; filename="evil.html\\%41\r\nX-Injected: 1;\'.txt');
     expect(value).not.toMatch(/[\r\n]/);
     const [, fallback, encoded] = /^attachment; filename="([^"]*)"; filename\*=UTF-8''([A-Za-z0-9!#$&+\-.^_`|~%]*)$/.exec(value) ?? [];
-    expect(fallback).toBe('a_; filename=_evil.html__41__X-Injected: 1;\'.txt');
+    expect(fallback).toBe("a_; filename=_evil.html__41__X-Injected: 1;'.txt");
     expect(decodeURIComponent(encoded)).toBe('a"; filename="evil.html\\%41\r\nX-Injected: 1;\'.txt');
   });
 });

@@ -8,7 +8,11 @@ import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPut
 export function instrumentStorage(storage: BlobStorage): BlobStorage {
   const driver = storage.driver;
   const span = <T>(operation: string, attributes: Record<string, string | number>, work: () => Promise<T>) =>
-    inSpan(`storage.${operation}`, { kind: SpanKind.CLIENT, attributes: { 'lode.storage.driver': driver, 'lode.storage.operation': operation, ...attributes } }, work);
+    inSpan(
+      `storage.${operation}`,
+      { kind: SpanKind.CLIENT, attributes: { 'lode.storage.driver': driver, 'lode.storage.operation': operation, ...attributes } },
+      work,
+    );
   const counted = (operation: 'put' | 'get') => instruments().presignedUrls.add(1, { 'lode.storage.driver': driver, 'lode.storage.operation': operation });
   return {
     driver,

@@ -32,7 +32,12 @@ interface Pending {
 
 class Reader extends PooledWorker<Pending> {
   constructor(onLost: (reader: Reader) => void) {
-    super(READER, 'storage head reader', (waiting, error) => waiting.reject(error), () => onLost(this));
+    super(
+      READER,
+      'storage head reader',
+      (waiting, error) => waiting.reject(error),
+      () => onLost(this),
+    );
     this.worker.on('message', (reply: HeadReply) => {
       const waiting = this.inHand(reply.id);
       if (!waiting) return;

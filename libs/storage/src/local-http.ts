@@ -122,7 +122,12 @@ interface Upload {
 /** One worker and the uploads it has under way. */
 class Writer extends PooledWorker<Upload> {
   constructor(onLost: (writer: Writer) => void) {
-    super(WRITER, 'storage writer', (upload, error) => upload.onDone({ type: 'done', id: -1, error: error.message }), () => onLost(this));
+    super(
+      WRITER,
+      'storage writer',
+      (upload, error) => upload.onDone({ type: 'done', id: -1, error: error.message }),
+      () => onLost(this),
+    );
     this.worker.on('message', (reply: WriterReply) => {
       if (reply.buffer) returnBuffer(reply.buffer);
       const upload = this.inHand(reply.id);
@@ -191,7 +196,7 @@ class WriterPool {
         // Longer than signed: refused without reading the rest.
         if (received > p.size) return abandon();
         if (whole) return void pieces.push(chunk);
-        for (let at = 0; at < chunk.length; ) {
+        for (let at = 0; at < chunk.length;) {
           const n = Math.min(chunk.length - at, PIECE - filled);
           piece.set(chunk.subarray(at, at + n), filled);
           filled += n;

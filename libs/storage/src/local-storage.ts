@@ -45,7 +45,12 @@ export class LocalBlobStorage implements BlobStorage {
     const expires = Math.floor(Date.now() / 1000) + input.expiresInSeconds;
     const contentLength = String(input.size);
     const signature = sign(this.options.secret, {
-      method: 'PUT', key: input.key, expires, contentLength, contentMd5: input.contentMd5, sha256: input.sha256,
+      method: 'PUT',
+      key: input.key,
+      expires,
+      contentLength,
+      contentMd5: input.contentMd5,
+      sha256: input.sha256,
     });
     const query = `expires=${expires}&sha256=${input.sha256}&signature=${signature}`;
     return {

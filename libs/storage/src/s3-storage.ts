@@ -17,7 +17,15 @@ import { mapConcurrently } from './concurrency.ts';
 import { asStorageOutage } from './storage-outage.ts';
 import { QueryPresigner } from './sigv4.ts';
 import { attachmentDisposition } from './content-disposition.ts';
-import { OBJECT_CONTENT_TYPE, type BlobStorage, type ObjectInfo, type PresignedPut, type PresignGetInput, type PresignPutInput, type StoredContent } from './storage.ts';
+import {
+  OBJECT_CONTENT_TYPE,
+  type BlobStorage,
+  type ObjectInfo,
+  type PresignedPut,
+  type PresignGetInput,
+  type PresignPutInput,
+  type StoredContent,
+} from './storage.ts';
 
 export interface S3StorageOptions {
   /** Custom endpoint (MinIO, R2, Ceph, Swift); omit for AWS. */
@@ -113,10 +121,16 @@ export class S3BlobStorage implements BlobStorage {
    * browser does not render and a download disposition leave it nothing to sniff.
    */
   async presignGet(input: PresignGetInput): Promise<string> {
-    return this.#presign('GET', input.key, input.expiresInSeconds, {}, {
-      'response-content-type': OBJECT_CONTENT_TYPE,
-      'response-content-disposition': attachmentDisposition(input.filename),
-    });
+    return this.#presign(
+      'GET',
+      input.key,
+      input.expiresInSeconds,
+      {},
+      {
+        'response-content-type': OBJECT_CONTENT_TYPE,
+        'response-content-disposition': attachmentDisposition(input.filename),
+      },
+    );
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
@@ -163,9 +177,11 @@ export class S3BlobStorage implements BlobStorage {
     let request: { StartAfter: string } | { ContinuationToken: string | undefined } = { StartAfter: wanted[0].slice(0, -1) };
     let found = 0;
     for (let pages = 1; ; pages++) {
-      const page: ListObjectsV2CommandOutput = await this.client.send(new ListObjectsV2Command({ Bucket: this.#options.bucket, Prefix: prefix, ...request })).catch((error: unknown) => {
-        throw asStorageOutage(error);
-      });
+      const page: ListObjectsV2CommandOutput = await this.client
+        .send(new ListObjectsV2Command({ Bucket: this.#options.bucket, Prefix: prefix, ...request }))
+        .catch((error: unknown) => {
+          throw asStorageOutage(error);
+        });
       for (const { Key, Size } of page.Contents ?? []) {
         if (Key === undefined || !wantedKeys.has(Key)) continue;
         listed.set(Key, { size: Size ?? 0, verifiedSha256: undefined });
@@ -246,7 +262,6 @@ export class S3BlobStorage implements BlobStorage {
       expiresIn,
     });
   }
-
 }
 
 /**
@@ -266,7 +281,10 @@ function withContentMd5(command: DeleteObjectsCommand): void {
 }
 
 function isNotFound(error: unknown): boolean {
-  return error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey' || error.name === 'NoSuchBucket');
+  return (
+    error instanceof S3ServiceException &&
+    (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey' || error.name === 'NoSuchBucket')
+  );
 }
 
 function unreachable(base: URL, bucket: string, error: unknown): Error {

@@ -11,7 +11,15 @@ describe('QueryPresigner', () => {
   async function sdkUrl(method: 'GET' | 'PUT', headers: Record<string, string>, expiresIn: number, sessionToken?: string, query?: Record<string, string>) {
     const presigner = new S3RequestPresigner({ credentials: { ...credentials, sessionToken }, region: 'us-east-1', sha256: Hash.bind(null, 'sha256') });
     const signed = await presigner.presign(
-      new HttpRequest({ protocol: 'http:', hostname: '127.0.0.1', port: 8070, method, path: '/bucket/p/abc/u/def-1', headers: { host: '127.0.0.1:8070', ...headers }, query }),
+      new HttpRequest({
+        protocol: 'http:',
+        hostname: '127.0.0.1',
+        port: 8070,
+        method,
+        path: '/bucket/p/abc/u/def-1',
+        headers: { host: '127.0.0.1:8070', ...headers },
+        query,
+      }),
       { expiresIn, signingDate: now, signableHeaders: new Set(Object.keys(headers)), unhoistableHeaders: new Set(Object.keys(headers)) },
     );
     const signedQuery = Object.entries(signed.query ?? {}).map(([k, v]): [string, string] => [k, String(v)]);
@@ -20,7 +28,14 @@ describe('QueryPresigner', () => {
 
   function oursQuery(method: 'GET' | 'PUT', headers: Record<string, string>, expiresIn: number, sessionToken?: string, query?: Record<string, string>) {
     const url = new QueryPresigner({ ...credentials, sessionToken }, 'us-east-1').presign({
-      method, protocol: 'http:', host: '127.0.0.1:8070', path: '/bucket/p/abc/u/def-1', headers, query, expiresIn, now,
+      method,
+      protocol: 'http:',
+      host: '127.0.0.1:8070',
+      path: '/bucket/p/abc/u/def-1',
+      headers,
+      query,
+      expiresIn,
+      now,
     });
     expect(url.startsWith('http://127.0.0.1:8070/bucket/p/abc/u/def-1?')).toBe(true);
     return new URLSearchParams(new URL(url).search).toString();

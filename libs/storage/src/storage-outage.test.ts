@@ -3,7 +3,8 @@ import { S3ServiceException } from '@aws-sdk/client-s3';
 import { AppError, errors } from '@lode/errors';
 import { asStorageOutage, isStorageOutage } from './storage-outage.ts';
 
-const s3Answer = (name: string, httpStatusCode: number) => new S3ServiceException({ name, $fault: httpStatusCode >= 500 ? 'server' : 'client', $metadata: { httpStatusCode } });
+const s3Answer = (name: string, httpStatusCode: number) =>
+  new S3ServiceException({ name, $fault: httpStatusCode >= 500 ? 'server' : 'client', $metadata: { httpStatusCode } });
 
 describe('storage outages', () => {
   it.each([

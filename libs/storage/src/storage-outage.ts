@@ -1,7 +1,17 @@
 import { errors, isAppError } from '@lode/errors';
 
 /** The connection to the store was refused, cut, or never opened. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ERR_STREAM_PREMATURE_CLOSE']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
 /** Answers and SDK errors that mean "not now": a timeout, throttling, or the store's own trouble. */
 const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'SlowDown', 'ServiceUnavailable', 'InternalError', 'Throttling', 'ThrottlingException']);
 

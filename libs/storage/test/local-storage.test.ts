@@ -119,7 +119,10 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     const [putA, putB] = [await presign(a), await presign(b)];
     expect((await fetch(putA.url, { method: 'PUT', headers: putA.headers, body: a })).status).toBe(200);
     expect((await fetch(putB.url, { method: 'PUT', headers: putB.headers, body: b })).status).toBe(200);
-    const [infoA, infoB] = [{ size: 10, verifiedSha256: describeContent(a).sha256 }, { size: 20, verifiedSha256: describeContent(b).sha256 }];
+    const [infoA, infoB] = [
+      { size: 10, verifiedSha256: describeContent(a).sha256 },
+      { size: 20, verifiedSha256: describeContent(b).sha256 },
+    ];
     expect(await storage.headMany([putB.key, 'p/test/u/missing', putA.key, putB.key])).toEqual([infoB, null, infoA, infoB]);
   });
 
@@ -150,12 +153,16 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
     // The client reads the refusal after the first megabyte, then sends the rest, as an upload
     // client busy writing does: the rest must not meet a closed connection.
     const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(put.url.replace(/signature=[^&]+/, 'signature=forged'), { method: 'PUT', headers: { ...put.headers, 'Content-Length': String(large.length) } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => req.end(large.subarray(1024 * 1024), () => resolve({ status: res.statusCode ?? 0, body })));
-      });
+      const req = httpRequest(
+        put.url.replace(/signature=[^&]+/, 'signature=forged'),
+        { method: 'PUT', headers: { ...put.headers, 'Content-Length': String(large.length) } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => req.end(large.subarray(1024 * 1024), () => resolve({ status: res.statusCode ?? 0, body })));
+        },
+      );
       req.on('error', reject);
       req.write(large.subarray(0, 1024 * 1024));
     });
@@ -211,7 +218,8 @@ describe('local storage driver: presigned URLs served over HTTP', () => {
         await chmod(folder, 0o755);
       }
       await new LocalBlobStorage({ dir: earlier, secret: 's'.repeat(40), publicUrl: 'http://127.0.0.1:1' }).ensureReady();
-      for (const folder of [earlier, path.join(earlier, 'sealed'), path.join(earlier, 'incoming')]) expect((await stat(folder)).mode & 0o777, folder).toBe(0o700);
+      for (const folder of [earlier, path.join(earlier, 'sealed'), path.join(earlier, 'incoming')])
+        expect((await stat(folder)).mode & 0o777, folder).toBe(0o700);
     } finally {
       await rm(earlier, { recursive: true, force: true });
     }

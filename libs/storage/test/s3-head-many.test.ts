@@ -39,7 +39,12 @@ describe('S3 driver headMany and contentMany against a real S3 (Swift s3api)', (
 
   it('reads each distinct object once for contentMany: size and SHA-256 in key order, null for a missing key, nothing HEADed or listed', async () => {
     const missing = `${keys[0]}-gone`;
-    const content = (i: number) => ({ size: sizeOf(i), sha256: createHash('sha256').update(Buffer.alloc(sizeOf(i))).digest('hex') });
+    const content = (i: number) => ({
+      size: sizeOf(i),
+      sha256: createHash('sha256')
+        .update(Buffer.alloc(sizeOf(i)))
+        .digest('hex'),
+    });
     expect(await storage.contentMany([keys[5], missing, keys[3], keys[5]])).toEqual([content(5), null, content(3), content(5)]);
     expect(sent).toEqual(['GetObjectCommand', 'GetObjectCommand', 'GetObjectCommand']);
   });

@@ -25,7 +25,11 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
   it('accepts the exact body, then HEAD, ranged GET and delete work', async () => {
     const bytes = randomBytes(64 * 1024);
     const put = await presign(bytes);
-    expect(put.headers).toEqual({ 'Content-Length': String(bytes.length), 'Content-MD5': describeContent(bytes).contentMd5, 'Content-Type': 'application/octet-stream' });
+    expect(put.headers).toEqual({
+      'Content-Length': String(bytes.length),
+      'Content-MD5': describeContent(bytes).contentMd5,
+      'Content-Type': 'application/octet-stream',
+    });
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: bytes });
     expect(res.status).toBe(200);
     expect((await storage.head(put.key))?.size).toBe(bytes.length);
@@ -121,7 +125,9 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
 
   it('signs 1,000 upload URLs quickly (no SDK middleware per URL)', async () => {
     const bytes = randomBytes(10);
-    const urls = await Promise.all(Array.from({ length: 1000 }, (_, i) => storage.presignPut({ key: `p/test/u/bulk-${i}`, ...describeContent(bytes), expiresInSeconds: 60 })));
+    const urls = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => storage.presignPut({ key: `p/test/u/bulk-${i}`, ...describeContent(bytes), expiresInSeconds: 60 })),
+    );
     expect(new Set(urls.map((u) => u.url)).size).toBe(1000);
   });
 });

@@ -26,7 +26,9 @@ export function metricsEnabled(env: NodeJS.ProcessEnv): boolean {
 /** Serves the Prometheus text format, or 404 when metrics were never started. */
 export function serveMetrics(request: IncomingMessage, response: ServerResponse): void {
   if (!exporter) {
-    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Metrics are off (OTEL_METRICS_EXPORTER=none)', code: 'not_found' }));
+    response
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ message: 'Metrics are off (OTEL_METRICS_EXPORTER=none)', code: 'not_found' }));
     return;
   }
   exporter.getMetricsRequestHandler(request, response);

@@ -14,12 +14,15 @@ function createInstruments(provider: MeterProvider) {
     busHandlerDuration: duration('lode.bus.handler.duration', 'Bus requests handled, by subject and outcome'),
     rateLimitRejections: meter.createCounter('lode.ratelimit.rejections', { description: 'Writes refused by the per-project rate limit' }),
     authThrottled: meter.createCounter('lode.auth.throttled', {
-      description: 'Authentication attempts refused unexamined, their budget of failures spent: by credential (api-key, admin-token, sign-in-link) and budget (per address or key)',
+      description:
+        'Authentication attempts refused unexamined, their budget of failures spent: by credential (api-key, admin-token, sign-in-link) and budget (per address or key)',
     }),
     presignedUrls: meter.createCounter('lode.storage.presigned_urls', { description: 'Presigned URLs issued, by operation and driver' }),
     consumerPending: meter.createGauge('lode.events.consumer.pending', { description: 'Events after the one just handled that the consumer has yet to take' }),
     consumerDelay: duration('lode.events.consumer.delay', 'Time from publishing an event to a consumer finishing it, by consumer'),
-    unhandledRejections: meter.createCounter('lode.process.unhandled_rejections', { description: 'Promise rejections no code handled, each logged at fatal level: every one is a bug' }),
+    unhandledRejections: meter.createCounter('lode.process.unhandled_rejections', {
+      description: 'Promise rejections no code handled, each logged at fatal level: every one is a bug',
+    }),
   };
 }
 
@@ -55,7 +58,10 @@ export function observeGauges<K extends string>(
 ): () => void {
   const { meter } = instruments();
   const observables = Object.fromEntries(
-    Object.entries<GaugeSpec>(gauges).map(([key, spec]) => [key, meter.createObservableGauge(spec.name, { description: spec.description, unit: spec.unit ?? '' })]),
+    Object.entries<GaugeSpec>(gauges).map(([key, spec]) => [
+      key,
+      meter.createObservableGauge(spec.name, { description: spec.description, unit: spec.unit ?? '' }),
+    ]),
   ) as Record<K, Observable>;
   const callback: BatchObservableCallback = async (result) => {
     await read((gauge, value, attributes) => result.observe(observables[gauge], value, attributes));

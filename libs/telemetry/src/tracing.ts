@@ -5,17 +5,25 @@ export { SpanKind };
 
 /** Writes W3C trace context (traceparent, tracestate) into any header carrier. */
 export function injectTraceContext(set: (key: string, value: string) => void): void {
-  propagation.inject(context.active(), {}, {
-    set: (_carrier, key, value) => set(key, value),
-  });
+  propagation.inject(
+    context.active(),
+    {},
+    {
+      set: (_carrier, key, value) => set(key, value),
+    },
+  );
 }
 
 /** Reads trace context from a header carrier into a context that a server span can be a child of. */
 export function extractTraceContext(get: (key: string) => string | undefined): Context {
-  return propagation.extract(context.active(), {}, {
-    get: (_carrier, key) => get(key),
-    keys: () => ['traceparent', 'tracestate'],
-  });
+  return propagation.extract(
+    context.active(),
+    {},
+    {
+      get: (_carrier, key) => get(key),
+      keys: () => ['traceparent', 'tracestate'],
+    },
+  );
 }
 
 /** Runs fn inside a span that records an exception and an error status when fn throws. */

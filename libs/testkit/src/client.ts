@@ -64,7 +64,6 @@ export class ApiClient extends ApiVerbs {
     });
     return readResponse<T>(response);
   }
-
 }
 
 /** What a client sends to initiate an upload of these bytes. */

@@ -31,7 +31,9 @@ function portOpen(port: number): Promise<boolean> {
 export default async function setup(): Promise<void> {
   rmSync(testLogDir(), { recursive: true, force: true });
   mkdirSync(testLogDir(), { recursive: true });
-  execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/node'), [path.join(REPO_ROOT, 'clients/web/build-if-stale.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/node'), [path.join(REPO_ROOT, 'clients/web/build-if-stale.ts')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   if (process.env.TEST_S3_ENDPOINT || (await portOpen(8070))) return;
   execFileSync('bash', [path.join(REPO_ROOT, 'scripts/swift-s3.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -65,7 +65,11 @@ export function spawnService(name: string, env: Record<string, string>, entry = 
     },
     opsUrl: opsPort > 0 ? `http://127.0.0.1:${opsPort}` : undefined,
     output: () => output,
-    unhandledRejections: () => stdout.split('\n').filter((line) => line.includes(UNHANDLED_REJECTION_MESSAGE)).flatMap(fatalRejection),
+    unhandledRejections: () =>
+      stdout
+        .split('\n')
+        .filter((line) => line.includes(UNHANDLED_REJECTION_MESSAGE))
+        .flatMap(fatalRejection),
     running,
     async stop() {
       if (running()) current.child.kill('SIGTERM');
@@ -96,7 +100,9 @@ function fatalRejection(line: string): Record<string, unknown>[] {
 
 /** Throws naming every process whose guard reported an unhandled rejection: a bug that Node's default would have made a crash. */
 export function assertNoUnhandledRejections(processes: readonly ServiceProcess[]): void {
-  const reported = processes.flatMap((p) => p.unhandledRejections().map((line) => `${p.name} (${p.opsUrl ?? 'pid ' + String(p.child.pid)}): ${JSON.stringify(line)}`));
+  const reported = processes.flatMap((p) =>
+    p.unhandledRejections().map((line) => `${p.name} (${p.opsUrl ?? 'pid ' + String(p.child.pid)}): ${JSON.stringify(line)}`),
+  );
   if (reported.length > 0) throw new Error(`${reported.length} unhandled rejection(s) reported:\n${reported.join('\n')}`);
 }
 

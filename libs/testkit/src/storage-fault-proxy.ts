@@ -16,7 +16,8 @@ export interface StorageFaultProxy {
 }
 
 const DEFAULT_SLOW_MS = 15_000;
-const S3_UNAVAILABLE = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ServiceUnavailable</Code><Message>Please reduce your request rate.</Message></Error>';
+const S3_UNAVAILABLE =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ServiceUnavailable</Code><Message>Please reduce your request rate.</Message></Error>';
 
 /**
  * A small HTTP proxy in front of an S3 endpoint whose answers a test switches between normal, 503
@@ -32,13 +33,10 @@ export async function startStorageFaultProxy(target: string): Promise<StorageFau
   const seen: Record<StorageFaultMode, number> = { pass: 0, unavailable: 0, slow: 0 };
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
-    const outgoing = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
+    const outgoing = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
     outgoing.on('error', () => {
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();

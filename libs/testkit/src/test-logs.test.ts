@@ -60,9 +60,16 @@ describe("a test file's log and secrets in the run folder", () => {
   it('keeps the in-process logger at info and child processes whole-line, and the check finds a secret either wrote', async () => {
     testLogger('test').info({ route: '/admin/v1/orgs' }, 'request completed');
     testLogger('test').debug({ authorization: `Bearer ${apiKey}` }, 'below info: not kept');
-    const child = spawn(process.execPath, ['-e', `process.stdout.write('{"msg":"one"}\\n{"msg":'); setTimeout(() => { process.stdout.write('"two"}\\n'); console.error('warned ${apiKey}'); }, 50)`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `process.stdout.write('{"msg":"one"}\\n{"msg":'); setTimeout(() => { process.stdout.write('"two"}\\n'); console.error('warned ${apiKey}'); }, 50)`,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     keepOutput('fixture', child);
     await once(child, 'close');
     await flushTestLogs();

@@ -25,7 +25,15 @@ export const treePage: Scenario = {
       const { data } = await page<commit.TreeFile>(p, path);
       if (data.length !== 50) throw new Error(`the tree page listed ${data.length} files`);
     }, ctx.profile.small);
-    return [{ name: 'tree-page', ...figures, legs: ctx.legs(TREE_PAGE), note: `50 of ${files.toLocaleString('en-US')} files, ${ctx.profile.small.loop.inFlight} in flight`, targets: [SMALL_CALL_P50] }];
+    return [
+      {
+        name: 'tree-page',
+        ...figures,
+        legs: ctx.legs(TREE_PAGE),
+        note: `50 of ${files.toLocaleString('en-US')} files, ${ctx.profile.small.loop.inFlight} in flight`,
+        targets: [SMALL_CALL_P50],
+      },
+    ];
   },
 };
 
@@ -52,9 +60,18 @@ export const logPage: Scenario = {
     const expected = Math.min(50, own + half - skip);
     const figures = await latencyAndThroughput(async () => {
       const { data } = await page<commit.LogEntry>(p, path);
-      if (data.length !== expected || new Set(data.map((c) => c.branch)).size !== 2) throw new Error(`the log page listed ${data.length} commits of ${[...new Set(data.map((c) => c.branch))].join(', ')}`);
+      if (data.length !== expected || new Set(data.map((c) => c.branch)).size !== 2)
+        throw new Error(`the log page listed ${data.length} commits of ${[...new Set(data.map((c) => c.branch))].join(', ')}`);
     }, ctx.profile.small);
-    return [{ name: 'log-page', ...figures, legs: ctx.legs(LOG_PAGE), note: `${expected} of ${own + half} commits across 2 segments, ${ctx.profile.small.loop.inFlight} in flight`, targets: [SMALL_CALL_P50] }];
+    return [
+      {
+        name: 'log-page',
+        ...figures,
+        legs: ctx.legs(LOG_PAGE),
+        note: `${expected} of ${own + half} commits across 2 segments, ${ctx.profile.small.loop.inFlight} in flight`,
+        targets: [SMALL_CALL_P50],
+      },
+    ];
   },
 };
 
@@ -63,7 +80,11 @@ async function page<T>(p: BenchProject, path: string): Promise<Page<T>> {
 }
 
 async function commitOne(p: BenchProject, version: { fileId: string; version: number }, branch = 'main'): Promise<void> {
-  await p.api.call('POST', `/api/v1/projects/${p.projectId}/commits`, 201, { message: 'bench', branch, fileVersions: [{ fileId: version.fileId, version: version.version, action: 'add' }] });
+  await p.api.call('POST', `/api/v1/projects/${p.projectId}/commits`, 201, {
+    message: 'bench',
+    branch,
+    fileVersions: [{ fileId: version.fileId, version: version.version, action: 'add' }],
+  });
 }
 
 /** Walks the listing 200 at a time until `reached` holds for a row; the cursor after that page. */

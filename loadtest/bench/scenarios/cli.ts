@@ -5,7 +5,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 // The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
-import { commitFiles, createLimiter, downloadToFile, hashFile, LodeClient, MAX_BATCH, putFile, uploadFiles, chunk, type DownloadResult, type LocalFile, type UploadForm } from '../../../clients/sdk/src/index.ts';
+import {
+  commitFiles,
+  createLimiter,
+  downloadToFile,
+  hashFile,
+  LodeClient,
+  MAX_BATCH,
+  putFile,
+  uploadFiles,
+  chunk,
+  type DownloadResult,
+  type LocalFile,
+  type UploadForm,
+} from '../../../clients/sdk/src/index.ts';
 import { BENCH_WRITE_LIMIT } from '../deployment.ts';
 import { timed } from '../load.ts';
 import { latencies } from '../stats.ts';
@@ -72,7 +85,11 @@ async function rawPuts(api: LodeClient, files: LocalFile[]): Promise<number> {
   }
   if (forms.length !== files.length) throw new Error(`raw PUTs: ${forms.length} of ${files.length} files got an upload URL`);
   const limit = createLimiter(IN_FLIGHT);
-  return timed(() => Promise.all(forms.map((form, i) => limit(() => putFile(form.path, form.uploadUrl, form.requiredHeaders, files[i].localPath, { retry: api.transport.retry })))));
+  return timed(() =>
+    Promise.all(
+      forms.map((form, i) => limit(() => putFile(form.path, form.uploadUrl, form.requiredHeaders, files[i].localPath, { retry: api.transport.retry }))),
+    ),
+  );
 }
 
 /** Bare storage: presigned GETs of the committed files (URLs fetched beforehand, untimed), 16 in flight. */
@@ -122,7 +139,13 @@ export const cliTransfers: Scenario = {
         ctx.log(`cli ${shape.label}: bare PUTs`);
         const rawPut = await rawPuts((await client(ctx)).client, files);
         const { seeded, client: api } = await client(ctx);
-        const env = { ...process.env, LODE_URL: ctx.deployment.baseUrl, LODE_KEY: seeded.key, LODE_DEVICE: seeded.deviceId, XDG_CONFIG_HOME: path.join(dir, 'config') };
+        const env = {
+          ...process.env,
+          LODE_URL: ctx.deployment.baseUrl,
+          LODE_KEY: seeded.key,
+          LODE_DEVICE: seeded.deviceId,
+          XDG_CONFIG_HOME: path.join(dir, 'config'),
+        };
         const lode = (cwd: string, ...args: string[]) => run(process.execPath, [BIN, ...args, '--json'], { cwd, env, maxBuffer: 64 * MiB });
         await lode(workspace, 'init');
         ctx.log(`cli ${shape.label}: lode push`);
@@ -180,7 +203,11 @@ export const sdkPush: Scenario = {
         const pushMs = await timed(async () => {
           const { done, failures } = await uploadFiles(api, files, { concurrency: IN_FLIGHT });
           if (failures.length > 0) throw new Error(`sdk push: ${failures.length} failures, first ${failures[0].message}`);
-          await commitFiles(api, { message: 'bench', fileVersions: done.map((d) => ({ fileId: d.fileId, version: d.version, action: 'add' })) }, { idempotencyKey: randomBytes(16).toString('hex') });
+          await commitFiles(
+            api,
+            { message: 'bench', fileVersions: done.map((d) => ({ fileId: d.fileId, version: d.version, action: 'add' })) },
+            { idempotencyKey: randomBytes(16).toString('hex') },
+          );
         });
         return { rawMs, pushMs };
       };

@@ -30,7 +30,15 @@ export const commitLarge: Scenario = {
       return timed(() => commitAll(p, versions));
     });
     const perSecond = Math.round(files / (figures.p50Ms / 1000)).toLocaleString('en-US');
-    return [{ name: `commit-${files}`, ...figures, legs: ctx.legs(COMMIT), note: `${perSecond} files/s, ${figures.rounds} rounds`, targets: at(files, commit.MAX_COMMIT_ENTRIES, p50AtMost(1000)) }];
+    return [
+      {
+        name: `commit-${files}`,
+        ...figures,
+        legs: ctx.legs(COMMIT),
+        note: `${perSecond} files/s, ${figures.rounds} rounds`,
+        targets: at(files, commit.MAX_COMMIT_ENTRIES, p50AtMost(1000)),
+      },
+    ];
   },
 };
 

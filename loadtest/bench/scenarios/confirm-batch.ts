@@ -30,7 +30,8 @@ export const confirmBatch: Scenario = {
       return timed(async () => {
         const { results } = await p.api.call<{ results: upload.ConfirmResult[] }>('POST', `${url}/confirm-batch`, 200, { files: files.map((f) => f.confirm) });
         const failed = results.filter((r) => !('confirmed' in r));
-        if (results.length !== entries || failed.length > 0) throw new Error(`confirm-batch: ${results.length} results, ${failed.length} failed: ${JSON.stringify(failed[0])}`);
+        if (results.length !== entries || failed.length > 0)
+          throw new Error(`confirm-batch: ${results.length} results, ${failed.length} failed: ${JSON.stringify(failed[0])}`);
       });
     });
     const singly = await serial(ctx.profile.confirmBatch, async (round) => {

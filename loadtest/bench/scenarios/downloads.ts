@@ -19,7 +19,8 @@ export const downloadUrls: Scenario = {
     const figures = await serial(ctx.profile.downloadUrls, () =>
       timed(async () => {
         const { results } = await p.api.call<{ results: download.DownloadResult[] }>('POST', `/api/v1/projects/${p.projectId}/files/download-urls`, 200, body);
-        if (results.length !== entries || !results.every((r) => 'downloadUrl' in r)) throw new Error(`download-urls answered ${JSON.stringify(results).slice(0, 300)}`);
+        if (results.length !== entries || !results.every((r) => 'downloadUrl' in r))
+          throw new Error(`download-urls answered ${JSON.stringify(results).slice(0, 300)}`);
       }),
     );
     const perSecond = Math.round(entries / (figures.p50Ms / 1000)).toLocaleString('en-US');

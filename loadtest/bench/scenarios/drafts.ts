@@ -92,11 +92,21 @@ function memoryReport(files: number, memory: ProcessMemory[]): string[] {
   const header = `memory during draft-commit-${files} (finalize, then until sync applied it): RSS before → peak (sampled every 20 ms) → after`;
   if (memory.length === 0) return [header, '  not measured: the deployment runs elsewhere (--url)'];
   const phases = (m: ProcessMemory) => m.phases.map((peak) => `+${mib(Math.max(0, peak - m.before))}`).join(', then ');
-  return [header, ...memory.map((m) => `  ${m.name.padEnd(9)} ${mib(m.before)} → ${mib(m.peak)} → ${mib(m.after)}  (peak +${mib(m.peak - m.before)}: finalize ${phases(m)} until sync applied it)`)];
+  return [
+    header,
+    ...memory.map(
+      (m) =>
+        `  ${m.name.padEnd(9)} ${mib(m.before)} → ${mib(m.peak)} → ${mib(m.after)}  (peak +${mib(m.peak - m.before)}: finalize ${phases(m)} until sync applied it)`,
+    ),
+  ];
 }
 
 /** Until a sync of `branch` answers: it waits for the read model to apply the latest commit or branch, and says 503 (or 504) while it has not. */
-async function syncedUp(api: { call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> }, projectId: string, branch?: string): Promise<void> {
+async function syncedUp(
+  api: { call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> },
+  projectId: string,
+  branch?: string,
+): Promise<void> {
   const deadline = performance.now() + 600_000;
   for (;;) {
     try {

@@ -36,7 +36,12 @@ export const REMOTE_ONLY_PAGE: Hops = { http: 0, bus: 1, pg: 1 };
  * parallel: counted once), has the upload service make the versions, then commits through the
  * commit service (its own three bus hops and three round trips).
  */
-export const RESTORE: Hops = plus({ http: 1, writeLimit: 1, bus: 1, pg: 1 }, { http: 0, bus: 1, pg: 1 }, { http: 0, bus: 1, pg: 1 }, { ...COMMIT, http: 0, writeLimit: 0 });
+export const RESTORE: Hops = plus(
+  { http: 1, writeLimit: 1, bus: 1, pg: 1 },
+  { http: 0, bus: 1, pg: 1 },
+  { http: 0, bus: 1, pg: 1 },
+  { ...COMMIT, http: 0, writeLimit: 0 },
+);
 
 /** A push of `files` files with `inFlight` PUT-then-confirm chains at a time, then its commit. */
 export function pushHops(files: number, inFlight: number, batchSize: number): Hops {

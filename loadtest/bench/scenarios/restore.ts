@@ -23,7 +23,8 @@ export const restoreFiles: Scenario = {
       await p.api.call('POST', commits, 201, deleteAll);
       return timed(async () => {
         const result = await p.api.call<contract.RestoreResult>('POST', `/api/v1/projects/${p.projectId}/restore`, 200, body);
-        if (result.restored.length !== files) throw new Error(`restored ${result.restored.length} of ${files}: ${JSON.stringify(result.skipped).slice(0, 300)}`);
+        if (result.restored.length !== files)
+          throw new Error(`restored ${result.restored.length} of ${files}: ${JSON.stringify(result.skipped).slice(0, 300)}`);
       });
     });
     const perSecond = Math.round(files / (figures.p50Ms / 1000)).toLocaleString('en-US');

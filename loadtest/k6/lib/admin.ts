@@ -54,7 +54,12 @@ export class AdminApi {
   }
 
   createKey(projectId: string, userId: string): CreatedKey {
-    const created = this.call<{ id: string; key: string; userId: string }>('POST', '/admin/v1/projects/{projectId}/keys', `/admin/v1/projects/${projectId}/keys`, { userId });
+    const created = this.call<{ id: string; key: string; userId: string }>(
+      'POST',
+      '/admin/v1/projects/{projectId}/keys',
+      `/admin/v1/projects/${projectId}/keys`,
+      { userId },
+    );
     return { id: created.id, key: created.key, userId: created.userId };
   }
 

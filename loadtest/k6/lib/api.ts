@@ -162,7 +162,14 @@ export class LodeApi {
    * `route` is the URL template that names the request in metrics; `path` the real one (when it
    * holds more ids than the project's, or a query).
    */
-  private prepare(method: string, route: string, step: string, body: unknown, expect: Expectation, extra: { path?: string; headers?: Record<string, string> } = {}): PreparedRequest {
+  private prepare(
+    method: string,
+    route: string,
+    step: string,
+    body: unknown,
+    expect: Expectation,
+    extra: { path?: string; headers?: Record<string, string> } = {},
+  ): PreparedRequest {
     const path = (extra.path ?? route).replace('{projectId}', this.creds.projectId);
     return {
       method,
@@ -213,7 +220,16 @@ export class LodeApi {
   }
 
   commit(message: string, fileVersions: readonly FileVersionRef[], idempotencyKey: string, conflicts: readonly string[] = []): Call<CommitReply> {
-    return send(this.prepare('POST', `${PROJECT}/commits`, 'commit', { message, fileVersions }, { ok: [201], conflicts }, { headers: { 'X-Idempotency-Key': idempotencyKey } }));
+    return send(
+      this.prepare(
+        'POST',
+        `${PROJECT}/commits`,
+        'commit',
+        { message, fileVersions },
+        { ok: [201], conflicts },
+        { headers: { 'X-Idempotency-Key': idempotencyKey } },
+      ),
+    );
   }
 
   sync(request: SyncRequest): Call<SyncReply> {

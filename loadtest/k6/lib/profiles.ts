@@ -39,10 +39,14 @@ export function scenarioFor(profile: ProfileName, rate: number): Scenario {
       ]);
     case 'stress':
       // Steps of 1×, 2×, 3× and 4× nominal: where latency bends and errors start is the finding.
-      return arrival([1, 2, 3, 4].flatMap((factor) => [
-        { duration: '2m', target: rate * factor },
-        { duration: durationEnv('DURATION', '3m'), target: rate * factor },
-      ]).concat([{ duration: '2m', target: 0 }]));
+      return arrival(
+        [1, 2, 3, 4]
+          .flatMap((factor) => [
+            { duration: '2m', target: rate * factor },
+            { duration: durationEnv('DURATION', '3m'), target: rate * factor },
+          ])
+          .concat([{ duration: '2m', target: 0 }]),
+      );
     case 'soak':
       // Nominal traffic for hours: leaks, growing queues (outbox, consumer lag), pool exhaustion.
       return arrival([

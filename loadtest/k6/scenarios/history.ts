@@ -47,10 +47,14 @@ export const historyFlow = defineFlow<HistorySeed>({
     let files: { fileId: string; path: string }[] = [];
     // One commit per round, each touching every file: VERSIONS commits in all.
     for (let round = 1; round <= VERSIONS; round += 1) {
-      const pushed = pushFiles(api, paths.map((path) => ({ path, content: randomContent(SIZE) })), {
-        message: `k6 history seed, round ${round}`,
-        action: round === 1 ? 'add' : 'modify',
-      });
+      const pushed = pushFiles(
+        api,
+        paths.map((path) => ({ path, content: randomContent(SIZE) })),
+        {
+          message: `k6 history seed, round ${round}`,
+          action: round === 1 ? 'add' : 'modify',
+        },
+      );
       if (pushed.outcome !== 'ok') throw new Error(`setup: seeding the history project failed in round ${round} at ${pushed.stoppedAt ?? '?'}`);
       files = pushed.files.map((f) => ({ fileId: f.fileId, path: f.path }));
     }
@@ -71,7 +75,11 @@ export const historyFlow = defineFlow<HistorySeed>({
       const downloaded = api.download(version.downloadUrl);
       if (downloaded.bytes !== null) {
         const digest = sha256(downloaded.bytes, 'hex');
-        verify({ flow: api.flow, step: 'download' }, digest === version.sha256, `${file.path} v${version.version}: downloaded SHA-256 ${digest}, API says ${version.sha256}`);
+        verify(
+          { flow: api.flow, step: 'download' },
+          digest === version.sha256,
+          `${file.path} v${version.version}: downloaded SHA-256 ${digest}, API says ${version.sha256}`,
+        );
       }
     }
     flowDuration.add(Date.now() - started, { flow: api.flow });

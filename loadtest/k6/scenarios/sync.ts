@@ -104,7 +104,11 @@ export const syncFlow = defineFlow<SyncSeed>({
   steps: ['sync'],
   budget: { rate: 2, requestP95Ms: 1000, flowP95Ms: 2000 },
   seed: (api) => {
-    const pushed = pushFiles(api, range(FILES).map((i) => seededFile(api.creds.projectId, i)), { message: `k6 sync seed: ${FILES} files` });
+    const pushed = pushFiles(
+      api,
+      range(FILES).map((i) => seededFile(api.creds.projectId, i)),
+      { message: `k6 sync seed: ${FILES} files` },
+    );
     if (pushed.outcome !== 'ok') throw new Error(`setup: seeding the sync project failed at ${pushed.stoppedAt ?? '?'}`);
     return { files: FILES };
   },

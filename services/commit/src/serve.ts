@@ -27,7 +27,8 @@ export interface CommitDomain {
 
 /** The commit service's table: each contract it answers and the domain call that answers it. */
 export function commitRpcs(domain: CommitDomain): Rpc[] {
-  const { commitService, draftService, historyService, downloadService, treeService, branchService, mergeService, logService, treeListing, folderListing } = domain;
+  const { commitService, draftService, historyService, downloadService, treeService, branchService, mergeService, logService, treeListing, folderListing } =
+    domain;
   return [
     rpc(commit.create, ({ actor, commit: body, idempotencyKey, kind }) => commitService.create(actor, body, idempotencyKey, kind)),
     rpc(commit.listVersions, ({ actor, fileId, cursor, limit }) => historyService.list(actor, fileId, cursor, limit)),

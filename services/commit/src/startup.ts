@@ -14,7 +14,10 @@ const settings = { ...storageSettings, ...commitSettings, ...cursorSecretSetting
  */
 export const commitStartup = {
   settings,
-  start: (runtime: Pick<CommitDeps, 'db' | 'bus' | 'events' | 'logger'> & Partial<Pick<CommitDeps, 'storage'>>, config: z.output<z.ZodObject<typeof settings>>) =>
+  start: (
+    runtime: Pick<CommitDeps, 'db' | 'bus' | 'events' | 'logger'> & Partial<Pick<CommitDeps, 'storage'>>,
+    config: z.output<z.ZodObject<typeof settings>>,
+  ) =>
     startCommitService({
       ...runtime,
       storage: runtime.storage ?? createStorage(config),

@@ -14,7 +14,10 @@ export function projectApi(p: SeededProject) {
     push: (path: string, bytes: Buffer = randomBytes(24)): Promise<PushedFile> => pushFile(p.api, p.projectId, path, bytes),
     /** Commits the files' versions (add or modify, as the server decides) and deletions on a branch. */
     commit: async (files: readonly PushedFile[], options: { branch?: string; deletes?: readonly string[]; message?: string } = {}) => {
-      const fileVersions = [...files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'modify' })), ...(options.deletes ?? []).map((fileId) => ({ fileId, action: 'delete' }))];
+      const fileVersions = [
+        ...files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'modify' })),
+        ...(options.deletes ?? []).map((fileId) => ({ fileId, action: 'delete' })),
+      ];
       const body = { message: options.message ?? 'change', fileVersions, ...(options.branch ? { branch: options.branch } : {}) };
       return expectStatus<{ id: string; sequenceNum: number }>(await p.api.post(`${base}/commits`, body), 201);
     },
@@ -41,7 +44,9 @@ export async function allPages<T>(p: SeededProject, path: string, limit: number)
   const rows: T[] = [];
   let cursor: string | null = null;
   do {
-    const res: ApiResponse<{ data: T[]; nextCursor: string | null }> = await p.api.get(`${path}${path.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: ApiResponse<{ data: T[]; nextCursor: string | null }> = await p.api.get(
+      `${path}${path.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.length).toBeLessThanOrEqual(limit);
     rows.push(...res.body.data);

@@ -22,12 +22,24 @@ describe("a new branch's tree, copied in slices", () => {
       ...Array.from({ length: 6 }, (_, i) => row(otherProject, 'main', i)),
     ];
     for (const values of rows) {
-      await db.query('INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', values);
+      await db.query(
+        'INSERT INTO tree (project_id, branch, file_id, path, version, sha256, size, commit_seq, deleted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        values,
+      );
     }
     const tree = (branch: string) =>
-      db.query('SELECT file_id, path, version, sha256, size, commit_seq, deleted FROM tree WHERE project_id = $1 AND branch = $2 ORDER BY file_id', [projectId, branch]).then((r) => r.rows);
+      db
+        .query('SELECT file_id, path, version, sha256, size, commit_seq, deleted FROM tree WHERE project_id = $1 AND branch = $2 ORDER BY file_id', [
+          projectId,
+          branch,
+        ])
+        .then((r) => r.rows);
 
-    for (const [name, slice] of [['feature', 3], ['exact', 7], ['whole', 100]] as const) {
+    for (const [name, slice] of [
+      ['feature', 3],
+      ['exact', 7],
+      ['whole', 100],
+    ] as const) {
       await db.transaction((tx) => new BranchesRepository().copyTree(tx, projectId, 'main', name, slice));
       expect(await tree(name), name).toEqual(await tree('main'));
     }

@@ -22,7 +22,10 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
     it('lists main before its first commit, with no head and no creator', async () => {
       const { p, api } = await project();
       const res = await p.api.get(`${api.base}/branches`);
-      expect(res).toMatchObject({ status: 200, body: { data: [{ name: 'main', headCommitId: null, headSequenceNum: null, forkedFrom: null, createdAt: null, createdBy: null }], nextCursor: null } });
+      expect(res).toMatchObject({
+        status: 200,
+        body: { data: [{ name: 'main', headCommitId: null, headSequenceNum: null, forkedFrom: null, createdAt: null, createdBy: null }], nextCursor: null },
+      });
       expect(api.expectStatus(await p.api.get(`${api.base}/commits`), 200)).toEqual({ data: [], nextCursor: null });
       expect(api.expectStatus(await p.api.get(`${api.base}/files`), 200)).toEqual({ data: [], nextCursor: null });
     });
@@ -42,10 +45,20 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
       });
       const onFeature = await api.commit([await api.push('a.bin')], { branch: 'feature' });
       const nested = await api.createBranch('feature/nested', 'feature');
-      expect(nested).toMatchObject({ headCommitId: onFeature.id, headSequenceNum: onFeature.sequenceNum, forkedFrom: { branch: 'feature', sequenceNum: onFeature.sequenceNum } });
+      expect(nested).toMatchObject({
+        headCommitId: onFeature.id,
+        headSequenceNum: onFeature.sequenceNum,
+        forkedFrom: { branch: 'feature', sequenceNum: onFeature.sequenceNum },
+      });
       const listed = api.expectStatus(await p.api.get(`${api.base}/branches`), 200);
       expect(listed.data.map((b: { name: string }) => b.name)).toEqual(['main', 'feature', 'feature/nested']);
-      expect(listed.data[0]).toMatchObject({ name: 'main', headCommitId: first.id, forkedFrom: null, createdBy: null, createdAt: expect.stringMatching(ISO_MS) });
+      expect(listed.data[0]).toMatchObject({
+        name: 'main',
+        headCommitId: first.id,
+        forkedFrom: null,
+        createdBy: null,
+        createdAt: expect.stringMatching(ISO_MS),
+      });
     });
 
     it('refuses a taken name (409 branch_exists), a bad name (400 naming it) and an unknown source (404)', async () => {
@@ -103,7 +116,10 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
     it('deletes a branch whose name needs URL-encoding', async () => {
       const { p, api } = await project();
       await api.createBranch('feature/x');
-      expect(await p.api.delete(`${api.base}/branches/${encodeURIComponent('feature/x')}`)).toMatchObject({ status: 200, body: { name: 'feature/x', deleted: true } });
+      expect(await p.api.delete(`${api.base}/branches/${encodeURIComponent('feature/x')}`)).toMatchObject({
+        status: 200,
+        body: { name: 'feature/x', deleted: true },
+      });
     });
 
     it('still creates a branch on its first commit, from main, as before, with the committer as its creator', async () => {
@@ -170,7 +186,12 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
       for (const path of ['b.bin', 'C.bin', 'a.bin', 'a/b.bin', 'a-b.bin']) files.push(await api.push(path));
       const first = await api.commit(files);
       const changed = await api.commit([await api.push('b.bin')], { deletes: [files[2].fileId], message: 'second' });
-      expect(api.expectStatus(await p.api.get(`${api.base}/commits/${changed.id}`), 200)).toMatchObject({ id: changed.id, message: 'second', fileCount: 2, kind: 'commit' });
+      expect(api.expectStatus(await p.api.get(`${api.base}/commits/${changed.id}`), 200)).toMatchObject({
+        id: changed.id,
+        message: 'second',
+        fileCount: 2,
+        kind: 'commit',
+      });
       const listed = await allPages<{ path: string }>(p, `${api.base}/commits/${first.id}/files`, 2);
       expect(listed.map((f) => f.path)).toEqual(['C.bin', 'a-b.bin', 'a.bin', 'a/b.bin', 'b.bin']);
       expect(listed[0]).toEqual({ fileId: files[1].fileId, path: 'C.bin', action: 'add', version: 1, sha256: files[1].sha256, size: files[1].size });
@@ -196,10 +217,18 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
     it("lists a branch's live files in path order with their commit, under a folder or all, page by page", async () => {
       const { p, api } = await project();
       const files = [];
-      for (const path of ['Levels/b.umap', 'Levels/a.umap', 'Levels/sub/c.umap', 'LevelsX/d.umap', 'levels/e.umap', 'Levels.txt', 'gone.bin']) files.push(await api.push(path));
+      for (const path of ['Levels/b.umap', 'Levels/a.umap', 'Levels/sub/c.umap', 'LevelsX/d.umap', 'levels/e.umap', 'Levels.txt', 'gone.bin'])
+        files.push(await api.push(path));
       const first = await api.commit(files);
       const second = await api.commit([await api.push('Levels/a.umap')], { deletes: [files[6].fileId] });
-      expect((await api.tree()).map((f) => f.path)).toEqual(['Levels.txt', 'Levels/a.umap', 'Levels/b.umap', 'Levels/sub/c.umap', 'LevelsX/d.umap', 'levels/e.umap']);
+      expect((await api.tree()).map((f) => f.path)).toEqual([
+        'Levels.txt',
+        'Levels/a.umap',
+        'Levels/b.umap',
+        'Levels/sub/c.umap',
+        'LevelsX/d.umap',
+        'levels/e.umap',
+      ]);
       for (const prefix of ['Levels/', 'Levels']) {
         expect(await api.tree('main', prefix), prefix).toEqual([
           { path: 'Levels/a.umap', version: 2 },
@@ -211,7 +240,15 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
       expect(await api.tree('main', 'Nothing/')).toEqual([]);
       const page = api.expectStatus(await p.api.get(`${api.base}/files?prefix=Levels/&limit=1`), 200);
       expect(page.data).toEqual([
-        { fileId: files[1].fileId, path: 'Levels/a.umap', version: 2, sha256: expect.any(String), size: 24, commitSeq: second.sequenceNum, updatedAt: expect.stringMatching(ISO_MS) },
+        {
+          fileId: files[1].fileId,
+          path: 'Levels/a.umap',
+          version: 2,
+          sha256: expect.any(String),
+          size: 24,
+          commitSeq: second.sequenceNum,
+          updatedAt: expect.stringMatching(ISO_MS),
+        },
       ]);
       const commitTime = api.expectStatus(await p.api.get(`${api.base}/commits/${second.id}`), 200).createdAt;
       expect(page.data[0].updatedAt).toBe(commitTime);

@@ -251,7 +251,9 @@ describe.each(['local', 'nats'] as const)('commits and version history through t
       const seen: number[] = [];
       let cursor: string | null = null;
       do {
-        const res: { status: number; body: { data: { version: number }[]; nextCursor: string | null } } = await p.api.get(versions(file[0].fileId, `?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`));
+        const res: { status: number; body: { data: { version: number }[]; nextCursor: string | null } } = await p.api.get(
+          versions(file[0].fileId, `?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+        );
         expect(res.status).toBe(200);
         expect(res.body.data).toHaveLength(1);
         seen.push(res.body.data[0].version);

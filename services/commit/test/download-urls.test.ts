@@ -47,8 +47,15 @@ describe.each(['local', 'nats'] as const)('batch download URLs through the gatew
     level = [];
     level.push(await push('Levels/Forest.umap', randomBytes(64)));
     gone = await push('Old/gone.bin', randomBytes(16));
-    await commit([{ fileId: level[0].fileId, version: 1, action: 'add' }, { fileId: gone.fileId, version: 1, action: 'add' }]);
-    for (const [version, branch] of [[2, 'main'], [3, 'feature'], [4, 'main']] as const) {
+    await commit([
+      { fileId: level[0].fileId, version: 1, action: 'add' },
+      { fileId: gone.fileId, version: 1, action: 'add' },
+    ]);
+    for (const [version, branch] of [
+      [2, 'main'],
+      [3, 'feature'],
+      [4, 'main'],
+    ] as const) {
       level.push(await push('Levels/Forest.umap', randomBytes(48 + version)));
       await commit([{ fileId: level[0].fileId, version, action: 'modify' }], branch);
     }
@@ -66,7 +73,7 @@ describe.each(['local', 'nats'] as const)('batch download URLs through the gatew
     expiresAt: expect.any(String),
   });
 
-  it("answers the tip on the branch by fileId or by path, with a URL that serves exactly the recorded bytes for an hour", async () => {
+  it('answers the tip on the branch by fileId or by path, with a URL that serves exactly the recorded bytes for an hour', async () => {
     const before = Date.now();
     const [byId, byPath] = await ask([{ fileId: level[0].fileId }, { path: 'Levels/Forest.umap' }]);
     expect(byId).toEqual(form(level[3]));
@@ -104,7 +111,13 @@ describe.each(['local', 'nats'] as const)('batch download URLs through the gatew
 
   it("answers a branch's own tip, main's versions up to where it started, and not main's later ones", async () => {
     const results = await ask(
-      [{ fileId: level[0].fileId }, { fileId: level[0].fileId, version: 2 }, { fileId: level[0].fileId, version: 1 }, { fileId: level[0].fileId, version: 4 }, { fileId: gone.fileId }],
+      [
+        { fileId: level[0].fileId },
+        { fileId: level[0].fileId, version: 2 },
+        { fileId: level[0].fileId, version: 1 },
+        { fileId: level[0].fileId, version: 4 },
+        { fileId: gone.fileId },
+      ],
       'feature',
     );
     expect(results.slice(0, 3)).toEqual([form(level[2]), form(level[1]), form(level[0])]);
@@ -178,7 +191,10 @@ describe.each(['local', 'nats'] as const)('batch download URLs through the gatew
   it("answers another project's file ids and paths as not_found, with nothing of theirs", async () => {
     const other = await stack.seed.project();
     const theirs = await pushFile(other.api, other.projectId, 'Secret/plan.bin', randomBytes(32));
-    const res = await other.api.post(`/api/v1/projects/${other.projectId}/commits`, { message: 'm', fileVersions: [{ fileId: theirs.fileId, version: 1, action: 'add' }] });
+    const res = await other.api.post(`/api/v1/projects/${other.projectId}/commits`, {
+      message: 'm',
+      fileVersions: [{ fileId: theirs.fileId, version: 1, action: 'add' }],
+    });
     expect(res.status).toBe(201);
     const results = await ask([{ fileId: theirs.fileId }, { path: 'Secret/plan.bin' }, { fileId: theirs.fileId, version: 1 }]);
     expect(results).toEqual([
@@ -269,7 +285,10 @@ describe.each(['local', 'nats'] as const)('batch download URLs through the gatew
     });
     expect(committed.status).toBe(201);
     // Shuffled, half by id and half by path, so the order of the answer is the request's, not the tree's.
-    const asked = versions.map((v, i) => ({ v, key: (i * 7919) % versions.length })).sort((a, b) => a.key - b.key).map(({ v }) => v);
+    const asked = versions
+      .map((v, i) => ({ v, key: (i * 7919) % versions.length }))
+      .sort((a, b) => a.key - b.key)
+      .map(({ v }) => v);
     const files = asked.map((v, i) => (i % 2 === 0 ? { fileId: v.fileId } : { path: v.path.toUpperCase() }));
     const res = await project.api.post(urls(project), { files });
     expect(res.status).toBe(200);
@@ -299,10 +318,15 @@ describe('batch download URLs on real S3', () => {
     await p.api.post(`/api/v1/projects/${p.projectId}/commits`, { message: 'a', fileVersions: [{ fileId: v1.fileId, version: 1, action: 'add' }] });
     const v2 = await pushFile(p.api, p.projectId, 'Textures/rock.png', second);
     await p.api.post(`/api/v1/projects/${p.projectId}/commits`, { message: 'b', fileVersions: [{ fileId: v2.fileId, version: 2, action: 'modify' }] });
-    const res = await p.api.post(`/api/v1/projects/${p.projectId}/files/download-urls`, { files: [{ path: 'textures/ROCK.png' }, { fileId: v1.fileId, version: 1 }] });
+    const res = await p.api.post(`/api/v1/projects/${p.projectId}/files/download-urls`, {
+      files: [{ path: 'textures/ROCK.png' }, { fileId: v1.fileId, version: 1 }],
+    });
     expect(res.status).toBe(200);
     const results = res.body.results as download.DownloadForm[];
-    expect(results.map((r) => [r.version, r.sha256])).toEqual([[2, v2.sha256], [1, v1.sha256]]);
+    expect(results.map((r) => [r.version, r.sha256])).toEqual([
+      [2, v2.sha256],
+      [1, v1.sha256],
+    ]);
     for (const [i, bytes] of [second, first].entries()) {
       const fetched = await fetchBytes(results[i].downloadUrl);
       expect(sha256(fetched)).toBe(results[i].sha256);

@@ -31,7 +31,11 @@ function created(res: ApiResponse): string {
 const MANY = 150;
 const adds = (files: readonly BulkVersion[]) => files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' }));
 /** The first 100 file ids in the order an error names them: the ids' own. */
-const first100 = (files: readonly { fileId: string }[]) => files.map((f) => f.fileId).sort().slice(0, 100);
+const first100 = (files: readonly { fileId: string }[]) =>
+  files
+    .map((f) => f.fileId)
+    .sort()
+    .slice(0, 100);
 
 describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s bus)', (bus) => {
   let stack: TestStack;
@@ -52,7 +56,14 @@ describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s
   it('creates a draft that is empty, on main by default, and lives for a day', async () => {
     const res = await drafts.create({ message: '  first import  ' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), message: 'first import', branch: 'main', fileCount: 0, createdAt: expect.any(String), expiresAt: expect.any(String) });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      message: 'first import',
+      branch: 'main',
+      fileCount: 0,
+      createdAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
     expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(DAY_MS);
     expect((await drafts.get(res.body.id)).body).toEqual(res.body);
   });
@@ -80,7 +91,10 @@ describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s
     const good = await files.push('bad-entries/good.bin');
     const id = created(await drafts.create());
     const unknown = randomUUID();
-    const missing = await drafts.stage(id, [{ fileId: good.fileId, version: 1, action: 'add' }, { fileId: unknown, version: 1, action: 'add' }]);
+    const missing = await drafts.stage(id, [
+      { fileId: good.fileId, version: 1, action: 'add' },
+      { fileId: unknown, version: 1, action: 'add' },
+    ]);
     expect(missing.status).toBe(404);
     expect(missing.body.fileIds).toEqual([unknown]);
     const unconfirmed = await drafts.stage(id, [{ fileId: good.fileId, version: 2, action: 'add' }]);
@@ -89,10 +103,16 @@ describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s
     const invalid = await drafts.stage(id, [{ fileId: good.fileId, version: 0, action: 'add' }]);
     expect(invalid.status).toBe(400);
     expect(invalid.body.issues[0].path).toBe('fileVersions.0.version');
-    const twice = await drafts.stage(id, [{ fileId: good.fileId, version: 1, action: 'add' }, { fileId: good.fileId, version: 1, action: 'add' }]);
+    const twice = await drafts.stage(id, [
+      { fileId: good.fileId, version: 1, action: 'add' },
+      { fileId: good.fileId, version: 1, action: 'add' },
+    ]);
     expect(twice.status).toBe(400);
     expect(twice.body.duplicateFileIds).toEqual([good.fileId]);
-    const tooMany = await drafts.stage(id, Array.from({ length: 25_001 }, () => ({ fileId: good.fileId, version: 1, action: 'add' })));
+    const tooMany = await drafts.stage(
+      id,
+      Array.from({ length: 25_001 }, () => ({ fileId: good.fileId, version: 1, action: 'add' })),
+    );
     expect(tooMany.status).toBe(413);
     expect((await drafts.get(id)).body.fileCount).toBe(0);
   });
@@ -187,7 +207,14 @@ describe.each(['local', 'nats'] as const)('draft commits through the gateway (%s
   it('refuses a draft deleting more absent files than it names: the first 100 and count', async () => {
     const seeded = await seedConfirmedVersions(stack.databaseUrl, p, MANY, `many-absent-${bus}`);
     const id = created(await drafts.create());
-    expect((await drafts.stage(id, seeded.map((f) => ({ fileId: f.fileId, action: 'delete' })))).status).toBe(200);
+    expect(
+      (
+        await drafts.stage(
+          id,
+          seeded.map((f) => ({ fileId: f.fileId, action: 'delete' })),
+        )
+      ).status,
+    ).toBe(200);
     const refused = await drafts.commit(id);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'file_not_in_branch', count: MANY });

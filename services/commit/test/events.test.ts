@@ -83,7 +83,14 @@ describe.each(['local', 'nats'] as const)('commit.created events (%s bus)', (bus
     expect(big().map((e) => e.part)).toEqual(Array.from({ length: big().length }, (_, i) => i + 1));
     const entries = big().flatMap((e) => e.entries);
     expect(entries.map((e) => e.fileId)).toEqual(files.map((f) => f.fileId));
-    expect(entries[24_999]).toEqual({ fileId: files[24_999].fileId, path: files[24_999].path, action: 'add', version: 1, sha256: files[24_999].sha256, size: files[24_999].size });
+    expect(entries[24_999]).toEqual({
+      fileId: files[24_999].fileId,
+      path: files[24_999].path,
+      action: 'add',
+      version: 1,
+      sha256: files[24_999].sha256,
+      size: files[24_999].size,
+    });
     // The history of one of them answers through the same path.
     const history = await p.api.get(`/api/v1/projects/${p.projectId}/files/${files[123].fileId}/versions`);
     expect(history.body.data).toMatchObject([{ version: 1, commitId: res.body.id }]);

@@ -37,9 +37,7 @@ describe('a commit whose lock fence goes unanswered (separate processes on NATS)
     nc = await connectNats(TEST_NATS_URL, 'test-fence-outage');
     standIn = new NatsBus(nc, createLogger('test', 'silent'), { namespace });
     standIn.serve(lock.fence, (request) =>
-      request.projectId === stalled.projectId
-        ? new Promise((resolve) => heldFences.push(() => resolve({ fenced: true })))
-        : Promise.resolve({ fenced: true }),
+      request.projectId === stalled.projectId ? new Promise((resolve) => heldFences.push(() => resolve({ fenced: true }))) : Promise.resolve({ fenced: true }),
     );
     standIn.serve(lock.settleFence, async () => ({ releasedLocks: 0 }));
     // Which resolve_versions requests the upload service has answered: seen on the wire, so the
@@ -64,7 +62,9 @@ describe('a commit whose lock fence goes unanswered (separate processes on NATS)
   });
 
   it('commits in another project and answers syncs meanwhile, and leaves the commit service’s pool free', async () => {
-    const files = await Promise.all(Array.from({ length: STALLED_COMMITS }, (_, i) => pushFile(stalled.api, stalled.projectId, `stalled/${i}.bin`, randomBytes(16))));
+    const files = await Promise.all(
+      Array.from({ length: STALLED_COMMITS }, (_, i) => pushFile(stalled.api, stalled.projectId, `stalled/${i}.bin`, randomBytes(16))),
+    );
     const elsewhere = await pushFile(bystander.api, bystander.projectId, 'elsewhere.bin', randomBytes(16));
 
     let settledStalled = 0;

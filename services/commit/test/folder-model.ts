@@ -8,7 +8,9 @@ export interface LiveFile {
   size: number;
 }
 
-export type Child = { type: 'folder'; name: string; path: string; fileCount: number; totalSize: number } | { type: 'file'; name: string; fileId: string; path: string; size: number };
+export type Child =
+  | { type: 'folder'; name: string; path: string; fileCount: number; totalSize: number }
+  | { type: 'file'; name: string; fileId: string; path: string; size: number };
 
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -32,7 +34,9 @@ export function foldLevel(files: readonly LiveFile[], prefix: string): Child[] {
     const folder = folders.get(name) ?? { fileCount: 0, totalSize: 0 };
     folders.set(name, { fileCount: folder.fileCount + 1, totalSize: folder.totalSize + file.size });
   }
-  const subfolders = [...folders.entries()].sort(([a], [b]) => byteOrder(a, b)).map(([name, totals]): Child => ({ type: 'folder', name, path: `${prefix}${name}/`, ...totals }));
+  const subfolders = [...folders.entries()]
+    .sort(([a], [b]) => byteOrder(a, b))
+    .map(([name, totals]): Child => ({ type: 'folder', name, path: `${prefix}${name}/`, ...totals }));
   return [...subfolders, ...here.sort((a, b) => byteOrder(a.name, b.name))];
 }
 

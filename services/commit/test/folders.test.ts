@@ -86,7 +86,10 @@ describe.each(['local', 'nats'] as const)('the folder listing through the gatewa
     expect(second).toMatchObject({ data: [{ name: 'x.bin' }, { name: 'y.bin' }, { name: 'z.bin' }], nextCursor: null });
     // A cursor of another folder, branch, project or list is refused.
     for (const other of [`prefix=b/&cursor=`, `branch=main&prefix=a&cursor=`]) {
-      expect(await p.api.get(`${folders.base}/folders?${other}${encodeURIComponent(first.nextCursor)}`)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+      expect(await p.api.get(`${folders.base}/folders?${other}${encodeURIComponent(first.nextCursor)}`)).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed' },
+      });
     }
     const tree = api.expectStatus(await p.api.get(`${folders.base}/files?limit=1`), 200);
     expect(await p.api.get(`${folders.base}/folders?cursor=${encodeURIComponent(tree.nextCursor)}`)).toMatchObject({ status: 400 });
@@ -131,7 +134,9 @@ describe.each(['local', 'nats'] as const)('the folder listing through the gatewa
     await folders.matchesFold('art');
     const bark = await api.push('Levels/Forest/bark.png', bytes(8));
     await api.commit([bark], { branch: 'art', deletes: [rock.fileId] });
-    expect(await folders.level('Levels/', { branch: 'art' })).toEqual([{ type: 'folder', name: 'Forest', path: 'Levels/Forest/', fileCount: 2, totalSize: 18 }]);
+    expect(await folders.level('Levels/', { branch: 'art' })).toEqual([
+      { type: 'folder', name: 'Forest', path: 'Levels/Forest/', fileCount: 2, totalSize: 18 },
+    ]);
     expect(await folders.level('Levels/')).toEqual([
       { type: 'folder', name: 'Forest', path: 'Levels/Forest/', fileCount: 1, totalSize: 10 },
       { type: 'file', name: 'rock.png', fileId: rock.fileId, path: 'Levels/rock.png', size: 30 },
@@ -154,10 +159,24 @@ describe.each(['local', 'nats'] as const)('the folder listing through the gatewa
     await api.commit([await api.push('Levels/a.bin', bytes(3))]);
     // Matched exactly, letter case included, as the tree's prefix; a file is not a folder.
     for (const prefix of ['Nowhere/', 'levels/', 'Lev/', 'Levels/a.bin', 'Levels/a.bin/']) {
-      expect(await p.api.get(`${folders.base}/folders?prefix=${encodeURIComponent(prefix)}`), prefix).toMatchObject({ status: 404, body: { code: 'not_found' } });
+      expect(await p.api.get(`${folders.base}/folders?prefix=${encodeURIComponent(prefix)}`), prefix).toMatchObject({
+        status: 404,
+        body: { code: 'not_found' },
+      });
     }
     expect(await p.api.get(`${folders.base}/folders?branch=nowhere`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
-    for (const query of ['prefix=/abs', 'prefix=a//b', 'prefix=../x', 'prefix=a\\b', `prefix=${encodeURIComponent('a\u0001')}`, 'limit=0', 'limit=201', 'limit=x', 'branch=a..b', 'cursor=']) {
+    for (const query of [
+      'prefix=/abs',
+      'prefix=a//b',
+      'prefix=../x',
+      'prefix=a\\b',
+      `prefix=${encodeURIComponent('a\u0001')}`,
+      'limit=0',
+      'limit=201',
+      'limit=x',
+      'branch=a..b',
+      'cursor=',
+    ]) {
       const res = await p.api.get(`${folders.base}/folders?${query}`);
       expect(res, query).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
       expect(typeof res.body.message).toBe('string');
@@ -178,7 +197,9 @@ describe.each(['local', 'nats'] as const)('the folder listing through the gatewa
 
   it('matches a fold of the full file list for random trees and random change sequences', async () => {
     const segment = fc.constantFrom('a', 'b', 'B', 'a-b', 'a0', 'é', 'Z');
-    const path = fc.tuple(fc.array(segment, { minLength: 0, maxLength: 3 }), fc.constantFrom('x.bin', 'y.bin', 'A.bin')).map(([dirs, name]) => [...dirs, name].join('/'));
+    const path = fc
+      .tuple(fc.array(segment, { minLength: 0, maxLength: 3 }), fc.constantFrom('x.bin', 'y.bin', 'A.bin'))
+      .map(([dirs, name]) => [...dirs, name].join('/'));
     const step = fc.record({
       adds: fc.array(fc.tuple(path, fc.integer({ min: 1, max: 64 })), { maxLength: 4 }),
       modifies: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 64 })), { maxLength: 2 }),

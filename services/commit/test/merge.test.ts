@@ -19,7 +19,7 @@ describe.each(['local', 'nats'] as const)('merging branches through the gateway 
   const merge = (p: SeededProject, source: string, body: Record<string, unknown> = {}) =>
     p.api.post(`/api/v1/projects/${p.projectId}/branches/${encodeURIComponent(source)}/merge`, body);
 
-  it('brings over what changed on the source only, as one merge commit on the target, on main\'s history', async () => {
+  it("brings over what changed on the source only, as one merge commit on the target, on main's history", async () => {
     const { p, api } = await project();
     const [a, b, c, d] = [await api.push('a.bin'), await api.push('b.bin'), await api.push('c.bin'), await api.push('d.bin')];
     await api.commit([a, b, c, d]);
@@ -32,7 +32,14 @@ describe.each(['local', 'nats'] as const)('merging branches through the gateway 
     await api.commit([c2]);
     const res = await merge(p, 'feature');
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), sequenceNum: expect.any(Number), message: 'Merge feature into main', fileCount: 3, branch: 'main', kind: 'merge' });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      sequenceNum: expect.any(Number),
+      message: 'Merge feature into main',
+      fileCount: 3,
+      branch: 'main',
+      kind: 'merge',
+    });
     expect(await api.tree()).toEqual([
       { path: 'a.bin', version: 2 },
       { path: 'c.bin', version: 2 },
@@ -138,7 +145,14 @@ describe.each(['local', 'nats'] as const)('merging branches through the gateway 
       expect(res.body.message).toContain(field);
     }
     const twice = randomUUID();
-    expect(await merge(p, 'empty', { resolutions: [{ fileId: twice, take: 'source' }, { fileId: twice, take: 'target' }] })).toMatchObject({ status: 400, body: { duplicateFileIds: [twice] } });
+    expect(
+      await merge(p, 'empty', {
+        resolutions: [
+          { fileId: twice, take: 'source' },
+          { fileId: twice, take: 'target' },
+        ],
+      }),
+    ).toMatchObject({ status: 400, body: { duplicateFileIds: [twice] } });
     const tooMany = Array.from({ length: commit.MAX_COMMIT_ENTRIES + 1 }, () => ({ fileId: randomUUID(), take: 'source' }));
     expect(await merge(p, 'empty', { resolutions: tooMany })).toMatchObject({ status: 413, body: { code: 'batch_too_large' } });
     expect(await p.api.post(`${api.base}/branches/${encodeURIComponent('a..b')}/merge`, {})).toMatchObject({ status: 400 });
@@ -196,7 +210,10 @@ describe.each(['local', 'nats'] as const)('merging branches through the gateway 
         // The source deletes f; main's racing commit changes it.
         await api.commit([await api.push('g.bin')], { branch: 'feature', deletes: [f.fileId] });
         const f2 = await api.push('f.bin');
-        const [merged, committed] = await Promise.all([merge(p, 'feature'), p.api.post(`${api.base}/commits`, { message: 'race', fileVersions: [{ fileId: f.fileId, version: f2.version, action: 'modify' }] })]);
+        const [merged, committed] = await Promise.all([
+          merge(p, 'feature'),
+          p.api.post(`${api.base}/commits`, { message: 'race', fileVersions: [{ fileId: f.fileId, version: f2.version, action: 'modify' }] }),
+        ]);
         expect(committed.status, JSON.stringify(committed.body)).toBe(201);
         const tree = await api.tree();
         // f2 is never lost: either the merge came first (and the commit brought f back after it) or it saw the commit and stopped.
@@ -246,10 +263,17 @@ describe.each(['local', 'nats'] as const)('merging branches through the gateway 
     const { p, api } = await project();
     await api.createBranch('big');
     const files = await seedConfirmedVersions(stack.databaseUrl, p, commit.MAX_COMMIT_ENTRIES);
-    const onBranch = await p.api.post(`${api.base}/commits`, { message: 'big', branch: 'big', fileVersions: files.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })) });
+    const onBranch = await p.api.post(`${api.base}/commits`, {
+      message: 'big',
+      branch: 'big',
+      fileVersions: files.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })),
+    });
     expect(onBranch.status, JSON.stringify(onBranch.body)).toBe(201);
     const res = await merge(p, 'big');
-    expect(res, JSON.stringify(res.body).slice(0, 300)).toMatchObject({ status: 201, body: { fileCount: commit.MAX_COMMIT_ENTRIES, branch: 'main', kind: 'merge' } });
+    expect(res, JSON.stringify(res.body).slice(0, 300)).toMatchObject({
+      status: 201,
+      body: { fileCount: commit.MAX_COMMIT_ENTRIES, branch: 'main', kind: 'merge' },
+    });
     const page = api.expectStatus(await p.api.get(`${api.base}/files?limit=200`), 200);
     expect(page.data).toHaveLength(200);
     expect(page.data[0]).toMatchObject({ commitSeq: res.body.sequenceNum });

@@ -45,7 +45,10 @@ describe('the outbox relay into the in-process stream', () => {
       handled.push(n);
     });
     await db.transaction((tx) =>
-      writeOutbox(tx, Array.from({ length: 20 }, (_, n) => ({ subject: padded.subject, id: `bp-${randomUUID()}`, data: { n, pad: 'x'.repeat(EVENT_BYTES) } }))),
+      writeOutbox(
+        tx,
+        Array.from({ length: 20 }, (_, n) => ({ subject: padded.subject, id: `bp-${randomUUID()}`, data: { n, pad: 'x'.repeat(EVENT_BYTES) } })),
+      ),
     );
   });
   afterEach(async () => {

@@ -23,7 +23,12 @@ describe('the outbox relay (commit schema, JetStream)', () => {
   const received: number[] = [];
 
   const write = (from: number, count: number) =>
-    db.transaction((tx) => writeOutbox(tx, Array.from({ length: count }, (_, i) => ({ subject: numbered.subject, id: `n-${from + i}`, data: { n: from + i } }))));
+    db.transaction((tx) =>
+      writeOutbox(
+        tx,
+        Array.from({ length: count }, (_, i) => ({ subject: numbered.subject, id: `n-${from + i}`, data: { n: from + i } })),
+      ),
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -97,7 +102,12 @@ describe('the outbox relay (commit schema, JetStream)', () => {
 
   /** Events of about `bytes` of payload each, numbered from `from`. */
   const writePadded = (from: number, sizes: readonly number[]) =>
-    db.transaction((tx) => writeOutbox(tx, sizes.map((bytes, i) => ({ subject: padded.subject, id: `pad-${from + i}`, data: { n: from + i, pad: 'x'.repeat(bytes) } }))));
+    db.transaction((tx) =>
+      writeOutbox(
+        tx,
+        sizes.map((bytes, i) => ({ subject: padded.subject, id: `pad-${from + i}`, data: { n: from + i, pad: 'x'.repeat(bytes) } })),
+      ),
+    );
 
   it('reads a batch of at most batchBytes of payload, one event at least however large, and the rest in later batches', async () => {
     // 30 KB events against a 100 KB batch: three a batch; the 150 KB one goes alone.

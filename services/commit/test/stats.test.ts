@@ -24,7 +24,11 @@ describe.each(['local', 'nats'] as const)("a project's figures through the gatew
 
   it("counts a branch's live files and bytes at any depth, the project's versions on every branch and its last commit", async () => {
     const { api, stats } = await project();
-    const [root, deep, gone] = [await api.push('root.bin', randomBytes(10)), await api.push('a/b/deep.bin', randomBytes(20)), await api.push('a/gone.bin', randomBytes(5))];
+    const [root, deep, gone] = [
+      await api.push('root.bin', randomBytes(10)),
+      await api.push('a/b/deep.bin', randomBytes(20)),
+      await api.push('a/gone.bin', randomBytes(5)),
+    ];
     await api.commit([root, deep, gone]);
     const edited = await api.push('a/b/deep.bin', randomBytes(7));
     await api.commit([edited], { deletes: [gone.fileId] });

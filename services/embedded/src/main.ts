@@ -9,7 +9,19 @@ import { env, loadConfig } from '@lode/config';
 import { createLogger } from '@lode/telemetry';
 import { LocalBus, LocalEvents } from '@lode/bus';
 import { createLocalObjectHandler, createLocalStorage, createS3Storage, instrumentStorage, storageSettings, usesS3 } from '@lode/storage';
-import { closeServer, ensurePrivateDirectory, exitOnStartupFailure, guardUnhandledRejections, listen, onShutdown, opsSettings, persistentSecret, PRIVATE_DIRECTORY, startOpsServer, TRAVERSABLE_DIRECTORY } from '@lode/runtime';
+import {
+  closeServer,
+  ensurePrivateDirectory,
+  exitOnStartupFailure,
+  guardUnhandledRejections,
+  listen,
+  onShutdown,
+  opsSettings,
+  persistentSecret,
+  PRIVATE_DIRECTORY,
+  startOpsServer,
+  TRAVERSABLE_DIRECTORY,
+} from '@lode/runtime';
 import { createGatewayApp, gatewaySettings, gatewayTuning, MemoryWriteLimiter, PROJECT_SERVICES } from '@lode/gateway';
 import { SERVICES, settingsOf, startInProcess } from '@lode/system';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
@@ -84,15 +96,19 @@ async function main(): Promise<void> {
   const server = await bindPort('PORT', config.PORT, () => listen(app, config.PORT));
   logger.info({ port: config.PORT, opsPort: boundOpsPort, dataDir }, `Lode listening on http://localhost:${config.PORT}`);
 
-  onShutdown(logger, [
-    ['http', () => closeServer(server)],
-    ['services', () => services.stop()],
-    ['bus', () => bus.close()],
-    ['events', () => events.close()],
-    ['limiter', () => limiter.close()],
-    ['databases', () => services.closeDatabases()],
-    ['postgres', () => postgres.stop()],
-  ], { ops });
+  onShutdown(
+    logger,
+    [
+      ['http', () => closeServer(server)],
+      ['services', () => services.stop()],
+      ['bus', () => bus.close()],
+      ['events', () => events.close()],
+      ['limiter', () => limiter.close()],
+      ['databases', () => services.closeDatabases()],
+      ['postgres', () => postgres.stop()],
+    ],
+    { ops },
+  );
 }
 
 /**

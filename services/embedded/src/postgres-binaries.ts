@@ -46,7 +46,8 @@ export async function reachableBinaries(runAs: RunAs | undefined, logger: Logger
     await rename(partial, copy).catch(() => rm(partial, { recursive: true, force: true }));
   }
   const copied = { initdb: path.join(copy, 'bin', 'initdb'), postgres: path.join(copy, 'bin', 'postgres') };
-  if (!(await runs(copied.postgres, runAs))) throw new Error(`The Postgres user cannot run ${copied.postgres} either: check the modes of the folders on its way`);
+  if (!(await runs(copied.postgres, runAs)))
+    throw new Error(`The Postgres user cannot run ${copied.postgres} either: check the modes of the folders on its way`);
   logger.info({ from: nativeDir, to: copy }, `the embedded Postgres runs from a copy in ${copy} (the Postgres user cannot reach ${nativeDir})`);
   return copied;
 }

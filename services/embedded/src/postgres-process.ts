@@ -84,7 +84,13 @@ export async function startPostmaster(binaries: PostgresBinaries, databaseDir: s
   process.once('exit', stopOnExit);
   const ended = exited(server, binaries.postgres);
   const ready = new Promise<void>((resolve) => server.stderr?.on('data', (chunk: Buffer) => chunk.toString().includes(READY_MESSAGE) && resolve()));
-  const outcome = await Promise.race([ready.then(() => 'ready' as const), ended.then(() => 'ended' as const, (error: unknown) => error)]);
+  const outcome = await Promise.race([
+    ready.then(() => 'ready' as const),
+    ended.then(
+      () => 'ended' as const,
+      (error: unknown) => error,
+    ),
+  ]);
   if (outcome !== 'ready') {
     process.removeListener('exit', stopOnExit);
     throw new Error(`Embedded Postgres did not start with ${databaseDir}:\n${log.join('\n')}`, { cause: outcome === 'ended' ? undefined : outcome });
@@ -103,7 +109,12 @@ export async function startPostmaster(binaries: PostgresBinaries, databaseDir: s
 /** Keeps the last lines a child wrote. */
 function collectTail(child: ChildProcess, log: string[]): void {
   const keep = (chunk: Buffer) => {
-    log.push(...chunk.toString().split('\n').filter((line) => line.trim() !== ''));
+    log.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    );
     log.splice(0, log.length - LOG_TAIL_LINES);
   };
   child.stdout?.on('data', keep);

@@ -211,9 +211,7 @@ describe('embedded Postgres', () => {
     expect(ownedBySuperuser).toBeGreaterThan(0);
 
     let running = await start(dataDir);
-    expect(await refusal(new Promise((resolve, reject) => connect(oldPort, '127.0.0.1').once('connect', resolve).once('error', reject)))).toBe(
-      'ECONNREFUSED',
-    );
+    expect(await refusal(new Promise((resolve, reject) => connect(oldPort, '127.0.0.1').once('connect', resolve).once('error', reject)))).toBe('ECONNREFUSED');
     // The old fixed password no longer lets anyone in as the superuser, not even through the socket.
     const socketHost = encodeURIComponent(path.join(dataDir, 'postgres-socket'));
     expect(await refusal(withClient(`postgres://postgres:lode-embedded@${socketHost}:5432/lode`, (client) => client.query('SELECT 1')))).toBe('28P01');

@@ -61,7 +61,9 @@ function launch(env: Record<string, string | undefined>): Lode {
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const lode = { child, exited, stdout: () => stdout, stderr: () => stderr, baseUrl: `http://127.0.0.1:${env.PORT ?? 8080}` };
   launched.push(lode);
   return lode;
@@ -141,7 +143,10 @@ describe('two Lodes on one machine', () => {
     const second = launch({ PORT: String(secondPort), LODE_DATA_DIR: await newDataDir(), LODE_OPS_PORT: undefined });
     await Promise.all([started(first), started(second)]);
     const opsPortOf = (lode: Lode) => {
-      const line = lode.stdout().split('\n').find((entry) => entry.includes('Lode listening on'));
+      const line = lode
+        .stdout()
+        .split('\n')
+        .find((entry) => entry.includes('Lode listening on'));
       return (JSON.parse(line ?? '{}') as { opsPort?: number }).opsPort;
     };
     expect(opsPortOf(first)).not.toBe(opsPortOf(second));

@@ -53,7 +53,9 @@ describe('the README quick start', () => {
   it('works when followed line by line, through the lode login it suggests next', { timeout: 10 * COMMAND_TIMEOUT_MS }, async () => {
     const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const quickStart = shBlocks(readme, 'Quick start').flatMap(commandsOf);
-    const login = shBlocks(readme, 'CLI').flatMap(commandsOf).find((command) => /\blode login\b/.test(command));
+    const login = shBlocks(readme, 'CLI')
+      .flatMap(commandsOf)
+      .find((command) => /\blode login\b/.test(command));
     expect(quickStart).toContain('npm start');
     expect(login).toBeDefined();
 

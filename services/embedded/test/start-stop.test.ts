@@ -103,8 +103,19 @@ describe('npm start', () => {
     expect(await modeOf('blobs')).toBe(0o700);
     expect(await modeOf('postgres-socket')).toBe(0o700);
     // The access line, as the real logger writes it: one request_id (the logger's own and the line's merge).
-    await expect.poll(() => lode.output().split('\n').filter((line) => line.includes('"route":"/admin/v1/orgs"'))).toHaveLength(1);
-    const access = lode.output().split('\n').find((line) => line.includes('"route":"/admin/v1/orgs"')) ?? '';
+    await expect
+      .poll(() =>
+        lode
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"route":"/admin/v1/orgs"')),
+      )
+      .toHaveLength(1);
+    const access =
+      lode
+        .output()
+        .split('\n')
+        .find((line) => line.includes('"route":"/admin/v1/orgs"')) ?? '';
     expect(access.match(/"request_id"/g)).toHaveLength(1);
     expect(JSON.parse(access)).toMatchObject({ level: 30, msg: 'request completed', req: { method: 'POST' }, res: { statusCode: 201 } });
     // Its output goes to a pipe here, as to a log collector: the admin token must not be in it.

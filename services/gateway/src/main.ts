@@ -40,12 +40,16 @@ async function main(): Promise<void> {
   ops.setReadiness(() => bus.ready());
   logger.info({ port: config.PORT }, 'gateway listening');
 
-  onShutdown(logger, [
-    ['http', () => closeServer(server)],
-    ['bus', () => bus.close()],
-    ['nats', () => nc.drain()],
-    ['redis', () => limiter.close()],
-  ], { ops });
+  onShutdown(
+    logger,
+    [
+      ['http', () => closeServer(server)],
+      ['bus', () => bus.close()],
+      ['nats', () => nc.drain()],
+      ['redis', () => limiter.close()],
+    ],
+    { ops },
+  );
 }
 
 main().catch(exitOnStartupFailure(logger));

@@ -3,11 +3,37 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 
-interface Org { id: string; name: string; slug: string; createdAt: string }
-interface User { id: string; name: string; avatarUrl: string | null; createdAt: string }
-interface Member { orgId: string; userId: string; role: string; createdAt: string }
-interface Project { id: string; orgId: string; name: string; slug: string; iconUrl: string | null; writeRateLimit: RateLimit | null; createdAt: string }
-interface RateLimit { perSecond: number; burst: number }
+interface Org {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: string;
+}
+interface User {
+  id: string;
+  name: string;
+  avatarUrl: string | null;
+  createdAt: string;
+}
+interface Member {
+  orgId: string;
+  userId: string;
+  role: string;
+  createdAt: string;
+}
+interface Project {
+  id: string;
+  orgId: string;
+  name: string;
+  slug: string;
+  iconUrl: string | null;
+  writeRateLimit: RateLimit | null;
+  createdAt: string;
+}
+interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
 interface Key {
   id: string;
   projectId: string;
@@ -19,15 +45,23 @@ interface Key {
   createdAt: string;
   revokedAt: string | null;
 }
-interface NewKey extends Key { key: string }
-interface Page<T> { data: T[]; nextCursor: string | null }
-interface Failure { code: string; message: string }
+interface NewKey extends Key {
+  key: string;
+}
+interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+interface Failure {
+  code: string;
+  message: string;
+}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const tag = () => randomBytes(4).toString('hex');
 
-describe('admin API (issue 2)', () => {
+describe('admin API', () => {
   let stack: TestStack;
   let admin: ApiClient;
   beforeAll(async () => {
@@ -338,8 +372,8 @@ describe('admin API (issue 2)', () => {
       const bound = await listed();
       expect(bound).toMatchObject({ deviceBound: true, deviceId: 'ada-workstation', deviceBoundAt: expect.stringMatching(ISO) });
       // Postgres's clock and this process's are one machine's: the binding happened during the call, give or take a second.
-      expect(Date.parse(bound.deviceBoundAt ?? "")).toBeGreaterThan(before - 1000);
-      expect(Date.parse(bound.deviceBoundAt ?? "")).toBeLessThan(Date.now() + 1000);
+      expect(Date.parse(bound.deviceBoundAt ?? '')).toBeGreaterThan(before - 1000);
+      expect(Date.parse(bound.deviceBoundAt ?? '')).toBeLessThan(Date.now() + 1000);
 
       const reset = await admin.post<Key>(`/admin/v1/keys/${key.id}/reset-device`);
       expect(reset.body).toMatchObject({ deviceBound: false, deviceId: null, deviceBoundAt: null });

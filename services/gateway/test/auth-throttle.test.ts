@@ -26,7 +26,14 @@ function send(baseUrl: string, from: string, method: string, path: string, heade
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method, localAddress: from, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        localAddress: from,
+        headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -72,7 +79,12 @@ describe.each(['memory', 'redis'] as const)('failed-authentication budgets (%s l
 
   beforeAll(async () => {
     // A window no test outlasts, so a budget cannot refill mid-test; the recovery test has its own stack.
-    stack = await startTestStack({ bus: 'local', limiter, authCacheMs: 100, authFailureLimits: { perAddress: PER_ADDRESS, perKey: PER_KEY, windowMs: 3_600_000 } });
+    stack = await startTestStack({
+      bus: 'local',
+      limiter,
+      authCacheMs: 100,
+      authFailureLimits: { perAddress: PER_ADDRESS, perKey: PER_KEY, windowMs: 3_600_000 },
+    });
     ops = await startOpsServer({ port: 0, host: '127.0.0.1', logger: createLogger('ops-test', 'silent'), ready: async () => undefined });
   });
   afterAll(async () => {
@@ -95,7 +107,9 @@ describe.each(['memory', 'redis'] as const)('failed-authentication budgets (%s l
     expect(Number(refused.retryAfter)).toBe(refused.body.retryAfterSeconds);
     // A malformed key is refused too, as is a project route, before anything else is looked at.
     expect(await validate(from, bearer('lode_short'))).toMatchObject(throttled('address'));
-    expect(await send(stack.baseUrl, from, 'GET', `/api/v1/projects/${crypto.randomUUID()}/branches`, bearer(unknownKey()))).toMatchObject(throttled('address'));
+    expect(await send(stack.baseUrl, from, 'GET', `/api/v1/projects/${crypto.randomUUID()}/branches`, bearer(unknownKey()))).toMatchObject(
+      throttled('address'),
+    );
     // No key is no attempt.
     expect((await validate(from, {})).body.code).toBe('missing_key');
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, pushFile } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 
-describe('API keys and devices (spec 4.1, 5)', () => {
+describe('API keys and devices', () => {
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack({ bus: 'local' });
@@ -86,7 +86,10 @@ describe('API keys and devices (spec 4.1, 5)', () => {
     const upper = p.projectId.toUpperCase();
     expect(await p.api.post(`/api/v1/projects/${upper}/sync`, { files: [] })).toMatchObject({ status: 200 });
     const file = await pushFile(p.api, upper, 'case/a.bin', Buffer.from('upper'));
-    const commit = await p.api.post(`/api/v1/projects/${upper}/commits`, { message: 'm', fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }] });
+    const commit = await p.api.post(`/api/v1/projects/${upper}/commits`, {
+      message: 'm',
+      fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }],
+    });
     expect(commit).toMatchObject({ status: 201, body: { sequenceNum: 1 } });
     const tree = await p.api.get(`/api/v1/projects/${p.projectId}/files?prefix=case/`);
     expect(tree.body.data).toEqual([expect.objectContaining({ path: 'case/a.bin', fileId: file.fileId })]);

@@ -39,7 +39,10 @@ describe('request bodies are read only after authentication, within a per-route 
 
   it('413 payload_too_large past 1 MiB on a route that takes no batch, counted after decompression', async () => {
     const body = JSON.stringify({ fileIds: [crypto.randomUUID()], note: 'x', pad: randomBytes(512 * 1024 + 1).toString('hex') });
-    for (const [headers, bytes] of [[{ 'content-type': 'application/json' }, Buffer.from(body)], [gzipJson, gzipSync(body)]] as const) {
+    for (const [headers, bytes] of [
+      [{ 'content-type': 'application/json' }, Buffer.from(body)],
+      [gzipJson, gzipSync(body)],
+    ] as const) {
       const res = await send(url('/locks'), { ...headers, ...keyHeaders() }, bytes);
       expect(res).toMatchObject({ status: 413, body: { code: 'payload_too_large', message: expect.stringContaining('1048576-byte') } });
     }
@@ -49,7 +52,12 @@ describe('request bodies are read only after authentication, within a per-route 
     const fileVersions = Array.from({ length: commit.MAX_COMMIT_ENTRIES }, () => ({ fileId: crypto.randomUUID(), action: 'modify', version: 2 ** 31 - 1 }));
     const longPath = (i: number) => `${Array.from({ length: 5 }, () => 'd'.repeat(190)).join('/')}/${String(i).padStart(40, '0')}`;
     const files = Array.from({ length: sync.MAX_SYNC_BATCH }, (_, i) => ({ path: longPath(i), sha256: 'a'.repeat(64), baseVersion: 1 }));
-    const initiate = Array.from({ length: upload.MAX_INITIATE_BATCH }, (_, i) => ({ path: longPath(i), sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }));
+    const initiate = Array.from({ length: upload.MAX_INITIATE_BATCH }, (_, i) => ({
+      path: longPath(i),
+      sha256: 'a'.repeat(64),
+      size: 1,
+      contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==',
+    }));
     const json = { 'content-type': 'application/json', ...keyHeaders() };
     const commitRes = await send(url('/commits'), json, JSON.stringify({ message: 'm'.repeat(10_000), fileVersions }, null, 2));
     expect(commitRes.status).toBe(404); // read and checked: the files do not exist

@@ -30,7 +30,9 @@ describe.each([
   const url = (op: string) => `/api/v1/projects/${p.projectId}/files/upload/${op}`;
 
   async function initiate(files: { path: string; bytes: Buffer; sha256?: string }[]): Promise<Initiated[]> {
-    const res = await p.api.post(url('initiate-batch'), { files: files.map((f) => ({ path: f.path, ...describeContent(f.bytes), ...(f.sha256 ? { sha256: f.sha256 } : {}) })) });
+    const res = await p.api.post(url('initiate-batch'), {
+      files: files.map((f) => ({ path: f.path, ...describeContent(f.bytes), ...(f.sha256 ? { sha256: f.sha256 } : {}) })),
+    });
     expect(res.status).toBe(200);
     return res.body.results.map((r: Omit<Initiated, 'bytes'>, i: number) => ({ ...r, bytes: files[i].bytes }));
   }
@@ -123,7 +125,9 @@ describe.each([
     const [first, second] = [...(await initiate([{ path: 'twice/copy.bin', bytes: known }])), ...(await initiate([{ path: 'twice/copy.bin', bytes: known }]))];
     expect([first.dedup, second.dedup, first.version, second.version]).toEqual([true, true, 1, 1]);
     for (const copy of [first, second]) {
-      expect((await p.api.post(url('confirm-batch'), { files: [confirmBody(copy)] })).body.results).toEqual([{ fileId: first.fileId, version: 1, confirmed: true }]);
+      expect((await p.api.post(url('confirm-batch'), { files: [confirmBody(copy)] })).body.results).toEqual([
+        { fileId: first.fileId, version: 1, confirmed: true },
+      ]);
     }
   });
 
@@ -140,7 +144,8 @@ describe.each([
     expect(results.filter((r) => r.confirmed === true)).toHaveLength(1);
     const losers = results.filter((r) => r.confirmed !== true);
     expect(losers).toHaveLength(4);
-    for (const loser of losers) expect(loser).toEqual({ fileId: reservations[0].fileId, version: 1, code: 'version_conflict', versionConflict: true, error: expect.any(String) });
+    for (const loser of losers)
+      expect(loser).toEqual({ fileId: reservations[0].fileId, version: 1, code: 'version_conflict', versionConflict: true, error: expect.any(String) });
     // Initiating again reserves a fresh version, which confirms.
     const [again] = await initiate([{ path: 'contested/level.umap', bytes: randomBytes(7) }]);
     expect(again.version).toBe(2);
@@ -156,7 +161,9 @@ describe.each([
     const res = await p.api.post(url('confirm-batch'), { files: files.map(confirmBody) });
     expect(res.status).toBe(200);
     expect(res.body.results).toHaveLength(many);
-    expect(res.body.results.every((r: { confirmed?: boolean }, i: number) => r.confirmed === true && (r as { fileId?: string }).fileId === files[i].fileId)).toBe(true);
+    expect(
+      res.body.results.every((r: { confirmed?: boolean }, i: number) => r.confirmed === true && (r as { fileId?: string }).fileId === files[i].fileId),
+    ).toBe(true);
   }, 180_000);
 
   it('refuses an empty batch (400) and one above 1,000 entries (413) before reading any', async () => {
@@ -195,10 +202,19 @@ describe('confirm-batch on S3 checks the SHA-256 of the stored bytes', () => {
     ];
     const initiated = await p.api.post(`/api/v1/projects/${p.projectId}/files/upload/initiate-batch`, { files });
     const [g, b] = initiated.body.results;
-    for (const [form, bytes] of [[g, good], [b, bad]] as const) {
+    for (const [form, bytes] of [
+      [g, good],
+      [b, bad],
+    ] as const) {
       expect((await fetch(form.uploadUrl, { method: 'PUT', headers: form.requiredHeaders, body: bytes })).status).toBe(200);
     }
-    const confirm = files.map((f, i) => ({ fileId: initiated.body.results[i].fileId, version: 1, storageKey: initiated.body.results[i].storageKey, sha256: f.sha256, size: f.size }));
+    const confirm = files.map((f, i) => ({
+      fileId: initiated.body.results[i].fileId,
+      version: 1,
+      storageKey: initiated.body.results[i].storageKey,
+      sha256: f.sha256,
+      size: f.size,
+    }));
     const res = await p.api.post(`/api/v1/projects/${p.projectId}/files/upload/confirm-batch`, { files: confirm });
     expect(res.body.results).toEqual([
       { fileId: g.fileId, version: 1, confirmed: true },

@@ -11,7 +11,7 @@ import { startTarget, type FuzzMode, type FuzzTarget } from './fuzz/targets.ts';
 import { validRequests } from './fuzz/valid-requests.ts';
 
 /**
- * Issue 22: hostile and mostly-valid requests to every route (fuzz/catalogue.ts), in both ways Lode
+ * Hostile and mostly-valid requests to every route (fuzz/catalogue.ts), in both ways Lode
  * runs. FUZZ_RUNS sets the requests per mode (10,000 by default); a failure names each failing
  * request's FUZZ_SEED and FUZZ_PATH, and running with both set (add -t 'embedded' or
  * -t 'multi-process') sends that request alone and prints fast-check's counterexample, shrunk.
@@ -31,7 +31,12 @@ describe('the fuzz catalogue', () => {
     try {
       const registered = registeredRoutes(app);
       expect(registered.length).toBeGreaterThan(20);
-      expect(unlisted(registered, ROUTES.filter((r) => r.surface === 'api'))).toEqual([]);
+      expect(
+        unlisted(
+          registered,
+          ROUTES.filter((r) => r.surface === 'api'),
+        ),
+      ).toEqual([]);
     } finally {
       await close();
     }

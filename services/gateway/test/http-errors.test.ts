@@ -52,19 +52,29 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
     };
 
     it.each([2 ** 31, 5368709121, 2 ** 53 - 1, 2 ** 53])('400 naming the field for a commit version of %d, which no integer column holds', async (version) => {
-      await expect400(await p.api.post(url('/commits'), { message: 'm', fileVersions: [{ fileId: file.fileId, version, action: 'modify' }] }), 'fileVersions.0.version');
+      await expect400(
+        await p.api.post(url('/commits'), { message: 'm', fileVersions: [{ fileId: file.fileId, version, action: 'modify' }] }),
+        'fileVersions.0.version',
+      );
     });
 
     it('answers six out-of-range commits and restores at once with 400, and keeps serving', async () => {
-      const commits = Array.from({ length: 3 }, () => p.api.post(url('/commits'), { message: 'm', fileVersions: [{ fileId: file.fileId, version: 2 ** 31, action: 'modify' }] }));
+      const commits = Array.from({ length: 3 }, () =>
+        p.api.post(url('/commits'), { message: 'm', fileVersions: [{ fileId: file.fileId, version: 2 ** 31, action: 'modify' }] }),
+      );
       const restores = Array.from({ length: 3 }, () => p.api.post(url('/restore'), { files: [{ fileId: file.fileId, toVersion: 2 ** 31 }] }));
       for (const res of await Promise.all([...commits, ...restores])) expect(res.status).toBe(400);
-      expect((await p.api.post(url('/commits'), { message: 'ok', fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }] })).status).toBe(201);
+      expect((await p.api.post(url('/commits'), { message: 'ok', fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }] })).status).toBe(
+        201,
+      );
     });
 
     it('400 for a restore to a version past the integer range, and a confirm larger than any upload', async () => {
       await expect400(await p.api.post(url('/restore'), { files: [{ fileId: file.fileId, toVersion: 2 ** 31 }] }), 'files.0.toVersion');
-      await expect400(await p.api.post(url('/files/upload/confirm'), { fileId: file.fileId, version: 1, storageKey: 'k', sha256: file.sha256, size: 2 ** 53 - 1 }), 'size');
+      await expect400(
+        await p.api.post(url('/files/upload/confirm'), { fileId: file.fileId, version: 1, storageKey: 'k', sha256: file.sha256, size: 2 ** 53 - 1 }),
+        'size',
+      );
     });
 
     it.each(['%ZZ', '%', '%E0%A4%A', '%u002e', '%C0%AE%C0%AE', '%00'])('400 for the path parameter %s, which does not decode to a name', async (param) => {
@@ -74,9 +84,17 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
     });
 
     it.each([
-      ['a NUL in a commit message', () => p.api.post(url('/commits'), { message: 'a\u0000b', fileVersions: [{ fileId: file.fileId, version: 1, action: 'add' }] }), 'message'],
+      [
+        'a NUL in a commit message',
+        () => p.api.post(url('/commits'), { message: 'a\u0000b', fileVersions: [{ fileId: file.fileId, version: 1, action: 'add' }] }),
+        'message',
+      ],
       ['a lone surrogate in a lock note', () => p.api.post(url('/locks'), { fileIds: [file.fileId], note: 'x\ud800' }), 'note'],
-      ['a lone surrogate in a path', () => p.api.post(url('/files/upload/initiate'), { path: 'a\udc00.bin', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }), 'path'],
+      [
+        'a lone surrogate in a path',
+        () => p.api.post(url('/files/upload/initiate'), { path: 'a\udc00.bin', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }),
+        'path',
+      ],
       ['a NUL in a query parameter', () => p.api.get(url('/locks?pathPrefix=a%00')), 'pathPrefix'],
       ['a NUL in a key of the body', () => p.api.post(url('/locks'), { fileIds: [file.fileId], 'no\u0000te': 'x' }), 'key'],
     ])('400 naming the field for %s, which Postgres cannot store as given', async (_, send, field) => {
@@ -84,8 +102,19 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
     });
 
     it.each([
-      ['initiate', () => p.api.post(url('/files/upload/initiate'), { path: 'p/a\u0085', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }), 'path'],
-      ['initiate-batch', () => p.api.post(url('/files/upload/initiate-batch'), { files: [{ path: 'p/a\u0085', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }] }), 'files.0'],
+      [
+        'initiate',
+        () => p.api.post(url('/files/upload/initiate'), { path: 'p/a\u0085', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }),
+        'path',
+      ],
+      [
+        'initiate-batch',
+        () =>
+          p.api.post(url('/files/upload/initiate-batch'), {
+            files: [{ path: 'p/a\u0085', sha256: 'a'.repeat(64), size: 1, contentMd5: 'rL0Y20zC+Fzt72VPzMSk2A==' }],
+          }),
+        'files.0',
+      ],
       ['sync', () => p.api.post(url('/sync'), { files: [{ path: 'p/a\u0080', sha256: 'a'.repeat(64) }] }), 'files.0.path'],
       ['download-urls', () => p.api.post(url('/files/download-urls'), { files: [{ path: 'p/a\u009f' }] }), 'files.0'],
       ['the files listing', () => p.api.get(url(`/files?prefix=${encodeURIComponent('p\u0085/')}`)), 'prefix'],
@@ -113,10 +142,14 @@ describe('bad input answers a clear 4xx JSON error, never a 500', () => {
     });
 
     const rawPost = (headers: Record<string, string>, body: Buffer | string) =>
-      fetch(stack.baseUrl + url('/locks'), { method: 'POST', headers: { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId, ...headers }, body }).then(readResponse);
+      fetch(stack.baseUrl + url('/locks'), { method: 'POST', headers: { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId, ...headers }, body }).then(
+        readResponse,
+      );
 
     const rawSend = (path: string, headers: Record<string, string>, body: Buffer) =>
-      fetch(stack.baseUrl + url(path), { method: 'POST', headers: { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId, ...headers }, body }).then(readResponse);
+      fetch(stack.baseUrl + url(path), { method: 'POST', headers: { authorization: `Bearer ${p.key}`, 'x-device-id': p.deviceId, ...headers }, body }).then(
+        readResponse,
+      );
     /** A JSON body whose `field` holds `bytes` between `before` and `after`, the rest of it ASCII. */
     const bodyWithBytes = (fields: Record<string, unknown>, field: string, before: string, bytes: number[], after: string) => {
       const [head, tail] = JSON.stringify({ ...fields, [field]: `${before}\u0001${after}` }).split('\\u0001');

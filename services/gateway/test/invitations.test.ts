@@ -23,7 +23,11 @@ describe('invitations to an organization (nats bus)', () => {
     const token = new URL(link.body.url).hash.replace('#token=', '');
     const res = await new ApiClient(stack.baseUrl).post('/api/v1/session', { token });
     expect(res.status).toBe(201);
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('lode_session='))?.split(';')[0] ?? '';
+    const cookie =
+      res.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('lode_session='))
+        ?.split(';')[0] ?? '';
     return new ApiClient(stack.baseUrl, { cookie, 'x-csrf-token': res.body.csrfToken as string });
   }
   const address = (name: string) => `${name}-${randomBytes(4).toString('hex')}@example.com`;
@@ -57,12 +61,16 @@ describe('invitations to an organization (nats bus)', () => {
     const byEmail = await ownerApi.post(`/api/v1/orgs/${owner.orgId}/members`, { email: known.toUpperCase(), role: 'member' });
     const byUnknownEmail = await ownerApi.post(`/api/v1/orgs/${owner.orgId}/members`, { email: address('nobody'), role: 'member' });
     expect(byId).toMatchObject({ status: 409, body: { code: 'invitation_required', message: expect.stringMatching(/invite/) } });
-    for (const other of [byUnknownId, byEmail, byUnknownEmail]) expect({ status: other.status, body: other.body }).toEqual({ status: byId.status, body: byId.body });
+    for (const other of [byUnknownId, byEmail, byUnknownEmail])
+      expect({ status: other.status, body: other.body }).toEqual({ status: byId.status, body: byId.body });
 
     const members = (await ownerApi.get(`/api/v1/orgs/${owner.orgId}/members`)).body.data as { userId: string }[];
     expect(members.map((m) => m.userId)).not.toContain(outsider.userId);
     // A key acting as someone outside the project's org is refused, and none is made.
-    expect(await ownerApi.post(`/api/v1/projects/${owner.projectId}/keys`, { userId: outsider.userId })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect(await ownerApi.post(`/api/v1/projects/${owner.projectId}/keys`, { userId: outsider.userId })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed' },
+    });
     const keys = (await ownerApi.get(`/api/v1/projects/${owner.projectId}/keys`)).body.data as { userId: string }[];
     expect(keys.map((k) => k.userId)).not.toContain(outsider.userId);
   });
@@ -74,7 +82,10 @@ describe('invitations to an organization (nats bus)', () => {
       status: 200,
       body: { userId: member.userId, email, role: 'admin' },
     });
-    expect(await ownerApi.post(`/api/v1/orgs/${owner.orgId}/members`, { userId: member.userId, role: 'member' })).toMatchObject({ status: 200, body: { role: 'member' } });
+    expect(await ownerApi.post(`/api/v1/orgs/${owner.orgId}/members`, { userId: member.userId, role: 'member' })).toMatchObject({
+      status: 200,
+      body: { role: 'member' },
+    });
   });
 
   it('invites by email with one answer whether or not the address is a user, and the invitee who accepts becomes a member', async () => {
@@ -83,23 +94,41 @@ describe('invitations to an organization (nats bus)', () => {
     const toNobody = await invite(ownerApi, address('nobody'), 'admin');
     expect(toUser).toMatchObject({
       status: 201,
-      body: { id: expect.any(String), email: ada.email.toUpperCase(), role: 'admin', state: 'pending', invitedBy: { userId: owner.userId, userName: expect.any(String) } },
+      body: {
+        id: expect.any(String),
+        email: ada.email.toUpperCase(),
+        role: 'admin',
+        state: 'pending',
+        invitedBy: { userId: owner.userId, userName: expect.any(String) },
+      },
     });
-    const shape = (res: { status: number; body: Record<string, unknown> }) => ({ status: res.status, fields: Object.keys(res.body).sort(), role: res.body.role, state: res.body.state, invitedBy: res.body.invitedBy });
+    const shape = (res: { status: number; body: Record<string, unknown> }) => ({
+      status: res.status,
+      fields: Object.keys(res.body).sort(),
+      role: res.body.role,
+      state: res.body.state,
+      invitedBy: res.body.invitedBy,
+    });
     expect(shape(toNobody)).toEqual(shape(toUser));
     for (const body of [toUser.body, toNobody.body]) expect(Date.parse(body.expiresAt) - Date.parse(body.createdAt)).toBe(7 * 24 * 3_600_000);
     const pending = (await ownerApi.get(`/api/v1/orgs/${owner.orgId}/invitations`)).body.data as { id: string }[];
     expect(pending.map((i) => i.id)).toEqual(expect.arrayContaining([toUser.body.id, toNobody.body.id]));
 
     const mine = await ada.api.get('/api/v1/me/invitations');
-    expect(mine).toMatchObject({ status: 200, body: { data: [{ id: toUser.body.id, role: 'admin', org: { id: owner.orgId }, invitedBy: { userId: owner.userId }, expiresAt: toUser.body.expiresAt }] } });
+    expect(mine).toMatchObject({
+      status: 200,
+      body: { data: [{ id: toUser.body.id, role: 'admin', org: { id: owner.orgId }, invitedBy: { userId: owner.userId }, expiresAt: toUser.body.expiresAt }] },
+    });
     expect(await ada.api.get(`/api/v1/projects/${owner.projectId}/keys`)).toMatchObject({ status: 404 });
 
     expect(await ada.api.post(`/api/v1/me/invitations/${toUser.body.id}/accept`)).toMatchObject({ status: 200, body: { id: owner.orgId, role: 'admin' } });
     expect((await ada.api.get('/api/v1/me/orgs')).body.data).toEqual([expect.objectContaining({ id: owner.orgId, role: 'admin' })]);
     const members = (await ownerApi.get(`/api/v1/orgs/${owner.orgId}/members`)).body.data as { userId: string; role: string }[];
     expect(members).toContainEqual(expect.objectContaining({ userId: ada.userId, role: 'admin' }));
-    expect(await ownerApi.post(`/api/v1/projects/${owner.projectId}/keys`, { userId: ada.userId })).toMatchObject({ status: 201, body: { userId: ada.userId } });
+    expect(await ownerApi.post(`/api/v1/projects/${owner.projectId}/keys`, { userId: ada.userId })).toMatchObject({
+      status: 201,
+      body: { userId: ada.userId },
+    });
 
     // Single use: spent, it is neither pending anywhere nor accepted or declined again.
     expect((await ada.api.get('/api/v1/me/invitations')).body.data).toEqual([]);
@@ -114,7 +143,10 @@ describe('invitations to an organization (nats bus)', () => {
     const bo = await person('bo');
     const declined = await invite(ownerApi, bo.email);
     expect(await bo.api.post(`/api/v1/me/invitations/${declined.body.id}/decline`)).toMatchObject({ status: 200, body: { declined: true } });
-    expect(await bo.api.post(`/api/v1/me/invitations/${declined.body.id}/accept`)).toMatchObject({ status: 409, body: { code: 'conflict', state: 'declined' } });
+    expect(await bo.api.post(`/api/v1/me/invitations/${declined.body.id}/accept`)).toMatchObject({
+      status: 409,
+      body: { code: 'conflict', state: 'declined' },
+    });
 
     const cy = await person('cy');
     const revoked = await invite(ownerApi, cy.email);
@@ -127,8 +159,13 @@ describe('invitations to an organization (nats bus)', () => {
     const expired = await invite(ownerApi, dee.email);
     await identityDb.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [expired.body.id]);
     expect((await dee.api.get('/api/v1/me/invitations')).body.data).toEqual([]);
-    expect((await ownerApi.get(`/api/v1/orgs/${owner.orgId}/invitations`)).body.data).toContainEqual(expect.objectContaining({ id: expired.body.id, state: 'expired' }));
-    expect(await dee.api.post(`/api/v1/me/invitations/${expired.body.id}/accept`)).toMatchObject({ status: 409, body: { state: 'expired', message: expect.stringMatching(/expired/) } });
+    expect((await ownerApi.get(`/api/v1/orgs/${owner.orgId}/invitations`)).body.data).toContainEqual(
+      expect.objectContaining({ id: expired.body.id, state: 'expired' }),
+    );
+    expect(await dee.api.post(`/api/v1/me/invitations/${expired.body.id}/accept`)).toMatchObject({
+      status: 409,
+      body: { state: 'expired', message: expect.stringMatching(/expired/) },
+    });
 
     // Someone else's invitation, pending or not, is unknown to the one it is not addressed to.
     const forDee = await invite(ownerApi, dee.email);
@@ -164,7 +201,10 @@ describe('invitations to an organization (nats bus)', () => {
     const memberEmail = address('member');
     expect(await stack.seed.admin.request('PATCH', `/admin/v1/users/${admin.userId}`, { email: memberEmail })).toMatchObject({ status: 200 });
     expect(await invite(ownerApi, memberEmail)).toMatchObject({ status: 409, body: { code: 'conflict', message: /already a member/ } });
-    expect(await ownerApi.post(`/api/v1/orgs/${owner.orgId}/invitations`, { email: 'not-an-address', role: 'member' })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect(await ownerApi.post(`/api/v1/orgs/${owner.orgId}/invitations`, { email: 'not-an-address', role: 'member' })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed' },
+    });
     expect(await ownerApi.post(`/api/v1/orgs/${owner.orgId}/invitations`, { email, role: 'king' })).toMatchObject({ status: 400 });
   });
 });

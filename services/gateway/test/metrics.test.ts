@@ -33,7 +33,10 @@ describe('/metrics on the ops port', () => {
   it('serves the listed series after a push, a commit, a history read and a rate-limited write', async () => {
     const p = await stack.seed.project();
     const pushed = await pushFile(p.api, p.projectId, 'levels/one.umap', randomBytes(2048));
-    const committed = await p.api.post(`/api/v1/projects/${p.projectId}/commits`, { message: 'm', fileVersions: [{ fileId: pushed.fileId, version: pushed.version, action: 'add' }] });
+    const committed = await p.api.post(`/api/v1/projects/${p.projectId}/commits`, {
+      message: 'm',
+      fileVersions: [{ fileId: pushed.fileId, version: pushed.version, action: 'add' }],
+    });
     expect(committed.status).toBe(201);
     expect((await p.api.get(`/api/v1/projects/${p.projectId}/files/${pushed.fileId}/versions`)).status).toBe(200);
 
@@ -45,16 +48,23 @@ describe('/metrics on the ops port', () => {
     // The sync and lock consumers take commit.created after the reply; their lag is recorded once they have.
     let text = '';
     await expect
-      .poll(async () => {
-        text = await scrape();
-        return series(text, 'lode_events_consumer_pending').length;
-      }, { timeout: 15_000 })
+      .poll(
+        async () => {
+          text = await scrape();
+          return series(text, 'lode_events_consumer_pending').length;
+        },
+        { timeout: 15_000 },
+      )
       .toBeGreaterThan(0);
 
     const project = '/api/v1/projects/:projectId';
-    expect(series(text, 'http_server_request_duration_count', { http_route: `${project}/commits`, http_request_method: 'POST', http_response_status_code: '201' })).toHaveLength(1);
+    expect(
+      series(text, 'http_server_request_duration_count', { http_route: `${project}/commits`, http_request_method: 'POST', http_response_status_code: '201' }),
+    ).toHaveLength(1);
     expect(series(text, 'http_server_request_duration_bucket', { http_route: `${project}/commits` }).length).toBeGreaterThan(5);
-    expect(series(text, 'http_server_request_duration_count', { http_route: `${project}/files/:fileId/versions`, http_response_status_code: '200' })).toHaveLength(1);
+    expect(
+      series(text, 'http_server_request_duration_count', { http_route: `${project}/files/:fileId/versions`, http_response_status_code: '200' }),
+    ).toHaveLength(1);
     expect(series(text, 'http_server_request_duration_count', { http_route: '/storage/v1/objects/', http_request_method: 'PUT' })).toHaveLength(1);
     expect(series(text, 'lode_ratelimit_rejections_total', { http_route: `${project}/locks` })).toHaveLength(1);
     expect(series(text, 'lode_bus_call_duration_count', { outcome: 'ok' }).some((l) => l.includes('messaging_destination_name="lode.commit.v1.'))).toBe(true);

@@ -52,7 +52,7 @@ async function statusOf(url: string): Promise<number> {
 }
 
 /** A gateway and the identity service as deployed, on a NATS server of this test's own that it kills and restarts. */
-describe('processes through a NATS outage (issue 16)', () => {
+describe('processes through a NATS outage', () => {
   let nats: PrivateNats;
   let database: TestDatabase;
   let dataDir: string;
@@ -100,28 +100,51 @@ describe('processes through a NATS outage (issue 16)', () => {
     assertNoUnhandledRejections([gateway, identity].filter(Boolean));
   });
 
-  it('a process started while NATS is down stays alive and not ready, and becomes ready once NATS is up', async () => {
-    for (const p of [gateway, identity]) {
-      await poll(`${p.name}'s /healthz`, () => statusOf(`${p.opsUrl}/healthz`), (status) => status === 200, [p]);
-      expect(await statusOf(`${p.opsUrl}/readyz`)).toBe(503);
-    }
-    await nats.restart();
-    await untilAllReady([gateway, identity], { restarts: 0, timeoutMs: DEADLINE_MS });
-    expect((await listOrgs()).status).toBe(200);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'a process started while NATS is down stays alive and not ready, and becomes ready once NATS is up',
+    async () => {
+      for (const p of [gateway, identity]) {
+        await poll(
+          `${p.name}'s /healthz`,
+          () => statusOf(`${p.opsUrl}/healthz`),
+          (status) => status === 200,
+          [p],
+        );
+        expect(await statusOf(`${p.opsUrl}/readyz`)).toBe(503);
+      }
+      await nats.restart();
+      await untilAllReady([gateway, identity], { restarts: 0, timeoutMs: DEADLINE_MS });
+      expect((await listOrgs()).status).toBe(200);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('answers 503 service_unavailable with Retry-After during the outage, is not ready, and serves again after NATS restarts', async () => {
-    await nats.kill();
-    await poll("the gateway's /readyz failing", () => statusOf(`${gateway.opsUrl}/readyz`), (status) => status === 503, [gateway]);
-    await poll("identity's /readyz failing", () => statusOf(`${identity.opsUrl}/readyz`), (status) => status === 503, [identity]);
-    expect(await listOrgs()).toEqual({ status: 503, retryAfter: '1', body: expect.objectContaining({ code: 'service_unavailable' }) });
+  it(
+    'answers 503 service_unavailable with Retry-After during the outage, is not ready, and serves again after NATS restarts',
+    async () => {
+      await nats.kill();
+      await poll(
+        "the gateway's /readyz failing",
+        () => statusOf(`${gateway.opsUrl}/readyz`),
+        (status) => status === 503,
+        [gateway],
+      );
+      await poll(
+        "identity's /readyz failing",
+        () => statusOf(`${identity.opsUrl}/readyz`),
+        (status) => status === 503,
+        [identity],
+      );
+      expect(await listOrgs()).toEqual({ status: 503, retryAfter: '1', body: expect.objectContaining({ code: 'service_unavailable' }) });
 
-    await nats.restart();
-    const answers = await poll('an answer after the restart', listOrgs, (answer) => answer.status === 200, [gateway, identity]);
-    // On the way back nothing waits for a timeout (504): each failure is the fast 503.
-    expect(answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.body.code === 'service_unavailable'))).toEqual([]);
-    await untilAllReady([gateway, identity], { restarts: 0, timeoutMs: DEADLINE_MS });
-    // Neither process was restarted: each recovered on its own connection.
-    expect([gateway.running(), identity.running()]).toEqual([true, true]);
-  }, TEST_TIMEOUT_MS);
+      await nats.restart();
+      const answers = await poll('an answer after the restart', listOrgs, (answer) => answer.status === 200, [gateway, identity]);
+      // On the way back nothing waits for a timeout (504): each failure is the fast 503.
+      expect(answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.body.code === 'service_unavailable'))).toEqual([]);
+      await untilAllReady([gateway, identity], { restarts: 0, timeoutMs: DEADLINE_MS });
+      // Neither process was restarted: each recovered on its own connection.
+      expect([gateway.running(), identity.running()]).toEqual([true, true]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -48,10 +48,13 @@ describe('the OpenAPI description', () => {
     const { port } = server.address() as AddressInfo;
     const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, method, path, headers: body === undefined ? headers : { ...headers, 'content-length': String(body.length) } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          { host: '127.0.0.1', port, method, path, headers: body === undefined ? headers : { ...headers, 'content-length': String(body.length) } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

@@ -94,7 +94,10 @@ export class Workload {
 
   /** Locks and unlocks files of its own, which nobody commits, in overlapping sets. */
   async locker(api: RetryingClient): Promise<void> {
-    const files = await this.#push(api, Array.from({ length: 6 }, (_, i) => ({ path: `locker/${i}.psd`, bytes: randomBytes(200) })));
+    const files = await this.#push(
+      api,
+      Array.from({ length: 6 }, (_, i) => ({ path: `locker/${i}.psd`, bytes: randomBytes(200) })),
+    );
     for (const f of files) this.locks.set(f.fileId, 'free');
     for (let round = 0; !this.#finished; round++) {
       const chosen = Array.from({ length: 1 + (round % 3) }, (_, i) => files[(round * 5 + i) % files.length].fileId);
@@ -127,7 +130,10 @@ export class Workload {
       const files = target.map((f) => ({ fileId: f.fileId, toVersion: f.version }));
       const body = await call(api.post(`${this.#base}/restore`, { files }, { 'x-idempotency-key': randomUUID() }), 200, 'restore');
       if (body.skipped.length > 0) throw new Error(`restore skipped ${JSON.stringify(body.skipped)}`);
-      const restored = (body.restored as { fileId: string; newVersion: number }[]).map((r) => ({ ...target.find((f) => f.fileId === r.fileId)!, version: r.newVersion }));
+      const restored = (body.restored as { fileId: string; newVersion: number }[]).map((r) => ({
+        ...target.find((f) => f.fileId === r.fileId)!,
+        version: r.newVersion,
+      }));
       this.commits.push({ id: body.commitId, sequenceNum: body.sequenceNum, files: restored });
       this.restores++;
     }
@@ -151,7 +157,8 @@ export class Workload {
       const sync = await api.post(`${this.#base}/sync`, { files: [], includeRemoteOnly: true }).catch(() => undefined);
       if (sync === undefined) this.syncsUnavailable++;
       else if (sync.status !== 200) throw new Error(`sync: ${sync.status} ${JSON.stringify(sync.body)}`);
-      else if (sync.body.latestCommitSeq < latest) this.violations.push(`sync answered at commit ${sync.body.latestCommitSeq} after commit ${latest} was acknowledged`);
+      else if (sync.body.latestCommitSeq < latest)
+        this.violations.push(`sync answered at commit ${sync.body.latestCommitSeq} after commit ${latest} was acknowledged`);
       // The webhooks service is behind the gateway too: its replicas must share and survive the load like the others.
       await call(api.get(`${this.#base}/webhooks`), 200, 'webhooks');
       this.reads++;
@@ -179,12 +186,16 @@ export class Workload {
    */
   async syncListing(api: RetryingClient, timeoutMs: number): Promise<{ files: SyncRow[]; latestCommitSeq: number }> {
     let listing: { files: SyncRow[]; latestCommitSeq: number } | undefined;
-    await this.until('sync answers', async () => {
-      const res = await api.post(`${this.#base}/sync`, { files: [], includeRemoteOnly: true }).catch(() => undefined);
-      if (res && res.status !== 200) throw new Error(`sync: ${res.status} ${JSON.stringify(res.body)}`);
-      listing = res?.body;
-      return listing !== undefined;
-    }, timeoutMs);
+    await this.until(
+      'sync answers',
+      async () => {
+        const res = await api.post(`${this.#base}/sync`, { files: [], includeRemoteOnly: true }).catch(() => undefined);
+        if (res && res.status !== 200) throw new Error(`sync: ${res.status} ${JSON.stringify(res.body)}`);
+        listing = res?.body;
+        return listing !== undefined;
+      },
+      timeoutMs,
+    );
     return listing!;
   }
 
@@ -192,7 +203,9 @@ export class Workload {
   async dedupedContents(api: RetryingClient): Promise<number> {
     let deduped = 0;
     for (let start = 0; start < this.confirmed.length; start += 1000) {
-      const files = this.confirmed.slice(start, start + 1000).map((f, i) => ({ path: `dedup-check/${start + i}.bin`, sha256: f.sha256, size: f.size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' }));
+      const files = this.confirmed
+        .slice(start, start + 1000)
+        .map((f, i) => ({ path: `dedup-check/${start + i}.bin`, sha256: f.sha256, size: f.size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' }));
       const body = await call(api.post(`${this.#base}/files/upload/initiate-batch`, { files }), 200, 'dedup check');
       deduped += (body.results as { dedup?: boolean }[]).filter((r) => r.dedup === true).length;
     }
@@ -218,7 +231,11 @@ export class Workload {
         const { path, sha256, size } = described[i];
         if (!r.fileId || !r.uploadUrl) throw new Error(`initiate-batch ${path}: ${JSON.stringify(r)}`);
         await putObject(r.uploadUrl, r.requiredHeaders, files[i].bytes);
-        const body = await call(api.post(`${this.#base}/files/upload/confirm`, { fileId: r.fileId, version: r.version, storageKey: r.storageKey, sha256, size }), 200, 'confirm');
+        const body = await call(
+          api.post(`${this.#base}/files/upload/confirm`, { fileId: r.fileId, version: r.version, storageKey: r.storageKey, sha256, size }),
+          200,
+          'confirm',
+        );
         const pushed = { path, fileId: r.fileId, version: body.version as number, sha256, size };
         this.confirmed.push(pushed);
         return pushed;

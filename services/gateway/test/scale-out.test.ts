@@ -128,10 +128,15 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     // Every commit a client was told about, numbered 1..N with no gap and no duplicate, and nothing else committed.
     expect(acked.map((c) => c.sequenceNum)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
     expect(new Set(acked.map((c) => c.id)).size).toBe(n);
-    const { rows: stored } = await db.query<{ id: string; seq: number }>('SELECT id, sequence_num AS seq FROM commits.commits WHERE project_id = $1 ORDER BY sequence_num, id', [owner.projectId]);
+    const { rows: stored } = await db.query<{ id: string; seq: number }>(
+      'SELECT id, sequence_num AS seq FROM commits.commits WHERE project_id = $1 ORDER BY sequence_num, id',
+      [owner.projectId],
+    );
     expect(stored).toEqual(acked.map((c) => ({ id: c.id, seq: c.sequenceNum })));
     // No number was used up by a commit that died: the next one is N + 1.
-    const { rows: sequence } = await db.query<{ last: number }>('SELECT last_seq AS last FROM commits.project_sequences WHERE project_id = $1', [owner.projectId]);
+    const { rows: sequence } = await db.query<{ last: number }>('SELECT last_seq AS last FROM commits.project_sequences WHERE project_id = $1', [
+      owner.projectId,
+    ]);
     expect(sequence).toEqual([{ last: n }]);
 
     // Each acknowledged commit in the history of each of its files, and no version there that no client was told about.
@@ -141,17 +146,24 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     expect(history).toEqual(new Map([...expectedHistory].map(([fileId, versions]) => [fileId, versions.sort()])));
 
     // Every confirmed upload exists with its content, and that content is known to the project (initiate dedups it).
-    const { rows: versions } = await db.query<{ key: string }>(`SELECT file_id || ':' || version || ':' || sha256 AS key FROM files.versions WHERE project_id = $1`, [owner.projectId]);
+    const { rows: versions } = await db.query<{ key: string }>(
+      `SELECT file_id || ':' || version || ':' || sha256 AS key FROM files.versions WHERE project_id = $1`,
+      [owner.projectId],
+    );
     const storedVersions = new Set(versions.map((v) => v.key));
     expect(run.confirmed.filter((f) => !storedVersions.has(`${f.fileId}:${f.version}:${f.sha256}`))).toEqual([]);
     expect(await run.dedupedContents(clients.check)).toEqual(run.confirmed.length);
 
     // Locks: the locker holds exactly what its last acknowledged call left it holding; a commit released its author's locks.
     log.mark('locks');
-    await run.until('commits released their authors’ locks (settle, or the commit.created fallback)', async () => {
-      const held = await run.heldLocks(clients.check);
-      return held.size === [...run.locks.values()].filter((s) => s === 'held').length && [...held.values()].every((userId) => userId === locker.userId);
-    }, 90_000);
+    await run.until(
+      'commits released their authors’ locks (settle, or the commit.created fallback)',
+      async () => {
+        const held = await run.heldLocks(clients.check);
+        return held.size === [...run.locks.values()].filter((s) => s === 'held').length && [...held.values()].every((userId) => userId === locker.userId);
+      },
+      90_000,
+    );
     const held = await run.heldLocks(clients.check);
     expect(new Set(held.keys())).toEqual(new Set([...run.locks].filter(([, s]) => s === 'held').map(([fileId]) => fileId)));
 
@@ -160,7 +172,10 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     const listing = await run.syncListing(clients.syncCheck, TEST_TIMEOUT_MS - (performance.now() - started));
     log.mark('synced', `at commit ${listing.latestCommitSeq}`);
     const waits = await readModelWaits.stop();
-    log.mark('read model waits', `the longest an acknowledged commit waited for the read model after the kill: ${waits.longestMs} ms (through commit ${waits.appliedThrough})`);
+    log.mark(
+      'read model waits',
+      `the longest an acknowledged commit waited for the read model after the kill: ${waits.longestMs} ms (through commit ${waits.appliedThrough})`,
+    );
     expect(listing.latestCommitSeq).toBe(n);
     expect(new Map(listing.files.map((r) => [r.fileId, `${r.remoteVersion}:${r.remoteSha256}:${r.remoteCommitSeq}`]))).toEqual(tips(acked));
 
@@ -177,12 +192,16 @@ describe('scale-out: two replicas of every service behind two gateways', () => {
     // killed commit left behind answers `committing` until it lapses).
     const committedFiles = [...tips(acked).keys()];
     log.mark('fences');
-    await run.until('every committed file can be locked by another user', async () => (await run.lockConflicts(clients.locker, committedFiles)).length === 0, 90_000);
+    await run.until(
+      'every committed file can be locked by another user',
+      async () => (await run.lockConflicts(clients.locker, committedFiles)).length === 0,
+      90_000,
+    );
     log.mark('unfenced');
 
     process.stdout.write(
       `scale-out: read model recovery after the kill: ${waits.longestMs} ms\n` +
-      `scale-out: ${n} commits (${run.restores} of them restores), ${run.confirmed.length} uploads, ${run.lockOps} lock calls, ${run.reads} reads; ` +
+        `scale-out: ${n} commits (${run.restores} of them restores), ${run.confirmed.length} uploads, ${run.lockOps} lock calls, ${run.reads} reads; ` +
         `${run.syncsUnavailable} syncs unavailable, ${fences[0].n} fences left at the end of the run; served before the kill ${JSON.stringify(servedBeforeKill)}; ` +
         `retries ${JSON.stringify(Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, Object.fromEntries(c.retried)])))}; ms from start ${JSON.stringify(log.phases)}\n`,
     );
@@ -297,6 +316,12 @@ function watchReadModelWaits(db: pg.Client, projectId: string, acknowledged: () 
 /** Every line a process logged at error level or above, named by process, for a failing run. */
 function errorLogs(processes: ServiceProcess[]): string {
   return processes
-    .flatMap((p) => p.output().split('\n').filter((line) => /"level":(5|6)0/.test(line) || line.includes('restarted ---')).map((line) => `[${p.name} ${p.opsUrl}] ${line}`))
+    .flatMap((p) =>
+      p
+        .output()
+        .split('\n')
+        .filter((line) => /"level":(5|6)0/.test(line) || line.includes('restarted ---'))
+        .map((line) => `[${p.name} ${p.opsUrl}] ${line}`),
+    )
     .join('\n');
 }

@@ -34,12 +34,21 @@ describe('security headers: nothing sniffed, /docs not framed, secrets not cache
     const link = await admin.post<{ url: string }>(`/admin/v1/users/${p.userId}/sign-in-links`);
     const token = new URL(link.body.url).hash.replace('#token=', '');
     const signIn = await new ApiClient(stack.baseUrl).post<{ csrfToken: string }>('/api/v1/session', { token });
-    const browser = new ApiClient(stack.baseUrl, { cookie: (signIn.headers.get('set-cookie') ?? '').split(';')[0] }).withHeaders({ 'x-csrf-token': signIn.body.csrfToken });
+    const browser = new ApiClient(stack.baseUrl, { cookie: (signIn.headers.get('set-cookie') ?? '').split(';')[0] }).withHeaders({
+      'x-csrf-token': signIn.body.csrfToken,
+    });
     const session = await browser.get('/api/v1/session');
     const dashboardKey = await browser.post(`/api/v1/projects/${p.projectId}/keys`, {});
     const webhook = await p.api.post(`/api/v1/projects/${p.projectId}/webhooks`, { url: 'https://ops.example.com/hook', events: ['branch.deleted'] });
     const replies = { key, link, signIn, session, dashboardKey, webhook };
-    expect(Object.fromEntries(Object.entries(replies).map(([name, res]) => [name, res.status]))).toEqual({ key: 201, link: 201, signIn: 201, session: 200, dashboardKey: 201, webhook: 201 });
+    expect(Object.fromEntries(Object.entries(replies).map(([name, res]) => [name, res.status]))).toEqual({
+      key: 201,
+      link: 201,
+      signIn: 201,
+      session: 200,
+      dashboardKey: 201,
+      webhook: 201,
+    });
     for (const [name, res] of Object.entries(replies)) expect(res.headers.get('cache-control'), name).toBe('no-store');
   });
 });

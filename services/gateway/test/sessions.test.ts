@@ -18,7 +18,14 @@ async function signIn(stack: TestStack, userId: string) {
   const setCookies = res.headers.getSetCookie();
   expect(setCookies[0]).toMatch(/^lode_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax/);
   const browser = new ApiClient(stack.baseUrl, { cookie: setCookies[0].split(';')[0] });
-  return { token, browser, api: browser.withHeaders({ 'x-csrf-token': res.body.csrfToken as string }), user: res.body.user, csrfToken: res.body.csrfToken as string, setCookies };
+  return {
+    token,
+    browser,
+    api: browser.withHeaders({ 'x-csrf-token': res.body.csrfToken as string }),
+    user: res.body.user,
+    csrfToken: res.body.csrfToken as string,
+    setCookies,
+  };
 }
 
 /** A fresh one-time link's token, asked of the admin API at `admin`'s gateway. */
@@ -77,9 +84,14 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     expect(await api.get(`/api/v1/projects/${other.projectId}/locks`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
     expect(await api.get('/api/v1/projects/not-a-uuid/locks')).toMatchObject({ status: 404 });
     // Requests may write an id in either case (docs/api.md, Conventions).
-    expect(await api.post(`/api/v1/projects/${owner.projectId.toUpperCase()}/branches`, { name: 'by-upper-id' })).toMatchObject({ status: 201, body: { name: 'by-upper-id' } });
+    expect(await api.post(`/api/v1/projects/${owner.projectId.toUpperCase()}/branches`, { name: 'by-upper-id' })).toMatchObject({
+      status: 201,
+      body: { name: 'by-upper-id' },
+    });
     // A key still wins over a cookie sent beside it, and needs no CSRF token.
-    expect(await other.api.withHeaders({ cookie: browser.headers.cookie }).post(`/api/v1/projects/${other.projectId}/branches`, { name: 'by-key' })).toMatchObject({ status: 201 });
+    expect(
+      await other.api.withHeaders({ cookie: browser.headers.cookie }).post(`/api/v1/projects/${other.projectId}/branches`, { name: 'by-key' }),
+    ).toMatchObject({ status: 201 });
   });
 
   it('shows a member their orgs only, their own keys only, and refuses them what owners and admins may do', async () => {
@@ -106,7 +118,10 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     expect(await api.get(`/api/v1/projects/${owner.projectId}/webhooks`)).toMatchObject({ status: 403 });
     // The project API's own rules hold for a session as for a key: a member may not force a lock.
     const fileId = '00000000-0000-4000-8000-000000000001';
-    expect(await api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [fileId], force: true })).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+    expect(await api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [fileId], force: true })).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden' },
+    });
 
     const revoked = await api.delete(`/api/v1/projects/${owner.projectId}/keys/${mine.body.id}`);
     expect(revoked).toMatchObject({ status: 200, body: { revokedAt: expect.any(String) } });
@@ -132,13 +147,19 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
     });
     expect(await api.get(`/api/v1/projects/${project.body.id}/overview`)).toMatchObject({ status: 200, body: { role: 'owner', org: { id: owner.orgId } } });
 
-    expect(await api.post(`/api/v1/orgs/${owner.orgId}/members`, { userId: owner.userId, role: 'member' })).toMatchObject({ status: 403, body: { message: /one owner/ } });
+    expect(await api.post(`/api/v1/orgs/${owner.orgId}/members`, { userId: owner.userId, role: 'member' })).toMatchObject({
+      status: 403,
+      body: { message: /one owner/ },
+    });
     const email = `bo-${bus}-${Date.now()}@example.com`;
     const bo = await stack.seed.admin.post('/admin/v1/users', { name: 'Bo', email });
     expect(bo).toMatchObject({ status: 201, body: { email } });
     // The operator adds Bo (people otherwise join by invitation: invitations.test.ts); a member's role changes by email.
     expect(await stack.seed.admin.post(`/admin/v1/orgs/${owner.orgId}/members`, { userId: bo.body.id, role: 'member' })).toMatchObject({ status: 201 });
-    expect(await api.post(`/api/v1/orgs/${owner.orgId}/members`, { email: email.toUpperCase(), role: 'admin' })).toMatchObject({ status: 200, body: { userId: bo.body.id, role: 'admin' } });
+    expect(await api.post(`/api/v1/orgs/${owner.orgId}/members`, { email: email.toUpperCase(), role: 'admin' })).toMatchObject({
+      status: 200,
+      body: { userId: bo.body.id, role: 'admin' },
+    });
     const members = (await api.get(`/api/v1/orgs/${owner.orgId}/members`)).body.data as { userId: string }[];
     expect(members.map((m) => m.userId)).toContain(bo.body.id);
     expect(await api.delete(`/api/v1/orgs/${owner.orgId}/members/${bo.body.id}`)).toMatchObject({ status: 200, body: { removed: true } });
@@ -147,7 +168,9 @@ describe.each(['local', 'nats'] as const)('dashboard sessions through the gatewa
   it.runIf(bus === 'local')(
     'behind a TLS proxy: sign-in links on LODE_PUBLIC_URL, and Secure cookies when a trusted proxy says https, never when anyone else does',
     async () => {
-      const settings = z.object({ ...gatewaySettings, ...storageSettings }).parse({ LODE_PUBLIC_URL: 'https://lode.example.com/', LODE_TRUST_PROXY: 'loopback' });
+      const settings = z
+        .object({ ...gatewaySettings, ...storageSettings })
+        .parse({ LODE_PUBLIC_URL: 'https://lode.example.com/', LODE_TRUST_PROXY: 'loopback' });
       const { app } = createGatewayApp({
         bus: stack.bus,
         limiter: new MemoryWriteLimiter(),

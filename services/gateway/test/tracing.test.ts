@@ -42,7 +42,9 @@ function startCollector(): Promise<{ server: Server; url: string; spans: OtlpSpa
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans })),
+  );
 }
 
 /** Older and newer semantic conventions name the database attribute differently. */
@@ -67,7 +69,15 @@ describe('one trace per API call, across processes', () => {
     stack = await startProcessStack({ storage: 'local' });
   });
   afterAll(async () => {
-    for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER', 'OTEL_BSP_SCHEDULE_DELAY']) delete process.env[key];
+    for (const key of [
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      'OTEL_TRACES_EXPORTER',
+      'OTEL_METRICS_EXPORTER',
+      'OTEL_LOGS_EXPORTER',
+      'OTEL_BSP_SCHEDULE_DELAY',
+    ])
+      delete process.env[key];
     await stack?.stop();
     collector?.server.close();
   });
@@ -76,7 +86,8 @@ describe('one trace per API call, across processes', () => {
   const ancestors = (spans: OtlpSpan[], span: OtlpSpan): OtlpSpan[] => {
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const chain: OtlpSpan[] = [];
-    for (let parent = span.parentSpanId && byId.get(span.parentSpanId); parent; parent = parent.parentSpanId && byId.get(parent.parentSpanId)) chain.push(parent);
+    for (let parent = span.parentSpanId && byId.get(span.parentSpanId); parent; parent = parent.parentSpanId && byId.get(parent.parentSpanId))
+      chain.push(parent);
     return chain;
   };
   const one = (spans: OtlpSpan[], match: (s: OtlpSpan) => boolean, what: string) => {
@@ -101,9 +112,16 @@ describe('one trace per API call, across processes', () => {
     expect(committed.status).toBe(201);
 
     // The consumers take commit.created after the reply; their spans arrive last.
-    await expect.poll(() => inTrace(traceId).filter((s) => s.kind === CONSUMER).map((s) => s.service).sort(), { timeout: 30_000, interval: 250 }).toEqual(
-      expect.arrayContaining(['lode-lock', 'lode-sync']),
-    );
+    await expect
+      .poll(
+        () =>
+          inTrace(traceId)
+            .filter((s) => s.kind === CONSUMER)
+            .map((s) => s.service)
+            .sort(),
+        { timeout: 30_000, interval: 250 },
+      )
+      .toEqual(expect.arrayContaining(['lode-lock', 'lode-sync']));
     const spans = inTrace(traceId);
 
     const http = one(spans, (s) => s.service === 'lode-gateway' && s.kind === SERVER && s.parentSpanId === clientSpanId, 'the gateway HTTP span');
@@ -118,7 +136,10 @@ describe('one trace per API call, across processes', () => {
     expect(commitSql.length).toBeGreaterThan(0);
     for (const sql of commitSql) expect(ancestors(spans, sql)).toContain(handler);
 
-    for (const [service, subject] of [['lode-upload', 'lode.upload.v1.resolve_versions'], ['lode-lock', 'lode.lock.v1.fence']] as const) {
+    for (const [service, subject] of [
+      ['lode-upload', 'lode.upload.v1.resolve_versions'],
+      ['lode-lock', 'lode.lock.v1.fence'],
+    ] as const) {
       const served = one(spans, (s) => s.service === service && s.kind === SERVER && s.name === subject, subject);
       expect(ancestors(spans, served)).toContain(handler);
       const sql = one(spans, (s) => s.service === service && ancestors(spans, s).includes(served) && dbSystem(s) === 'postgresql', `${subject}'s queries`);
@@ -126,7 +147,11 @@ describe('one trace per API call, across processes', () => {
     }
 
     for (const service of ['lode-sync', 'lode-lock']) {
-      const consumer = one(spans, (s) => s.service === service && s.kind === CONSUMER && s.name === 'lode.events.commit.created process', `${service}'s commit.created consumer`);
+      const consumer = one(
+        spans,
+        (s) => s.service === service && s.kind === CONSUMER && s.name === 'lode.events.commit.created process',
+        `${service}'s commit.created consumer`,
+      );
       expect(ancestors(spans, consumer)).toContain(handler);
     }
     // Every span reaches the client's span: nothing in this trace is orphaned.
@@ -144,7 +169,11 @@ describe('one trace per API call, across processes', () => {
     const spans = inTrace(traceId);
     const confirm = one(spans, isConfirm, 'the confirm handler');
     // A confirm is a batch of one: its objects are checked with one content_many.
-    const storage = one(spans, (s) => s.service === 'lode-upload' && s.name === 'storage.content_many' && ancestors(spans, s).includes(confirm), 'the storage check inside the confirm handler');
+    const storage = one(
+      spans,
+      (s) => s.service === 'lode-upload' && s.name === 'storage.content_many' && ancestors(spans, s).includes(confirm),
+      'the storage check inside the confirm handler',
+    );
     expect(storage.kind).toBe(CLIENT);
   });
 });

@@ -35,7 +35,10 @@ describe.each(['local', 's3'] as const)('garbage collection of never-confirmed u
 
     expect(await stack.storage.head(abandoned.body.storageKey)).toBeNull();
     const late = await p.api.post(url('confirm'), {
-      fileId: abandoned.body.fileId, version: abandoned.body.version, storageKey: abandoned.body.storageKey, ...describeContent(abandonedBytes),
+      fileId: abandoned.body.fileId,
+      version: abandoned.body.version,
+      storageKey: abandoned.body.storageKey,
+      ...describeContent(abandonedBytes),
     });
     expect(late.status).toBe(404);
 

@@ -32,7 +32,11 @@ describe.each([
       storageKey: expect.any(String),
       uploadUrl: expect.stringMatching(/^http/),
       // S3 keeps and serves an object's type: it is signed in, and the PUT must send it.
-      requiredHeaders: { 'Content-Length': '1000', 'Content-MD5': content.contentMd5, ...(storageDriver === 's3' ? { 'Content-Type': 'application/octet-stream' } : {}) },
+      requiredHeaders: {
+        'Content-Length': '1000',
+        'Content-MD5': content.contentMd5,
+        ...(storageDriver === 's3' ? { 'Content-Type': 'application/octet-stream' } : {}),
+      },
     });
     const put = await fetch(res.body.uploadUrl, { method: 'PUT', headers: res.body.requiredHeaders, body: bytes });
     expect(put.status).toBe(200);
@@ -153,7 +157,11 @@ describe.each([
     const res = await p.api.post(url('initiate'), { path: 'lie.bin', ...describeContent(actual), sha256: declared });
     const put = await fetch(res.body.uploadUrl, { method: 'PUT', headers: res.body.requiredHeaders, body: actual });
     const confirm = await p.api.post(url('confirm'), {
-      fileId: res.body.fileId, version: 1, storageKey: res.body.storageKey, ...describeContent(actual), sha256: declared,
+      fileId: res.body.fileId,
+      version: 1,
+      storageKey: res.body.storageKey,
+      ...describeContent(actual),
+      sha256: declared,
     });
     // The local driver refuses the PUT itself; S3 stores it, and confirm refuses and removes it.
     if (put.status === 200) expect(confirm).toMatchObject({ status: 422, body: { code: 'content_mismatch' } });
@@ -172,7 +180,10 @@ describe.each([
     await fetch(res.body.uploadUrl, { method: 'PUT', headers: res.body.requiredHeaders, body: bytes });
     const other = await stack.seed.project();
     const stolen = await other.api.post(`/api/v1/projects/${other.projectId}/files/upload/confirm`, {
-      fileId: res.body.fileId, version: 1, storageKey: res.body.storageKey, ...content,
+      fileId: res.body.fileId,
+      version: 1,
+      storageKey: res.body.storageKey,
+      ...content,
     });
     expect(stolen.status).toBe(404);
   });

@@ -70,7 +70,18 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
   const admin = new AdminService({ db, orgs, users, members, projects, pager });
   const lifetime = { idleMs: deps.sessionIdleMs ?? SESSION_IDLE_MS, maxAgeMs: deps.sessionMaxAgeMs ?? SESSION_MAX_AGE_MS };
   const sessions = new SessionsService({ db, sessions: new SessionsRepository(), users, identities, lifetime });
-  const dashboard = new DashboardService({ db, orgs, users, members, projects, keys: apiKeys, admin, keyService: keys, pager, maxWriteLimit: deps.maxWriteLimit ?? DEFAULT_WRITE_LIMIT });
+  const dashboard = new DashboardService({
+    db,
+    orgs,
+    users,
+    members,
+    projects,
+    keys: apiKeys,
+    admin,
+    keyService: keys,
+    pager,
+    maxWriteLimit: deps.maxWriteLimit ?? DEFAULT_WRITE_LIMIT,
+  });
   const invitations = new InvitationsService({ db, invitations: new InvitationsRepository(), members, orgs, users, pager });
   serveRpcs(bus, identityRpcs(keys, admin, sessions, dashboard, invitations));
   servePing(bus, 'identity', () => db.ping());

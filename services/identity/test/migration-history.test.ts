@@ -28,17 +28,29 @@ describe('the identity schema, taken over from the gateway', () => {
     const sql = await readFile(path.join(identityMigrations.directory, '0001_init.sql'), 'utf8');
     await db.query(`CREATE SCHEMA ${IDENTITY_SCHEMA}`);
     await db.query(sql);
-    await db.query(`CREATE TABLE schema_migrations (version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await db.query(
+      `CREATE TABLE schema_migrations (version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     await db.query(`INSERT INTO schema_migrations (version, name, checksum) VALUES ('0001', '0001_init.sql', $1)`, [GATEWAY_RECORDED_CHECKSUM]);
     await db.query(`INSERT INTO orgs (id, name, slug) VALUES (gen_random_uuid(), 'Studio', 'studio')`);
 
     const bus = new LocalBus(logger);
     const events = new LocalEvents(logger);
-    const identity = await startIdentityService({ db, bus, events, logger, cursorSecret: 'x'.repeat(32), outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 } });
+    const identity = await startIdentityService({
+      db,
+      bus,
+      events,
+      logger,
+      cursorSecret: 'x'.repeat(32),
+      outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 },
+    });
     try {
       const { rows } = await db.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
       // Every later migration of the service is applied once, then the outbox's.
-      const own = (await readdir(identityMigrations.directory)).filter((f) => f.endsWith('.sql')).map((f) => f.slice(0, 4)).sort();
+      const own = (await readdir(identityMigrations.directory))
+        .filter((f) => f.endsWith('.sql'))
+        .map((f) => f.slice(0, 4))
+        .sort();
       expect(own.slice(0, 2)).toEqual(['0001', '0002']);
       expect(rows.map((r) => r.version)).toEqual([...own, 'outbox/0001']);
       expect((await db.query('SELECT slug FROM orgs')).rows).toEqual([{ slug: 'studio' }]);

@@ -26,7 +26,17 @@ describe('sessions in the identity service', () => {
     db = new Database({ connectionString: database.url, schema: IDENTITY_SCHEMA, max: 4 });
     bus = new LocalBus(logger);
     events = new LocalEvents(logger);
-    service = await startIdentityService({ db, bus, events, logger, cursorSecret: 'x'.repeat(32), outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 }, sessionIdleMs: IDLE_MS, sessionMaxAgeMs: MAX_AGE_MS, sessionPurgeIntervalMs: PURGE_INTERVAL_MS });
+    service = await startIdentityService({
+      db,
+      bus,
+      events,
+      logger,
+      cursorSecret: 'x'.repeat(32),
+      outbox: { relay: false, pollMs: 1000, retentionMs: 60_000 },
+      sessionIdleMs: IDLE_MS,
+      sessionMaxAgeMs: MAX_AGE_MS,
+      sessionPurgeIntervalMs: PURGE_INTERVAL_MS,
+    });
   });
   afterAll(async () => {
     await service?.stop();
@@ -40,7 +50,10 @@ describe('sessions in the identity service', () => {
   const newLink = async (userId: string) => (await bus.call(sessions.createSignInLink, { userId })).token;
   /** Moves a link's expiry as if it had been made `ms` earlier: its age, without waiting it out. */
   const ageLink = (token: string, ms: number) =>
-    db.query(`UPDATE sign_in_links SET expires_at = expires_at - $2 * interval '1 millisecond' WHERE token_hash = decode($1, 'hex')`, [sessions.tokenHash(token), ms]);
+    db.query(`UPDATE sign_in_links SET expires_at = expires_at - $2 * interval '1 millisecond' WHERE token_hash = decode($1, 'hex')`, [
+      sessions.tokenHash(token),
+      ms,
+    ]);
   /** A new session of `userId`: its token's hash and its CSRF token. */
   const startSession = async (userId: string) => {
     const started = await bus.call(sessions.redeemSignInLink, { token: await newLink(userId) });
@@ -70,7 +83,8 @@ describe('sessions in the identity service', () => {
 
   it('ends a session left idle longer than the limit; a new sign-in starts a live one', async () => {
     const userId = (await newUser()).id;
-    const start = async () => sessions.tokenHash((await bus.call(sessions.redeemSignInLink, { token: (await bus.call(sessions.createSignInLink, { userId })).token })).token);
+    const start = async () =>
+      sessions.tokenHash((await bus.call(sessions.redeemSignInLink, { token: (await bus.call(sessions.createSignInLink, { userId })).token })).token);
     const idle = await start();
     const resolve = (tokenHash: string) => bus.call(sessions.resolveSession, { tokenHash, projectId: null });
     expect((await resolve(idle)).session?.user.id).toBe(userId);
@@ -129,7 +143,11 @@ describe('sessions in the identity service', () => {
     await ageSession(old, MAX_AGE_MS + 60_000);
 
     const remaining = async (table: 'sign_in_links' | 'sessions', hashes: string[]) =>
-      (await db.query<{ hash: string }>(`SELECT encode(token_hash, 'hex') AS hash FROM ${table} WHERE token_hash = ANY($1::bytea[])`, [hashes.map((h) => `\\x${h}`)])).rows
+      (
+        await db.query<{ hash: string }>(`SELECT encode(token_hash, 'hex') AS hash FROM ${table} WHERE token_hash = ANY($1::bytea[])`, [
+          hashes.map((h) => `\\x${h}`),
+        ])
+      ).rows
         .map((row) => row.hash)
         .sort();
     const links = [used, expired, live].map((token) => sessions.tokenHash(token));

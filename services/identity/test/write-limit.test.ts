@@ -54,7 +54,10 @@ describe("a project's write limit set from the dashboard is capped at the operat
 
   it('tells the dashboard the default in force (the gateway applies it) and the most an owner may set (this service refuses more)', async () => {
     const overview = await dashboard.get(`/api/v1/projects/${owner.projectId}/overview`);
-    expect(overview).toMatchObject({ status: 200, body: { project: { writeRateLimit: null }, defaultWriteRateLimit: GATEWAY_DEFAULT, maxWriteRateLimit: OPERATOR } });
+    expect(overview).toMatchObject({
+      status: 200,
+      body: { project: { writeRateLimit: null }, defaultWriteRateLimit: GATEWAY_DEFAULT, maxWriteRateLimit: OPERATOR },
+    });
   });
 
   it('takes the maximum itself, a lower limit, and the default back', async () => {
@@ -67,6 +70,8 @@ describe("a project's write limit set from the dashboard is capped at the operat
   it("leaves raising a project over it to the operator's admin API", async () => {
     const raised = await stack.seed.project({ role: 'owner', writeRateLimit: { perSecond: 1000, burst: 2000 } });
     const admin = await signIn(stack, raised.userId);
-    expect(await admin.request('PUT', `/api/v1/projects/${raised.projectId}/write-rate-limit`, { writeRateLimit: { perSecond: 1000, burst: 2000 } })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect(
+      await admin.request('PUT', `/api/v1/projects/${raised.projectId}/write-rate-limit`, { writeRateLimit: { perSecond: 1000, burst: 2000 } }),
+    ).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
   });
 });

@@ -14,5 +14,10 @@ const settings = { ...lockSettings, ...cursorSecretSetting };
 export const lockStartup = {
   settings,
   start: (runtime: Pick<LockDeps, 'db' | 'bus' | 'events' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
-    startLockService({ ...runtime, cursorSecret: config.LODE_CURSOR_SECRET, fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS, outbox: outboxOptions(config) }),
+    startLockService({
+      ...runtime,
+      cursorSecret: config.LODE_CURSOR_SECRET,
+      fencePurgeIntervalMs: config.LODE_FENCE_PURGE_INTERVAL_MS,
+      outbox: outboxOptions(config),
+    }),
 };

@@ -54,7 +54,9 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
     expect(res.body).toEqual({
       code: 'file_locked',
       message: expect.any(String),
-      lockedFiles: [{ fileId: locked.fileId, path: 'Levels/castle.umap', userId: bob.userId, userName: 'Bob Builder', note: 'lighting pass', lockedAt: lock.lockedAt }],
+      lockedFiles: [
+        { fileId: locked.fileId, path: 'Levels/castle.umap', userId: bob.userId, userName: 'Bob Builder', note: 'lighting pass', lockedAt: lock.lockedAt },
+      ],
     });
     expect(await lockedIds()).toContain(locked.fileId);
     // Nothing was committed: the file has no history yet.
@@ -100,7 +102,15 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
     await lockAs(alice, [a, b]);
     await lockAs(bob, [await push('Fallback/bobs.bin')]);
     const author = { userId: alice.userId, userName: 'Alice' };
-    await publishCommit(stack.events, { commitId: randomUUID(), projectId: alice.projectId, author, createdAt: new Date().toISOString(), part: 1, parts: 1, fileIds: [a.fileId] });
+    await publishCommit(stack.events, {
+      commitId: randomUUID(),
+      projectId: alice.projectId,
+      author,
+      createdAt: new Date().toISOString(),
+      part: 1,
+      parts: 1,
+      fileIds: [a.fileId],
+    });
     await until(async () => !(await lockedIds()).has(a.fileId));
     expect((await lockedIds()).has(b.fileId)).toBe(true);
   });
@@ -116,7 +126,9 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
         await tx.query('SELECT project_mutex($1)', [alice.projectId]);
         const request = lockAs(alice, [waited]);
         await until(async () => {
-          const { rows } = await lockDb.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%acquire_locks%'`);
+          const { rows } = await lockDb.query(
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%acquire_locks%'`,
+          );
           return rows.length > 0;
         });
         const { rows } = await tx.query<{ now: Date }>('SELECT clock_timestamp() AS now');
@@ -124,7 +136,15 @@ describe.each(['local', 'nats'] as const)('locks enforced at commit (%s bus)', (
       });
       expect((await createdAt.request).body.acquired).toHaveLength(1);
       const author = { userId: alice.userId, userName: 'Alice' };
-      await publishCommit(stack.events, { commitId: randomUUID(), projectId: alice.projectId, author, createdAt: createdAt.at.toISOString(), part: 1, parts: 1, fileIds: [waited.fileId, before.fileId] });
+      await publishCommit(stack.events, {
+        commitId: randomUUID(),
+        projectId: alice.projectId,
+        author,
+        createdAt: createdAt.at.toISOString(),
+        part: 1,
+        parts: 1,
+        fileIds: [waited.fileId, before.fileId],
+      });
       await until(async () => !(await lockedIds()).has(before.fileId));
       expect((await lockedIds()).has(waited.fileId)).toBe(true);
     } finally {

@@ -74,7 +74,15 @@ describe('the commit fence at the RPC level', () => {
   let h: LockHarness;
   let dataDir: string;
   const projectId = randomUUID();
-  const actor = (name: string): Actor => ({ projectId, orgId: randomUUID(), userId: randomUUID(), userName: name, userAvatarUrl: null, keyId: randomUUID(), role: 'member' });
+  const actor = (name: string): Actor => ({
+    projectId,
+    orgId: randomUUID(),
+    userId: randomUUID(),
+    userName: name,
+    userAvatarUrl: null,
+    keyId: randomUUID(),
+    role: 'member',
+  });
   const alice = actor('Alice');
   const bob = actor('Bob');
   let files: string[];
@@ -104,7 +112,9 @@ describe('the commit fence at the RPC level', () => {
   it('keeps other users out while unsettled, survives a restart, and lapses after its ttl', async () => {
     const [f, own] = files;
     const crashed = await fence(alice, [f, own]);
-    expect((await acquire(bob, [f])).conflicts).toEqual([{ reason: 'committing', fileId: f, path: expect.any(String), userId: alice.userId, userName: 'Alice' }]);
+    expect((await acquire(bob, [f])).conflicts).toEqual([
+      { reason: 'committing', fileId: f, path: expect.any(String), userId: alice.userId, userName: 'Alice' },
+    ]);
     expect((await acquire(alice, [own])).acquired).toHaveLength(1);
 
     // The lock service dies mid-commit and comes back: the fence is still there (the commit may still be running)...
@@ -162,7 +172,15 @@ describe('the commit fence at the RPC level', () => {
 
     // Delivered again (as after a consumer restart): nothing changes; a later commit still releases.
     await publishCommit(h.events, { commitId, projectId, author: alice, createdAt, part: 1, parts: 2, fileIds: [a, bobs], id: `${commitId}.1.again` });
-    await publishCommit(h.events, { commitId: randomUUID(), projectId, author: alice, createdAt: new Date().toISOString(), part: 1, parts: 1, fileIds: [retaken] });
+    await publishCommit(h.events, {
+      commitId: randomUUID(),
+      projectId,
+      author: alice,
+      createdAt: new Date().toISOString(),
+      part: 1,
+      parts: 1,
+      fileIds: [retaken],
+    });
     await until(async () => !(await heldBy()).has(retaken));
     expect((await heldBy()).get(bobs)).toBe('Bob');
   });

@@ -114,7 +114,9 @@ describe.each(['local', 'nats'] as const)('locks through the gateway (%s bus)', 
     beforeAll(async () => {
       project = await stack.seed.project();
       teammate = await stack.seed.member(project.orgId, project.projectId, 'member');
-      const files = await Promise.all(['Art/a.png', 'Art/b.png', 'Art/c.png', 'Audio/d.wav', 'Levels/e.umap'].map((p) => pushFile(project.api, project.projectId, p, randomBytes(8))));
+      const files = await Promise.all(
+        ['Art/a.png', 'Art/b.png', 'Art/c.png', 'Audio/d.wav', 'Levels/e.umap'].map((p) => pushFile(project.api, project.projectId, p, randomBytes(8))),
+      );
       await project.api.post(`/api/v1/projects/${project.projectId}/locks`, { fileIds: ids(files.slice(0, 3)) });
       await teammate.api.post(`/api/v1/projects/${project.projectId}/locks`, { fileIds: ids(files.slice(3)) });
     });

@@ -16,7 +16,10 @@ describe.each(['local', 'nats'] as const)('restore when a step fails halfway (%s
   const restoreUrl = () => `/api/v1/projects/${p.projectId}/restore`;
   const commitsUrl = () => `/api/v1/projects/${p.projectId}/commits`;
   const commitFiles = async (files: PushedFile[]) => {
-    const res = await p.api.post(commitsUrl(), { message: 'commit', fileVersions: files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' })) });
+    const res = await p.api.post(commitsUrl(), {
+      message: 'commit',
+      fileVersions: files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' })),
+    });
     expect(res.status).toBe(201);
     return res.body as commit.Commit;
   };
@@ -28,10 +31,14 @@ describe.each(['local', 'nats'] as const)('restore when a step fails halfway (%s
     return { fileIds: v1.map((f) => f.fileId), body: { files: v1.map((f) => ({ fileId: f.fileId, toVersion: 1 })) } };
   };
   const probeSequence = async () => (await commitFiles([await pushFile(p.api, p.projectId, `probe/${randomUUID()}.bin`, randomBytes(8))])).sequenceNum;
-  const mainHistory = async (fileId: string) =>
-    (await p.api.get(`/api/v1/projects/${p.projectId}/files/${fileId}/versions`)).body.data as commit.FileVersion[];
+  const mainHistory = async (fileId: string) => (await p.api.get(`/api/v1/projects/${p.projectId}/files/${fileId}/versions`)).body.data as commit.FileVersion[];
   const restoreVersions = async (fileIds: string[]) =>
-    (await db.query<{ version: number }>(`SELECT version FROM files.versions WHERE file_id = ANY($1::uuid[]) AND origin = 'restore' ORDER BY file_id, version`, [fileIds])).rows.map((r) => r.version);
+    (
+      await db.query<{ version: number }>(
+        `SELECT version FROM files.versions WHERE file_id = ANY($1::uuid[]) AND origin = 'restore' ORDER BY file_id, version`,
+        [fileIds],
+      )
+    ).rows.map((r) => r.version);
   const requestState = async (key: string) => (await db.query('SELECT state FROM restore.restore_requests WHERE idem_key = $1', [key])).rows[0]?.state;
   const idempotencyKey = () => ({ 'X-Idempotency-Key': `fault-${randomUUID()}` });
 
@@ -60,7 +67,10 @@ describe.each(['local', 'nats'] as const)('restore when a step fails halfway (%s
     expect(await faultyApi.post(restoreUrl(), body, headers)).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
     expect(await restoreVersions(fileIds)).toEqual([]);
     partial.heal();
-    expect(await faultyApi.post(restoreUrl(), body, headers)).toMatchObject({ status: 200, body: { restored: fileIds.map((fileId) => ({ fileId, newVersion: 3 })) } });
+    expect(await faultyApi.post(restoreUrl(), body, headers)).toMatchObject({
+      status: 200,
+      body: { restored: fileIds.map((fileId) => ({ fileId, newVersion: 3 })) },
+    });
   });
 
   it('keeps the versions it made invisible while the commit service is down, and the retry with the same key commits them once', async () => {
@@ -68,7 +78,10 @@ describe.each(['local', 'nats'] as const)('restore when a step fails halfway (%s
     const before = await probeSequence();
     const headers = idempotencyKey();
     partial.inject(commit.create, 'down');
-    expect(await faultyApi.post(restoreUrl(), body, headers)).toMatchObject({ status: 503, body: { code: 'service_unavailable', message: expect.stringContaining('commit') } });
+    expect(await faultyApi.post(restoreUrl(), body, headers)).toMatchObject({
+      status: 503,
+      body: { code: 'service_unavailable', message: expect.stringContaining('commit') },
+    });
     expect(await restoreVersions(fileIds)).toEqual([3, 3]);
     expect(await requestState(headers['X-Idempotency-Key'])).toBe('prepared');
     for (const fileId of fileIds) expect((await mainHistory(fileId)).map((v) => v.version)).toEqual([2, 1]);

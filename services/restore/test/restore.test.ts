@@ -75,8 +75,16 @@ describe.each(['local', 'nats'] as const)('restore through the gateway (%s bus)'
       if (event.projectId === p.projectId) received.push(event);
     });
     try {
-      const res = await p.api.post(restoreUrl(), { files: [{ fileId: kept.fileId, toVersion: 1 }, { fileId: gone.fileId, toVersion: 1 }] });
-      expect(res.body.restored).toEqual([{ fileId: kept.fileId, newVersion: 3 }, { fileId: gone.fileId, newVersion: 2 }]);
+      const res = await p.api.post(restoreUrl(), {
+        files: [
+          { fileId: kept.fileId, toVersion: 1 },
+          { fileId: gone.fileId, toVersion: 1 },
+        ],
+      });
+      expect(res.body.restored).toEqual([
+        { fileId: kept.fileId, newVersion: 3 },
+        { fileId: gone.fileId, newVersion: 2 },
+      ]);
       await until(() => received.some((e) => e.commitId === res.body.commitId));
       expect(received.find((e) => e.commitId === res.body.commitId)).toMatchObject({
         sequenceNum: res.body.sequenceNum,
@@ -149,7 +157,12 @@ describe.each(['local', 'nats'] as const)('restore through the gateway (%s bus)'
   it('makes no empty commit: nothing restorable answers 422 nothing_to_restore with every skip', async () => {
     const f = await fileWithTwoVersions('Empty/f.bin');
     const before = await probeSequence();
-    const res = await p.api.post(restoreUrl(), { files: [{ fileId: f.fileId, toVersion: 5 }, { fileId: randomUUID(), toVersion: 1 }] });
+    const res = await p.api.post(restoreUrl(), {
+      files: [
+        { fileId: f.fileId, toVersion: 5 },
+        { fileId: randomUUID(), toVersion: 1 },
+      ],
+    });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'nothing_to_restore', message: expect.stringContaining('2 file(s)') });
     expect(res.body.skipped.map((s: { code: string }) => s.code)).toEqual(['version_not_found', 'not_found']);
@@ -180,7 +193,12 @@ describe.each(['local', 'nats'] as const)('restore through the gateway (%s bus)'
 
   it('answers 400 naming a file listed twice, in any letter case, and restores nothing', async () => {
     const f = await fileWithTwoVersions('Twice/f.bin');
-    const res = await p.api.post(restoreUrl(), { files: [{ fileId: f.fileId, toVersion: 1 }, { fileId: f.fileId.toUpperCase(), toVersion: 2 }] });
+    const res = await p.api.post(restoreUrl(), {
+      files: [
+        { fileId: f.fileId, toVersion: 1 },
+        { fileId: f.fileId.toUpperCase(), toVersion: 2 },
+      ],
+    });
     expect(res).toMatchObject({ status: 400, body: { code: 'validation_failed', duplicateFileIds: [f.fileId] } });
     expect(await versionRow(f.fileId, 3)).toBeUndefined();
   });

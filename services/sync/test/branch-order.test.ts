@@ -40,7 +40,8 @@ describe.each(['local', 'nats'] as const)('branch changes and commits in their o
     entries: [{ fileId: randomUUID(), path, action: 'add', version: 1, sha256: randomSha(), size: 1 }],
   });
   const publishCommit = (data: commit.CommitCreated) => stack.events.publish({ subject: commit.commitCreated.subject, id: `${data.commitId}.1`, data });
-  const publishChange = (data: branches.BranchChanged) => stack.events.publish({ subject: branches.branchChanged.subject, id: `${data.projectId}.branch.${data.change}`, data });
+  const publishChange = (data: branches.BranchChanged) =>
+    stack.events.publish({ subject: branches.branchChanged.subject, id: `${data.projectId}.branch.${data.change}`, data });
   const appliedUpTo = async (projectId: string, seq: number) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
@@ -51,7 +52,9 @@ describe.each(['local', 'nats'] as const)('branch changes and commits in their o
     }
   };
   const livePaths = async (projectId: string, branch: string) =>
-    (await db.query<{ path: string }>('SELECT path FROM sync.tree WHERE project_id = $1 AND branch = $2 AND NOT deleted ORDER BY path', [projectId, branch])).rows.map((r) => r.path);
+    (
+      await db.query<{ path: string }>('SELECT path FROM sync.tree WHERE project_id = $1 AND branch = $2 AND NOT deleted ORDER BY path', [projectId, branch])
+    ).rows.map((r) => r.path);
 
   it("applies a branch's creation before its first commit, copying the parent as it stood at the fork", async () => {
     const projectId = randomUUID();
@@ -82,7 +85,19 @@ describe.each(['local', 'nats'] as const)('branch changes and commits in their o
     await publishCommit(commitEvent(projectId, 1, 'main', 'a.bin', 0));
     await appliedUpTo(projectId, 1);
     // Forked from base after its first commit (2), but published before that commit.
-    await publishChange({ projectId, change: 1, afterSeq: 2, name: 'topic', action: 'created', forkedFrom: 'base', lineage: [{ branch: 'topic', after: 2, through: null }, { branch: 'base', after: 1, through: 2 }, { branch: 'main', after: 0, through: 1 }] });
+    await publishChange({
+      projectId,
+      change: 1,
+      afterSeq: 2,
+      name: 'topic',
+      action: 'created',
+      forkedFrom: 'base',
+      lineage: [
+        { branch: 'topic', after: 2, through: null },
+        { branch: 'base', after: 1, through: 2 },
+        { branch: 'main', after: 0, through: 1 },
+      ],
+    });
     await publishCommit(commitEvent(projectId, 2, 'base', 'b.bin', 0));
     await publishCommit(commitEvent(projectId, 3, 'topic', 'c.bin', 1));
     await appliedUpTo(projectId, 3);

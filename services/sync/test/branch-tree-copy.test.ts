@@ -16,7 +16,18 @@ describe("the read model's copy of a new branch's tree, in slices", () => {
     const { db } = database;
     const [projectId, otherProject] = [randomUUID(), randomUUID()];
     // Path keys that sort differently from their file ids, and one that sorts before every letter.
-    const row = (project: string, branch: string, i: number) => [project, branch, `${i === 3 ? '!' : ''}art/${6 - i}.png`, `Art/${6 - i}.png`, randomUUID(), i + 1, 'a'.repeat(64), i, 1, i % 2 === 0];
+    const row = (project: string, branch: string, i: number) => [
+      project,
+      branch,
+      `${i === 3 ? '!' : ''}art/${6 - i}.png`,
+      `Art/${6 - i}.png`,
+      randomUUID(),
+      i + 1,
+      'a'.repeat(64),
+      i,
+      1,
+      i % 2 === 0,
+    ];
     const rows = [
       ...Array.from({ length: 7 }, (_, i) => row(projectId, 'main', i)),
       ...Array.from({ length: 6 }, (_, i) => row(projectId, 'other', i)),
@@ -29,9 +40,18 @@ describe("the read model's copy of a new branch's tree, in slices", () => {
       );
     }
     const tree = (branch: string) =>
-      db.query('SELECT path_key, path, file_id, version, sha256, size, commit_seq, deleted FROM tree WHERE project_id = $1 AND branch = $2 ORDER BY path_key', [projectId, branch]).then((r) => r.rows);
+      db
+        .query('SELECT path_key, path, file_id, version, sha256, size, commit_seq, deleted FROM tree WHERE project_id = $1 AND branch = $2 ORDER BY path_key', [
+          projectId,
+          branch,
+        ])
+        .then((r) => r.rows);
 
-    for (const [name, slice] of [['feature', 3], ['exact', 7], ['whole', 100]] as const) {
+    for (const [name, slice] of [
+      ['feature', 3],
+      ['exact', 7],
+      ['whole', 100],
+    ] as const) {
       await db.transaction((tx) => new TreeRepository().copyBranch(tx, projectId, 'main', name, slice));
       expect(await tree(name), name).toEqual(await tree('main'));
     }

@@ -51,8 +51,7 @@ describe('the sync projection with a project’s events split across replicas', 
   };
   const progress = async (projectId: string) =>
     (await db.query<{ applied_seq: number }>('SELECT applied_seq FROM progress WHERE project_id = $1', [projectId])).rows[0]?.applied_seq ?? 0;
-  const publish = async (event: commit.CommitCreated) =>
-    events.publish({ subject: commit.commitCreated.subject, id: `${event.commitId}.1`, data: event });
+  const publish = async (event: commit.CommitCreated) => events.publish({ subject: commit.commitCreated.subject, id: `${event.commitId}.1`, data: event });
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -37,9 +37,12 @@ describe('the sync service as its own process on NATS', () => {
     const files = await seedConfirmedVersions(stack.databaseUrl, p, commit.MAX_COMMIT_ENTRIES);
     const big = await ws.commit({ set: files });
     await expect
-      .poll(async () => (await db.query("SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted AND c.relname = 'tree'")).rowCount, {
-        timeout: 30_000,
-      })
+      .poll(
+        async () => (await db.query("SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted AND c.relname = 'tree'")).rowCount,
+        {
+          timeout: 30_000,
+        },
+      )
       .toBe(1);
     stack.processes.sync.child.kill('SIGKILL');
     await stack.processes.sync.stop();

@@ -147,7 +147,13 @@ describe.each(['local', 'nats'] as const)('the sync read model (%s bus)', (bus) 
 
     const restarted = await startReadModelNode(stack, names);
     try {
-      const body = { files: [{ path: files[0].path, sha256: files[0].sha256 }, { path: 'a.bin', sha256: randomSha() }], includeRemoteOnly: true };
+      const body = {
+        files: [
+          { path: files[0].path, sha256: files[0].sha256 },
+          { path: 'a.bin', sha256: randomSha() },
+        ],
+        includeRemoteOnly: true,
+      };
       const live = await syncWhenCurrent(p.api, p, body);
       const resumed = await syncWhenCurrent(restarted.api(p), p, body);
       expect(resumed.status).toBe(200);
@@ -171,7 +177,9 @@ describe.each(['local', 'nats'] as const)('the sync read model (%s bus)', (bus) 
       const committedBefore = Date.now();
       const before = await ws.commit({ set: [await ws.push('stall.bin')] });
       // The new node first replays every event the stream holds, the other tests' included.
-      await expect.poll(async () => (await node.api(p).post(syncPath(p), { files: [] })).body, { timeout: 30_000 }).toEqual({ files: [], latestCommitSeq: before });
+      await expect
+        .poll(async () => (await node.api(p).post(syncPath(p), { files: [] })).body, { timeout: 30_000 })
+        .toEqual({ files: [], latestCommitSeq: before });
       const appliedBy = Date.now();
       // Staging is the projector's first write: holding its table stalls it as a stuck consumer would.
       await blocker.query('BEGIN');
@@ -195,7 +203,10 @@ describe.each(['local', 'nats'] as const)('the sync read model (%s bus)', (bus) 
       const freshWs = workspace(fresh);
       const first = await freshWs.commit({ set: [await freshWs.push('first.bin')] });
       const unseen = await node.api(fresh).post(syncPath(fresh), { files: [] });
-      expect(unseen).toMatchObject({ status: 503, body: { code: 'sync_catching_up', latestCommitSeq: first, appliedSeq: 0, commitsBehind: first, secondsBehind: null } });
+      expect(unseen).toMatchObject({
+        status: 503,
+        body: { code: 'sync_catching_up', latestCommitSeq: first, appliedSeq: 0, commitsBehind: first, secondsBehind: null },
+      });
 
       await blocker.query('ROLLBACK');
       const caughtUp = await syncWhenCurrent(node.api(p), p, { files: [{ path: 'stall.bin', sha256: f.sha256 }] });

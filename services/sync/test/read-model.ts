@@ -30,7 +30,14 @@ export async function startReadModelNode(
   bus.serve(identity.resolveKey, (request) => stack.bus.call(identity.resolveKey, request));
   bus.serve(identity.bindDevice, (request) => stack.bus.call(identity.bindDevice, request));
   bus.serve(commit.latestSequence, (request) => stack.bus.call(commit.latestSequence, request));
-  const sync = await startSyncService({ db, bus, events: options.events ?? stack.events, logger, catchUpMs: options.catchUpMs ?? 30_000, consumerName: options.consumer });
+  const sync = await startSyncService({
+    db,
+    bus,
+    events: options.events ?? stack.events,
+    logger,
+    catchUpMs: options.catchUpMs ?? 30_000,
+    consumerName: options.consumer,
+  });
   const { app } = createGatewayApp({
     bus,
     limiter: new MemoryWriteLimiter(),

@@ -42,7 +42,12 @@ describe.each(['local', 'nats'] as const)('POST sync through the gateway (%s bus
     const { ws } = await project();
     const uploaded = await ws.push('Art/new.png');
     const nulls = { fileId: null, remoteVersion: null, remoteSha256: null, remoteCommitSeq: null, remoteSize: null };
-    const res = await ws.sync({ files: [{ path: 'Art/new.png', sha256: uploaded.sha256 }, { path: 'Art/never.png', sha256: randomSha(), baseVersion: 3 }] });
+    const res = await ws.sync({
+      files: [
+        { path: 'Art/new.png', sha256: uploaded.sha256 },
+        { path: 'Art/never.png', sha256: randomSha(), baseVersion: 3 },
+      ],
+    });
     expect(res.body).toEqual({
       files: [
         { path: 'Art/new.png', status: 'local_only', ...nulls },
@@ -105,10 +110,18 @@ describe.each(['local', 'nats'] as const)('POST sync through the gateway (%s bus
     await ws.commit({ set: [v2] });
     const restore = await p.api.post(`/api/v1/projects/${p.projectId}/restore`, { files: [{ fileId: v1.fileId, toVersion: 1 }] });
     expect(restore.status, JSON.stringify(restore.body)).toBe(200);
-    const res = await ws.sync({ files: [{ path: 'Maps/level.umap', sha256: v1.sha256 }, { path: 'Maps/level.umap', sha256: v2.sha256, baseVersion: 2 }] });
+    const res = await ws.sync({
+      files: [
+        { path: 'Maps/level.umap', sha256: v1.sha256 },
+        { path: 'Maps/level.umap', sha256: v2.sha256, baseVersion: 2 },
+      ],
+    });
     const restored = { ...v1, version: 3 };
     expect(res.body).toEqual({
-      files: [liveRow('Maps/level.umap', 'up_to_date', restored, restore.body.sequenceNum), liveRow('Maps/level.umap', 'outdated', restored, restore.body.sequenceNum)],
+      files: [
+        liveRow('Maps/level.umap', 'up_to_date', restored, restore.body.sequenceNum),
+        liveRow('Maps/level.umap', 'outdated', restored, restore.body.sequenceNum),
+      ],
       latestCommitSeq: restore.body.sequenceNum,
     });
   });
@@ -135,7 +148,10 @@ describe.each(['local', 'nats'] as const)('POST sync through the gateway (%s bus
     expect(await ws.row({ path: 'x.bin', sha256: x3.sha256 })).toEqual(liveRow('x.bin', 'up_to_date', x3, mainSeq));
 
     const listing = async (extra = {}) => (await ws.sync({ files: [], includeRemoteOnly: true, ...extra })).body;
-    expect(await listing(onBranch)).toEqual({ files: [liveRow('x.bin', 'missing', x2, branchSeq), liveRow('y.bin', 'missing', y1, branchSeq)], latestCommitSeq: mainSeq });
+    expect(await listing(onBranch)).toEqual({
+      files: [liveRow('x.bin', 'missing', x2, branchSeq), liveRow('y.bin', 'missing', y1, branchSeq)],
+      latestCommitSeq: mainSeq,
+    });
     expect((await listing()).files).toEqual([liveRow('x.bin', 'missing', x3, mainSeq), liveRow('z.bin', 'missing', z1, mainSeq)]);
     // A branch without a commit yet is what its first commit would start from: main.
     expect(await listing({ branch: 'feature/none-yet' })).toEqual(await listing());
@@ -204,8 +220,27 @@ describe.each(['local', 'nats'] as const)('POST sync through the gateway (%s bus
   it.each([
     ['files that are not an array', { files: 'all' }, 'files'],
     ['no files', {}, 'files'],
-    ['a bad hash at index 2', { files: [{ path: 'a', sha256: randomSha() }, { path: 'b', sha256: randomSha() }, { path: 'c', sha256: 'abc' }] }, 'files.2.sha256'],
-    ['a path with ".." at index 1', { files: [{ path: 'a', sha256: randomSha() }, { path: 'a/../b', sha256: randomSha() }] }, 'files.1.path'],
+    [
+      'a bad hash at index 2',
+      {
+        files: [
+          { path: 'a', sha256: randomSha() },
+          { path: 'b', sha256: randomSha() },
+          { path: 'c', sha256: 'abc' },
+        ],
+      },
+      'files.2.sha256',
+    ],
+    [
+      'a path with ".." at index 1',
+      {
+        files: [
+          { path: 'a', sha256: randomSha() },
+          { path: 'a/../b', sha256: randomSha() },
+        ],
+      },
+      'files.1.path',
+    ],
     ['an absolute path', { files: [{ path: '/etc/passwd', sha256: randomSha() }] }, 'files.0.path'],
     ['an empty path', { files: [{ path: '', sha256: randomSha() }] }, 'files.0.path'],
     ['a backslash path', { files: [{ path: 'a\\b', sha256: randomSha() }] }, 'files.0.path'],

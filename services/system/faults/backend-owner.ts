@@ -8,7 +8,12 @@ import type { FaultSystem } from './fault-system.ts';
  * each process holds (/proc): replicas share one application_name, so this is how the suite kills
  * the replica that is in the middle of the work and not its idle twin.
  */
-export async function processInLongTransaction(system: FaultSystem, applicationName: string, minAgeMs: number, candidates: readonly ServiceProcess[]): Promise<ServiceProcess | undefined> {
+export async function processInLongTransaction(
+  system: FaultSystem,
+  applicationName: string,
+  minAgeMs: number,
+  candidates: readonly ServiceProcess[],
+): Promise<ServiceProcess | undefined> {
   const rows = await system.sql<{ port: number }>(
     `SELECT client_port AS port FROM pg_stat_activity
      WHERE datname = $1 AND application_name = $2 AND xact_start < now() - make_interval(secs => $3)
@@ -22,7 +27,12 @@ export async function processInLongTransaction(system: FaultSystem, applicationN
  * The processes among `candidates` with a Postgres connection waiting for a lock the backend
  * `blockerPid` holds: the replicas caught in the middle of work the suite made wait.
  */
-export async function processesBlockedBy(system: FaultSystem, blockerPid: number, applicationName: string, candidates: readonly ServiceProcess[]): Promise<Set<ServiceProcess>> {
+export async function processesBlockedBy(
+  system: FaultSystem,
+  blockerPid: number,
+  applicationName: string,
+  candidates: readonly ServiceProcess[],
+): Promise<Set<ServiceProcess>> {
   const rows = await system.sql<{ port: number }>(
     `SELECT client_port AS port FROM pg_stat_activity
      WHERE datname = $1 AND application_name = $2 AND $3 = ANY(pg_blocking_pids(pid))`,

@@ -26,7 +26,13 @@ export async function seedLargeRestore(system: FaultSystem, workload: Workload, 
     [object.fileId, object.version],
   );
   const prefix = `large-restore-${randomUUID().slice(0, 8)}`;
-  const files = Array.from({ length: count }, (_, i) => ({ fileId: randomUUID(), path: `${prefix}/file-${String(i).padStart(6, '0')}.bin`, sha256: object.sha256, size, storageKey }));
+  const files = Array.from({ length: count }, (_, i) => ({
+    fileId: randomUUID(),
+    path: `${prefix}/file-${String(i).padStart(6, '0')}.bin`,
+    sha256: object.sha256,
+    size,
+    storageKey,
+  }));
   const db = new Database({ connectionString: system.stack.databaseUrl, schema: serviceNamed('upload').schema, max: 1 });
   try {
     await seedInUploadSchema(db, owner, files);

@@ -53,7 +53,8 @@ export class Checker {
     if ((sequence?.last ?? 0) !== n) problems.push(`${projectId}: the project's sequence stands at ${sequence?.last} with ${n} commits`);
     const bySeq = new Map(stored.map((c) => [c.seq, c]));
     for (const acked of this.#ledger.commitsOf(projectId)) {
-      if (bySeq.get(acked.sequenceNum)?.id !== acked.id) problems.push(`${projectId}: acknowledged commit ${acked.id} (#${acked.sequenceNum}) is not stored at its number`);
+      if (bySeq.get(acked.sequenceNum)?.id !== acked.id)
+        problems.push(`${projectId}: acknowledged commit ${acked.id} (#${acked.sequenceNum}) is not stored at its number`);
     }
     const messages = new Map<string, number>();
     for (const c of stored) messages.set(c.message, (messages.get(c.message) ?? 0) + 1);
@@ -72,13 +73,18 @@ export class Checker {
   async #history(reader: Actor): Promise<string[]> {
     const unread = this.#ledger.commitsOf(reader.projectId).filter((c) => !this.#historyRead.has(c.id));
     const reads = unread.flatMap((commit) => {
-      const files = commit.files.length > HISTORY_SAMPLE_ABOVE ? [commit.files[0], commit.files[Math.floor(commit.files.length / 2)], commit.files.at(-1)!] : commit.files;
+      const files =
+        commit.files.length > HISTORY_SAMPLE_ABOVE ? [commit.files[0], commit.files[Math.floor(commit.files.length / 2)], commit.files.at(-1)!] : commit.files;
       return files.map((file) => ({ commit, file }));
     });
     const missing = await mapConcurrently(reads, HISTORY_READS_IN_FLIGHT, async ({ commit, file }) => {
-      const page = await reader.api.call<VersionsPage>('GET', `/api/v1/projects/${reader.projectId}/files/${file.fileId}/versions?limit=200`, undefined, { expect: [200] });
+      const page = await reader.api.call<VersionsPage>('GET', `/api/v1/projects/${reader.projectId}/files/${file.fileId}/versions?limit=200`, undefined, {
+        expect: [200],
+      });
       const listed = page.body.data.some((v) => v.version === file.version && v.commitId === commit.id);
-      return listed || page.body.nextCursor !== null ? [] : [`history of ${file.path} lacks version ${file.version} of acknowledged commit #${commit.sequenceNum}`];
+      return listed || page.body.nextCursor !== null
+        ? []
+        : [`history of ${file.path} lacks version ${file.version} of acknowledged commit #${commit.sequenceNum}`];
     });
     for (const commit of unread) this.#historyRead.add(commit.id);
     return missing.flat();
@@ -87,7 +93,9 @@ export class Checker {
   async #confirmedVersions(): Promise<string[]> {
     const stored = await this.#system.sql<{ key: string }>(`SELECT file_id || ':' || version || ':' || sha256 AS key FROM files.versions`);
     const keys = new Set(stored.map((r) => r.key));
-    return this.#ledger.confirmed.filter((v) => !keys.has(`${v.fileId}:${v.version}:${v.sha256}`)).map((v) => `confirmed version ${v.version} of ${v.path} (${v.fileId}) is gone`);
+    return this.#ledger.confirmed
+      .filter((v) => !keys.has(`${v.fileId}:${v.version}:${v.sha256}`))
+      .map((v) => `confirmed version ${v.version} of ${v.path} (${v.fileId}) is gone`);
   }
 
   /** The locker holds exactly what its last acknowledged call left it, and no commit went through its locks. */
@@ -99,13 +107,19 @@ export class Checker {
     let cursor: string | null = null;
     do {
       const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-      const page: { body: LockPage } = await locker.api.call<LockPage>('GET', `/api/v1/projects/${locker.projectId}/locks?limit=200${query}`, undefined, { expect: [200] });
+      const page: { body: LockPage } = await locker.api.call<LockPage>('GET', `/api/v1/projects/${locker.projectId}/locks?limit=200${query}`, undefined, {
+        expect: [200],
+      });
       for (const l of page.body.data) held.set(l.fileId, l.userId);
       cursor = page.body.nextCursor;
     } while (cursor);
-    const expected = [...this.#ledger.lockState].filter(([, state]) => state === 'held').map(([fileId]) => fileId).sort();
+    const expected = [...this.#ledger.lockState]
+      .filter(([, state]) => state === 'held')
+      .map(([fileId]) => fileId)
+      .sort();
     const actual = [...held.keys()].sort();
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) problems.push(`locks held ${JSON.stringify(actual)}, the locker's acknowledged calls left ${JSON.stringify(expected)}`);
+    if (JSON.stringify(actual) !== JSON.stringify(expected))
+      problems.push(`locks held ${JSON.stringify(actual)}, the locker's acknowledged calls left ${JSON.stringify(expected)}`);
     const others = [...held.values()].filter((userId) => userId !== this.#ledger.lockHolder);
     if (others.length > 0) problems.push(`${others.length} lock(s) held by users who took none`);
     const through = await this.#system.sql<{ seq: number; file_id: string }>(
@@ -176,13 +190,19 @@ export class Checker {
       `SELECT file_id || ':' || version || ':' || commit_seq AS key FROM commits.tree WHERE project_id = $1 AND branch = 'main' AND NOT deleted`,
       [reader.projectId],
     );
-    const res = await reader.api.call<SyncAnswer>('POST', `/api/v1/projects/${reader.projectId}/sync`, { files: [], includeRemoteOnly: true }, { expect: [200] });
+    const res = await reader.api.call<SyncAnswer>(
+      'POST',
+      `/api/v1/projects/${reader.projectId}/sync`,
+      { files: [], includeRemoteOnly: true },
+      { expect: [200] },
+    );
     const latest = this.#ledger.latestAcked(reader.projectId);
     const problems: string[] = [];
     if (res.body.latestCommitSeq < latest) problems.push(`sync of ${reader.projectId} answers commit ${res.body.latestCommitSeq}, ${latest} was acknowledged`);
     const listed = res.body.files.map((r) => `${r.fileId}:${r.remoteVersion}:${r.remoteCommitSeq}`).sort();
     const expected = tree.map((r) => r.key).sort();
-    if (JSON.stringify(listed) !== JSON.stringify(expected)) problems.push(`sync of ${reader.projectId} lists ${listed.length} files, the commit service's tree ${expected.length}, and they differ`);
+    if (JSON.stringify(listed) !== JSON.stringify(expected))
+      problems.push(`sync of ${reader.projectId} lists ${listed.length} files, the commit service's tree ${expected.length}, and they differ`);
     return problems;
   }
 }

@@ -28,8 +28,16 @@ export async function eventConsumers(system: FaultSystem): Promise<ConsumerState
     const { consumers } = await ask<{ consumers: string[] | null }>(`$JS.API.CONSUMER.NAMES.${stream}`);
     const states: ConsumerState[] = [];
     for (const name of consumers ?? []) {
-      const info = await ask<{ num_pending: number; num_ack_pending: number; num_redelivered: number; ack_floor: { stream_seq: number } }>(`$JS.API.CONSUMER.INFO.${stream}.${name}`);
-      states.push({ name, pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered, ackFloor: info.ack_floor.stream_seq });
+      const info = await ask<{ num_pending: number; num_ack_pending: number; num_redelivered: number; ack_floor: { stream_seq: number } }>(
+        `$JS.API.CONSUMER.INFO.${stream}.${name}`,
+      );
+      states.push({
+        name,
+        pending: info.num_pending,
+        ackPending: info.num_ack_pending,
+        redelivered: info.num_redelivered,
+        ackFloor: info.ack_floor.stream_seq,
+      });
     }
     return states;
   } finally {

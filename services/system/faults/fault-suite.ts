@@ -120,7 +120,10 @@ async function castAndWorkload(system: FaultSystem): Promise<FaultSuite> {
   workload.add('erin commits', workload.committer(cast.erin, 'erin'));
   workload.add('erin syncs', workload.reader(cast.erin));
   // The probe's bytes are stored once here, so every later probe is a deduplicated push.
-  await workload.push(cast.probeAs(() => false), [{ path: 'probe/probe.bin', bytes: Buffer.from('the fault suite’s recovery probe') }]);
+  await workload.push(
+    cast.probeAs(() => false),
+    [{ path: 'probe/probe.bin', bytes: Buffer.from('the fault suite’s recovery probe') }],
+  );
 
   const checker = new Checker(system, ledger, [cast.alice, cast.erin, cast.frank, cast.probeAs(() => false)]);
   const supervisor = new Supervisor(() => system.processes());

@@ -51,7 +51,12 @@ export interface FaultSystem {
 }
 
 export async function startFaultSystem(): Promise<FaultSystem> {
-  const [postgres, nats, redis, storage] = await Promise.all([startPrivatePostgres(), startMonitoredNats(), startPrivateRedis(), startStorageFaultProxy(testS3Options().endpoint!)]);
+  const [postgres, nats, redis, storage] = await Promise.all([
+    startPrivatePostgres(),
+    startMonitoredNats(),
+    startPrivateRedis(),
+    startStorageFaultProxy(testS3Options().endpoint!),
+  ]);
   const databaseName = uniqueName('lode_faults');
   const databaseUrl = await postgres.createDatabase(databaseName);
   const stack = await startProcessStack({

@@ -53,10 +53,14 @@ describe('the fault suite', () => {
       expect(report.recovery.failing, `still failing ${report.recovery.ms ?? 'long'} ms after the fault ended`).toEqual([]);
       const overloaded = report.loadAverage > OVERLOADED_PER_CORE * availableParallelism();
       if (overloaded && (report.recovery.ms ?? Infinity) > RECOVERY_LIMIT_MS) {
-        process.stdout.write(`[faults] ${name}: not held to ${RECOVERY_LIMIT_MS} ms, the host being overloaded (load average ${report.loadAverage.toFixed(1)})\n`);
+        process.stdout.write(
+          `[faults] ${name}: not held to ${RECOVERY_LIMIT_MS} ms, the host being overloaded (load average ${report.loadAverage.toFixed(1)})\n`,
+        );
       }
       const limit = overloaded ? RECOVERY_WAIT_MS : RECOVERY_LIMIT_MS;
-      expect(report.recovery.ms, `recovery of "${name}"; failing at ${RECOVERY_LIMIT_MS} ms: ${report.recovery.failingAtLimit.join('; ')}`).toBeLessThanOrEqual(limit);
+      expect(report.recovery.ms, `recovery of "${name}"; failing at ${RECOVERY_LIMIT_MS} ms: ${report.recovery.failingAtLimit.join('; ')}`).toBeLessThanOrEqual(
+        limit,
+      );
     });
 
   scenario('every Postgres backend terminated, three times', postgresBackendsTerminated);
@@ -67,7 +71,9 @@ describe('the fault suite', () => {
   scenario('storage answering slowly', (suite) => storageFailing(suite, 'slow'));
   scenario('a gateway SIGKILLed', (suite) => killed(suite, () => [suite.system.stack.gateways[1]]));
   // One replica each: killed together, they are restarted together, as a node's loss would.
-  scenario('the identity, upload and sync services SIGKILLed', (suite) => killed(suite, () => (['identity', 'upload', 'sync'] as const).flatMap((name) => suite.system.stack.replicas[name])));
+  scenario('the identity, upload and sync services SIGKILLed', (suite) =>
+    killed(suite, () => (['identity', 'upload', 'sync'] as const).flatMap((name) => suite.system.stack.replicas[name])),
+  );
   scenario('one of two lock replicas SIGKILLed', lockReplicaKilled);
   scenario('a commit replica SIGKILLed mid 25,000-file commit', commitReplicaKilledMidLargeCommit);
   scenario('the restore service SIGKILLed mid restore', restoreKilledMidLargeRestore);

@@ -122,7 +122,13 @@ export class ObservedClient {
   }
 
   /** One try, through the next gateway; undefined when no answer came (refused, cut, or past its deadline). */
-  async once<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, patienceMs = Infinity): Promise<ApiResponse<T> | undefined> {
+  async once<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    patienceMs = Infinity,
+  ): Promise<ApiResponse<T> | undefined> {
     const gateway = this.#gateways[this.#next++ % this.#gateways.length];
     const what = `${method} ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id')}`;
     const deadline = deadlineOf(method, path);
@@ -148,7 +154,8 @@ export class ObservedClient {
         return undefined;
       }
       if (name === 'TimeoutError') this.#findings.add(what, `no answer within its ${deadline} ms deadline (hung)`);
-      else if (!this.#findings.downGateways.has(gateway) && !cutStream(method, path, error)) this.#findings.add(what, `connection failed: ${(error as Error).message} ${causeOf(error)}`);
+      else if (!this.#findings.downGateways.has(gateway) && !cutStream(method, path, error))
+        this.#findings.add(what, `connection failed: ${(error as Error).message} ${causeOf(error)}`);
       this.#count(name === 'TimeoutError' ? 'hung' : cutStream(method, path, error) ? 'sync cut mid-stream' : 'network');
       return undefined;
     }
@@ -180,10 +187,12 @@ export class ObservedClient {
       return;
     }
     if (res.status < 400) return;
-    if (typeof body.code !== 'string' || typeof body.message !== 'string') this.#findings.add(what, `${res.status} without { code, message }: ${JSON.stringify(body).slice(0, 200)}`);
+    if (typeof body.code !== 'string' || typeof body.message !== 'string')
+      this.#findings.add(what, `${res.status} without { code, message }: ${JSON.stringify(body).slice(0, 200)}`);
     const reachedKilledUntil = this.#findings.reachesKilledUntil;
     const mayHaveReachedKilled = res.status === 504 && body.code === 'timeout' && reachedKilledUntil !== undefined && sentAt <= reachedKilledUntil;
-    if (res.status >= 500 && res.status !== 503 && !mayHaveReachedKilled) this.#findings.add(what, `${res.status} ${String(body.code)} (only 503 is allowed): ${String(body.message)}`);
+    if (res.status >= 500 && res.status !== 503 && !mayHaveReachedKilled)
+      this.#findings.add(what, `${res.status} ${String(body.code)} (only 503 is allowed): ${String(body.message)}`);
     if (res.status >= 500 && !(Number(res.headers.get('retry-after')) >= 1)) this.#findings.add(what, `${res.status} ${String(body.code)} without Retry-After`);
   }
 

@@ -28,7 +28,10 @@ export async function measureRecovery(system: FaultSystem, workload: Workload, p
   const elapsed = () => Math.round(performance.now() - began);
   let probedAt: number | undefined;
   let probeFailure = '';
-  const probing = runProbe(workload, probeAs(() => elapsed() > RECOVERY_WAIT_MS)).then(
+  const probing = runProbe(
+    workload,
+    probeAs(() => elapsed() > RECOVERY_WAIT_MS),
+  ).then(
     () => (probedAt = elapsed()),
     (error: unknown) => (probeFailure = (error as Error).message),
   );

@@ -89,11 +89,15 @@ export function storageFailing(suite: FaultSuite, mode: 'unavailable' | 'slow'):
       // Each needs the store: one try each, held to the rules like every answer (503 with Retry-After in time).
       const [, restored] = await Promise.all([
         erin.api.once('POST', `${base}/files/upload/confirm`, unconfirmed),
-        workload.restoreOnce(erin, committed.map((f) => ({ fileId: f.fileId, toVersion: f.version }))),
+        workload.restoreOnce(
+          erin,
+          committed.map((f) => ({ fileId: f.fileId, toVersion: f.version })),
+        ),
       ]);
       if (restored?.status === 200) broken.push(`a restore answered 200 while storage was ${mode}, without checking the object`);
       const skipped = restored?.status === 422 ? ((restored.body as { skipped?: { code: string }[] }).skipped ?? []) : [];
-      if (skipped.some((entry) => entry.code === 'blob_missing')) broken.push(`a restore while storage was ${mode} called an object that is there blob_missing`);
+      if (skipped.some((entry) => entry.code === 'blob_missing'))
+        broken.push(`a restore while storage was ${mode} called an object that is there blob_missing`);
       await delay(FAULT_HOLD_MS);
       return broken;
     },
@@ -133,12 +137,18 @@ export async function killNow(suite: FaultSuite, processes: ServiceProcess[]): P
   await untilNatsDropped(system.nats, connections, NATS_DROP_WAIT_MS);
   findings.reachesKilledUntil = performance.now();
   const after = Math.round(findings.reachesKilledUntil - findings.killedAt);
-  process.stdout.write(`[faults] ${findings.scenario}: NATS dropped the ${connections.length} connection(s) of the killed processes ${after} ms after they exited\n`);
+  process.stdout.write(
+    `[faults] ${findings.scenario}: NATS dropped the ${connections.length} connection(s) of the killed processes ${after} ms after they exited\n`,
+  );
 }
 
 /** One of the two lock replicas dies: the other serves, and commits (which fence through it) go on in every project. */
 export function lockReplicaKilled(suite: FaultSuite): FaultPlan {
-  return killed(suite, () => [suite.system.stack.replicas.lock[0]], () => keepsWorking(suite.workload, ['erin commits', 'alice commits', 'carol locks'], 2, 'with one lock replica dead'));
+  return killed(
+    suite,
+    () => [suite.system.stack.replicas.lock[0]],
+    () => keepsWorking(suite.workload, ['erin commits', 'alice commits', 'carol locks'], 2, 'with one lock replica dead'),
+  );
 }
 
 /**
@@ -189,21 +199,38 @@ export function restoreKilledMidLargeRestore(suite: FaultSuite): FaultPlan {
   return {
     async inject() {
       files = await seedLargeRestore(system, workload, cast.frank, LARGE_RESTORE_FILES);
-      large = workload.restore(cast.frank, files.map((f) => ({ fileId: f.fileId, toVersion: f.version })), { patienceMs: RESTORE_PATIENCE_MS }).then(
-        (answer) => (answer.restored.length === files.length ? undefined : `restored ${answer.restored.length} of ${files.length} files`),
-        (error: unknown) => `failed: ${(error as Error).message}`,
+      large = workload
+        .restore(
+          cast.frank,
+          files.map((f) => ({ fileId: f.fileId, toVersion: f.version })),
+          { patienceMs: RESTORE_PATIENCE_MS },
+        )
+        .then(
+          (answer) => (answer.restored.length === files.length ? undefined : `restored ${answer.restored.length} of ${files.length} files`),
+          (error: unknown) => `failed: ${(error as Error).message}`,
+        );
+      await midway(
+        large,
+        async () => {
+          const [now] = await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM restore.restore_requests WHERE project_id = $1 AND state <> 'done'`, [
+            cast.frank.projectId,
+          ]);
+          return now.n > 0 ? restore() : undefined;
+        },
+        'the large restore',
       );
-      await midway(large, async () => {
-        const [now] = await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM restore.restore_requests WHERE project_id = $1 AND state <> 'done'`, [cast.frank.projectId]);
-        return now.n > 0 ? restore() : undefined;
-      }, 'the large restore');
       await killNow(suite, [restore()]);
     },
     heal: () => suite.supervisor.restart([restore()]),
     async after() {
       const failure = await large;
-      const [made] = await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM files.versions WHERE origin = 'restore' AND file_id = ANY($1::uuid[])`, [files.map((f) => f.fileId)]);
-      return [...(failure ? [`the ${LARGE_RESTORE_FILES}-file restore ${failure}`] : []), ...(made.n !== files.length ? [`the restore made ${made.n} versions for ${files.length} files`] : [])];
+      const [made] = await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM files.versions WHERE origin = 'restore' AND file_id = ANY($1::uuid[])`, [
+        files.map((f) => f.fileId),
+      ]);
+      return [
+        ...(failure ? [`the ${LARGE_RESTORE_FILES}-file restore ${failure}`] : []),
+        ...(made.n !== files.length ? [`the restore made ${made.n} versions for ${files.length} files`] : []),
+      ];
     },
   };
 }

@@ -62,7 +62,10 @@ export function syncReplicaKilled(suite: FaultSuite): FaultPlan {
       added = await system.addReplica('sync');
       const replicas = [system.stack.replicas.sync[0], added];
       await untilEachHandledProjection(replicas);
-      const progress = await holdProgress(system, projects.map((a) => a.projectId));
+      const progress = await holdProgress(
+        system,
+        projects.map((a) => a.projectId),
+      );
       try {
         await untilEachMidApply(system, progress.pid, replicas);
         victim = replicas[0];
@@ -140,10 +143,15 @@ function judgeSyncs(syncs: readonly Answered[], killedAt: number, projects: read
   const failures = watched.filter((a) => a.status !== 200);
   const broken = failures
     .slice(0, LISTED_FAILURES)
-    .map((a) => `a sync of ${projectOf(a, projects)} sent ${Math.round(a.sentAt - killedAt)} ms after a sync replica was killed answered ${a.status ?? 'nothing'} ${a.code}`);
-  if (failures.length > LISTED_FAILURES) broken.push(`and ${failures.length - LISTED_FAILURES} more syncs sent ${SYNC_TAKEOVER_MS} ms or more after the kill did not answer 200`);
+    .map(
+      (a) =>
+        `a sync of ${projectOf(a, projects)} sent ${Math.round(a.sentAt - killedAt)} ms after a sync replica was killed answered ${a.status ?? 'nothing'} ${a.code}`,
+    );
+  if (failures.length > LISTED_FAILURES)
+    broken.push(`and ${failures.length - LISTED_FAILURES} more syncs sent ${SYNC_TAKEOVER_MS} ms or more after the kill did not answer 200`);
   for (const actor of projects) {
-    if (!watched.some((a) => a.path.includes(actor.projectId))) broken.push(`no sync of ${actor.name}'s project was sent from ${SYNC_TAKEOVER_MS} ms after the kill to the end: the claim went unchecked there`);
+    if (!watched.some((a) => a.path.includes(actor.projectId)))
+      broken.push(`no sync of ${actor.name}'s project was sent from ${SYNC_TAKEOVER_MS} ms after the kill to the end: the claim went unchecked there`);
   }
   return broken;
 }
@@ -224,7 +232,9 @@ async function untilEachHandledProjection(processes: readonly ServiceProcess[]):
     const now = await Promise.all(processes.map(projectionEventsHandled));
     if (now.every((n, i) => n > before[i])) return;
     if (performance.now() > deadline) {
-      throw new Error(`not every sync replica handled a commit event within ${SHARING_WAIT_MS} ms: ${processes.map((p, i) => `${p.opsUrl} ${now[i] - before[i]}`).join(', ')}`);
+      throw new Error(
+        `not every sync replica handled a commit event within ${SHARING_WAIT_MS} ms: ${processes.map((p, i) => `${p.opsUrl} ${now[i] - before[i]}`).join(', ')}`,
+      );
     }
     await delay(200);
   }
@@ -235,7 +245,9 @@ async function projectionEventsHandled(p: ServiceProcess): Promise<number> {
   const text = await (await fetch(`${p.opsUrl}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
   let handled = 0;
   for (const [, labels, value] of text.matchAll(/^lode_events_consumer_delay_count\{([^}]*)\} (\S+)$/gm)) {
-    const ours = labels.includes(`messaging_consumer_group_name="${PROJECTION_CONSUMER}"`) && labels.includes(`messaging_destination_name="${commit.commitCreated.subject}"`);
+    const ours =
+      labels.includes(`messaging_consumer_group_name="${PROJECTION_CONSUMER}"`) &&
+      labels.includes(`messaging_destination_name="${commit.commitCreated.subject}"`);
     if (ours) handled += Number(value);
   }
   return handled;

@@ -93,7 +93,12 @@ export class Workload {
   async push(actor: Actor, files: { path: string; bytes: Buffer }[]): Promise<KnownVersion[]> {
     const base = `/api/v1/projects/${actor.projectId}`;
     const described = files.map((f) => ({ path: f.path, ...describeContent(f.bytes) }));
-    const initiated = await actor.api.call<{ results: InitiateResult[] }>('POST', `${base}/files/upload/initiate-batch`, { files: described }, { expect: [200] });
+    const initiated = await actor.api.call<{ results: InitiateResult[] }>(
+      'POST',
+      `${base}/files/upload/initiate-batch`,
+      { files: described },
+      { expect: [200] },
+    );
     return Promise.all(
       initiated.body.results.map(async (r, i) => {
         const { path, sha256, size } = described[i];
@@ -113,10 +118,15 @@ export class Workload {
     const unique = `${message} [${randomUUID()}]`;
     this.ledger.commitMessages.add(unique);
     const fileVersions = files.map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' }));
-    const res = await actor.api.call<CommitAnswer | ErrorAnswer>('POST', `/api/v1/projects/${actor.projectId}/commits`, { message: unique, fileVersions }, {
-      headers: { 'x-idempotency-key': randomUUID() },
-      expect: [201, ...allowed],
-    });
+    const res = await actor.api.call<CommitAnswer | ErrorAnswer>(
+      'POST',
+      `/api/v1/projects/${actor.projectId}/commits`,
+      { message: unique, fileVersions },
+      {
+        headers: { 'x-idempotency-key': randomUUID() },
+        expect: [201, ...allowed],
+      },
+    );
     if (res.status !== 201) return res.body as ErrorAnswer;
     const { id, sequenceNum } = res.body as CommitAnswer;
     const acked = { projectId: actor.projectId, id, sequenceNum, files };
@@ -143,7 +153,10 @@ export class Workload {
    * releases the others in turn.
    */
   async lockerSetup(actor: Actor, guarded = 2, cycling = 4): Promise<Round> {
-    const files = await this.push(actor, Array.from({ length: guarded + cycling }, (_, i) => ({ path: `locker/${i}.psd`, bytes: randomBytes(256) })));
+    const files = await this.push(
+      actor,
+      Array.from({ length: guarded + cycling }, (_, i) => ({ path: `locker/${i}.psd`, bytes: randomBytes(256) })),
+    );
     await this.commit(actor, files, 'locker files');
     const ids = files.map((f) => f.fileId);
     this.ledger.lockHolder = actor.userId;
@@ -197,7 +210,11 @@ export class Workload {
       // The tip holds the other base's content, so nothing is skipped as already current: the
       // target alternates with each acknowledged restore, not with each try.
       const target = restores % 2 === 0 ? first : second;
-      const restored = await this.restore(actor, target.map((f) => ({ fileId: f.fileId, toVersion: f.version })), { patienceMs });
+      const restored = await this.restore(
+        actor,
+        target.map((f) => ({ fileId: f.fileId, toVersion: f.version })),
+        { patienceMs },
+      );
       const byId = new Map(target.map((f) => [f.fileId, f]));
       this.ledger.ackCommit({
         projectId: actor.projectId,
@@ -213,7 +230,12 @@ export class Workload {
   async restore(actor: Actor, files: { fileId: string; toVersion: number }[], options: { patienceMs?: number } = {}): Promise<RestoreAnswer> {
     const key = randomUUID();
     this.ledger.attemptRestore(actor.projectId, key);
-    const res = await actor.api.call<RestoreAnswer>('POST', `/api/v1/projects/${actor.projectId}/restore`, { files }, { headers: { 'x-idempotency-key': key }, expect: [200], ...options });
+    const res = await actor.api.call<RestoreAnswer>(
+      'POST',
+      `/api/v1/projects/${actor.projectId}/restore`,
+      { files },
+      { headers: { 'x-idempotency-key': key }, expect: [200], ...options },
+    );
     if (res.body.skipped.length > 0) throw new Error(`restore skipped ${JSON.stringify(res.body.skipped).slice(0, 500)}`);
     return res.body;
   }
@@ -225,15 +247,30 @@ export class Workload {
   async restoreOnce(actor: Actor, files: { fileId: string; toVersion: number }[]): Promise<ApiResponse<RestoreAnswer | ErrorAnswer> | undefined> {
     const key = randomUUID();
     this.ledger.attemptRestore(actor.projectId, key);
-    const res = await actor.api.once<RestoreAnswer | ErrorAnswer>('POST', `/api/v1/projects/${actor.projectId}/restore`, { files }, { 'x-idempotency-key': key });
-    if (res?.status === 200 && 'commitId' in res.body) this.ledger.ackCommit({ projectId: actor.projectId, id: res.body.commitId, sequenceNum: res.body.sequenceNum, files: [] });
+    const res = await actor.api.once<RestoreAnswer | ErrorAnswer>(
+      'POST',
+      `/api/v1/projects/${actor.projectId}/restore`,
+      { files },
+      { 'x-idempotency-key': key },
+    );
+    if (res?.status === 200 && 'commitId' in res.body)
+      this.ledger.ackCommit({ projectId: actor.projectId, id: res.body.commitId, sequenceNum: res.body.sequenceNum, files: [] });
     return res;
   }
 
   /** Initiate and PUT, no confirm: what a scenario confirms itself. */
-  async uploadUnconfirmed(actor: Actor, path: string, bytes: Buffer): Promise<{ fileId: string; version: number; storageKey: string; sha256: string; size: number }> {
+  async uploadUnconfirmed(
+    actor: Actor,
+    path: string,
+    bytes: Buffer,
+  ): Promise<{ fileId: string; version: number; storageKey: string; sha256: string; size: number }> {
     const content = describeContent(bytes);
-    const initiated = await actor.api.call<InitiateResult>('POST', `/api/v1/projects/${actor.projectId}/files/upload/initiate`, { path, ...content }, { expect: [200] });
+    const initiated = await actor.api.call<InitiateResult>(
+      'POST',
+      `/api/v1/projects/${actor.projectId}/files/upload/initiate`,
+      { path, ...content },
+      { expect: [200] },
+    );
     const r = initiated.body;
     if (!r.fileId || !r.uploadUrl || !r.storageKey) throw new Error(`initiate ${path}: ${JSON.stringify(r)}`);
     await this.#putObject(r.uploadUrl, r.requiredHeaders!, bytes);
@@ -244,8 +281,14 @@ export class Workload {
   reader(actor: Actor): Round {
     return async () => {
       const known = this.ledger.latestAcked(actor.projectId);
-      const res = await actor.api.call<SyncAnswer>('POST', `/api/v1/projects/${actor.projectId}/sync`, { files: [], includeRemoteOnly: true }, { expect: [200] });
-      if (res.body.latestCommitSeq < known) this.ledger.violations.push(`sync of ${actor.projectId} answered at commit ${res.body.latestCommitSeq} after commit ${known} was acknowledged`);
+      const res = await actor.api.call<SyncAnswer>(
+        'POST',
+        `/api/v1/projects/${actor.projectId}/sync`,
+        { files: [], includeRemoteOnly: true },
+        { expect: [200] },
+      );
+      if (res.body.latestCommitSeq < known)
+        this.ledger.violations.push(`sync of ${actor.projectId} answered at commit ${res.body.latestCommitSeq} after commit ${known} was acknowledged`);
       await delay(300);
     };
   }

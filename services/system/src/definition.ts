@@ -37,6 +37,8 @@ export interface ServiceDefinition<N extends string = string, S extends Settings
   start(runtime: ServiceRuntime, config: SettingsOf<S>): Promise<R>;
 }
 
-export function defineService<N extends string, S extends SettingsShape, R extends RunningService>(definition: ServiceDefinition<N, S, R>): ServiceDefinition<N, S, R> {
+export function defineService<N extends string, S extends SettingsShape, R extends RunningService>(
+  definition: ServiceDefinition<N, S, R>,
+): ServiceDefinition<N, S, R> {
   return definition;
 }

@@ -7,7 +7,7 @@ import { SYNC_SCHEMA, syncMigrations, syncStartup } from '@lode/sync';
 import { RESTORE_SCHEMA, restoreMigrations, restoreStartup } from '@lode/restore';
 import { WEBHOOKS_SCHEMA, webhooksMigrations, webhooksStartup } from '@lode/webhooks';
 import { defineService, type ServiceDefinition } from './definition.ts';
-import type { SERVICE_NAMES} from './names.ts';
+import type { SERVICE_NAMES } from './names.ts';
 import { type ServiceName } from './names.ts';
 
 /** One definition per name of names.ts, in its order: a service missing from either list fails the typecheck. */

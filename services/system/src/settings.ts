@@ -19,7 +19,10 @@ export interface ConfiguredService<N extends string, R extends RunningService> {
  * Reads each service's settings from the environment; every bad variable of every service is
  * reported at once (ConfigError), as a lone process reports its own.
  */
-export function configure<N extends string, R extends RunningService>(services: readonly ServiceDefinition<N, ServiceDefinition['settings'], R>[], environment: Environment): ConfiguredService<N, R>[] {
+export function configure<N extends string, R extends RunningService>(
+  services: readonly ServiceDefinition<N, ServiceDefinition['settings'], R>[],
+  environment: Environment,
+): ConfiguredService<N, R>[] {
   const problems = new Set<string>();
   const configured: ConfiguredService<N, R>[] = [];
   for (const service of services) {

@@ -20,7 +20,8 @@ export async function seedConfirmedVersions(
   const db = new Database({ connectionString: databaseUrl, schema: serviceNamed('upload').schema, max: 1 });
   try {
     // A commit's worth per statement: one statement of 100,000 can outlast the statement timeout on a loaded host.
-    for (let start = 0; start < count; start += commit.MAX_COMMIT_ENTRIES) await seedInUploadSchema(db, owner, versions.slice(start, start + commit.MAX_COMMIT_ENTRIES));
+    for (let start = 0; start < count; start += commit.MAX_COMMIT_ENTRIES)
+      await seedInUploadSchema(db, owner, versions.slice(start, start + commit.MAX_COMMIT_ENTRIES));
   } finally {
     await db.close();
   }

@@ -145,7 +145,10 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     seed: new Seeder(gatewayUrls[0], adminToken),
     gateways,
     replicas,
-    processes: { gateway: gateways[0], ...(Object.fromEntries(STACK_SERVICES.map((name) => [name, replicas[name][0]])) as Record<StackService, ServiceProcess>) },
+    processes: {
+      gateway: gateways[0],
+      ...(Object.fromEntries(STACK_SERVICES.map((name) => [name, replicas[name][0]])) as Record<StackService, ServiceProcess>),
+    },
     commitReplicas: replicas.commit,
     all,
     databaseUrl: database.url,

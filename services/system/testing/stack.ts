@@ -6,7 +6,18 @@ import { connectNats, JetStreamEvents, LocalBus, LocalEvents, NatsBus, type Bus,
 import { createLocalObjectHandler, instrumentStorage, LocalBlobStorage, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { closeServer, listen } from '@lode/runtime';
 import { createGatewayApp, MemoryWriteLimiter, PROJECT_SERVICES, RedisWriteLimiter, type AuthFailureLimits, type Gateway } from '@lode/gateway';
-import { createTestDatabase, freePort, recordSecret, recordSecretSettings, Seeder, TEST_NATS_URL, TEST_REDIS_URL, testLogger, testS3Options, uniqueName } from '@lode/testkit';
+import {
+  createTestDatabase,
+  freePort,
+  recordSecret,
+  recordSecretSettings,
+  Seeder,
+  TEST_NATS_URL,
+  TEST_REDIS_URL,
+  testLogger,
+  testS3Options,
+  uniqueName,
+} from '@lode/testkit';
 import { startInProcess, type InProcessServices } from '../src/in-process.ts';
 import type { RunningOf } from '../src/registry.ts';
 

@@ -39,7 +39,16 @@ export interface RunningUploadService {
 }
 
 /** Migrates the `files` schema, serves every upload RPC on the bus and starts the collector and the outbox relay. */
-export async function startUploadService({ db, bus, events, storage, logger, gc, cursorSecret, outbox: outboxOptions }: UploadDeps): Promise<RunningUploadService> {
+export async function startUploadService({
+  db,
+  bus,
+  events,
+  storage,
+  logger,
+  gc,
+  cursorSecret,
+  outbox: outboxOptions,
+}: UploadDeps): Promise<RunningUploadService> {
   await migrate(db, uploadMigrations);
   await storage.ensureReady();
   const files = new FilesRepository();

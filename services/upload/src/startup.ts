@@ -13,7 +13,10 @@ const settings = { ...storageSettings, ...uploadSettings };
  */
 export const uploadStartup = {
   settings,
-  start: (runtime: Pick<UploadDeps, 'db' | 'bus' | 'events' | 'logger'> & Partial<Pick<UploadDeps, 'storage'>>, config: z.output<z.ZodObject<typeof settings>>) =>
+  start: (
+    runtime: Pick<UploadDeps, 'db' | 'bus' | 'events' | 'logger'> & Partial<Pick<UploadDeps, 'storage'>>,
+    config: z.output<z.ZodObject<typeof settings>>,
+  ) =>
     startUploadService({
       ...runtime,
       storage: runtime.storage ?? createStorage(config),

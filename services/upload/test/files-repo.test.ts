@@ -73,14 +73,33 @@ describe('FilesRepository: a confirm consumes its reservation', () => {
 
   const sha = (c: string) => c.repeat(64);
   async function reserve(path: string, content: string, storageKey = `p/${projectId}/u/${randomUUID()}`) {
-    const entry = { path, pathKey: path, sha256: sha(content), size: 10, contentMd5: 'bWQ1bWQ1bWQ1bWQ1bWQ1bQ==', uploadId: randomUUID(), storageKey, expiresAt: new Date(Date.now() + 60_000).toISOString() };
+    const entry = {
+      path,
+      pathKey: path,
+      sha256: sha(content),
+      size: 10,
+      contentMd5: 'bWQ1bWQ1bWQ1bWQ1bWQ1bQ==',
+      uploadId: randomUUID(),
+      storageKey,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    };
     const [row] = await repo.reserveBatch(store.db, projectId, uploaderId, [entry]);
     return { ...row, uploadId: entry.uploadId, storageKey: row.dedup ? null : storageKey, sha256: entry.sha256 };
   }
   const record = (r: Awaited<ReturnType<typeof reserve>>, storageKey: string) =>
     store.db.transaction((tx) =>
       repo.recordVersions(tx, projectId, [
-        { fileId: r.file_id, version: r.version, sha256: r.sha256, size: 10, storageKey, uploaderId, uploaderName: 'Ada', uploadId: r.uploadId, origin: r.dedup ? 'dedup' : 'upload' },
+        {
+          fileId: r.file_id,
+          version: r.version,
+          sha256: r.sha256,
+          size: 10,
+          storageKey,
+          uploaderId,
+          uploaderName: 'Ada',
+          uploadId: r.uploadId,
+          origin: r.dedup ? 'dedup' : 'upload',
+        },
       ]),
     );
   const lookup = (r: Awaited<ReturnType<typeof reserve>>) => ({ storageKey: r.storageKey, fileId: r.file_id, version: r.version, sha256: r.sha256, size: 10 });
@@ -106,7 +125,9 @@ describe('FilesRepository: a confirm consumes its reservation', () => {
     const [first, second] = [await reserve('copy.bin', 'b'), await reserve('copy.bin', 'b')];
     expect([first.dedup, second.dedup, first.version, second.version]).toEqual([true, true, 1, 1]);
     await record(first, original.storageKey!);
-    expect(await repo.findReservations(store.db, projectId, [lookup(second)])).toEqual([expect.objectContaining({ id: first.uploadId, confirmed: true, dedup: true })]);
+    expect(await repo.findReservations(store.db, projectId, [lookup(second)])).toEqual([
+      expect.objectContaining({ id: first.uploadId, confirmed: true, dedup: true }),
+    ]);
   });
 
   it('tells a reservation recorded by another confirm from one that is gone', async () => {
@@ -114,7 +135,14 @@ describe('FilesRepository: a confirm consumes its reservation', () => {
     await record(recorded, recorded.storageKey!);
     await store.db.transaction((tx) => repo.deleteReservations(tx, [collected.uploadId]));
     const named = [recorded, collected].map((r) => ({ id: r.uploadId, fileId: r.file_id, version: r.version }));
-    expect(await store.db.transaction((tx) => repo.lockReservations(tx, named.map((n) => n.id)))).toEqual(new Set());
+    expect(
+      await store.db.transaction((tx) =>
+        repo.lockReservations(
+          tx,
+          named.map((n) => n.id),
+        ),
+      ),
+    ).toEqual(new Set());
     expect(await repo.confirmedUploads(store.db, projectId, named)).toEqual(new Set([recorded.uploadId]));
     expect(await repo.confirmedUploads(store.db, randomUUID(), named)).toEqual(new Set());
   });

@@ -47,7 +47,10 @@ describe.each([
   beforeAll(async () => {
     stack = await startTestStack({ bus, storage });
     owner = await stack.seed.project();
-    const project = await stack.seed.admin.post(`/admin/v1/orgs/${owner.orgId}/projects`, { name: 'Second game', slug: `second-${randomBytes(3).toString('hex')}` });
+    const project = await stack.seed.admin.post(`/admin/v1/orgs/${owner.orgId}/projects`, {
+      name: 'Second game',
+      slug: `second-${randomBytes(3).toString('hex')}`,
+    });
     member = await stack.seed.member(owner.orgId, project.body.id, 'member');
   });
   afterAll(async () => stack?.stop());
@@ -76,7 +79,12 @@ describe.each([
 
     const listed = await member.api.get(pluginsUrl(member));
     expect(listed.status).toBe(200);
-    expect(listed.body.data).toContainEqual({ name: plugin, latestVersion: '1.0.0', description: 'Exports levels to glTF', updatedAt: confirmed.body.createdAt });
+    expect(listed.body.data).toContainEqual({
+      name: plugin,
+      latestVersion: '1.0.0',
+      description: 'Exports levels to glTF',
+      updatedAt: confirmed.body.createdAt,
+    });
 
     const versions = await member.api.get(versionsUrl(member, plugin));
     expect(versions.body).toEqual({ data: [{ ...confirmed.body, downloadUrl: expect.stringMatching(/^http/) }], nextCursor: null });
@@ -170,7 +178,12 @@ describe.each([
     await fetch(lateStart.body.uploadUrl, { method: 'PUT', headers: lateStart.body.requiredHeaders, body: late });
     expect((await publish(owner, plugin, '4.0.0')).status).toBe(201);
     const { sha256, size } = describeContent(late);
-    const lateConfirm = await owner.api.post(`${versionsUrl(owner, plugin)}/confirm`, { version: '4.0.0', storageKey: lateStart.body.storageKey, sha256, size });
+    const lateConfirm = await owner.api.post(`${versionsUrl(owner, plugin)}/confirm`, {
+      version: '4.0.0',
+      storageKey: lateStart.body.storageKey,
+      sha256,
+      size,
+    });
     expect(lateConfirm).toMatchObject({ status: 409, body: { code: 'version_exists' } });
 
     const versions = (await owner.api.get(versionsUrl(owner, plugin))).body.data;
@@ -199,7 +212,12 @@ describe.each([
     const started = await owner.api.post(`${versionsUrl(owner, plugin)}/initiate`, { version: '1.0.0', ...describeContent(actual), sha256: declared });
     expect(started.status).toBe(200);
     const put = await fetch(started.body.uploadUrl, { method: 'PUT', headers: started.body.requiredHeaders, body: actual });
-    const confirm = await owner.api.post(`${versionsUrl(owner, plugin)}/confirm`, { version: '1.0.0', storageKey: started.body.storageKey, sha256: declared, size: 64 });
+    const confirm = await owner.api.post(`${versionsUrl(owner, plugin)}/confirm`, {
+      version: '1.0.0',
+      storageKey: started.body.storageKey,
+      sha256: declared,
+      size: 64,
+    });
     // The local driver refuses the PUT itself; S3 stores it, and confirm refuses and removes it.
     if (storage === 's3') expect(put.status).toBe(200);
     if (put.status === 200) expect(confirm).toMatchObject({ status: 422, body: { code: 'content_mismatch' } });
@@ -232,7 +250,12 @@ describe.each([
     expect(await stranger.api.get(versionsUrl(stranger, plugin))).toMatchObject({ status: 404, body: { code: 'not_found' } });
     // Nor confirm a publish of another org, nor page with another org's cursor.
     const content = describeContent(randomBytes(16));
-    const confirm = await stranger.api.post(`${versionsUrl(stranger, plugin)}/confirm`, { version: '1.1.0', storageKey: started.body.storageKey, sha256: content.sha256, size: 16 });
+    const confirm = await stranger.api.post(`${versionsUrl(stranger, plugin)}/confirm`, {
+      version: '1.1.0',
+      storageKey: started.body.storageKey,
+      sha256: content.sha256,
+      size: 16,
+    });
     expect(confirm.status).toBe(404);
     const page = await owner.api.get(`${pluginsUrl(owner)}?limit=1`);
     expect(page.body.nextCursor).toEqual(expect.any(String));
@@ -250,7 +273,10 @@ describe.each([
     }
     expect((await initiate(owner, 'a'.repeat(64), '1.0.0', bytes)).status).toBe(200);
     for (const bad of ['v1.0.0', '1.0', '01.0.0', '1.0.0-', ' 1.0.0', '=1.0.0', '1.0.0-01', 'latest']) {
-      expect(await initiate(owner, name('versions'), bad, bytes), bad).toMatchObject({ status: 400, body: { code: 'validation_failed', message: expect.stringContaining('version') } });
+      expect(await initiate(owner, name('versions'), bad, bytes), bad).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed', message: expect.stringContaining('version') },
+      });
     }
     const tooLarge = await owner.api.post(`${versionsUrl(owner, name('huge'))}/initiate`, { version: '1.0.0', ...describeContent(bytes), size: 6 * 1024 ** 3 });
     expect(tooLarge).toMatchObject({ status: 413, body: { code: 'file_too_large' } });

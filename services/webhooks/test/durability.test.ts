@@ -40,7 +40,10 @@ async function killedMidDelivery(deployment: Deployment, receiver: Receiver): Pr
   deployment.deliverer.restart();
   await untilReady(deployment.deliverer, { restarts: 0 });
 
-  const accepted = await eventually('the delivery after the restart', () => receiver.delivered('lock.acquired').filter((r) => JSON.parse(r.body).projectId === owner.projectId).length > 0 && receiver.delivered('lock.acquired'));
+  const accepted = await eventually(
+    'the delivery after the restart',
+    () => receiver.delivered('lock.acquired').filter((r) => JSON.parse(r.body).projectId === owner.projectId).length > 0 && receiver.delivered('lock.acquired'),
+  );
   expect(accepted.map((r) => r.id)).toEqual(held);
   expect(JSON.parse(accepted[0].body).data.locks[0].fileId).toBe(file.fileId);
   const log = await eventually('the delivery logged', async () => {
@@ -115,7 +118,10 @@ describe('webhook deliveries and the live feed with every service its own proces
       expect(await (await fetch(`${harness.stack.gateways[1].opsUrl}/metrics`)).text()).toMatch(/^lode_events_feeds_open\b.* 1$/m);
       await feed.close();
       await owner.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [file.fileId] });
-      const resumed = await FeedClient.open(`${first}/api/v1/projects/${owner.projectId}/events`, { ...owner.api.headers, 'last-event-id': String(acquired.feedId) });
+      const resumed = await FeedClient.open(`${first}/api/v1/projects/${owner.projectId}/events`, {
+        ...owner.api.headers,
+        'last-event-id': String(acquired.feedId),
+      });
       try {
         await resumed.next('lock.released');
         expect(resumed.events.map((e) => e.event)).toEqual(['lock.released']);

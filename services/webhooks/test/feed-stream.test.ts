@@ -114,7 +114,10 @@ describe('the feed route when the webhooks service misbehaves', () => {
     };
     const client = await feed(keyId);
     expect(client.status).toBe(200);
-    await eventually('keep-alive comments during failed reads', () => readsOf(keyId).length >= 2 && client.comments.filter((c) => c === 'keep-alive').length >= 2);
+    await eventually(
+      'keep-alive comments during failed reads',
+      () => readsOf(keyId).length >= 2 && client.comments.filter((c) => c === 'keep-alive').length >= 2,
+    );
     expect(client.events).toEqual([]);
   });
 
@@ -137,7 +140,11 @@ describe('the feed route when the webhooks service misbehaves', () => {
     const resumed = await FeedClient.open(url, { 'x-test-key': keyId, 'last-event-id': '8' });
     open.push(resumed);
     expect(resumed.status).toBe(200);
-    await eventually('the resumed feed reading on after its last event', () => readsOf(keyId).slice(before).some((r) => r.after === 8 && r.waitMs > 0));
+    await eventually('the resumed feed reading on after its last event', () =>
+      readsOf(keyId)
+        .slice(before)
+        .some((r) => r.after === 8 && r.waitMs > 0),
+    );
   });
 
   it("keeps a feed open while its caller's check fails to get an answer, and closes it once the caller is refused", async () => {
@@ -158,7 +165,9 @@ describe('the feed route when the webhooks service misbehaves', () => {
   /** A client that asks for the feed and leaves while its first read is still out; answers once it left. */
   async function leaveDuringFirstRead(keyId: string): Promise<void> {
     const leaving = new AbortController();
-    const request = fetch(`${baseUrl}/api/v1/projects/${projectId}/events`, { headers: { 'x-test-key': keyId }, signal: leaving.signal }).catch(() => undefined);
+    const request = fetch(`${baseUrl}/api/v1/projects/${projectId}/events`, { headers: { 'x-test-key': keyId }, signal: leaving.signal }).catch(
+      () => undefined,
+    );
     await eventually('the first read asked for', () => readsOf(keyId).length === 1);
     leaving.abort();
     await request;

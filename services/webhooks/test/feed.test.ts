@@ -136,7 +136,7 @@ describe.each(['local', 'nats'] as const)('the live event feed, GET /events as S
     expect(feed.events.map((e) => e.event)).toEqual(['closed']);
   });
 
-  it("closes the feeds of a member removed from the organization, by key and by session", async () => {
+  it('closes the feeds of a member removed from the organization, by key and by session', async () => {
     const owner = await stack.seed.project();
     const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
     const byKey = await feedOf(teammate);
@@ -181,7 +181,10 @@ describe.each(['local', 'nats'] as const)('the live event feed, GET /events as S
     await feed.next('lock.released');
     expect(feed.events.map((e) => e.event)).toEqual(['lock.released']);
 
-    for (const [query, headers] of [['?types=lock.stolen', {}], ['', { 'last-event-id': 'abc' }]] as const) {
+    for (const [query, headers] of [
+      ['?types=lock.stolen', {}],
+      ['', { 'last-event-id': 'abc' }],
+    ] as const) {
       const res = await fetch(`${stack.baseUrl}/api/v1/projects/${owner.projectId}/events${query}`, { headers: { ...owner.api.headers, ...headers } });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: 'validation_failed' });

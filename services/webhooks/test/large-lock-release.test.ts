@@ -40,7 +40,10 @@ describe.each(['local', 'nats'] as const)('a commit releasing 10,000 locks with 
         const taken = await owner.api.post(locks, { fileIds: files.slice(i, i + lock.MAX_LOCK_FILES).map((f) => f.fileId) });
         expect(taken.body.acquired).toHaveLength(lock.MAX_LOCK_FILES);
       }
-      const commit = await owner.api.post(`/api/v1/projects/${owner.projectId}/commits`, { message: 'all of it', fileVersions: files.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })) });
+      const commit = await owner.api.post(`/api/v1/projects/${owner.projectId}/commits`, {
+        message: 'all of it',
+        fileVersions: files.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })),
+      });
       expect(commit.status, JSON.stringify(commit.body)).toBe(201);
 
       // A lock taken and released afterwards still reaches the webhook: nothing is stuck behind the big release.
@@ -48,10 +51,14 @@ describe.each(['local', 'nats'] as const)('a commit releasing 10,000 locks with 
       expect((await owner.api.post(locks, { fileIds: [later.fileId] })).body.acquired).toHaveLength(1);
       expect((await owner.api.delete(locks, { fileIds: [later.fileId] })).body.released).toHaveLength(1);
       const ofProject = () => receiver.delivered('lock.released').filter((r) => (JSON.parse(r.body) as LockEvent).projectId === owner.projectId);
-      await eventually('the later release delivered', () => ofProject().some((r) => (JSON.parse(r.body) as LockEvent).data.locks.some((l) => l.fileId === later.fileId)));
+      await eventually('the later release delivered', () =>
+        ofProject().some((r) => (JSON.parse(r.body) as LockEvent).data.locks.some((l) => l.fileId === later.fileId)),
+      );
 
       const committed = await eventually('every committed release delivered', () => {
-        const events = ofProject().map((r) => ({ bytes: Buffer.byteLength(r.body), event: JSON.parse(r.body) as LockEvent })).filter((e) => e.event.data.reason === 'committed');
+        const events = ofProject()
+          .map((r) => ({ bytes: Buffer.byteLength(r.body), event: JSON.parse(r.body) as LockEvent }))
+          .filter((e) => e.event.data.reason === 'committed');
         return events.reduce((n, e) => n + e.event.data.locks.length, 0) >= FILES && events;
       });
       expect(new Set(committed.flatMap((e) => e.event.data.locks.map((l) => l.fileId)))).toEqual(new Set(files.map((f) => f.fileId)));

@@ -13,15 +13,22 @@ describe('webhooks refuse private, loopback and link-local targets', () => {
 
   const manager = { projectId: randomUUID(), role: 'owner' as const };
 
-  it.each(['http://127.0.0.1:8080/hook', 'http://10.0.0.5/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://localhost:9464/metrics', 'http://203.0.113.10/hook', 'http://[2001:db8::1]/hook'])(
-    'refuses %s when the webhook is saved (400)',
-    async (url) => {
-      await expect(alone.bus.call(webhooks.create, { manager, url, events: ['lock.acquired'] })).rejects.toMatchObject({ code: 'validation_failed' });
-    },
-  );
+  it.each([
+    'http://127.0.0.1:8080/hook',
+    'http://10.0.0.5/hook',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[::1]/hook',
+    'http://localhost:9464/metrics',
+    'http://203.0.113.10/hook',
+    'http://[2001:db8::1]/hook',
+  ])('refuses %s when the webhook is saved (400)', async (url) => {
+    await expect(alone.bus.call(webhooks.create, { manager, url, events: ['lock.acquired'] })).rejects.toMatchObject({ code: 'validation_failed' });
+  });
 
   it('refuses a name that resolves to a private address without saying what it resolved to', async () => {
-    const refused: unknown = await alone.bus.call(webhooks.create, { manager, url: 'http://localhost:9464/metrics', events: ['lock.acquired'] }).catch((error: unknown) => error);
+    const refused: unknown = await alone.bus
+      .call(webhooks.create, { manager, url: 'http://localhost:9464/metrics', events: ['lock.acquired'] })
+      .catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'validation_failed', details: { issues: [{ path: 'url', message: 'destination not allowed' }] } });
     const { message } = refused as Error;
     expect(message).toMatch(/not allowed/);
@@ -51,7 +58,10 @@ describe('webhooks refuse private, loopback and link-local targets', () => {
         expect(result.kind === 'refused' && result.error, url).not.toMatch(/127\.0\.0\.1|::1|private/);
       }
       expect(reached).toBe(false);
-      expect(await sendDelivery({ ...delivery, url: `http://localhost:${port}/hook` }, { timeoutMs: 2000, allowPrivate: true })).toMatchObject({ kind: 'answered', status: 204 });
+      expect(await sendDelivery({ ...delivery, url: `http://localhost:${port}/hook` }, { timeoutMs: 2000, allowPrivate: true })).toMatchObject({
+        kind: 'answered',
+        status: 204,
+      });
     } finally {
       server.close();
     }
@@ -79,7 +89,14 @@ describe.each(['local', 'nats'] as const)('through the gateway, as deployed (%s 
   it('refuses to save a webhook to a private address: 400 validation_failed naming url, on create and on change', async () => {
     const owner = await stack.seed.project();
     const hooks = `/api/v1/projects/${owner.projectId}/webhooks`;
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://[::ffff:10.0.0.5]/hook', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', 'http://100.64.0.1/hook', 'http://[::ffff:c000:201]/hook', 'http://[fec0::1]/hook']) {
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://[::ffff:10.0.0.5]/hook',
+      'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+      'http://100.64.0.1/hook',
+      'http://[::ffff:c000:201]/hook',
+      'http://[fec0::1]/hook',
+    ]) {
       const refused = await owner.api.post(hooks, { url, events: ['lock.acquired'] });
       expect(refused, url).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'url', message: 'destination not allowed' }] } });
       expect(refused.body.message).toMatch(/not allowed/);

@@ -40,7 +40,8 @@ describe('an internal event handed over again after its public event left the fe
     await alone.db.query('UPDATE recorded_event_ids SET recorded_at = recorded_at - make_interval(secs => $1)', [ms / 1000]);
     await alone.db.query('UPDATE deliveries SET created_at = created_at - make_interval(secs => $1)', [ms / 1000]);
   };
-  const onFeed = async () => (await alone.db.query<{ id: string }>('SELECT id FROM public_events WHERE project_id = $1 ORDER BY position', [projectId])).rows.map((r) => r.id);
+  const onFeed = async () =>
+    (await alone.db.query<{ id: string }>('SELECT id FROM public_events WHERE project_id = $1 ORDER BY position', [projectId])).rows.map((r) => r.id);
   const allSettled = async () => (await alone.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending'`)).rows[0].n === 0;
 
   it('is recognised by its id for the outbox retention: neither recorded nor delivered again', async () => {

@@ -50,7 +50,12 @@ describe('webhook secrets at rest', () => {
   it('encrypts a secret an earlier version stored as issued at start, and signs with it as before', async () => {
     const id = randomUUID();
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    await alone.db.query(`INSERT INTO webhooks (id, project_id, url, events, secret) VALUES ($1, $2, $3, '{lock.acquired}', $4)`, [id, projectId, receiver.url, secret]);
+    await alone.db.query(`INSERT INTO webhooks (id, project_id, url, events, secret) VALUES ($1, $2, $3, '{lock.acquired}', $4)`, [
+      id,
+      projectId,
+      receiver.url,
+      secret,
+    ]);
     // Read as it is until then: a replica of this version beside the row signs correctly already.
     await pingVerifiedWith(id, secret);
 
@@ -68,7 +73,15 @@ describe('webhook secrets at rest', () => {
     const bus = new LocalBus(logger);
     const events = new LocalEvents(logger);
     try {
-      const config = { retryBaseMs: 20, retryWindowMs: 60_000, timeoutMs: 2000, pollMs: 1000, feedRetentionMs: 60_000, outboxRetentionMs: 60_000, allowPrivate: true };
+      const config = {
+        retryBaseMs: 20,
+        retryWindowMs: 60_000,
+        timeoutMs: 2000,
+        pollMs: 1000,
+        feedRetentionMs: 60_000,
+        outboxRetentionMs: 60_000,
+        allowPrivate: true,
+      };
       await expect(startWebhooksService({ db: alone.db, bus, events, logger, config: { ...config, secretsKey: randomBytes(32) } })).rejects.toThrow(
         /^LODE_SECRETS_KEY does not decrypt the stored webhook secrets .*: it is not the key they were encrypted with/,
       );

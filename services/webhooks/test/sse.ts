@@ -29,7 +29,10 @@ export class FeedClient {
   }
 
   /** Waits for an event of `type` (and matching `where`) and answers it parsed. */
-  async next<T = { id: string; type: string; projectId: string; data: Record<string, unknown> }>(type: string, where: (data: T) => boolean = () => true): Promise<T & { feedId: string | undefined }> {
+  async next<T = { id: string; type: string; projectId: string; data: Record<string, unknown> }>(
+    type: string,
+    where: (data: T) => boolean = () => true,
+  ): Promise<T & { feedId: string | undefined }> {
     return eventually(`a ${type} event on the feed`, () => {
       const found = this.events.find((e) => e.event === type && where(JSON.parse(e.data) as T));
       return found && { ...(JSON.parse(found.data) as T), feedId: found.id };

@@ -29,7 +29,10 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
   it('are managed by org owners and admins: the secret is shown at creation and rotation only, members get 403', async () => {
     const owner = await harness.stack.seed.project();
     const created = await owner.api.post(hooks(owner), { url: 'https://ci.example.com/lode', events: ['commit.created', 'lock.acquired'] });
-    expect(created).toMatchObject({ status: 201, body: { url: 'https://ci.example.com/lode', events: ['commit.created', 'lock.acquired'], description: '', disabled: false } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { url: 'https://ci.example.com/lode', events: ['commit.created', 'lock.acquired'], description: '', disabled: false },
+    });
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
     const id: string = created.body.id;
 
@@ -54,7 +57,12 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
       expect(res).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     }
 
-    for (const body of [{ url: 'ftp://x.example.com', events: ['lock.acquired'] }, { url: 'https://x.example.com', events: [] }, { url: 'https://x.example.com', events: ['nope'] }, {}]) {
+    for (const body of [
+      { url: 'ftp://x.example.com', events: ['lock.acquired'] },
+      { url: 'https://x.example.com', events: [] },
+      { url: 'https://x.example.com', events: ['nope'] },
+      {},
+    ]) {
       expect(await owner.api.post(hooks(owner), body)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
     }
     expect((await owner.api.request('PATCH', `${hooks(owner)}/${id}`, {})).status).toBe(400);
@@ -70,26 +78,44 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
 
   it('are managed through the admin API too', async () => {
     const owner = await harness.stack.seed.project();
-    const created = await harness.stack.seed.admin.post(`/admin/v1/projects/${owner.projectId}/webhooks`, { url: 'https://ops.example.com', events: ['branch.deleted'] });
+    const created = await harness.stack.seed.admin.post(`/admin/v1/projects/${owner.projectId}/webhooks`, {
+      url: 'https://ops.example.com',
+      events: ['branch.deleted'],
+    });
     expect(created.status).toBe(201);
     expect((await owner.api.get(hooks(owner))).body.data.map((h: { id: string }) => h.id)).toEqual([created.body.id]);
-    expect((await harness.stack.seed.admin.get(`/admin/v1/projects/${owner.projectId}/webhooks/${created.body.id}/deliveries`)).body).toEqual({ data: [], nextCursor: null });
+    expect((await harness.stack.seed.admin.get(`/admin/v1/projects/${owner.projectId}/webhooks/${created.body.id}/deliveries`)).body).toEqual({
+      data: [],
+      nextCursor: null,
+    });
 
     // A project that does not exist has no webhooks to list and can be given none.
     const unknown = `/admin/v1/projects/${randomUUID()}/webhooks`;
-    for (const res of [await harness.stack.seed.admin.get(unknown), await harness.stack.seed.admin.post(unknown, { url: 'https://ops.example.com', events: ['branch.deleted'] })]) {
+    for (const res of [
+      await harness.stack.seed.admin.get(unknown),
+      await harness.stack.seed.admin.post(unknown, { url: 'https://ops.example.com', events: ['branch.deleted'] }),
+    ]) {
       expect(res).toMatchObject({ status: 404, body: { code: 'not_found' } });
     }
     // As elsewhere in the admin API, a bad body is 400 before an unknown project is 404.
-    expect(await harness.stack.seed.admin.post(unknown, { url: 'ftp://ops.example.com', events: ['branch.deleted'] })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect(await harness.stack.seed.admin.post(unknown, { url: 'ftp://ops.example.com', events: ['branch.deleted'] })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed' },
+    });
   });
 
   it('deliver a lock taken through the API, signed per Standard Webhooks, and log the delivery', async () => {
     const { owner, hook } = await subscribed(['lock.acquired', 'lock.released']);
     const file = await lockFile(owner);
-    const got = await eventually('lock.acquired delivered', () => harness.receiver.delivered('lock.acquired').find((r) => JSON.parse(r.body).data.locks[0].fileId === file.fileId));
+    const got = await eventually('lock.acquired delivered', () =>
+      harness.receiver.delivered('lock.acquired').find((r) => JSON.parse(r.body).data.locks[0].fileId === file.fileId),
+    );
     const event = JSON.parse(got.body);
-    expect(event).toMatchObject({ type: 'lock.acquired', projectId: owner.projectId, data: { locks: [{ fileId: file.fileId, path: file.path, userId: owner.userId }] } });
+    expect(event).toMatchObject({
+      type: 'lock.acquired',
+      projectId: owner.projectId,
+      data: { locks: [{ fileId: file.fileId, path: file.path, userId: owner.userId }] },
+    });
     expect(got.headers['webhook-id']).toBe(event.id);
     expect(got.headers['webhook-signature']).toMatch(/^v1,/);
     // Verified with the library a user would use; the same body under another secret is refused.
@@ -97,7 +123,9 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(got.body, got.headers as Record<string, string>)).toThrow();
 
     await owner.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [file.fileId] });
-    const released = await eventually('lock.released delivered', () => harness.receiver.delivered('lock.released').find((r) => JSON.parse(r.body).projectId === owner.projectId));
+    const released = await eventually('lock.released delivered', () =>
+      harness.receiver.delivered('lock.released').find((r) => JSON.parse(r.body).projectId === owner.projectId),
+    );
     expect(JSON.parse(released.body).data).toMatchObject({ reason: 'released', releasedBy: { userId: owner.userId } });
 
     const log = await eventually('both deliveries logged as delivered', async () => {
@@ -109,7 +137,8 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
 
   it('retry 5xx and 429 (honouring Retry-After) until the endpoint recovers: each event is accepted exactly once', async () => {
     const { owner, hook } = await subscribed(['lock.acquired']);
-    harness.receiver.answer = ({ attempt }) => (attempt === 1 ? { status: 503 } : attempt === 2 ? { status: 429, headers: { 'retry-after': '0' } } : attempt === 3 ? { status: 500 } : { status: 200 });
+    harness.receiver.answer = ({ attempt }) =>
+      attempt === 1 ? { status: 503 } : attempt === 2 ? { status: 429, headers: { 'retry-after': '0' } } : attempt === 3 ? { status: 500 } : { status: 200 };
     try {
       const files = [await lockFile(owner), await lockFile(owner), await lockFile(owner)];
       const accepted = await eventually('three events accepted', () => {
@@ -177,7 +206,10 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
   it('deliver commit.created with counts, the first entries and the files route, and branch.created and branch.deleted', async () => {
     const { owner } = await subscribed(['commit.created', 'branch.created', 'branch.deleted']);
     const file = await pushFile(owner.api, owner.projectId, 'level.umap', randomBytes(64));
-    const commit = await owner.api.post(`/api/v1/projects/${owner.projectId}/commits`, { message: 'first', fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }] });
+    const commit = await owner.api.post(`/api/v1/projects/${owner.projectId}/commits`, {
+      message: 'first',
+      fileVersions: [{ fileId: file.fileId, version: file.version, action: 'add' }],
+    });
     expect(commit.status, JSON.stringify(commit.body)).toBe(201);
     expect((await owner.api.post(`/api/v1/projects/${owner.projectId}/branches`, { name: 'feature' })).status).toBe(201);
     expect((await owner.api.delete(`/api/v1/projects/${owner.projectId}/branches/feature`)).status).toBe(200);
@@ -194,7 +226,10 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
       filesUrl: `/api/v1/projects/${owner.projectId}/commits/${commit.body.id}/files`,
     });
     expect((await owner.api.get(created.data.filesUrl)).status).toBe(200);
-    expect(JSON.parse((await eventually('branch.created delivered', () => ofProject('branch.created'))).body).data).toEqual({ name: 'feature', forkedFrom: 'main' });
+    expect(JSON.parse((await eventually('branch.created delivered', () => ofProject('branch.created'))).body).data).toEqual({
+      name: 'feature',
+      forkedFrom: 'main',
+    });
     expect(JSON.parse((await eventually('branch.deleted delivered', () => ofProject('branch.deleted'))).body).data).toEqual({ name: 'feature' });
     expect(harness.receiver.refusedSignatures).toEqual([]);
   });
@@ -216,9 +251,13 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(rest.body.data).toHaveLength(150);
 
     const first = await pushFile(owner.api, owner.projectId, 'level.umap', randomBytes(64));
-    expect((await owner.api.post(commits, { message: 'v1', fileVersions: [{ fileId: first.fileId, version: first.version, action: 'add' }] })).status).toBe(201);
+    expect((await owner.api.post(commits, { message: 'v1', fileVersions: [{ fileId: first.fileId, version: first.version, action: 'add' }] })).status).toBe(
+      201,
+    );
     const second = await pushFile(owner.api, owner.projectId, 'level.umap', randomBytes(64));
-    expect((await owner.api.post(commits, { message: 'v2', fileVersions: [{ fileId: second.fileId, version: second.version, action: 'modify' }] })).status).toBe(201);
+    expect(
+      (await owner.api.post(commits, { message: 'v2', fileVersions: [{ fileId: second.fileId, version: second.version, action: 'modify' }] })).status,
+    ).toBe(201);
     const restored = await owner.api.post(`/api/v1/projects/${owner.projectId}/restore`, { files: [{ fileId: first.fileId, toVersion: first.version }] });
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     const restore = await eventually('the restore delivered', deliveredCommit(restored.body.commitId));
@@ -240,7 +279,9 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect((await fetch(started.body.uploadUrl, { method: 'PUT', headers: started.body.requiredHeaders, body: bytes })).status).toBe(200);
     const { sha256, size } = describeContent(bytes);
     expect((await owner.api.post(`${versions}/confirm`, { version: '1.2.0', storageKey: started.body.storageKey, sha256, size })).status).toBe(201);
-    const got = await eventually('plugin.published delivered', () => harness.receiver.delivered('plugin.published').find((r) => JSON.parse(r.body).projectId === owner.projectId));
+    const got = await eventually('plugin.published delivered', () =>
+      harness.receiver.delivered('plugin.published').find((r) => JSON.parse(r.body).projectId === owner.projectId),
+    );
     expect(JSON.parse(got.body).data).toMatchObject({ name: 'exporter', version: '1.2.0', sha256, size, publishedBy: { userId: owner.userId } });
   });
 
@@ -250,11 +291,24 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     const forced = await lockFile(owner);
     expect((await admin.api.delete(`/api/v1/projects/${owner.projectId}/locks`, { fileIds: [forced.fileId], force: true })).body.released).toHaveLength(1);
     const committed = await lockFile(owner);
-    const commit = await owner.api.post(`/api/v1/projects/${owner.projectId}/commits`, { message: 'm', fileVersions: [{ fileId: committed.fileId, version: committed.version, action: 'add' }] });
+    const commit = await owner.api.post(`/api/v1/projects/${owner.projectId}/commits`, {
+      message: 'm',
+      fileVersions: [{ fileId: committed.fileId, version: committed.version, action: 'add' }],
+    });
     expect(commit.status, JSON.stringify(commit.body)).toBe(201);
     const releasedOf = (fileId: string) => () =>
-      harness.receiver.delivered('lock.released').map((r) => JSON.parse(r.body)).find((e) => e.projectId === owner.projectId && e.data.locks[0].fileId === fileId);
-    expect((await eventually('the forced release', releasedOf(forced.fileId))).data).toMatchObject({ reason: 'forced', releasedBy: { userId: admin.userId }, locks: [{ userId: owner.userId }] });
-    expect((await eventually('the committed release', releasedOf(committed.fileId))).data).toMatchObject({ reason: 'committed', releasedBy: { userId: owner.userId } });
+      harness.receiver
+        .delivered('lock.released')
+        .map((r) => JSON.parse(r.body))
+        .find((e) => e.projectId === owner.projectId && e.data.locks[0].fileId === fileId);
+    expect((await eventually('the forced release', releasedOf(forced.fileId))).data).toMatchObject({
+      reason: 'forced',
+      releasedBy: { userId: admin.userId },
+      locks: [{ userId: owner.userId }],
+    });
+    expect((await eventually('the committed release', releasedOf(committed.fileId))).data).toMatchObject({
+      reason: 'committed',
+      releasedBy: { userId: owner.userId },
+    });
   });
 });

@@ -45,7 +45,8 @@ function positiveNumber(value: string): number {
   return n;
 }
 
-const projectOption = () => new Option('--project <projectId|org-slug/project-slug>', 'the project, by id or by slugs').argParser(projectRef).makeOptionMandatory();
+const projectOption = () =>
+  new Option('--project <projectId|org-slug/project-slug>', 'the project, by id or by slugs').argParser(projectRef).makeOptionMandatory();
 const roleOption = () => new Option('--role <owner|admin|member>', 'the role in the organization').choices(ROLES);
 
 /** One page as asked (`{data, nextCursor}`), or with --all every row, following nextCursor from --cursor on. */
@@ -58,7 +59,7 @@ async function listing<T>(options: ListOptions, list: (page: PageQuery) => Promi
 export function adminCommands(program: Command): void {
   const admin: Command = program
     .command('admin')
-    .description("operate a Lode server through its admin API (the same as `npm run admin -- …`; `lode admin help` lists the commands)")
+    .description('operate a Lode server through its admin API (the same as `npm run admin -- …`; `lode admin help` lists the commands)')
     // Set before the subcommands are made, which take it over: any of them shows the one usage.
     .configureHelp({ formatHelp: () => usage(admin) });
   connectionOptions(admin);
@@ -67,62 +68,187 @@ export function adminCommands(program: Command): void {
   const command = <O>(parent: Command, name: string, description: string, define: (command: Command) => Command, plan: (options: O) => AdminCall) =>
     define(connectionOptions(parent.command(name).description(description))).action(adminAction(plan));
   const list = <O extends ListOptions>(parent: Command, description: string, define: (command: Command) => Command, plan: (options: O) => AdminCall) =>
-    command(parent, 'list', description, (c) => define(c).addOption(limitOption()).option('--cursor <c>', 'the page after this cursor').option('--all', 'every row, following nextCursor'), plan);
+    command(
+      parent,
+      'list',
+      description,
+      (c) => define(c).addOption(limitOption()).option('--cursor <c>', 'the page after this cursor').option('--all', 'every row, following nextCursor'),
+      plan,
+    );
 
   const orgs = group('orgs', 'organizations');
-  command(orgs, 'create', 'make an organization', (c) => c.requiredOption('--name <name>').requiredOption('--slug <slug>'), (o: { name: string; slug: string }) => ({ client, signal }) =>
-    client.createOrg({ name: o.name, slug: o.slug }, { signal }),
+  command(
+    orgs,
+    'create',
+    'make an organization',
+    (c) => c.requiredOption('--name <name>').requiredOption('--slug <slug>'),
+    (o: { name: string; slug: string }) =>
+      ({ client, signal }) =>
+        client.createOrg({ name: o.name, slug: o.slug }, { signal }),
   );
-  list(orgs, 'every organization', (c) => c, (o) => ({ client, signal }) => listing(o, (page) => client.listOrgs(page, { signal })));
+  list(
+    orgs,
+    'every organization',
+    (c) => c,
+    (o) =>
+      ({ client, signal }) =>
+        listing(o, (page) => client.listOrgs(page, { signal })),
+  );
 
   const users = group('users', 'users');
-  command(users, 'create', 'make a user', (c) => c.requiredOption('--name <name>').option('--email <email>').option('--avatar-url <url>'), (o: { name: string; email?: string; avatarUrl?: string }) => ({ client, signal }) =>
-    client.createUser({ name: o.name, email: o.email, avatarUrl: o.avatarUrl }, { signal }),
+  command(
+    users,
+    'create',
+    'make a user',
+    (c) => c.requiredOption('--name <name>').option('--email <email>').option('--avatar-url <url>'),
+    (o: { name: string; email?: string; avatarUrl?: string }) =>
+      ({ client, signal }) =>
+        client.createUser({ name: o.name, email: o.email, avatarUrl: o.avatarUrl }, { signal }),
   );
-  list(users, 'every user', (c) => c, (o) => ({ client, signal }) => listing(o, (page) => client.listUsers(page, { signal })));
+  list(
+    users,
+    'every user',
+    (c) => c,
+    (o) =>
+      ({ client, signal }) =>
+        listing(o, (page) => client.listUsers(page, { signal })),
+  );
   // Single sign-on finds a person by their verified email: how an existing user gets one.
-  command(users, 'set-email', "set a user's email", (c) => c.requiredOption('--user <userId>').requiredOption('--email <email>'), (o: { user: string; email: string }) => ({ client, signal }) =>
-    client.setUserEmail(o.user, o.email, { signal }),
+  command(
+    users,
+    'set-email',
+    "set a user's email",
+    (c) => c.requiredOption('--user <userId>').requiredOption('--email <email>'),
+    (o: { user: string; email: string }) =>
+      ({ client, signal }) =>
+        client.setUserEmail(o.user, o.email, { signal }),
   );
 
   const members = group('members', "organizations' members");
-  command(members, 'add', 'add a member, or change their role', (c) => c.requiredOption('--org <orgId>').requiredOption('--user <userId>').addOption(roleOption().makeOptionMandatory()), (o: { org: string; user: string; role: Role }) => ({ client, signal }) =>
-    client.addMember(o.org, { userId: o.user, role: o.role }, { signal }),
+  command(
+    members,
+    'add',
+    'add a member, or change their role',
+    (c) => c.requiredOption('--org <orgId>').requiredOption('--user <userId>').addOption(roleOption().makeOptionMandatory()),
+    (o: { org: string; user: string; role: Role }) =>
+      ({ client, signal }) =>
+        client.addMember(o.org, { userId: o.user, role: o.role }, { signal }),
   );
-  list(members, "an organization's members", (c) => c.requiredOption('--org <orgId>'), (o: ListOptions & { org: string }) => ({ client, signal }) => listing(o, (page) => client.listMembers(o.org, page, { signal })));
+  list(
+    members,
+    "an organization's members",
+    (c) => c.requiredOption('--org <orgId>'),
+    (o: ListOptions & { org: string }) =>
+      ({ client, signal }) =>
+        listing(o, (page) => client.listMembers(o.org, page, { signal })),
+  );
 
   const projects = group('projects', 'projects');
   const rateOption = (flag: string, description: string) => new Option(`--${flag} <n>`, description).argParser(positiveNumber);
   const projectFlags = (c: Command) =>
-    c.requiredOption('--org <orgId>').requiredOption('--name <name>').requiredOption('--slug <slug>').option('--icon-url <url>')
-      .addOption(rateOption('rate-per-second', 'its write limit, with --rate-burst')).addOption(rateOption('rate-burst', 'its write burst, with --rate-per-second'));
-  command(projects, 'create', 'make a project', projectFlags, (o: { org: string; name: string; slug: string; iconUrl?: string; ratePerSecond?: number; rateBurst?: number }) => {
-    if ((o.ratePerSecond === undefined) !== (o.rateBurst === undefined)) throw new CliError('--rate-per-second and --rate-burst go together', { exitCode: EXIT.usage, code: 'usage' });
-    const writeRateLimit = o.ratePerSecond === undefined || o.rateBurst === undefined ? undefined : { perSecond: o.ratePerSecond, burst: o.rateBurst };
-    return ({ client, signal }) => client.createProject(o.org, { name: o.name, slug: o.slug, iconUrl: o.iconUrl, writeRateLimit }, { signal });
-  });
-  list(projects, "an organization's projects", (c) => c.requiredOption('--org <orgId>'), (o: ListOptions & { org: string }) => ({ client, signal }) => listing(o, (page) => client.listProjects(o.org, page, { signal })));
+    c
+      .requiredOption('--org <orgId>')
+      .requiredOption('--name <name>')
+      .requiredOption('--slug <slug>')
+      .option('--icon-url <url>')
+      .addOption(rateOption('rate-per-second', 'its write limit, with --rate-burst'))
+      .addOption(rateOption('rate-burst', 'its write burst, with --rate-per-second'));
+  command(
+    projects,
+    'create',
+    'make a project',
+    projectFlags,
+    (o: { org: string; name: string; slug: string; iconUrl?: string; ratePerSecond?: number; rateBurst?: number }) => {
+      if ((o.ratePerSecond === undefined) !== (o.rateBurst === undefined))
+        throw new CliError('--rate-per-second and --rate-burst go together', { exitCode: EXIT.usage, code: 'usage' });
+      const writeRateLimit = o.ratePerSecond === undefined || o.rateBurst === undefined ? undefined : { perSecond: o.ratePerSecond, burst: o.rateBurst };
+      return ({ client, signal }) => client.createProject(o.org, { name: o.name, slug: o.slug, iconUrl: o.iconUrl, writeRateLimit }, { signal });
+    },
+  );
+  list(
+    projects,
+    "an organization's projects",
+    (c) => c.requiredOption('--org <orgId>'),
+    (o: ListOptions & { org: string }) =>
+      ({ client, signal }) =>
+        listing(o, (page) => client.listProjects(o.org, page, { signal })),
+  );
 
   const keys = group('keys', 'project keys');
-  command(keys, 'create', 'make a project key for a member (printed once)', (c) => c.addOption(projectOption()).requiredOption('--user <userId>'), (o: { project: ProjectRef; user: string }) => async (session) =>
-    session.client.createKey(await projectId(session, o.project), o.user, { signal: session.signal }),
+  command(
+    keys,
+    'create',
+    'make a project key for a member (printed once)',
+    (c) => c.addOption(projectOption()).requiredOption('--user <userId>'),
+    (o: { project: ProjectRef; user: string }) => async (session) =>
+      session.client.createKey(await projectId(session, o.project), o.user, { signal: session.signal }),
   );
-  list(keys, "a project's keys", (c) => c.addOption(projectOption()), (o: ListOptions & { project: ProjectRef }) => async (session) => {
-    const id = await projectId(session, o.project);
-    return listing(o, (page) => session.client.listKeys(id, page, { signal: session.signal }));
-  });
-  command(keys, 'revoke', 'revoke a key', (c) => c.requiredOption('--key <keyId>'), (o: { key: string }) => ({ client, signal }) => client.revokeKey(o.key, { signal }));
-  command(keys, 'reset-device', 'unbind a key from its device', (c) => c.requiredOption('--key <keyId>'), (o: { key: string }) => ({ client, signal }) => client.resetDevice(o.key, { signal }));
+  list(
+    keys,
+    "a project's keys",
+    (c) => c.addOption(projectOption()),
+    (o: ListOptions & { project: ProjectRef }) => async (session) => {
+      const id = await projectId(session, o.project);
+      return listing(o, (page) => session.client.listKeys(id, page, { signal: session.signal }));
+    },
+  );
+  command(
+    keys,
+    'revoke',
+    'revoke a key',
+    (c) => c.requiredOption('--key <keyId>'),
+    (o: { key: string }) =>
+      ({ client, signal }) =>
+        client.revokeKey(o.key, { signal }),
+  );
+  command(
+    keys,
+    'reset-device',
+    'unbind a key from its device',
+    (c) => c.requiredOption('--key <keyId>'),
+    (o: { key: string }) =>
+      ({ client, signal }) =>
+        client.resetDevice(o.key, { signal }),
+  );
 
   const quickstartFlags = (c: Command) =>
-    c.requiredOption('--org-slug <slug>').requiredOption('--project-slug <slug>').requiredOption('--user-name <name>').option('--email <email>').option('--org-name <name>').option('--project-name <name>');
-  command(admin, 'quickstart', 'an organization, a project, its owner, a key and a sign-in link, reusing what exists', quickstartFlags, (o: { orgSlug: string; projectSlug: string; userName: string; email?: string; orgName?: string; projectName?: string }) => (session) =>
-    quickstart(session, { orgSlug: o.orgSlug, orgName: o.orgName ?? o.orgSlug, projectSlug: o.projectSlug, projectName: o.projectName ?? o.projectSlug, userName: o.userName, email: o.email }),
+    c
+      .requiredOption('--org-slug <slug>')
+      .requiredOption('--project-slug <slug>')
+      .requiredOption('--user-name <name>')
+      .option('--email <email>')
+      .option('--org-name <name>')
+      .option('--project-name <name>');
+  command(
+    admin,
+    'quickstart',
+    'an organization, a project, its owner, a key and a sign-in link, reusing what exists',
+    quickstartFlags,
+    (o: { orgSlug: string; projectSlug: string; userName: string; email?: string; orgName?: string; projectName?: string }) => (session) =>
+      quickstart(session, {
+        orgSlug: o.orgSlug,
+        orgName: o.orgName ?? o.orgSlug,
+        projectSlug: o.projectSlug,
+        projectName: o.projectName ?? o.projectSlug,
+        userName: o.userName,
+        email: o.email,
+      }),
   );
-  command(admin, 'sign-in-link', 'a one-time dashboard sign-in link for a user', (c) => c.requiredOption('--user <name|userId>'), (o: { user: string }) => (session) => signInLink(session, o.user));
+  command(
+    admin,
+    'sign-in-link',
+    'a one-time dashboard sign-in link for a user',
+    (c) => c.requiredOption('--user <name|userId>'),
+    (o: { user: string }) => (session) => signInLink(session, o.user),
+  );
   const inviteFlags = (c: Command) => c.addOption(projectOption()).requiredOption('--user <name|userId>').option('--email <email>').addOption(roleOption());
-  command(admin, 'invite', "a user's membership, a key and a sign-in link, making the user if needed", inviteFlags, (o: { project: ProjectRef; user: string; email?: string; role?: Role }) => (session) =>
-    invite(session, { project: o.project, user: o.user, role: o.role, email: o.email }),
+  command(
+    admin,
+    'invite',
+    "a user's membership, a key and a sign-in link, making the user if needed",
+    inviteFlags,
+    (o: { project: ProjectRef; user: string; email?: string; role?: Role }) => (session) =>
+      invite(session, { project: o.project, user: o.user, role: o.role, email: o.email }),
   );
 }
 
@@ -176,7 +302,8 @@ function adminFailure(error: unknown, url: string | undefined, token: AdminToken
   if (error instanceof CliError) return plain(error);
   // fetch's own failure, after the SDK's retries: no connection, or no such host.
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (error instanceof TypeError && (cause?.message || cause?.code)) return plain(new CliError(`cannot reach ${url}: ${cause.message || cause.code}`, { code: 'network_error' }));
+  if (error instanceof TypeError && (cause?.message || cause?.code))
+    return plain(new CliError(`cannot reach ${url}: ${cause.message || cause.code}`, { code: 'network_error' }));
   throw error;
 }
 

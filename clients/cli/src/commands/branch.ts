@@ -21,7 +21,11 @@ export function branchCommands(program: Command): void {
     .action(
       connected(async ({ client, out, signal }) => {
         const branches = await allPages((cursor) => client.listBranches({ limit: 200, cursor }, { signal }));
-        out.result({ data: branches }, () => branches.map((b) => `${b.name}  ${b.headSequenceNum === null ? '(no commits)' : `#${b.headSequenceNum}`}${b.forkedFrom ? `  from ${b.forkedFrom.branch}` : ''}`));
+        out.result({ data: branches }, () =>
+          branches.map(
+            (b) => `${b.name}  ${b.headSequenceNum === null ? '(no commits)' : `#${b.headSequenceNum}`}${b.forkedFrom ? `  from ${b.forkedFrom.branch}` : ''}`,
+          ),
+        );
       }),
     );
 
@@ -31,7 +35,10 @@ export function branchCommands(program: Command): void {
     .option('--from <branch>', 'fork from this branch’s head (default main)')
     .action(
       connected(async ({ client, out, signal }, name: string, options: { from?: string }) => {
-        const created = await client.createBranch(name, options.from, { signal }).catch(namingBranches([options.from])).catch(refusedInput);
+        const created = await client
+          .createBranch(name, options.from, { signal })
+          .catch(namingBranches([options.from]))
+          .catch(refusedInput);
         out.result(created, () => [`Created ${created.name} from ${created.forkedFrom?.branch ?? 'main'}.`]);
       }),
     );
@@ -41,7 +48,10 @@ export function branchCommands(program: Command): void {
     .argument('<name>')
     .action(
       connected(async ({ client, out, signal }, name: string) => {
-        const deleted = await client.deleteBranch(name, { signal }).catch(namingBranches([name])).catch(refusedInput);
+        const deleted = await client
+          .deleteBranch(name, { signal })
+          .catch(namingBranches([name]))
+          .catch(refusedInput);
         out.result(deleted, () => [`Deleted ${name}.`]);
       }),
     );
@@ -57,7 +67,10 @@ export function branchCommands(program: Command): void {
         const request = { into: options.into, message: options.message };
         let merged;
         try {
-          merged = await client.mergeBranch(name, request, { signal }).catch(namingBranches([name, options.into])).catch(refusedInput);
+          merged = await client
+            .mergeBranch(name, request, { signal })
+            .catch(namingBranches([name, options.into]))
+            .catch(refusedInput);
         } catch (error) {
           if (!(error instanceof LodeApiError && error.code === 'merge_conflict')) throw error;
           const conflicts = (error.body.conflicts as MergeConflict[] | undefined) ?? [];
@@ -67,7 +80,11 @@ export function branchCommands(program: Command): void {
               { exitCode: EXIT.conflict, code: 'merge_conflict', details: { conflicts } },
             );
           }
-          merged = await client.mergeBranch(name, { ...request, resolutions: conflicts.map((c) => ({ fileId: c.fileId, take: options.take as 'source' | 'target' })) }, { signal });
+          merged = await client.mergeBranch(
+            name,
+            { ...request, resolutions: conflicts.map((c) => ({ fileId: c.fileId, take: options.take as 'source' | 'target' })) },
+            { signal },
+          );
         }
         out.result(merged, () => [`Merged ${name} into ${merged.branch}: commit #${merged.sequenceNum} (${plural(merged.fileCount, 'file')}).`]);
       }),
@@ -82,6 +99,10 @@ function namingBranches(names: (string | undefined)[]): (error: unknown) => neve
   return (error) => {
     if (!(error instanceof LodeApiError && error.code === 'not_found')) throw error;
     const asked = names.filter((n): n is string => n !== undefined).map((n) => `"${n}"`);
-    throw new CliError(`No branch ${asked.join(' or ')}: \`lode branch list\` shows the branches.`, { exitCode: EXIT.usage, code: 'branch_not_found', details: { status: error.status } });
+    throw new CliError(`No branch ${asked.join(' or ')}: \`lode branch list\` shows the branches.`, {
+      exitCode: EXIT.usage,
+      code: 'branch_not_found',
+      details: { status: error.status },
+    });
   };
 }

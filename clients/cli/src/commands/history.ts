@@ -25,7 +25,10 @@ export function historyCommands(program: Command): void {
         out.result(page, () =>
           page.data.length === 0
             ? [`No commits on ${branch ?? 'main'} yet.`]
-            : page.data.map((c) => `#${c.sequenceNum}  ${c.createdAt}  ${c.authorName}  ${c.kind === 'commit' ? '' : `[${c.kind}] `}${c.message} (${plural(c.fileCount, 'file')})`),
+            : page.data.map(
+                (c) =>
+                  `#${c.sequenceNum}  ${c.createdAt}  ${c.authorName}  ${c.kind === 'commit' ? '' : `[${c.kind}] `}${c.message} (${plural(c.fileCount, 'file')})`,
+              ),
         );
       }),
     );
@@ -40,10 +43,13 @@ export function historyCommands(program: Command): void {
         const workspace = await optionalWorkspace();
         const [named] = await resolveFiles(client, workspace, [file], undefined, signal);
         const page = await client.listVersions(named.fileId, { limit: options.limit }, { signal });
-        const onBranch = workspace && workspace.state.branch !== 'main' ? ` (this workspace is on ${workspace.state.branch}; history lists main's versions)` : '';
+        const onBranch =
+          workspace && workspace.state.branch !== 'main' ? ` (this workspace is on ${workspace.state.branch}; history lists main's versions)` : '';
         out.result({ ...named, ...page }, () => [
           `${named.path} on main${onBranch}`,
-          ...(page.data.length === 0 ? ['  no version on main'] : page.data.map((v) => `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`)),
+          ...(page.data.length === 0
+            ? ['  no version on main']
+            : page.data.map((v) => `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`)),
         ]);
       }),
     );
@@ -59,9 +65,14 @@ export function historyCommands(program: Command): void {
         refuseRestoreOffMain(workspace);
         const files = await resolveFiles(client, workspace, paths, undefined, signal);
         const names = new Map(files.map((f) => [f.fileId, f.path]));
-        const answer = await client.restore(files.map((f) => ({ fileId: f.fileId, toVersion: options.to })), { signal }).catch((error: unknown) => {
-          throw nothingRestored(error, names) ?? error;
-        });
+        const answer = await client
+          .restore(
+            files.map((f) => ({ fileId: f.fileId, toVersion: options.to })),
+            { signal },
+          )
+          .catch((error: unknown) => {
+            throw nothingRestored(error, names) ?? error;
+          });
         out.result(answer, () => [
           `Restore commit #${answer.sequenceNum}: ${answer.restored.map((r) => `${names.get(r.fileId)} is now v${r.newVersion}`).join(', ')}`,
           ...answer.skipped.map((s) => `skipped ${names.get(s.fileId)}: ${s.message}`),
@@ -82,15 +93,25 @@ export function historyCommands(program: Command): void {
         const workspace = await optionalWorkspace();
         const projectPath = workspace ? workspace.projectPath(file) : file;
         const toStdout = options.output === '-';
-        if (toStdout && out.json) throw new CliError('-o - writes the file on stdout, where --json writes its document: use one or the other.', { exitCode: EXIT.usage, code: 'usage' });
+        if (toStdout && out.json)
+          throw new CliError('-o - writes the file on stdout, where --json writes its document: use one or the other.', {
+            exitCode: EXIT.usage,
+            code: 'usage',
+          });
         // To stdout through a temporary file: no byte reaches the reader before its SHA-256 is checked.
         const scratch = toStdout ? await mkdtemp(path.join(tmpdir(), 'lode-download-')) : undefined;
         const dest = scratch ? path.join(scratch, 'file') : path.resolve(options.output ?? `${path.basename(projectPath)}.v${options.version}`);
         try {
-          const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal }).catch(refusedInput);
+          const result = await downloadFiles(client, [{ path: projectPath, version: options.version, dest }], { branch: options.branch, signal }).catch(
+            refusedInput,
+          );
           const failure = result.failures[0];
           if (failure?.code === 'version_not_found') throw await noSuchVersion(client, workspace, file, options, signal);
-          if (failure) throw new CliError(`${failure.path}: ${failure.message}`, { code: failure.code, exitCode: failure.code === 'transfer_failed' ? EXIT.error : EXIT.usage });
+          if (failure)
+            throw new CliError(`${failure.path}: ${failure.message}`, {
+              code: failure.code,
+              exitCode: failure.code === 'transfer_failed' ? EXIT.error : EXIT.usage,
+            });
           const done = result.done[0];
           const line = `${done.path} v${done.version} (${formatBytes(done.size)}, sha256 ${done.sha256.slice(0, 12)}…)`;
           if (!scratch) return out.result(done, () => [`Wrote ${line} to ${dest}`]);
@@ -120,18 +141,31 @@ function refuseRestoreOffMain(workspace: Workspace | null): void {
 const VERSIONS_LISTED = 20;
 
 /** A version the file does not have: the refusal lists those it has (main's, which the API lists), newest first. */
-async function noSuchVersion(client: LodeClient, workspace: Workspace | null, file: string, options: { version: number; branch?: string }, signal: AbortSignal): Promise<CliError> {
+async function noSuchVersion(
+  client: LodeClient,
+  workspace: Workspace | null,
+  file: string,
+  options: { version: number; branch?: string },
+  signal: AbortSignal,
+): Promise<CliError> {
   const [named] = await resolveFiles(client, workspace, [file], options.branch, signal);
   const versions = (await allPages((cursor) => client.listVersions(named.fileId, { limit: 200, cursor }, { signal }))).map((v) => v.version);
   const branch = options.branch ?? 'main';
-  const listed = versions.slice(0, VERSIONS_LISTED).map((v) => `v${v}`).join(', ') + (versions.length > VERSIONS_LISTED ? `, … and ${versions.length - VERSIONS_LISTED} more` : '');
+  const listed =
+    versions
+      .slice(0, VERSIONS_LISTED)
+      .map((v) => `v${v}`)
+      .join(', ') + (versions.length > VERSIONS_LISTED ? `, … and ${versions.length - VERSIONS_LISTED} more` : '');
   const known = versions.length === 0 ? 'It has no version on main' : `Its versions on main: ${listed}`;
   const elsewhere = branch === 'main' ? '' : ` (those committed on ${branch} since it was forked are not listed)`;
-  return new CliError(`${named.path} has no version ${options.version} on ${branch}. ${known}${elsewhere}; \`lode history ${named.path}\` shows them with dates and authors.`, {
-    exitCode: EXIT.usage,
-    code: 'version_not_found',
-    details: { path: named.path, fileId: named.fileId, version: options.version, versions },
-  });
+  return new CliError(
+    `${named.path} has no version ${options.version} on ${branch}. ${known}${elsewhere}; \`lode history ${named.path}\` shows them with dates and authors.`,
+    {
+      exitCode: EXIT.usage,
+      code: 'version_not_found',
+      details: { path: named.path, fileId: named.fileId, version: options.version, versions },
+    },
+  );
 }
 
 /** The API's nothing_to_restore names files by id: the CLI names them by path, each with its reason. */

@@ -39,7 +39,11 @@ export function lockCommands(program: Command): void {
         const answer = await inBatches(files, (ids) => client.lock(ids, options.note, { signal }).catch(refusedInput));
         out.result(answer, () => [
           ...answer.acquired.map((l) => `locked ${l.path}`),
-          ...answer.conflicts.map((c) => (c.reason === 'locked' ? `not locked: ${describeLock(c)}` : `not locked: ${c.path} is being committed by ${c.userName ?? 'someone'}; try again in a moment`)),
+          ...answer.conflicts.map((c) =>
+            c.reason === 'locked'
+              ? `not locked: ${describeLock(c)}`
+              : `not locked: ${c.path} is being committed by ${c.userName ?? 'someone'}; try again in a moment`,
+          ),
         ]);
         return answer.conflicts.length > 0 ? EXIT.conflict : EXIT.ok;
       }),
@@ -56,7 +60,9 @@ export function lockCommands(program: Command): void {
         const answer = await inBatches(files, (ids) => client.unlock(ids, Boolean(options.force), { signal }));
         out.result(answer, () => [
           ...answer.released.map((l) => `unlocked ${l.path}`),
-          ...answer.notReleased.map((n) => (n.reason === 'held_by_other' ? `not unlocked: ${describeLock(n)} (--force needs an org owner or admin)` : `${n.path} was not locked`)),
+          ...answer.notReleased.map((n) =>
+            n.reason === 'held_by_other' ? `not unlocked: ${describeLock(n)} (--force needs an org owner or admin)` : `${n.path} was not locked`,
+          ),
         ]);
         return answer.notReleased.some((n) => n.reason === 'held_by_other') ? EXIT.conflict : EXIT.ok;
       }),
@@ -69,7 +75,9 @@ export function lockCommands(program: Command): void {
     .action(
       connected(async ({ client, out, signal }, options: { prefix?: string }) => {
         const locks = await allPages((cursor) => client.listLocks({ limit: 200, cursor, pathPrefix: options.prefix }, { signal }));
-        out.result({ data: locks }, () => (locks.length === 0 ? ['No locks.'] : locks.map((l) => `${l.path}  ${l.isMine ? 'you' : l.userName}  ${l.lockedAt}${l.note ? `  ${l.note}` : ''}`)));
+        out.result({ data: locks }, () =>
+          locks.length === 0 ? ['No locks.'] : locks.map((l) => `${l.path}  ${l.isMine ? 'you' : l.userName}  ${l.lockedAt}${l.note ? `  ${l.note}` : ''}`),
+        );
       }),
     );
 }

@@ -8,7 +8,7 @@ import { connected } from '../run.ts';
 export function lsCommands(program: Command): void {
   program
     .command('ls')
-    .description("one folder of a branch: its subfolders with their file counts and sizes, then its files")
+    .description('one folder of a branch: its subfolders with their file counts and sizes, then its files')
     .argument('[path]', 'the folder (in a workspace: a folder on disk, default the current one; elsewhere: a project path, default the root)')
     .option('--branch <name>', 'the branch (default: the workspace’s, else main)')
     .action(
@@ -20,7 +20,9 @@ export function lsCommands(program: Command): void {
           .catch(noSuchFolder(prefix, branch))
           .catch(refusedInput);
         const shown = prefix === '' ? '/' : `${prefix.replace(/\/$/, '')}/`;
-        out.result({ branch, path: prefix, data: children }, () => (children.length === 0 ? [`No files on ${branch} yet.`] : [`${shown} on ${branch}`, ...lines(children)]));
+        out.result({ branch, path: prefix, data: children }, () =>
+          children.length === 0 ? [`No files on ${branch} yet.`] : [`${shown} on ${branch}`, ...lines(children)],
+        );
       }),
     );
 }
@@ -29,7 +31,10 @@ export function lsCommands(program: Command): void {
 function lines(children: readonly FolderChild[]): string[] {
   const name = (c: FolderChild) => (c.type === 'folder' ? `${c.name}/` : c.name);
   const width = Math.max(...children.map((c) => name(c).length));
-  return children.map((c) => `  ${name(c).padEnd(width)}  ${c.type === 'folder' ? `${plural(c.fileCount, 'file')}  ${formatBytes(c.totalSize)}` : `${formatBytes(c.size)}  v${c.version}`}`);
+  return children.map(
+    (c) =>
+      `  ${name(c).padEnd(width)}  ${c.type === 'folder' ? `${plural(c.fileCount, 'file')}  ${formatBytes(c.totalSize)}` : `${formatBytes(c.size)}  v${c.version}`}`,
+  );
 }
 
 /** The API's 404 names neither the folder nor the branch (another project's reads as none); the CLI knows both. */

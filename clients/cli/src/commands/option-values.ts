@@ -27,12 +27,16 @@ export function wholeNumber(min: number, max: number): (value: string) => number
 export const versionNumber = wholeNumber(1, MAX_VERSION);
 
 /** `-n, --limit <n>`: how many items of a list to show. */
-export const limitOption = (fallback: number) => new Option('-n, --limit <n>', `how many (1 to ${MAX_PAGE})`).argParser(wholeNumber(1, MAX_PAGE)).default(fallback);
+export const limitOption = (fallback: number) =>
+  new Option('-n, --limit <n>', `how many (1 to ${MAX_PAGE})`).argParser(wholeNumber(1, MAX_PAGE)).default(fallback);
 
-export const concurrencyOption = () => new Option('-j, --concurrency <n>', `transfers in flight at once (1 to ${MAX_CONCURRENCY})`).argParser(wholeNumber(1, MAX_CONCURRENCY)).default(16);
+export const concurrencyOption = () =>
+  new Option('-j, --concurrency <n>', `transfers in flight at once (1 to ${MAX_CONCURRENCY})`).argParser(wholeNumber(1, MAX_CONCURRENCY)).default(16);
 
 export const batchSizeOption = () =>
-  new Option('--batch-size <n>', `files per initiate/confirm call (1 to ${MAX_BATCH_SIZE}): smaller ones journal progress sooner`).argParser(wholeNumber(1, MAX_BATCH_SIZE)).default(MAX_BATCH_SIZE);
+  new Option('--batch-size <n>', `files per initiate/confirm call (1 to ${MAX_BATCH_SIZE}): smaller ones journal progress sooner`)
+    .argParser(wholeNumber(1, MAX_BATCH_SIZE))
+    .default(MAX_BATCH_SIZE);
 
 /** The server keeps commit messages of 1 to 10,000 characters, trimmed (docs/api.md, Commits). */
 export const MAX_MESSAGE = 10_000;
@@ -42,7 +46,8 @@ export function commitMessage(value: string): string {
   const message = value.trim();
   if (message.length === 0 || message.length > MAX_MESSAGE) throw new InvalidArgumentError(`Expected a commit message of 1 to ${MAX_MESSAGE} characters.`);
   // What no request body may carry (docs/api.md, Input rules): refused here, not after the uploads.
-  if (message.includes('\u0000') || hasUnpairedSurrogate(message)) throw new InvalidArgumentError('Expected a commit message without NUL characters or unpaired surrogates.');
+  if (message.includes('\u0000') || hasUnpairedSurrogate(message))
+    throw new InvalidArgumentError('Expected a commit message without NUL characters or unpaired surrogates.');
   return message;
 }
 

@@ -21,7 +21,11 @@ export function sessionCommands(program: Command): void {
         const deviceId = options.device ?? settings.device ?? (await ensureDeviceId(settings));
         const identity = await new LodeClient({ url: options.url, key: options.key, deviceId }).validateKey().catch((error: unknown) => {
           // Another web server, or Lode's behind a path the URL lacks: its dashboard's address is the one.
-          if (error instanceof LodeApiError && error.code === 'route_not_found') throw new CliError(`No Lode API answers at ${options.url}: give the server's base URL, the address of its dashboard (e.g. https://lode.example.com).`, { code: 'not_a_lode_server' });
+          if (error instanceof LodeApiError && error.code === 'route_not_found')
+            throw new CliError(
+              `No Lode API answers at ${options.url}: give the server's base URL, the address of its dashboard (e.g. https://lode.example.com).`,
+              { code: 'not_a_lode_server' },
+            );
           throw error;
         });
         const file = await writeSettings({ ...settings, url: options.url, key: options.key, device: options.device ?? settings.device });
@@ -42,9 +46,17 @@ export function sessionCommands(program: Command): void {
         const root = process.cwd();
         const enclosing = await enclosingWorkspace();
         // A workspace inside another would push the same files again under other paths.
-        if (enclosing) throw new CliError(enclosing.root === root ? `${root} is already a workspace.` : `${root} is inside the workspace ${enclosing.root}: work there, or init a folder outside it.`, { code: 'already_a_workspace' });
+        if (enclosing)
+          throw new CliError(
+            enclosing.root === root
+              ? `${root} is already a workspace.`
+              : `${root} is inside the workspace ${enclosing.root}: work there, or init a folder outside it.`,
+            { code: 'already_a_workspace' },
+          );
         await Workspace.create(root, options.branch);
-        out.result({ root, branch: options.branch, configDir: configDir() }, () => [`Initialised a Lode workspace in ${root} (branch ${options.branch}). Next: lode status, lode pull, lode push -m MESSAGE.`]);
+        out.result({ root, branch: options.branch, configDir: configDir() }, () => [
+          `Initialised a Lode workspace in ${root} (branch ${options.branch}). Next: lode status, lode pull, lode push -m MESSAGE.`,
+        ]);
       }),
     );
 }

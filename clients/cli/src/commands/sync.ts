@@ -36,31 +36,52 @@ export function syncCommands(program: Command): void {
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
         const { caseCollisions, unstorable } = status;
         const followed = workspace.state.branch;
-        out.result({ branch, workspaceBranch: followed, headSequenceNum: status.head.headSequenceNum, latestCommitSeq: status.latestCommitSeq, counts, caseCollisions, unstorable, nestedWorkspaces: status.nested, files: status.entries.map((e) => ({ ...e.row, status: e.status })) }, () => {
-          const lines = [branch === followed ? `On branch ${branch} (${describeHead(status)})` : `Compared with branch ${branch} (${describeHead(status)}); this workspace is on ${followed}`];
-          if (caseCollisions.length > 0) {
-            lines.push(colors.yellow(`names that differ only in letter case, one file to Lode (push refuses them; rename all but one): ${caseCollisions.length}`));
-            lines.push(...caseCollisions.map((group) => `  ${group.join(', ')}`));
-          }
-          const here = unstorable.filter((u) => !u.remote);
-          const there = unstorable.filter((u) => u.remote);
-          if (here.length > 0) {
-            lines.push(colors.yellow(`names Lode cannot store, left out (push refuses them; rename them or list them in .lodeignore): ${here.length}`));
-            lines.push(...here.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
-          }
-          if (there.length > 0) {
-            lines.push(colors.yellow(`files stored under names Lode no longer takes, not downloaded (whoever has one renames it and pushes): ${there.length}`));
-            lines.push(...there.map((u) => `  ${JSON.stringify(u.path)} (file ${u.fileId}): ${u.problem}`));
-          }
-          if (status.nested.length > 0) lines.push(`workspaces inside this one, left alone: ${status.nested.join(', ')}`);
-          for (const [s, list] of groups) {
-            if (list.length === 0 || (s === 'up_to_date' && !options.all)) continue;
-            lines.push(colors.bold(`${LABELS[s]}: ${list.length}`), ...list.slice(0, 200).map((e) => `  ${e.path}`));
-            if (list.length > 200) lines.push(`  … and ${list.length - 200} more (--json lists all)`);
-          }
-          if (!options.all) lines.push(`${plural(counts.up_to_date, 'file')} up to date.`);
-          return lines;
-        });
+        out.result(
+          {
+            branch,
+            workspaceBranch: followed,
+            headSequenceNum: status.head.headSequenceNum,
+            latestCommitSeq: status.latestCommitSeq,
+            counts,
+            caseCollisions,
+            unstorable,
+            nestedWorkspaces: status.nested,
+            files: status.entries.map((e) => ({ ...e.row, status: e.status })),
+          },
+          () => {
+            const lines = [
+              branch === followed
+                ? `On branch ${branch} (${describeHead(status)})`
+                : `Compared with branch ${branch} (${describeHead(status)}); this workspace is on ${followed}`,
+            ];
+            if (caseCollisions.length > 0) {
+              lines.push(
+                colors.yellow(`names that differ only in letter case, one file to Lode (push refuses them; rename all but one): ${caseCollisions.length}`),
+              );
+              lines.push(...caseCollisions.map((group) => `  ${group.join(', ')}`));
+            }
+            const here = unstorable.filter((u) => !u.remote);
+            const there = unstorable.filter((u) => u.remote);
+            if (here.length > 0) {
+              lines.push(colors.yellow(`names Lode cannot store, left out (push refuses them; rename them or list them in .lodeignore): ${here.length}`));
+              lines.push(...here.map((u) => `  ${JSON.stringify(u.path)}: ${u.problem}`));
+            }
+            if (there.length > 0) {
+              lines.push(
+                colors.yellow(`files stored under names Lode no longer takes, not downloaded (whoever has one renames it and pushes): ${there.length}`),
+              );
+              lines.push(...there.map((u) => `  ${JSON.stringify(u.path)} (file ${u.fileId}): ${u.problem}`));
+            }
+            if (status.nested.length > 0) lines.push(`workspaces inside this one, left alone: ${status.nested.join(', ')}`);
+            for (const [s, list] of groups) {
+              if (list.length === 0 || (s === 'up_to_date' && !options.all)) continue;
+              lines.push(colors.bold(`${LABELS[s]}: ${list.length}`), ...list.slice(0, 200).map((e) => `  ${e.path}`));
+              if (list.length > 200) lines.push(`  … and ${list.length - 200} more (--json lists all)`);
+            }
+            if (!options.all) lines.push(`${plural(counts.up_to_date, 'file')} up to date.`);
+            return lines;
+          },
+        );
         return groups.get('conflict')?.length ? EXIT.conflict : EXIT.ok;
       }),
     );
@@ -77,7 +98,13 @@ export function syncCommands(program: Command): void {
       connected(async (ctx, paths: string[], options: { message: string; branch?: string; concurrency: number; batchSize: number }) => {
         const workspace = await Workspace.find();
         const scopes = paths.map((p) => workspace.projectPath(p));
-        const report = await push(ctx, workspace, { message: options.message, branch: options.branch, scopes, concurrency: options.concurrency, batchSize: options.batchSize });
+        const report = await push(ctx, workspace, {
+          message: options.message,
+          branch: options.branch,
+          scopes,
+          concurrency: options.concurrency,
+          batchSize: options.batchSize,
+        });
         ctx.out.result(report, () => {
           const lines: string[] = [];
           if (report.resumed) lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${plural(report.resumed.fileCount, 'file')}).`);
@@ -108,7 +135,12 @@ export function syncCommands(program: Command): void {
           ...(report.partialsRemoved ? [`Cleared ${plural(report.partialsRemoved, 'partial download')} an interrupted pull had left.`] : []),
           ...(report.kept.length ? [`${plural(report.kept.length, 'local edit')} kept (push them): ${report.kept.slice(0, 20).join(', ')}`] : []),
           ...(report.conflicts.length
-            ? [colors.yellow(`${plural(report.conflicts.length, 'conflict')} left untouched (changed here and remotely): ${report.conflicts.slice(0, 20).join(', ')}`), 'Move your copy aside and pull again to take theirs, or keep yours and push once you have their version merged.']
+            ? [
+                colors.yellow(
+                  `${plural(report.conflicts.length, 'conflict')} left untouched (changed here and remotely): ${report.conflicts.slice(0, 20).join(', ')}`,
+                ),
+                'Move your copy aside and pull again to take theirs, or keep yours and push once you have their version merged.',
+              ]
             : []),
           ...switched(report.switchedFrom, workspace.state.branch),
         ]);
@@ -123,7 +155,11 @@ export function syncCommands(program: Command): void {
     .action(
       connected(async (ctx, paths: string[]) => {
         const workspace = await Workspace.find();
-        const report = await revert(ctx, workspace, paths.map((p) => workspace.projectPath(p)));
+        const report = await revert(
+          ctx,
+          workspace,
+          paths.map((p) => workspace.projectPath(p)),
+        );
         ctx.out.result(report, () => [
           ...report.reverted.map((r) => `reverted ${r.path} (v${r.version}, as last synced)`),
           ...report.notInLode.map((p) => `left ${p} alone: not in Lode (never pushed or pulled here); delete it yourself if you do not want it`),
@@ -140,5 +176,7 @@ function describeHead(status: WorkspaceStatus): string {
 
 /** Said when a push or pull moved the workspace to another branch (push.ts, pull.ts). */
 function switched(from: string | null, to: string): string[] {
-  return from === null ? [] : [`This workspace is now on branch ${to} (it was on ${from}): status, push and pull use ${to}. \`lode pull --branch ${from}\` takes it back.`];
+  return from === null
+    ? []
+    : [`This workspace is now on branch ${to} (it was on ${from}): status, push and pull use ${to}. \`lode pull --branch ${from}\` takes it back.`];
 }

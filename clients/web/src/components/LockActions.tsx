@@ -32,7 +32,13 @@ export function LockActions({ lock, release }: { lock: Lock; release: ReturnType
   const { manages } = useProject();
   if (lock.isMine) {
     return (
-      <Button size="xs" variant="light" onClick={() => release.mutate({ fileId: lock.fileId, force: false })} loading={release.isPending && release.variables.fileId === lock.fileId} aria-label={`Release ${lock.path}`}>
+      <Button
+        size="xs"
+        variant="light"
+        onClick={() => release.mutate({ fileId: lock.fileId, force: false })}
+        loading={release.isPending && release.variables.fileId === lock.fileId}
+        aria-label={`Release ${lock.path}`}
+      >
         Release
       </Button>
     );

@@ -20,17 +20,30 @@ export function BranchesPage() {
   const [name, setName] = useState('');
   const [from, setFrom] = useState('main');
   const refresh = () => client.invalidateQueries({ queryKey: ['project', projectId] });
-  const create = useMutation({ mutationFn: () => api('POST', `${base}/branches`, { name, from }), onSuccess: async () => { setName(''); await refresh(); } });
+  const create = useMutation({
+    mutationFn: () => api('POST', `${base}/branches`, { name, from }),
+    onSuccess: async () => {
+      setName('');
+      await refresh();
+    },
+  });
   const remove = useMutation({ mutationFn: (branch: string) => api('DELETE', `${base}/branches/${encodeURIComponent(branch)}`), onSuccess: refresh });
   const names = (branches.data?.data ?? []).map((b) => b.name);
 
   return (
     <>
-      <form onSubmit={(e) => { e.preventDefault(); create.mutate(); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
         <Group align="end" wrap="wrap">
           <TextInput label="New branch" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
           <NativeSelect label="From" value={from} data={names.length ? names : ['main']} onChange={(e) => setFrom(e.currentTarget.value)} />
-          <Button type="submit" loading={create.isPending}>Create branch</Button>
+          <Button type="submit" loading={create.isPending}>
+            Create branch
+          </Button>
         </Group>
       </form>
       <ErrorNotice error={create.error ?? remove.error} />
@@ -43,7 +56,10 @@ export function BranchesPage() {
           <Table.Tr key={b.name}>
             <Table.Td>{b.name}</Table.Td>
             <Table.Td>{b.headSequenceNum === null ? '—' : `#${b.headSequenceNum}`}</Table.Td>
-            <Table.Td>{formatTime(b.createdAt)}{b.createdBy ? ` by ${b.createdBy.userName}` : ''}</Table.Td>
+            <Table.Td>
+              {formatTime(b.createdAt)}
+              {b.createdBy ? ` by ${b.createdBy.userName}` : ''}
+            </Table.Td>
             <Table.Td>
               {b.name !== 'main' && (
                 <Group gap="xs" wrap="nowrap">
@@ -85,9 +101,15 @@ function MergeButton({ source, targets }: { source: string; targets: string[] })
     <div>
       <Group gap="xs" wrap="nowrap">
         <NativeSelect size="xs" aria-label={`Merge ${source} into`} value={into} data={targets} onChange={(e) => setInto(e.currentTarget.value)} />
-        <Button size="xs" onClick={() => merge.mutate()} loading={merge.isPending}>Merge</Button>
+        <Button size="xs" onClick={() => merge.mutate()} loading={merge.isPending}>
+          Merge
+        </Button>
       </Group>
-      {merge.data && <Text size="sm" role="status">Merged as commit #{merge.data.sequenceNum}.</Text>}
+      {merge.data && (
+        <Text size="sm" role="status">
+          Merged as commit #{merge.data.sequenceNum}.
+        </Text>
+      )}
       {conflicts.length > 0 ? (
         <Alert color="orange" title={`${conflicts.length} conflict(s): choose a side for each, then merge again`} mt="xs">
           <List>
@@ -99,7 +121,11 @@ function MergeButton({ source, targets }: { source: string; targets: string[] })
                     size="xs"
                     aria-label={`Resolve ${c.path}`}
                     value={resolutions[c.fileId] ?? ''}
-                    data={[{ value: '', label: 'choose…' }, { value: 'source', label: `take ${source} (v${c.sourceVersion ?? '–'})` }, { value: 'target', label: `keep ${into} (v${c.targetVersion ?? '–'})` }]}
+                    data={[
+                      { value: '', label: 'choose…' },
+                      { value: 'source', label: `take ${source} (v${c.sourceVersion ?? '–'})` },
+                      { value: 'target', label: `keep ${into} (v${c.targetVersion ?? '–'})` },
+                    ]}
                     onChange={(e) => setResolutions({ ...resolutions, [c.fileId]: e.currentTarget.value as Take })}
                   />
                 </Group>

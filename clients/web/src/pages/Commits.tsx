@@ -19,7 +19,13 @@ export function CommitsPage() {
   const log = usePages<Commit>(['project', projectId, 'commits', branch], `${base}/commits`, { branch });
   return (
     <>
-      <NativeSelect label="Branch" value={branch} maw={320} data={(branches.data?.data ?? [{ name: 'main' }]).map((b) => b.name)} onChange={(e) => setParams({ branch: e.currentTarget.value })} />
+      <NativeSelect
+        label="Branch"
+        value={branch}
+        maw={320}
+        data={(branches.data?.data ?? [{ name: 'main' }]).map((b) => b.name)}
+        onChange={(e) => setParams({ branch: e.currentTarget.value })}
+      />
       <QueryTable
         query={log}
         empty="No commits on this branch yet."
@@ -49,7 +55,10 @@ export function CommitsPage() {
 export function CommitPage() {
   const { projectId, base } = useProject();
   const { commitId = '' } = useParams();
-  const commit = useQuery({ queryKey: ['project', projectId, 'commit', commitId], queryFn: () => get<Commit>(`${base}/commits/${encodeURIComponent(commitId)}`) });
+  const commit = useQuery({
+    queryKey: ['project', projectId, 'commit', commitId],
+    queryFn: () => get<Commit>(`${base}/commits/${encodeURIComponent(commitId)}`),
+  });
   const files = usePages<CommitFile>(['project', projectId, 'commit', commitId, 'files'], `${base}/commits/${encodeURIComponent(commitId)}/files`);
   return (
     <>

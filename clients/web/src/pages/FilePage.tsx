@@ -78,7 +78,13 @@ export function FilePage() {
                   Download
                 </Button>
                 {i > 0 && (
-                  <Button size="xs" variant="default" onClick={() => restore.mutate(v.version)} loading={restore.isPending} aria-label={`Restore version ${v.version}`}>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    onClick={() => restore.mutate(v.version)}
+                    loading={restore.isPending}
+                    aria-label={`Restore version ${v.version}`}
+                  >
                     Restore
                   </Button>
                 )}
@@ -173,7 +179,11 @@ function FileLock({ fileId, path, ready }: { fileId: string; path: string | unde
           )
         }
       </QueryState>
-      {refused && <Text role="status" size="sm">{refused}</Text>}
+      {refused && (
+        <Text role="status" size="sm">
+          {refused}
+        </Text>
+      )}
       <ErrorNotice error={take.error ?? release.error} />
     </Paper>
   );

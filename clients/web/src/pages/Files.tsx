@@ -58,7 +58,13 @@ export function FilesPage() {
       </Breadcrumbs>
       <QueryState query={level} isEmpty={(d) => d.data.length === 0} empty="No files on this branch yet: push some through the API.">
         {(data) => (
-          <DataTable label="Files" minWidth={720} columns={['Name', 'Files', 'Size', 'Version', 'Locked by', 'Updated']} highlightOnHover footer={<LoadMore query={level} what="files and folders" />}>
+          <DataTable
+            label="Files"
+            minWidth={720}
+            columns={['Name', 'Files', 'Size', 'Version', 'Locked by', 'Updated']}
+            highlightOnHover
+            footer={<LoadMore query={level} what="files and folders" />}
+          >
             {data.data.map((child) =>
               child.type === 'folder' ? (
                 <Table.Tr key={`folder:${child.name}`}>
@@ -97,10 +103,17 @@ export function FilesPage() {
 function FolderFilter(props: { prefix: string; onSubmit: (prefix: string) => void }) {
   const [path, setPath] = useState(props.prefix);
   return (
-    <form onSubmit={(e) => { e.preventDefault(); props.onSubmit(folderPrefix(path)); }}>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSubmit(folderPrefix(path));
+      }}
+    >
       <Group align="end" gap="xs" wrap="nowrap">
         <TextInput label="Folder path" placeholder="e.g. Levels/Forest" value={path} onChange={(e) => setPath(e.currentTarget.value)} />
-        <Button type="submit" variant="default">Go</Button>
+        <Button type="submit" variant="default">
+          Go
+        </Button>
       </Group>
     </form>
   );

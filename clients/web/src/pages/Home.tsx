@@ -15,7 +15,11 @@ export function HomePage() {
     <Stack>
       <Title order={2}>Projects</Title>
       <MyInvitations />
-      <QueryState query={orgs} isEmpty={(d) => d.data.length === 0} empty="You are not a member of any organization yet: ask one of its owners or admins to invite you.">
+      <QueryState
+        query={orgs}
+        isEmpty={(d) => d.data.length === 0}
+        empty="You are not a member of any organization yet: ask one of its owners or admins to invite you."
+      >
         {(data) => data.data.map((org) => <OrgProjects key={org.id} org={org} />)}
       </QueryState>
     </Stack>
@@ -35,17 +39,36 @@ function MyInvitations() {
   if (pending.length === 0) return <ErrorNotice error={invitations.error ?? answer.error} />;
   return (
     <Card withBorder component="section" aria-label="Invitations">
-      <Title order={3} mb="sm">Invitations</Title>
+      <Title order={3} mb="sm">
+        Invitations
+      </Title>
       <Stack gap="xs">
         {pending.map((invitation) => (
           <Group key={invitation.id} justify="space-between" wrap="wrap">
             <Text>
               {invitation.invitedBy.userName} invites you to <b>{invitation.org.name}</b> as {invitation.role}{' '}
-              <Text span c="dimmed" size="sm">(until {formatTime(invitation.expiresAt)})</Text>
+              <Text span c="dimmed" size="sm">
+                (until {formatTime(invitation.expiresAt)})
+              </Text>
             </Text>
             <Group gap="xs">
-              <Button size="xs" loading={answer.isPending} onClick={() => answer.mutate({ id: invitation.id, action: 'accept' })} aria-label={`Accept the invitation to ${invitation.org.name}`}>Accept</Button>
-              <Button size="xs" variant="default" disabled={answer.isPending} onClick={() => answer.mutate({ id: invitation.id, action: 'decline' })} aria-label={`Decline the invitation to ${invitation.org.name}`}>Decline</Button>
+              <Button
+                size="xs"
+                loading={answer.isPending}
+                onClick={() => answer.mutate({ id: invitation.id, action: 'accept' })}
+                aria-label={`Accept the invitation to ${invitation.org.name}`}
+              >
+                Accept
+              </Button>
+              <Button
+                size="xs"
+                variant="default"
+                disabled={answer.isPending}
+                onClick={() => answer.mutate({ id: invitation.id, action: 'decline' })}
+                aria-label={`Decline the invitation to ${invitation.org.name}`}
+              >
+                Decline
+              </Button>
             </Group>
           </Group>
         ))}
@@ -69,7 +92,10 @@ function OrgProjects({ org }: { org: Org }) {
           <Stack gap="xs">
             {data.data.map((project) => (
               <Anchor key={project.id} component={Link} to={`/projects/${project.id}/files`}>
-                {project.name} <Text span c="dimmed" size="sm">({project.slug})</Text>
+                {project.name}{' '}
+                <Text span c="dimmed" size="sm">
+                  ({project.slug})
+                </Text>
               </Anchor>
             ))}
             <LoadMore query={projects} what={`projects of ${org.name}`} />
@@ -103,13 +129,7 @@ function CreateProject({ orgId }: { orgId: string }) {
       <Stack gap="xs" mt="md">
         <Group align="end" wrap="wrap">
           <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-          <TextInput
-            label="Slug"
-            description="lowercase letters, digits, hyphens"
-            value={slug}
-            onChange={(e) => setSlug(e.currentTarget.value)}
-            required
-          />
+          <TextInput label="Slug" description="lowercase letters, digits, hyphens" value={slug} onChange={(e) => setSlug(e.currentTarget.value)} required />
           <Button type="submit" loading={create.isPending}>
             Create project
           </Button>

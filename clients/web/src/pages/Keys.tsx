@@ -23,13 +23,15 @@ export function KeysPage() {
   return (
     <>
       <Group>
-        <Button onClick={() => create.mutate()} loading={create.isPending}>Create API key</Button>
-        <Text size="sm" c="dimmed">{manages ? "You see everyone's keys in this project." : 'You see your own keys.'}</Text>
+        <Button onClick={() => create.mutate()} loading={create.isPending}>
+          Create API key
+        </Button>
+        <Text size="sm" c="dimmed">
+          {manages ? "You see everyone's keys in this project." : 'You see your own keys.'}
+        </Text>
       </Group>
       <ErrorNotice error={create.error ?? revoke.error ?? reset.error} />
-      {create.data && (
-        <ShownOnce title="Your new key: copy it now, it is shown only once" value={create.data.key} testId="new-key" />
-      )}
+      {create.data && <ShownOnce title="Your new key: copy it now, it is shown only once" value={create.data.key} testId="new-key" />}
       <QueryTable
         query={keys}
         empty="No keys yet."
@@ -38,7 +40,14 @@ export function KeysPage() {
         columns={['Key', 'Owner', 'Device', 'Created', 'Last used', 'Actions']}
         row={(key) => (
           <Table.Tr key={key.id}>
-            <Table.Td><Code>{key.hint}</Code> {key.revokedAt && <Badge color="red" size="xs">revoked</Badge>}</Table.Td>
+            <Table.Td>
+              <Code>{key.hint}</Code>{' '}
+              {key.revokedAt && (
+                <Badge color="red" size="xs">
+                  revoked
+                </Badge>
+              )}
+            </Table.Td>
             <Table.Td>{key.userName}</Table.Td>
             <Table.Td>{key.deviceBound ? key.deviceId : 'not bound'}</Table.Td>
             <Table.Td>{formatTime(key.createdAt)}</Table.Td>
@@ -46,7 +55,11 @@ export function KeysPage() {
             <Table.Td>
               {!key.revokedAt && (
                 <Group gap="xs" wrap="nowrap">
-                  {key.deviceBound && <Button size="xs" variant="default" onClick={() => reset.mutate(key.id)} aria-label={`Reset device of ${key.hint}`}>Reset device</Button>}
+                  {key.deviceBound && (
+                    <Button size="xs" variant="default" onClick={() => reset.mutate(key.id)} aria-label={`Reset device of ${key.hint}`}>
+                      Reset device
+                    </Button>
+                  )}
                   <ConfirmButton
                     label="Revoke"
                     ariaLabel={`Revoke ${key.hint}`}

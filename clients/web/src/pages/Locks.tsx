@@ -24,8 +24,14 @@ export function LocksPage() {
         columns={['File', 'Held by', 'Note', 'Since', 'Actions']}
         row={(lock) => (
           <Table.Tr key={lock.fileId}>
-            <Table.Td><Anchor component={Link} to={`/projects/${projectId}/files/${lock.fileId}`}>{lock.path}</Anchor></Table.Td>
-            <Table.Td>{lock.userName} {lock.isMine && <Badge size="xs">you</Badge>}</Table.Td>
+            <Table.Td>
+              <Anchor component={Link} to={`/projects/${projectId}/files/${lock.fileId}`}>
+                {lock.path}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>
+              {lock.userName} {lock.isMine && <Badge size="xs">you</Badge>}
+            </Table.Td>
             <Table.Td>{lock.note || '—'}</Table.Td>
             <Table.Td>{formatTime(lock.lockedAt)}</Table.Td>
             <Table.Td>

@@ -39,14 +39,22 @@ export function MembersPage() {
             <Table.Td>{m.email ?? '—'}</Table.Td>
             <Table.Td>
               {manages ? (
-                <NativeSelect size="xs" aria-label={`Role of ${m.name}`} value={m.role} data={ROLES} onChange={(e) => setRole.mutate({ userId: m.userId, role: e.currentTarget.value as Role })} />
+                <NativeSelect
+                  size="xs"
+                  aria-label={`Role of ${m.name}`}
+                  value={m.role}
+                  data={ROLES}
+                  onChange={(e) => setRole.mutate({ userId: m.userId, role: e.currentTarget.value as Role })}
+                />
               ) : (
                 m.role
               )}
             </Table.Td>
             {manages && (
               <Table.Td>
-                <Button size="xs" color="red" variant="light" onClick={() => remove.mutate(m.userId)} aria-label={`Remove ${m.name}`}>Remove</Button>
+                <Button size="xs" color="red" variant="light" onClick={() => remove.mutate(m.userId)} aria-label={`Remove ${m.name}`}>
+                  Remove
+                </Button>
               </Table.Td>
             )}
           </Table.Tr>
@@ -68,11 +76,25 @@ function InviteForm({ orgId }: { orgId: string }) {
   const [email, setEmail] = useState('');
   const [role, setNewRole] = useState<Role>('member');
   return (
-    <form onSubmit={(e) => { e.preventDefault(); invite.mutate({ email, role }, { onSuccess: () => setEmail('') }); }}>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        invite.mutate({ email, role }, { onSuccess: () => setEmail('') });
+      }}
+    >
       <Group align="end" wrap="wrap">
-        <TextInput label="Invite by email" description="They join once they accept, within 7 days" type="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} required />
+        <TextInput
+          label="Invite by email"
+          description="They join once they accept, within 7 days"
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+          required
+        />
         <NativeSelect label="Role" value={role} data={ROLES} onChange={(e) => setNewRole(e.currentTarget.value as Role)} />
-        <Button type="submit" loading={invite.isPending}>Invite</Button>
+        <Button type="submit" loading={invite.isPending}>
+          Invite
+        </Button>
       </Group>
       <ErrorNotice error={invite.error} />
     </form>
@@ -102,9 +124,19 @@ function PendingInvitations({ orgId }: { orgId: string }) {
             <Table.Td>{i.email}</Table.Td>
             <Table.Td>{i.role}</Table.Td>
             <Table.Td>{i.invitedBy.userName}</Table.Td>
-            <Table.Td>{i.state === 'expired' ? <Badge color="gray" size="xs">expired</Badge> : formatTime(i.expiresAt)}</Table.Td>
             <Table.Td>
-              <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(i.id)} aria-label={`Revoke the invitation of ${i.email}`}>Revoke</Button>
+              {i.state === 'expired' ? (
+                <Badge color="gray" size="xs">
+                  expired
+                </Badge>
+              ) : (
+                formatTime(i.expiresAt)
+              )}
+            </Table.Td>
+            <Table.Td>
+              <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(i.id)} aria-label={`Revoke the invitation of ${i.email}`}>
+                Revoke
+              </Button>
             </Table.Td>
           </Table.Tr>
         )}

@@ -37,12 +37,23 @@ export function SettingsPage() {
           : `No limit of its own: the server's default applies, ${fallback.perSecond} writes per second in bursts of ${fallback.burst}.`}
       </Text>
       {manages ? (
-        <form onSubmit={(e) => { e.preventDefault(); save.mutate({ perSecond: Number(perSecond), burst: Number(burst) }); }}>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate({ perSecond: Number(perSecond), burst: Number(burst) });
+          }}
+        >
           <Group align="end" wrap="wrap">
             <NumberInput label="Writes per second" min={0.001} placeholder={String(fallback.perSecond)} value={perSecond} onChange={setPerSecond} required />
             <NumberInput label="Burst" min={1} allowDecimal={false} placeholder={String(fallback.burst)} value={burst} onChange={setBurst} required />
-            <Button type="submit" loading={save.isPending}>Save</Button>
-            {current && <Button variant="default" onClick={() => save.mutate(null)}>Use the default</Button>}
+            <Button type="submit" loading={save.isPending}>
+              Save
+            </Button>
+            {current && (
+              <Button variant="default" onClick={() => save.mutate(null)}>
+                Use the default
+              </Button>
+            )}
           </Group>
           <Text size="xs" c="dimmed" mt="xs">
             {`At most ${maximum.perSecond} writes per second in bursts of ${maximum.burst} here; the server's operator can allow more.`}

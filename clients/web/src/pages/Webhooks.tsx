@@ -31,20 +31,36 @@ export function WebhooksSection() {
   return (
     <Stack>
       <Title order={3}>Webhooks</Title>
-      <form onSubmit={(e) => { e.preventDefault(); create.mutate(); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
         <Stack gap="xs">
-          <TextInput label="Payload URL" type="url" placeholder="https://ci.example.com/lode" value={url} onChange={(e) => setUrl(e.currentTarget.value)} required />
+          <TextInput
+            label="Payload URL"
+            type="url"
+            placeholder="https://ci.example.com/lode"
+            value={url}
+            onChange={(e) => setUrl(e.currentTarget.value)}
+            required
+          />
           <Checkbox.Group label="Events" value={events} onChange={setEvents}>
             <Group gap="sm" mt={4}>
-              {EVENT_TYPES.map((type) => <Checkbox key={type} value={type} label={type} />)}
+              {EVENT_TYPES.map((type) => (
+                <Checkbox key={type} value={type} label={type} />
+              ))}
             </Group>
           </Checkbox.Group>
-          <Group><Button type="submit" loading={create.isPending} disabled={events.length === 0}>Add webhook</Button></Group>
+          <Group>
+            <Button type="submit" loading={create.isPending} disabled={events.length === 0}>
+              Add webhook
+            </Button>
+          </Group>
         </Stack>
       </form>
-      {create.data && (
-        <ShownOnce title="Signing secret: copy it now, it is shown only once" value={create.data.secret} />
-      )}
+      {create.data && <ShownOnce title="Signing secret: copy it now, it is shown only once" value={create.data.secret} />}
       <ErrorNotice error={create.error ?? remove.error ?? ping.error} />
       <QueryTable
         query={hooks}
@@ -56,11 +72,23 @@ export function WebhooksSection() {
           <Table.Tr key={hook.id}>
             <Table.Td>{hook.url}</Table.Td>
             <Table.Td>{hook.events.join(', ')}</Table.Td>
-            <Table.Td>{hook.disabled ? <Badge color="red" title={hook.disabledReason ?? undefined}>disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
+            <Table.Td>
+              {hook.disabled ? (
+                <Badge color="red" title={hook.disabledReason ?? undefined}>
+                  disabled
+                </Badge>
+              ) : (
+                <Badge color="green">active</Badge>
+              )}
+            </Table.Td>
             <Table.Td>
               <Group gap="xs" wrap="nowrap">
-                <Button size="xs" variant="default" onClick={() => ping.mutate(hook.id)} aria-label={`Ping ${hook.url}`}>Ping</Button>
-                <Button size="xs" color="red" variant="light" onClick={() => remove.mutate(hook.id)} aria-label={`Delete webhook ${hook.url}`}>Delete</Button>
+                <Button size="xs" variant="default" onClick={() => ping.mutate(hook.id)} aria-label={`Ping ${hook.url}`}>
+                  Ping
+                </Button>
+                <Button size="xs" color="red" variant="light" onClick={() => remove.mutate(hook.id)} aria-label={`Delete webhook ${hook.url}`}>
+                  Delete
+                </Button>
               </Group>
             </Table.Td>
           </Table.Tr>

@@ -96,7 +96,11 @@ function toBranch(row: BranchRow): branches.Branch {
   };
 }
 
-function branchChangedEvent(projectId: string, slot: { lastSeq: number; change: number }, change: Pick<branches.BranchChanged, 'name' | 'action' | 'forkedFrom' | 'lineage'>) {
+function branchChangedEvent(
+  projectId: string,
+  slot: { lastSeq: number; change: number },
+  change: Pick<branches.BranchChanged, 'name' | 'action' | 'forkedFrom' | 'lineage'>,
+) {
   const data: branches.BranchChanged = { projectId, change: slot.change, afterSeq: slot.lastSeq, ...change, lineage: [...change.lineage] };
   return { subject: branches.branchChanged.subject, id: `${projectId}.branch.${slot.change}`, data };
 }

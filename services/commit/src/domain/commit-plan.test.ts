@@ -28,7 +28,8 @@ const resolve = (e: Entries): Resolution => {
   };
   return { paths: e.fileIds.map((id) => paths.get(id) ?? null), versions };
 };
-const tree = (states: Partial<TreeState>[]) => new Map(states.map((s) => [s.fileId!, { version: 1, sha256: 'b'.repeat(64), size: 1, deleted: false, ...s } as TreeState]));
+const tree = (states: Partial<TreeState>[]) =>
+  new Map(states.map((s) => [s.fileId!, { version: 1, sha256: 'b'.repeat(64), size: 1, deleted: false, ...s } as TreeState]));
 const codeOf = (fn: () => unknown) => {
   try {
     fn();
@@ -51,14 +52,20 @@ describe('commit plan', () => {
   });
 
   it('refuses a reply that does not answer every entry', () => {
-    const both = entries([{ fileId: file, action: 'add', version: 1 }, { fileId: other, action: 'add', version: 1 }]);
+    const both = entries([
+      { fileId: file, action: 'add', version: 1 },
+      { fileId: other, action: 'add', version: 1 },
+    ]);
     const short = resolve(both);
     short.paths.pop();
     expect(codeOf(() => checkResolved(both, short))).toMatchObject({ code: 'internal' });
   });
 
   it('records add for a file absent or deleted on the branch and modify otherwise, whatever the client said', () => {
-    const both = entries([{ fileId: file, action: 'modify', version: 2 }, { fileId: other, action: 'add', version: 1 }]);
+    const both = entries([
+      { fileId: file, action: 'modify', version: 2 },
+      { fileId: other, action: 'add', version: 1 },
+    ]);
     const first = entries([{ fileId: file, action: 'modify', version: 2 }]);
     expect(planEntries(both, resolve(both), new Map()).map((e) => e.action)).toEqual(['add', 'add']);
     expect(planEntries(first, resolve(first), tree([{ fileId: file }])).map((e) => e.action)).toEqual(['modify']);

@@ -37,7 +37,10 @@ describe('commit.created parts', () => {
 
   it('keeps parts under the limit with the longest multi-byte paths and message', () => {
     const long = (i: number) => ({ ...entry(i), path: `${'é'.repeat(1000)}/${i}` });
-    const events = commitCreatedEvents({ ...header, message: '€'.repeat(10_000) }, Array.from({ length: 2000 }, (_, i) => long(i)));
+    const events = commitCreatedEvents(
+      { ...header, message: '€'.repeat(10_000) },
+      Array.from({ length: 2000 }, (_, i) => long(i)),
+    );
     for (const event of events) expect(Buffer.byteLength(JSON.stringify(event.data))).toBeLessThan(1024 * 1024 - 4096);
   });
 

@@ -14,7 +14,14 @@ const actor: Actor = {
   keyId: '00000000-0000-4000-8000-000000000004',
 } as Actor;
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const lockedBy = (fileId: string) => ({ fileId, path: `p/${fileId}`, userId: id(99), userName: 'Bo', note: 'lighting pass', lockedAt: '2026-11-24T00:00:00.000Z' });
+const lockedBy = (fileId: string) => ({
+  fileId,
+  path: `p/${fileId}`,
+  userId: id(99),
+  userName: 'Bo',
+  note: 'lighting pass',
+  lockedAt: '2026-11-24T00:00:00.000Z',
+});
 
 /** A lock service on an in-process bus that refuses the pages holding `locked` files, and records the fences it placed. */
 function lockService(locked: readonly string[]) {

@@ -46,12 +46,10 @@ function deadlineOf(ttlMs: number): number {
 export function placeFence(bus: Bus, actor: Actor, fileIds: string[], ttlMs: number): Fence {
   const fenceId = randomUUID();
   const deadline = deadlineOf(ttlMs);
-  const outcome = bus
-    .call(lock.fence, { projectId: actor.projectId, userId: actor.userId, userName: actor.userName, fenceId, fileIds, ttlMs })
-    .then(
-      () => undefined,
-      (error: unknown) => ({ error }),
-    );
+  const outcome = bus.call(lock.fence, { projectId: actor.projectId, userId: actor.userId, userName: actor.userName, fenceId, fileIds, ttlMs }).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
   return {
     deadline,
     async placed() {

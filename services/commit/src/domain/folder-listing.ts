@@ -19,7 +19,13 @@ export class FolderListing {
     this.#cursors = deps.cursors;
   }
 
-  async list(actor: Actor, branch: string, prefix: string | undefined, cursor: string | undefined, limit: number): Promise<{ data: commit.FolderChild[]; nextCursor: string | null }> {
+  async list(
+    actor: Actor,
+    branch: string,
+    prefix: string | undefined,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ data: commit.FolderChild[]; nextCursor: string | null }> {
     const folder = prefix ?? '';
     const scope = ['folder', actor.projectId, branch, folder];
     const after = cursor === undefined ? undefined : positionOf(this.#cursors.decode(cursor, scope, ['string', 'string']));

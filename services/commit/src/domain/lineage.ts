@@ -60,7 +60,11 @@ export function forkPoint(a: Lineage, b: Lineage): number {
  * How a branch that does not exist is created by a commit numbered `seq` to it: main as itself (it
  * has no creator), another forked from main's head, created by the committer.
  */
-export function createdByCommit<A>(name: string, seq: number, committer: A): { forkedFrom: string | null; createdAfter: number; lineage: Lineage; createdBy: A | null } {
+export function createdByCommit<A>(
+  name: string,
+  seq: number,
+  committer: A,
+): { forkedFrom: string | null; createdAfter: number; lineage: Lineage; createdBy: A | null } {
   if (name === MAIN_BRANCH) return { forkedFrom: null, createdAfter: 0, lineage: MAIN_LINEAGE, createdBy: null };
   return { forkedFrom: MAIN_BRANCH, createdAfter: seq - 1, lineage: forkLineage(name, MAIN_LINEAGE, seq - 1), createdBy: committer };
 }

@@ -19,10 +19,15 @@ export class ListCursors {
   }
 
   /** The position, whose parts have the types given; 400 for a cursor of another list or shape. */
-  decode<const T extends readonly ('string' | 'number')[]>(cursor: string, scope: readonly Part[], types: T): { [K in keyof T]: T[K] extends 'string' ? string : number } {
+  decode<const T extends readonly ('string' | 'number')[]>(
+    cursor: string,
+    scope: readonly Part[],
+    types: T,
+  ): { [K in keyof T]: T[K] extends 'string' ? string : number } {
     const parts = this.#codec.decode(cursor);
     const position = parts.slice(scope.length);
-    const fits = parts.length === scope.length + types.length && scope.every((part, i) => parts[i] === part) && types.every((type, i) => typeof position[i] === type);
+    const fits =
+      parts.length === scope.length + types.length && scope.every((part, i) => parts[i] === part) && types.every((type, i) => typeof position[i] === type);
     if (!fits) throw errors.validation('Invalid cursor');
     return position as { [K in keyof T]: T[K] extends 'string' ? string : number };
   }

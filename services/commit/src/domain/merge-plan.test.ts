@@ -5,7 +5,8 @@ const FORK = 10;
 const sha = (c: string) => c.repeat(64);
 const at = (version: number, content: string, commitSeq: number, deleted = false): Side => ({ version, sha256: sha(content), size: 1, deleted, commitSeq });
 const file = (id: string, source: Side | undefined, target: Side | undefined): Candidate => ({ fileId: id, path: `${id}.bin`, source, target });
-const plan = (candidates: Candidate[], resolutions: Record<string, 'source' | 'target'> = {}) => planMerge(candidates, FORK, new Map(Object.entries(resolutions)));
+const plan = (candidates: Candidate[], resolutions: Record<string, 'source' | 'target'> = {}) =>
+  planMerge(candidates, FORK, new Map(Object.entries(resolutions)));
 
 describe('planMerge', () => {
   it('takes what changed on the source only: a new version, an added file, a deletion', () => {
@@ -50,7 +51,11 @@ describe('planMerge', () => {
   });
 
   it('settles a conflict as a resolution says; taking a version not newer than the target makes a new one', () => {
-    const candidates = [file('older', at(3, 'b', 12), at(4, 'c', 13)), file('newer', at(5, 'b', 12), at(4, 'c', 13)), file('kept', at(3, 'b', 12), at(4, 'c', 13))];
+    const candidates = [
+      file('older', at(3, 'b', 12), at(4, 'c', 13)),
+      file('newer', at(5, 'b', 12), at(4, 'c', 13)),
+      file('kept', at(3, 'b', 12), at(4, 'c', 13)),
+    ];
     const result = plan(candidates, { older: 'source', newer: 'source', kept: 'target', unrelated: 'source' });
     expect(result.conflicts).toEqual([]);
     expect(result.takes).toEqual([
@@ -84,7 +89,11 @@ describe('a file merged before', () => {
   });
 
   it('names the files whose lineages must be asked: changed on both, live on both, different', () => {
-    const candidates = [file('both', at(3, 'b', 12), at(4, 'c', 13)), file('deleted', at(3, 'b', 12, true), at(4, 'c', 13)), file('one-side', at(3, 'b', 12), at(1, 'a', 5))];
+    const candidates = [
+      file('both', at(3, 'b', 12), at(4, 'c', 13)),
+      file('deleted', at(3, 'b', 12, true), at(4, 'c', 13)),
+      file('one-side', at(3, 'b', 12), at(1, 'a', 5)),
+    ];
     expect(changedOnBoth(candidates, FORK)).toEqual([{ fileId: 'both', sourceVersion: 3, targetVersion: 4 }]);
   });
 });

@@ -67,7 +67,9 @@ export function changedOnBoth(candidates: readonly Candidate[], forkPoint: numbe
   return candidates.flatMap((c) => {
     const [source, target] = [live(c.source), live(c.target)];
     const both = changes(c, forkPoint);
-    return both.source && both.target && source && target && !sameState(source, target) ? [{ fileId: c.fileId, sourceVersion: source.version, targetVersion: target.version }] : [];
+    return both.source && both.target && source && target && !sameState(source, target)
+      ? [{ fileId: c.fileId, sourceVersion: source.version, targetVersion: target.version }]
+      : [];
   });
 }
 

@@ -56,8 +56,14 @@ export class MergeService {
     request: { source: string; into: string; message: string | undefined; resolutions: readonly branches.Resolution[] },
   ): Promise<commit.Commit & { kind: 'merge' }> {
     const { source, into } = request;
-    if (source === into) throw errors.validation('Invalid body: into: must name another branch than the one merged', { issues: [{ path: 'into', message: 'must name another branch than the one merged' }] });
-    assertUniqueFileIds(request.resolutions.map((r) => r.fileId), 'merge');
+    if (source === into)
+      throw errors.validation('Invalid body: into: must name another branch than the one merged', {
+        issues: [{ path: 'into', message: 'must name another branch than the one merged' }],
+      });
+    assertUniqueFileIds(
+      request.resolutions.map((r) => r.fileId),
+      'merge',
+    );
     const resolutions = new Map(request.resolutions.map((r) => [r.fileId, r.take]));
     const message = request.message ?? `Merge ${source} into ${into}`;
     for (let attempt = 1; ; attempt++) {
@@ -80,7 +86,13 @@ export class MergeService {
       const candidates = await this.#histories(tx, projectId, { from, target }, point, await this.#merges.candidates(tx, projectId, source, into, point));
       const { takes, conflicts } = planMerge(candidates, point, resolutions);
       if (conflicts.length > 0) {
-        const base = await this.#merges.versionsAt(tx, projectId, from.lineage, point, conflicts.map((c) => c.fileId));
+        const base = await this.#merges.versionsAt(
+          tx,
+          projectId,
+          from.lineage,
+          point,
+          conflicts.map((c) => c.fileId),
+        );
         throw errors.mergeConflict(conflicts.map((c) => ({ ...c, baseVersion: base.get(c.fileId) ?? null })));
       }
       if (takes.length === 0) throw errors.nothingToMerge(source, into);
@@ -92,11 +104,27 @@ export class MergeService {
    * For files changed on both sides by their trees, whether either side's version came from the
    * other's lineage (an earlier merge): two lookups, one per lineage, of those files only.
    */
-  async #histories(tx: Queryable, projectId: string, sides: { from: BranchState; target: BranchState }, point: number, candidates: Candidate[]): Promise<Candidate[]> {
+  async #histories(
+    tx: Queryable,
+    projectId: string,
+    sides: { from: BranchState; target: BranchState },
+    point: number,
+    candidates: Candidate[],
+  ): Promise<Candidate[]> {
     const both = changedOnBoth(candidates, point);
     if (both.length === 0) return candidates;
-    const targetKnownToSource = await this.#merges.versionsHeld(tx, projectId, sides.from.lineage, both.map((b) => ({ fileId: b.fileId, version: b.targetVersion })));
-    const sourceKnownToTarget = await this.#merges.versionsHeld(tx, projectId, sides.target.lineage, both.map((b) => ({ fileId: b.fileId, version: b.sourceVersion })));
+    const targetKnownToSource = await this.#merges.versionsHeld(
+      tx,
+      projectId,
+      sides.from.lineage,
+      both.map((b) => ({ fileId: b.fileId, version: b.targetVersion })),
+    );
+    const sourceKnownToTarget = await this.#merges.versionsHeld(
+      tx,
+      projectId,
+      sides.target.lineage,
+      both.map((b) => ({ fileId: b.fileId, version: b.sourceVersion })),
+    );
     return candidates.map((c) => ({ ...c, targetKnownToSource: targetKnownToSource.has(c.fileId), sourceKnownToTarget: sourceKnownToTarget.has(c.fileId) }));
   }
 
@@ -130,11 +158,18 @@ export class MergeService {
    * the new versions a take needs (a version not newer than the target's, with its content, as a
    * restore does), one resolves them all.
    */
-  async #versions(actor: Actor, header: Pick<commit.CommitColumns, 'message' | 'branch' | 'fileIds'>, takes: readonly Take[]): Promise<{ columns: commit.CommitColumns; resolved: Resolution }> {
+  async #versions(
+    actor: Actor,
+    header: Pick<commit.CommitColumns, 'message' | 'branch' | 'fileIds'>,
+    takes: readonly Take[],
+  ): Promise<{ columns: commit.CommitColumns; resolved: Resolution }> {
     const fresh = takes.flatMap((t) => (t.action === 'set' && t.newVersion ? [{ fileId: t.fileId, toVersion: t.version }] : []));
-    const made = fresh.length === 0 ? { created: [], skipped: [] } : await this.#bus.call(upload.prepareRestore, { actor, restoreId: randomUUID(), targets: fresh });
+    const made =
+      fresh.length === 0 ? { created: [], skipped: [] } : await this.#bus.call(upload.prepareRestore, { actor, restoreId: randomUUID(), targets: fresh });
     if (made.skipped.length > 0) {
-      throw errors.conflict(`The content of ${made.skipped.length} version(s) to merge is missing from storage`, { missing: made.skipped.map(({ fileId, toVersion }) => ({ fileId, version: toVersion })) });
+      throw errors.conflict(`The content of ${made.skipped.length} version(s) to merge is missing from storage`, {
+        missing: made.skipped.map(({ fileId, toVersion }) => ({ fileId, version: toVersion })),
+      });
     }
     const newVersion = new Map(made.created.map((c) => [c.fileId, c.version]));
     const columns: commit.CommitColumns = {

@@ -15,7 +15,11 @@ export async function keyUnkeyedPaths(db: Database, paths: FilePathsRepository):
   for (;;) {
     const batch = await paths.unkeyed(db, BATCH);
     if (batch.length === 0) return keyed;
-    await paths.key(db, batch, batch.map((row) => pathKey(row.path)));
+    await paths.key(
+      db,
+      batch,
+      batch.map((row) => pathKey(row.path)),
+    );
     keyed += batch.length;
   }
 }

@@ -16,7 +16,13 @@ export class TreeListing {
     this.#cursors = deps.cursors;
   }
 
-  async list(actor: Actor, branch: string, prefix: string | undefined, cursor: string | undefined, limit: number): Promise<{ data: commit.TreeFile[]; nextCursor: string | null }> {
+  async list(
+    actor: Actor,
+    branch: string,
+    prefix: string | undefined,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ data: commit.TreeFile[]; nextCursor: string | null }> {
     const scope = ['tree', actor.projectId, branch, prefix ?? ''];
     const after = cursor === undefined ? undefined : this.#cursors.decode(cursor, scope, ['string'])[0];
     const { known, rows } = await this.#pages.page(this.#db, actor.projectId, branch, prefix, after, limit + 1);

@@ -80,7 +80,17 @@ export class BranchesRepository {
     const { rowCount } = await tx.query(
       `INSERT INTO branches (project_id, name, head_seq, base_seq, forked_from, created_after, lineage, created_by_id, created_by_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-      [b.projectId, b.name, b.headSeq, b.baseSeq, b.forkedFrom, b.createdAfter, JSON.stringify(b.lineage), b.createdBy?.userId ?? null, b.createdBy?.userName ?? null],
+      [
+        b.projectId,
+        b.name,
+        b.headSeq,
+        b.baseSeq,
+        b.forkedFrom,
+        b.createdAfter,
+        JSON.stringify(b.lineage),
+        b.createdBy?.userId ?? null,
+        b.createdBy?.userName ?? null,
+      ],
     );
     return rowCount === 1;
   }
@@ -92,7 +102,14 @@ export class BranchesRepository {
    */
   async createOnCommit(
     tx: Queryable,
-    b: { projectId: string; name: string; forkedFrom: string | null; createdAfter: number; lineage: Lineage; createdBy: { userId: string; userName: string } | null },
+    b: {
+      projectId: string;
+      name: string;
+      forkedFrom: string | null;
+      createdAfter: number;
+      lineage: Lineage;
+      createdBy: { userId: string; userName: string } | null;
+    },
   ): Promise<boolean> {
     const { rowCount } = await tx.query(
       `INSERT INTO branches (project_id, name, base_seq, forked_from, created_after, lineage, created_by_id, created_by_name)

@@ -77,7 +77,10 @@ export class DownloadsRepository {
         // One lookup's null column is '', which string_to_array reads as no element at all; unnest
         // pads the shorter arrays with nulls, so the columns stay aligned.
         textList(lookups.map((l) => l.fileId)),
-        textList(lookups.map((l) => l.pathKey), UNIT_SEPARATOR),
+        textList(
+          lookups.map((l) => l.pathKey),
+          UNIT_SEPARATOR,
+        ),
         textList(lookups.map((l) => l.version)),
       ],
     );

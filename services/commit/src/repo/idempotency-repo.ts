@@ -23,10 +23,13 @@ export class IdempotencyRepository {
   }
 
   async save(tx: Queryable, scope: IdempotencyScope, outcome: StoredOutcome): Promise<void> {
-    await tx.query(
-      `INSERT INTO idempotency_keys (project_id, key_id, idem_key, request_hash, response) VALUES ($1, $2, $3, $4, $5)`,
-      [scope.projectId, scope.keyId, scope.key, outcome.requestHash, JSON.stringify(outcome.response)],
-    );
+    await tx.query(`INSERT INTO idempotency_keys (project_id, key_id, idem_key, request_hash, response) VALUES ($1, $2, $3, $4, $5)`, [
+      scope.projectId,
+      scope.keyId,
+      scope.key,
+      outcome.requestHash,
+      JSON.stringify(outcome.response),
+    ]);
   }
 
   async purgeOlderThan(q: Queryable, ageMs: number): Promise<number> {

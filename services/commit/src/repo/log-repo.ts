@@ -63,7 +63,13 @@ export class LogRepository {
   }
 
   /** A commit's entries after (path, fileId) in byte order; none when the commit is not the project's. */
-  async entries(q: Queryable, projectId: string, commitId: string, after: readonly [string, string] | undefined, limit: number): Promise<commit.CommittedEntry[]> {
+  async entries(
+    q: Queryable,
+    projectId: string,
+    commitId: string,
+    after: readonly [string, string] | undefined,
+    limit: number,
+  ): Promise<commit.CommittedEntry[]> {
     const { rows } = await q.query<commit.CommittedEntry>(
       `SELECT file_id AS "fileId", path, action, version, sha256, size FROM commit_entries
        WHERE commit_id = $1 AND project_id = $2 AND ($3::text IS NULL OR (path COLLATE "C", file_id) > ($3::text COLLATE "C", $4::uuid))

@@ -6,7 +6,9 @@ type SideColumns<P extends string> = { [K in keyof Side as `${P}${Capitalize<K>}
 type CandidateRow = { fileId: string; path: string } & SideColumns<'s'> & SideColumns<'t'>;
 
 function side(version: number | null, sha256: string | null, size: number | null, deleted: boolean | null, commitSeq: number | null): Side | undefined {
-  return version === null || sha256 === null || size === null || deleted === null || commitSeq === null ? undefined : { version, sha256, size, deleted, commitSeq };
+  return version === null || sha256 === null || size === null || deleted === null || commitSeq === null
+    ? undefined
+    : { version, sha256, size, deleted, commitSeq };
 }
 
 /** What a merge reads of the two branches' trees and of the history before their fork point. */

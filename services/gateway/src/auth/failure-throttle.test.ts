@@ -56,15 +56,20 @@ describe('FailureThrottle', () => {
   it('counts only wrong credentials: other errors give the tokens back', async () => {
     const throttle = new FailureThrottle(new MemoryWriteLimiter(), limits);
     for (let i = 0; i < 5; i++) {
-      await expect(throttle.attempt(throttle.apiKey('a', KEY), () => Promise.reject(errors.serviceUnavailable('identity')))).rejects.toMatchObject({ code: 'service_unavailable' });
-      await expect(throttle.attempt(throttle.apiKey('a', KEY), () => Promise.reject(errors.validation('bad device')))).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(throttle.attempt(throttle.apiKey('a', KEY), () => Promise.reject(errors.serviceUnavailable('identity')))).rejects.toMatchObject({
+        code: 'service_unavailable',
+      });
+      await expect(throttle.attempt(throttle.apiKey('a', KEY), () => Promise.reject(errors.validation('bad device')))).rejects.toMatchObject({
+        code: 'validation_failed',
+      });
     }
     await expect(throttle.attempt(throttle.apiKey('a', KEY), succeed)).resolves.toBe('ok');
   });
 
   it('counts the failure of an attempt let through unchecked', async () => {
     const throttle = new FailureThrottle(new MemoryWriteLimiter(), limits);
-    for (let i = 0; i < 2; i++) await expect(throttle.unchecked(throttle.apiKey('a', KEY), () => Promise.reject(errors.keyRevoked()))).rejects.toMatchObject({ code: 'key_revoked' });
+    for (let i = 0; i < 2; i++)
+      await expect(throttle.unchecked(throttle.apiKey('a', KEY), () => Promise.reject(errors.keyRevoked()))).rejects.toMatchObject({ code: 'key_revoked' });
     await expect(throttle.attempt(throttle.apiKey('b', KEY), succeed)).rejects.toMatchObject({ code: 'too_many_failed_attempts', details: { per: 'key' } });
   });
 });

@@ -60,7 +60,10 @@ export function sendsBody(req: Request): boolean {
  * rather than a 400 for an encoding the reader cannot name. Returns the body's content encoding.
  */
 export function checkJsonBody(req: Request): string {
-  if (!req.is(JSON_TYPES)) throw errors.unsupportedMediaType(`Send the request body as JSON with Content-Type: application/json (got ${req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none'})`);
+  if (!req.is(JSON_TYPES))
+    throw errors.unsupportedMediaType(
+      `Send the request body as JSON with Content-Type: application/json (got ${req.headers['content-type'] ? `"${req.headers['content-type'].slice(0, 100)}"` : 'none'})`,
+    );
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (!(ACCEPTED_CONTENT_ENCODINGS as readonly string[]).includes(encoding)) {
     throw errors.unsupportedMediaType(`Content-Encoding "${encoding.slice(0, 50)}" is not accepted; use one of ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}`);
@@ -99,7 +102,8 @@ export function decodeBody(body: Buffer, charset: string): string {
   }
 }
 
-const undecodable = (charset: string) => errors.validation(`The request body is not valid ${charset.toUpperCase()}: send the text your charset names, unaltered`);
+const undecodable = (charset: string) =>
+  errors.validation(`The request body is not valid ${charset.toUpperCase()}: send the text your charset names, unaltered`);
 
 /**
  * The byte order of a body labelled plain `utf-16`: its BOM, else the order in which the first 100

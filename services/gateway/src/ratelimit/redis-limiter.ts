@@ -73,7 +73,8 @@ export class RedisWriteLimiter implements WriteLimiter {
     try {
       answer = await this.#redis.takeToken(this.#prefix + bucket, limit.perSecond, limit.burst, count);
     } catch (error) {
-      if (!this.#failingOpen) this.#logger?.warn({ err: error }, 'rate limits: Redis unreachable, counting writes and failed authentications in this gateway until it is back');
+      if (!this.#failingOpen)
+        this.#logger?.warn({ err: error }, 'rate limits: Redis unreachable, counting writes and failed authentications in this gateway until it is back');
       this.#failingOpen = true;
       return undefined;
     }

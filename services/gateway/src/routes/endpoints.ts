@@ -25,7 +25,11 @@ export function endpointRoutes(deps: EndpointRoutesDeps): Router {
     const { http } = endpoint;
     if (http.auth !== deps.auth) continue;
     if (!http.path.startsWith(`${deps.mount}/`)) throw new Error(`${endpoint.contract.subject}: ${http.path} is not under ${deps.mount}`);
-    const handlers = [...(deps.before ?? []), ...(http.write && deps.limitWrites ? [deps.limitWrites] : []), endpointHandler(deps.bus, deps.authenticator, endpoint)];
+    const handlers = [
+      ...(deps.before ?? []),
+      ...(http.write && deps.limitWrites ? [deps.limitWrites] : []),
+      endpointHandler(deps.bus, deps.authenticator, endpoint),
+    ];
     router[http.method](http.path.slice(deps.mount.length), ...handlers);
   }
   return router;

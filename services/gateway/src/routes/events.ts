@@ -61,7 +61,10 @@ export const feedQuery = z.object({
     .transform((value) => (value === undefined || value === '' ? null : value.split(',')))
     .pipe(z.array(publicEvents.publicEventTypeSchema).nullable()),
 });
-const lastEventId = z.string().regex(/^\d{1,15}$/, 'must be the id of an event this feed sent').transform(Number);
+const lastEventId = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be the id of an event this feed sent')
+  .transform(Number);
 
 let openFeeds: ReturnType<ReturnType<typeof instruments>['meter']['createUpDownCounter']> | undefined;
 function feedsGauge() {
@@ -218,7 +221,15 @@ class FeedCaller {
 type Page = ReplyOf<typeof webhooks.readFeed>;
 
 /** Writes pages until the client leaves, is too slow, loses access, or this gateway shuts down. Never throws. */
-async function follow(bus: Bus, req: Request, stream: FeedStream, caller: FeedCaller, feed: { actor: Actor; types: publicEvents.PublicEventType[] | null }, first: Page, gone: AbortSignal): Promise<void> {
+async function follow(
+  bus: Bus,
+  req: Request,
+  stream: FeedStream,
+  caller: FeedCaller,
+  feed: { actor: Actor; types: publicEvents.PublicEventType[] | null },
+  first: Page,
+  gone: AbortSignal,
+): Promise<void> {
   const server = (req.socket as { server?: Server }).server;
   let page: Page | undefined = first;
   let next = first.next;

@@ -20,7 +20,12 @@ const PAGE_HEADERS = {
 
 /** A browser's navigation asks for text/html by name; an API client that names no type gets JSON errors as before. */
 function wantsPage(req: Request): boolean {
-  return (req.method === 'GET' || req.method === 'HEAD') && !NOT_PAGES.test(req.path) && /text\/html/.test(req.get('accept') ?? '') && req.accepts(['html', 'json']) === 'html';
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    !NOT_PAGES.test(req.path) &&
+    /text\/html/.test(req.get('accept') ?? '') &&
+    req.accepts(['html', 'json']) === 'html'
+  );
 }
 
 /**

@@ -41,7 +41,9 @@ const SCHEME_AUTH: Readonly<Partial<Record<string, RouteAuth>>> = { projectKey: 
 
 /** It answers with Server-Sent Events: given valid credentials, a stream that never ends. */
 function streams(operation: OperationObject): boolean {
-  return Object.values(operation.responses ?? {}).some((response) => (response as { content?: Record<string, unknown> }).content?.['text/event-stream'] !== undefined);
+  return Object.values(operation.responses ?? {}).some(
+    (response) => (response as { content?: Record<string, unknown> }).content?.['text/event-stream'] !== undefined,
+  );
 }
 
 function authOf(key: string, operation: OperationObject): RouteAuth {

@@ -158,6 +158,12 @@ export function coverage(exchanges: readonly Exchange[]): string {
   }
   return [...byRoute.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([route, statuses]) => `${route}: ${[...statuses.entries()].sort().map(([s, n]) => `${s}×${n}`).join(' ')}`)
+    .map(
+      ([route, statuses]) =>
+        `${route}: ${[...statuses.entries()]
+          .sort()
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ')}`,
+    )
     .join('\n');
 }

@@ -16,14 +16,39 @@ export function foreignIds(f: FuzzFixtures): fc.Arbitrary<string> {
   const c = f.control;
   const own = f.project.files[0].fileId;
   const known = [
-    c.projectId, c.orgId, c.userId, ...c.files.map((x) => x.fileId), ...c.commitIds,
-    f.project.projectId, f.project.orgId, f.project.userId, ...f.project.commitIds, ...f.admin.orgIds, ...f.admin.projectIds, ...f.admin.userIds, ...f.admin.keyIds,
+    c.projectId,
+    c.orgId,
+    c.userId,
+    ...c.files.map((x) => x.fileId),
+    ...c.commitIds,
+    f.project.projectId,
+    f.project.orgId,
+    f.project.userId,
+    ...f.project.commitIds,
+    ...f.admin.orgIds,
+    ...f.admin.projectIds,
+    ...f.admin.userIds,
+    ...f.admin.keyIds,
   ];
   const malformed = [
-    own.toUpperCase(), `{${own}}`, own.replaceAll('-', ''), own.slice(1), `${own}0`, `${own}\n`, ` ${own}`, `${own.slice(0, -1)}g`,
-    '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '00000000-0000-0000-0000-00000000000', 'urn:uuid:' + own,
+    own.toUpperCase(),
+    `{${own}}`,
+    own.replaceAll('-', ''),
+    own.slice(1),
+    `${own}0`,
+    `${own}\n`,
+    ` ${own}`,
+    `${own.slice(0, -1)}g`,
+    '00000000-0000-0000-0000-000000000000',
+    'ffffffff-ffff-ffff-ffff-ffffffffffff',
+    '00000000-0000-0000-0000-00000000000',
+    'urn:uuid:' + own,
   ];
-  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: fc.constantFrom(...malformed) }, { weight: 1, arbitrary: fc.uuid() });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...known) },
+    { weight: 2, arbitrary: fc.constantFrom(...malformed) },
+    { weight: 1, arbitrary: fc.uuid() },
+  );
 }
 
 /** Cursors of other endpoints and projects, and tampered ones. */
@@ -37,8 +62,19 @@ export function foreignStorageKeys(f: FuzzFixtures): fc.Arbitrary<string> {
   const mine = f.project.downloads[0].key;
   const theirs = f.control.downloads[0].key;
   return fc.constantFrom(
-    theirs, `${mine}/../../../${theirs.split('/').slice(2).join('/')}`, `p/${f.project.projectId}/u/../../${f.control.projectId}/u/x`, `${mine}.sha256`, `${mine}/`,
-    `${mine}/x`, '../../../../etc/passwd', '../incoming/x', 'p/../../admin-token', `/${mine}`, mine.toUpperCase(), `${mine}%00`, '',
+    theirs,
+    `${mine}/../../../${theirs.split('/').slice(2).join('/')}`,
+    `p/${f.project.projectId}/u/../../${f.control.projectId}/u/x`,
+    `${mine}.sha256`,
+    `${mine}/`,
+    `${mine}/x`,
+    '../../../../etc/passwd',
+    '../incoming/x',
+    'p/../../admin-token',
+    `/${mine}`,
+    mine.toUpperCase(),
+    `${mine}%00`,
+    '',
   );
 }
 
@@ -53,15 +89,46 @@ export const EXPIRIES = ['0', '-1', '1', '99999999999', '1e10', '900719925474099
 export function authorizations(f: FuzzFixtures): fc.Arbitrary<string | undefined> {
   const key = f.project.key;
   return fc.constantFrom(
-    undefined, '', 'Bearer', 'Bearer ', `bearer ${key}`, `Bearer  ${key}`, `Bearer ${key} x`, `Basic ${Buffer.from('user:pass').toString('base64')}`,
-    `Bearer lode_${'a'.repeat(40)}`, `Bearer lode_${'A'.repeat(39)}`, `Bearer lode_${'a'.repeat(41)}`, `Bearer ${f.control.key}`, `Bearer ${f.admin.token}`,
-    `Bearer ${key}`, `Bearer ${f.admin.revokedKey}`, `Bearer ${'x'.repeat(10_000)}`, 'Bearer \u00ff\u00fe', `Bearer ${key.slice(0, -1)}`, `Bearer ${key.toUpperCase()}`,
-    `Bearer ${key}\u00e9`, `Token ${key}`, key,
+    undefined,
+    '',
+    'Bearer',
+    'Bearer ',
+    `bearer ${key}`,
+    `Bearer  ${key}`,
+    `Bearer ${key} x`,
+    `Basic ${Buffer.from('user:pass').toString('base64')}`,
+    `Bearer lode_${'a'.repeat(40)}`,
+    `Bearer lode_${'A'.repeat(39)}`,
+    `Bearer lode_${'a'.repeat(41)}`,
+    `Bearer ${f.control.key}`,
+    `Bearer ${f.admin.token}`,
+    `Bearer ${key}`,
+    `Bearer ${f.admin.revokedKey}`,
+    `Bearer ${'x'.repeat(10_000)}`,
+    'Bearer \u00ff\u00fe',
+    `Bearer ${key.slice(0, -1)}`,
+    `Bearer ${key.toUpperCase()}`,
+    `Bearer ${key}\u00e9`,
+    `Token ${key}`,
+    key,
   );
 }
 
 /** X-Device-Id values: missing, empty, too long, not ASCII, another device. */
 export function deviceIds(f: FuzzFixtures): fc.Arbitrary<string | undefined> {
   const mine = f.project.deviceId;
-  return fc.constantFrom(undefined, '', ' ', 'x'.repeat(200), 'x'.repeat(201), 'x'.repeat(8000), '\u00e9\u00ff', 'other-device', `${mine} `, `${mine}\t`, mine.toUpperCase(), `${mine}\u0080`);
+  return fc.constantFrom(
+    undefined,
+    '',
+    ' ',
+    'x'.repeat(200),
+    'x'.repeat(201),
+    'x'.repeat(8000),
+    '\u00e9\u00ff',
+    'other-device',
+    `${mine} `,
+    `${mine}\t`,
+    mine.toUpperCase(),
+    `${mine}\u0080`,
+  );
 }

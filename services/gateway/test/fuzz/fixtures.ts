@@ -58,7 +58,12 @@ function ok<T>(what: string, res: ApiResponse<T>): T {
 /** The path and query of a presigned URL, which names the server it was signed for, not this one. */
 function signedUrl(url: string, extra: { headers?: Record<string, string>; body?: Buffer } = {}): SignedUrl {
   const parsed = new URL(url);
-  return { key: decodeURIComponent(parsed.pathname.replace(/^\/storage\/v1\/objects\//, '')), query: Object.fromEntries(parsed.searchParams), headers: extra.headers ?? {}, body: extra.body };
+  return {
+    key: decodeURIComponent(parsed.pathname.replace(/^\/storage\/v1\/objects\//, '')),
+    query: Object.fromEntries(parsed.searchParams),
+    headers: extra.headers ?? {},
+    body: extra.body,
+  };
 }
 
 /** Files with one or two committed versions, two commits, two locks of the caller: enough for every cursor. */
@@ -69,8 +74,14 @@ async function seedProject(p: SeededProject, prefix: string): Promise<ProjectFix
   for (const name of names) firsts.push(await pushFile(p.api, p.projectId, name, randomBytes(64)));
   const seconds: PushedFile[] = [];
   for (const first of firsts.slice(0, 2)) seconds.push(await pushFile(p.api, p.projectId, first.path, randomBytes(32)));
-  const add = ok('commit', await p.api.post(`${base}/commits`, { message: 'seed', fileVersions: firsts.map((f) => ({ fileId: f.fileId, action: 'add', version: 1 })) }));
-  const modify = ok('commit', await p.api.post(`${base}/commits`, { message: 'seed 2', fileVersions: seconds.map((f) => ({ fileId: f.fileId, action: 'modify', version: 2 })) }));
+  const add = ok(
+    'commit',
+    await p.api.post(`${base}/commits`, { message: 'seed', fileVersions: firsts.map((f) => ({ fileId: f.fileId, action: 'add', version: 1 })) }),
+  );
+  const modify = ok(
+    'commit',
+    await p.api.post(`${base}/commits`, { message: 'seed 2', fileVersions: seconds.map((f) => ({ fileId: f.fileId, action: 'modify', version: 2 })) }),
+  );
   ok('lock', await p.api.post(`${base}/locks`, { fileIds: firsts.slice(0, 2).map((f) => f.fileId), note: 'seed' }));
   const versions = ok('versions', await p.api.get(`${base}/files/${firsts[0].fileId}/versions?limit=1`));
   const allVersions = ok('versions', await p.api.get(`${base}/files/${firsts[0].fileId}/versions`));
@@ -104,12 +115,18 @@ async function seedReservations(p: SeededProject, existing: FileFixture): Promis
   const initiate = (path: string, bytes: Buffer) => p.api.post(`/api/v1/projects/${p.projectId}/files/upload/initiate`, { path, ...describeContent(bytes) });
   const stored = randomBytes(48);
   const pending = randomBytes(40);
-  const [storedForm, pendingForm] = [ok('initiate', await initiate('fuzz/pending/stored.bin', stored)), ok('initiate', await initiate('fuzz/pending/unstored.bin', pending))];
+  const [storedForm, pendingForm] = [
+    ok('initiate', await initiate('fuzz/pending/stored.bin', stored)),
+    ok('initiate', await initiate('fuzz/pending/unstored.bin', pending)),
+  ];
   const put = await fetch(storedForm.uploadUrl, { method: 'PUT', headers: storedForm.requiredHeaders, body: stored });
   if (put.status !== 200) throw new Error(`seeding: PUT answered ${put.status}`);
-  const dedupForm = ok('initiate-batch', await p.api.post(`/api/v1/projects/${p.projectId}/files/upload/initiate-batch`, {
-    files: [{ path: 'fuzz/pending/copy.bin', sha256: existing.versions[0].sha256, size: existing.versions[0].size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' }],
-  })).results[0];
+  const dedupForm = ok(
+    'initiate-batch',
+    await p.api.post(`/api/v1/projects/${p.projectId}/files/upload/initiate-batch`, {
+      files: [{ path: 'fuzz/pending/copy.bin', sha256: existing.versions[0].sha256, size: existing.versions[0].size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' }],
+    }),
+  ).results[0];
   const reservation = (form: { fileId: string; version: number; storageKey: string }, bytes: Buffer): Reservation => {
     const { sha256, size } = describeContent(bytes);
     return { fileId: form.fileId, version: form.version, storageKey: form.storageKey, sha256, size };

@@ -59,16 +59,49 @@ export interface Mutated {
 }
 
 const RAW_BODIES = [
-  '', ' ', '{', '{"a":', '[1,]', "{'a':1}", 'nul', '\ufeff{}', '{"a":1}garbage', '{"a":1}{"b":2}', '\u0000', '"string"', '123', 'true', 'null', '[]', '{}',
-  '{"message":"a","message":1}', '1'.repeat(10_000), '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"x":1}}}',
-  'fileIds=1&note=x', '------fuzz\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n------fuzz--\r\n',
+  '',
+  ' ',
+  '{',
+  '{"a":',
+  '[1,]',
+  "{'a':1}",
+  'nul',
+  '\ufeff{}',
+  '{"a":1}garbage',
+  '{"a":1}{"b":2}',
+  '\u0000',
+  '"string"',
+  '123',
+  'true',
+  'null',
+  '[]',
+  '{}',
+  '{"message":"a","message":1}',
+  '1'.repeat(10_000),
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  'fileIds=1&note=x',
+  '------fuzz\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n------fuzz--\r\n',
 ].map((text) => new RawJson(text, JSON.stringify(text.length > 40 ? `${text.slice(0, 30)}…(${text.length} chars)` : text)));
 const UTF16_BODY = new RawJson(Buffer.from('\ufeff{"a":1}', 'utf16le'), 'UTF-16 "{"a":1}" with a BOM');
 
 const FIELD_NAMES = [...PROTOTYPE_KEYS, 'extra', 'projectId', 'actor', 'userId', 'role'];
 const IDEMPOTENCY_KEYS = ['', ' ', 'a b', 'x'.repeat(255), 'x'.repeat(256), '\u00e9', '\u00ff'.repeat(10), 'fuzz-1', 'key\tx'];
 const REQUEST_IDS = ['', 'x'.repeat(129), 'a b', '\u00e9', '../x', 'fuzz'];
-const RANGES = ['bytes=', 'bytes=-', 'bytes=0-0,1-1', 'bytes=99999999999999999999-', 'bytes=-0', 'bytes=5-1', 'items=0-1', 'bytes=0-9007199254740993', 'bytes=1e3-', 'bytes=--1'];
+const RANGES = [
+  'bytes=',
+  'bytes=-',
+  'bytes=0-0,1-1',
+  'bytes=99999999999999999999-',
+  'bytes=-0',
+  'bytes=5-1',
+  'items=0-1',
+  'bytes=0-9007199254740993',
+  'bytes=1e3-',
+  'bytes=--1',
+];
 const MD5S = ['', 'x', 'AAAAAAAAAAAAAAAAAAAAAA==', 'not base64!', 'x'.repeat(100)];
 
 export function mutations(f: FuzzFixtures): fc.Arbitrary<Mutation> {
@@ -98,7 +131,9 @@ export function mutations(f: FuzzFixtures): fc.Arbitrary<Mutation> {
     { weight: 40, arbitrary: pick.map((p): Mutation => ({ kind: 'delete', pick: p })) },
     {
       weight: 40,
-      arbitrary: fc.tuple(pick, fc.oneof(fc.constantFrom(...FIELD_NAMES), hostileString), hostileJson).map(([p, field, value]): Mutation => ({ kind: 'extra', pick: p, field, value })),
+      arbitrary: fc
+        .tuple(pick, fc.oneof(fc.constantFrom(...FIELD_NAMES), hostileString), hostileJson)
+        .map(([p, field, value]): Mutation => ({ kind: 'extra', pick: p, field, value })),
     },
     { weight: 20, arbitrary: fc.tuple(pick, fc.constantFrom(2, 1001, 10_001, 25_001)).map(([p, length]): Mutation => ({ kind: 'grow', pick: p, length })) },
     { weight: 80, arbitrary: fc.tuple(pick, foreignValues).map(([p, values]): Mutation => ({ kind: 'foreign', pick: p, values })) },
@@ -108,10 +143,16 @@ export function mutations(f: FuzzFixtures): fc.Arbitrary<Mutation> {
         .tuple(fc.constantFrom('params' as const, 'query' as const), pick, fc.constantFrom(...MALFORMED_ENCODINGS))
         .map(([part, p, text]): Mutation => ({ kind: 'verbatim', part, pick: p, text })),
     },
-    { weight: 40, arbitrary: fc.constantFrom<RawBody>(...RAW_BODIES, UTF16_BODY, 'truncated', 'trailing garbage').map((body): Mutation => ({ kind: 'raw-body', body })) },
+    {
+      weight: 40,
+      arbitrary: fc.constantFrom<RawBody>(...RAW_BODIES, UTF16_BODY, 'truncated', 'trailing garbage').map((body): Mutation => ({ kind: 'raw-body', body })),
+    },
     { weight: 100, arbitrary: headerValues.map((h): Mutation => ({ kind: 'header', ...h })) },
     { weight: 80, arbitrary: transports.map((transport): Mutation => ({ kind: 'transport', transport })) },
-    { weight: 20, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD').map((method): Mutation => ({ kind: 'method', method })) },
+    {
+      weight: 20,
+      arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD').map((method): Mutation => ({ kind: 'method', method })),
+    },
     { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'oversize' }) },
   );
 }
@@ -151,17 +192,24 @@ export function applyMutation(parts: Parts, mutation: Mutation): Mutated {
     case 'number':
     case 'string':
     case 'replace':
-      return edit(mutation.kind, mutation.pick, (at) => result(replaceAt(document, at, mutation.value), `${describeLocation(at)} = ${describeValue(mutation.value)}`));
+      return edit(mutation.kind, mutation.pick, (at) =>
+        result(replaceAt(document, at, mutation.value), `${describeLocation(at)} = ${describeValue(mutation.value)}`),
+      );
     case 'set':
       return result(replaceAt(document, mutation.at, mutation.value), `${describeLocation(mutation.at)} = ${describeValue(mutation.value)}`);
     case 'delete':
       return edit('delete', mutation.pick, (at) => result(deleteAt(document, at), `without ${describeLocation(at)}`));
     case 'extra':
       return edit('extra', mutation.pick, (at) =>
-        result(addFieldAt(document, at, mutation.field, mutation.value), `${describeLocation(at)} + ${JSON.stringify(mutation.field)}: ${describeValue(mutation.value)}`),
+        result(
+          addFieldAt(document, at, mutation.field, mutation.value),
+          `${describeLocation(at)} + ${JSON.stringify(mutation.field)}: ${describeValue(mutation.value)}`,
+        ),
       );
     case 'grow':
-      return edit('grow', mutation.pick, (at) => result(growAt(document, at, mutation.length), `${describeLocation(at)} repeated to ${mutation.length} entries`));
+      return edit('grow', mutation.pick, (at) =>
+        result(growAt(document, at, mutation.length), `${describeLocation(at)} repeated to ${mutation.length} entries`),
+      );
     case 'foreign':
       return edit('foreign', mutation.pick, (at) => {
         const value = foreignValue(mutation.values, String(at.at(-1)));
@@ -174,9 +222,18 @@ export function applyMutation(parts: Parts, mutation: Mutation): Mutated {
       return result(replaceAt(document, at, new RawJson(mutation.text, mutation.text)), `${describeLocation(at)} sent verbatim as ${mutation.text}`);
     }
     case 'raw-body':
-      return { parts, rawBody: mutation.body, description: `body = ${mutation.body instanceof RawJson ? mutation.body.label : `the valid body, ${mutation.body}`}`, headers: {} };
+      return {
+        parts,
+        rawBody: mutation.body,
+        description: `body = ${mutation.body instanceof RawJson ? mutation.body.label : `the valid body, ${mutation.body}`}`,
+        headers: {},
+      };
     case 'header':
-      return { parts, description: mutation.value === undefined ? `without ${mutation.name}` : `${mutation.name}: ${describeValue(mutation.value)}`, headers: { [mutation.name]: mutation.value } };
+      return {
+        parts,
+        description: mutation.value === undefined ? `without ${mutation.name}` : `${mutation.name}: ${describeValue(mutation.value)}`,
+        headers: { [mutation.name]: mutation.value },
+      };
     case 'transport':
       return { parts, transport: mutation.transport, description: describeTransport(mutation.transport), headers: {} };
     case 'method':

@@ -23,7 +23,12 @@ function urlText(value: JsonLike, keepSlashes = false): string {
     return (printable ? value.bytes.toString('latin1') : percentEncode(value.bytes)).slice(0, MAX_URL_PART);
   }
   const text = (typeof value === 'string' ? value : serialize(value).toString()).slice(0, MAX_URL_PART);
-  const encoded = keepSlashes ? text.split('/').map((segment) => percentEncode(segment)).join('/') : percentEncode(text);
+  const encoded = keepSlashes
+    ? text
+        .split('/')
+        .map((segment) => percentEncode(segment))
+        .join('/')
+    : percentEncode(text);
   return encoded.slice(0, MAX_URL_PART);
 }
 
@@ -122,7 +127,12 @@ function unmatchedRequests(f: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
   );
   const path = fc.oneof(
     { weight: 6, arbitrary: fc.array(segment, { minLength: 1, maxLength: 6 }).map((segments) => `/${segments.join('/')}`) },
-    { weight: 2, arbitrary: fc.constantFrom('branches', 'drafts', 'plugins', 'download-urls', 'files', 'commits/1', 'locks/x').map((rest) => `/api/v1/projects/${p}/${rest}`) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom('branches', 'drafts', 'plugins', 'download-urls', 'files', 'commits/1', 'locks/x')
+        .map((rest) => `/api/v1/projects/${p}/${rest}`),
+    },
     { weight: 1, arbitrary: fc.constant(`/api/v1/${'a'.repeat(20_000)}`) },
   );
   return fc
@@ -159,12 +169,53 @@ export function namedCases(f: FuzzFixtures): FuzzRequest[] {
   const [reservation] = p.reservations;
   const project = { projectId: p.projectId };
   const cases: [string, ValidRequest, Location, JsonLike][] = [
-    ['postProjectsCommits', { params: project, query: {}, headers: {}, body: { message: 'fuzz', fileVersions: [{ fileId: file.fileId, action: 'modify', version: 1 }] } }, ['body', 'fileVersions', 0, 'version'], 2 ** 31],
-    ['postProjectsRestore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 31],
-    ['postProjectsRestore', { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } }, ['body', 'files', 0, 'toVersion'], 2 ** 53],
-    ['postProjectsFilesUploadConfirm', { params: project, query: {}, headers: {}, body: { fileId: reservation.fileId, version: reservation.version, storageKey: reservation.storageKey ?? '', sha256: reservation.sha256, size: reservation.size } }, ['body', 'size'], 2 ** 53 - 1],
-    ['postProjectsFilesUploadInitiate', { params: project, query: {}, headers: {}, body: { path: file.path, sha256: file.versions[0].sha256, size: 1, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' } }, ['body', 'size'], 5_368_709_121],
-    ['postProjectsSync', { params: project, query: {}, headers: {}, body: { files: [{ path: file.path, sha256: file.versions[0].sha256, baseVersion: 1 }] } }, ['body', 'files', 0, 'baseVersion'], 2 ** 31],
+    [
+      'postProjectsCommits',
+      { params: project, query: {}, headers: {}, body: { message: 'fuzz', fileVersions: [{ fileId: file.fileId, action: 'modify', version: 1 }] } },
+      ['body', 'fileVersions', 0, 'version'],
+      2 ** 31,
+    ],
+    [
+      'postProjectsRestore',
+      { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } },
+      ['body', 'files', 0, 'toVersion'],
+      2 ** 31,
+    ],
+    [
+      'postProjectsRestore',
+      { params: project, query: {}, headers: {}, body: { files: [{ fileId: file.fileId, toVersion: 1 }] } },
+      ['body', 'files', 0, 'toVersion'],
+      2 ** 53,
+    ],
+    [
+      'postProjectsFilesUploadConfirm',
+      {
+        params: project,
+        query: {},
+        headers: {},
+        body: {
+          fileId: reservation.fileId,
+          version: reservation.version,
+          storageKey: reservation.storageKey ?? '',
+          sha256: reservation.sha256,
+          size: reservation.size,
+        },
+      },
+      ['body', 'size'],
+      2 ** 53 - 1,
+    ],
+    [
+      'postProjectsFilesUploadInitiate',
+      { params: project, query: {}, headers: {}, body: { path: file.path, sha256: file.versions[0].sha256, size: 1, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' } },
+      ['body', 'size'],
+      5_368_709_121,
+    ],
+    [
+      'postProjectsSync',
+      { params: project, query: {}, headers: {}, body: { files: [{ path: file.path, sha256: file.versions[0].sha256, baseVersion: 1 }] } },
+      ['body', 'files', 0, 'baseVersion'],
+      2 ** 31,
+    ],
     ['getProjectsFilesByFileIdVersions', { params: { ...project, fileId: file.fileId }, query: { limit: '1' }, headers: {} }, ['query', 'limit'], '2147483648'],
   ];
   return cases.map(([key, valid, at, value]) => {
@@ -183,8 +234,8 @@ function modelOf(models: ValidRequests, route: Route): fc.Arbitrary<ValidRequest
 /** Every catalogue route by its weight, plus unmatched paths: the whole input of the fuzz. */
 export function fuzzRequests(f: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
   const models = validRequests(f);
-  return fc.oneof(
-    ...ROUTES.map((route) => ({ weight: route.weight, arbitrary: routeRequests(route, f, modelOf(models, route)) })),
-    { weight: 4, arbitrary: unmatchedRequests(f) },
-  );
+  return fc.oneof(...ROUTES.map((route) => ({ weight: route.weight, arbitrary: routeRequests(route, f, modelOf(models, route)) })), {
+    weight: 4,
+    arbitrary: unmatchedRequests(f),
+  });
 }

@@ -54,7 +54,9 @@ async function probe(url: string): Promise<string | undefined> {
 }
 
 async function healthOf(processes: readonly ServiceProcess[], readyz: string): Promise<string[]> {
-  const exited = processes.filter((p) => !p.running()).map((p) => `${p.name} (pid ${p.child.pid}) exited with ${p.child.exitCode ?? p.child.signalCode}:\n${p.output().slice(-3000)}`);
+  const exited = processes
+    .filter((p) => !p.running())
+    .map((p) => `${p.name} (pid ${p.child.pid}) exited with ${p.child.exitCode ?? p.child.signalCode}:\n${p.output().slice(-3000)}`);
   const probes = await Promise.all([readyz, ...processes.filter((p) => p.running()).map((p) => `${p.opsUrl}/readyz`)].map(probe));
   return [...exited, ...probes.filter((p): p is string => p !== undefined)];
 }

@@ -52,7 +52,10 @@ export interface Transport {
 }
 
 export const transports: fc.Arbitrary<Transport> = fc.record({
-  contentType: fc.oneof({ weight: 3, arbitrary: fc.constant('application/json') }, { weight: 3, arbitrary: fc.constantFrom<string | null>(...CONTENT_TYPES, null) }),
+  contentType: fc.oneof(
+    { weight: 3, arbitrary: fc.constant('application/json') },
+    { weight: 3, arbitrary: fc.constantFrom<string | null>(...CONTENT_TYPES, null) },
+  ),
   encoding: fc.option(fc.constantFrom(...ENCODINGS), { nil: undefined }),
   variant: fc.constantFrom(...VARIANTS),
   chunked: fc.boolean(),

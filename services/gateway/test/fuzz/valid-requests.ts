@@ -46,7 +46,11 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
   const version = (x: FileFixture) => fc.constantFrom(...x.versions);
   // Public addresses of the documentation range: saved without a DNS lookup; deliveries to them time out in the background.
   const webhookBody = fc
-    .record({ url: fc.constantFrom('https://203.0.113.7/hook', 'http://198.51.100.20:8080/ci'), events: fc.subarray(['commit.created', 'lock.acquired', 'lock.released', 'branch.created'], { minLength: 1 }), description: optional(fc.constantFrom('CI', '')) })
+    .record({
+      url: fc.constantFrom('https://203.0.113.7/hook', 'http://198.51.100.20:8080/ci'),
+      events: fc.subarray(['commit.created', 'lock.acquired', 'lock.released', 'branch.created'], { minLength: 1 }),
+      description: optional(fc.constantFrom('CI', '')),
+    })
     .map((body) => defined(body));
   // The fuzz project's webhooks are made by the fuzz itself: a random id is the nearly valid request (404).
   const webhookId = fc.uuid();
@@ -55,7 +59,10 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     .map((body) => defined(body));
   const idempotencyKey = optional(fc.nat(20).map((n) => `fuzz-${n}`));
   const withIdempotency = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { 'x-idempotency-key': key });
-  const path = fc.oneof(fc.constantFrom(...p.files.map((x) => x.path)), fc.nat(50).map((n) => `fuzz/new/${n}.bin`));
+  const path = fc.oneof(
+    fc.constantFrom(...p.files.map((x) => x.path)),
+    fc.nat(50).map((n) => `fuzz/new/${n}.bin`),
+  );
   const initiateFile = fc.oneof(
     fc.record({ path, sha256: hex64, size: fc.integer({ min: 0, max: 5 * 1024 ** 3 }), contentMd5: md5Base64 }),
     // Content already in the project: the dedup form.
@@ -79,11 +86,16 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
         body: method === 'PUT' ? url.body : undefined,
       }),
     );
-  const adminList = fc.record({ limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(f.admin.cursor)) }).map((q) => defined(q) as Record<string, string>);
+  const adminList = fc
+    .record({ limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(f.admin.cursor)) })
+    .map((q) => defined(q) as Record<string, string>);
   const adminId = (ids: string[]) => fc.constantFrom(...ids);
   const name = fc.constantFrom('Fuzz', 'Studio Nord', 'Ünïcödé', 'a');
   const slug = fc.nat(1000).map((n) => `fz-${n}`);
-  const pluginName = fc.oneof(fc.constantFrom('fuzz-tool', 'a', 'exporter.v2', 'z_9'), fc.nat(50).map((n) => `fuzz-plugin-${n}`));
+  const pluginName = fc.oneof(
+    fc.constantFrom('fuzz-tool', 'a', 'exporter.v2', 'z_9'),
+    fc.nat(50).map((n) => `fuzz-plugin-${n}`),
+  );
   const pluginVersion = fc.constantFrom('1.0.0', '1.10.0', '2.0.0-rc.1', '0.0.1+build.7', '1.0.0-alpha.beta.1');
   const imageUrl = optional(fc.constantFrom('https://example.com/a.png', 'http://cdn.example.com/x.jpg'));
 
@@ -93,15 +105,16 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     postProjectsFilesUploadInitiateBatch: fc.array(initiateFile, { minLength: 1, maxLength: 4 }).map((files) => request({ params: project, body: { files } })),
     postProjectsFilesUploadConfirm: confirmEntry.map((body) => request({ params: project, body })),
     postProjectsFilesUploadConfirmBatch: fc.array(confirmEntry, { minLength: 1, maxLength: 4 }).map((files) => request({ params: project, body: { files } })),
-    postProjectsCommits:
-      fc
-        .record({
-          message: fc.constantFrom('fuzz', 'Update level', 'x'),
-          entries: fc.uniqueArray(commitEntry, { minLength: 1, maxLength: 3, selector: (e) => e.fileId }),
-          branch: optional(fc.constantFrom(...BRANCHES)),
-          key: idempotencyKey,
-        })
-        .map(({ message, entries, branch, key }) => request({ params: project, body: defined({ message, fileVersions: entries, branch }), headers: withIdempotency(key) })),
+    postProjectsCommits: fc
+      .record({
+        message: fc.constantFrom('fuzz', 'Update level', 'x'),
+        entries: fc.uniqueArray(commitEntry, { minLength: 1, maxLength: 3, selector: (e) => e.fileId }),
+        branch: optional(fc.constantFrom(...BRANCHES)),
+        key: idempotencyKey,
+      })
+      .map(({ message, entries, branch, key }) =>
+        request({ params: project, body: defined({ message, fileVersions: entries, branch }), headers: withIdempotency(key) }),
+      ),
     postProjectsDrafts: fc
       .record({ message: fc.constantFrom('fuzz import', 'x'), branch: optional(fc.constantFrom(...BRANCHES)) })
       .map((body) => request({ params: project, body: defined(body) })),
@@ -113,116 +126,143 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       .record({ id: draftId, key: idempotencyKey })
       .map(({ id, key }) => request({ params: { ...project, draftId: id }, headers: withIdempotency(key) })),
     deleteProjectsDraftsByDraftId: draftId.map((id) => request({ params: { ...project, draftId: id } })),
-    getProjectsFilesByFileIdVersions:
-      fc
-        .record({ fileId, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(p.versionsCursor)) })
-        .map(({ fileId: id, limit, cursor }) => request({ params: { ...project, fileId: cursor ? p.files[0].fileId : id }, query: defined({ limit, cursor }) as Record<string, string> })),
-    getProjectsCommits:
-      fc
-        .record({ branch: optional(fc.constantFrom(...BRANCHES)), limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
-        .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
+    getProjectsFilesByFileIdVersions: fc
+      .record({ fileId, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)), cursor: optional(fc.constant(p.versionsCursor)) })
+      .map(({ fileId: id, limit, cursor }) =>
+        request({ params: { ...project, fileId: cursor ? p.files[0].fileId : id }, query: defined({ limit, cursor }) as Record<string, string> }),
+      ),
+    getProjectsCommits: fc
+      .record({ branch: optional(fc.constantFrom(...BRANCHES)), limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
+      .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
     getProjectsCommitsByCommitId: fc.constantFrom(...p.commitIds).map((commitId) => request({ params: { ...project, commitId } })),
-    getProjectsCommitsByCommitIdFiles:
-      fc
-        .record({ commitId: fc.constantFrom(...p.commitIds), limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
-        .map(({ commitId, limit }) => request({ params: { ...project, commitId }, query: defined({ limit }) as Record<string, string> })),
-    getProjectsFiles:
-      fc
-        .record({
-          branch: optional(fc.constantFrom(...BRANCHES)),
-          prefix: optional(fc.constantFrom('fuzz/', 'fuzz/dir', 'fuzz/dir/sub/', '')),
-          limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
-        })
-        .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
-    getProjectsFolders:
-      fc
-        .record({
-          branch: optional(fc.constantFrom(...BRANCHES)),
-          prefix: optional(fc.constantFrom('fuzz/', 'fuzz/dir', 'fuzz/dir/sub/', 'fuzz/missing/', '')),
-          limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
-        })
-        .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
-    getProjectsStats: optional(fc.constantFrom(...BRANCHES)).map((branch) => request({ params: project, query: defined({ branch }) as Record<string, string> })),
-    getProjectsBranches: optional(fc.integer({ min: 1, max: 200 }).map(String)).map((limit) => request({ params: project, query: defined({ limit }) as Record<string, string> })),
-    postProjectsBranches:
-      fc
-        .record({ name: fc.oneof(fc.constantFrom(...BRANCHES), fc.nat(50).map((n) => `fuzz/new-${n}`)), from: optional(fc.constantFrom(...BRANCHES)) })
-        .map((body) => request({ params: project, body: defined(body) })),
-    deleteProjectsBranchesByName: fc.oneof(fc.constantFrom(...BRANCHES), fc.nat(50).map((n) => `fuzz/new-${n}`)).map((name) => request({ params: { ...project, name } })),
-    postProjectsBranchesByNameMerge:
-      fc
-        .record({
-          name: fc.constantFrom(...BRANCHES),
-          into: optional(fc.constantFrom(...BRANCHES)),
-          message: optional(fc.constantFrom('Merge', 'fuzz merge')),
-          resolutions: optional(fc.uniqueArray(fc.record({ fileId, take: fc.constantFrom('source', 'target') }), { maxLength: 3, selector: (r) => r.fileId })),
-        })
-        .map(({ name: branch, ...body }) => request({ params: { ...project, name: branch }, body: defined(body) })),
-    postProjectsLocks: fc.record({ fileIds, note: optional(fc.constantFrom('', 'editing', 'a\nb\tc', '😀'.repeat(280))) }).map((body) => request({ params: project, body: defined(body) })),
-    getProjectsLocks:
-      fc
-        .record({
-          pathPrefix: optional(fc.constantFrom('fuzz/', 'FUZZ/DIR', 'fuzz/dir/sub')),
-          userId: optional(fc.constant(p.userId)),
-          limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
-          cursor: optional(fc.constant(p.locksCursor)),
-        })
-        // The cursor is bound to the filters it was made with.
-        .map((q) => request({ params: project, query: defined(q.cursor ? { cursor: q.cursor, limit: '1' } : q) as Record<string, string> })),
+    getProjectsCommitsByCommitIdFiles: fc
+      .record({ commitId: fc.constantFrom(...p.commitIds), limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
+      .map(({ commitId, limit }) => request({ params: { ...project, commitId }, query: defined({ limit }) as Record<string, string> })),
+    getProjectsFiles: fc
+      .record({
+        branch: optional(fc.constantFrom(...BRANCHES)),
+        prefix: optional(fc.constantFrom('fuzz/', 'fuzz/dir', 'fuzz/dir/sub/', '')),
+        limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
+      })
+      .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
+    getProjectsFolders: fc
+      .record({
+        branch: optional(fc.constantFrom(...BRANCHES)),
+        prefix: optional(fc.constantFrom('fuzz/', 'fuzz/dir', 'fuzz/dir/sub/', 'fuzz/missing/', '')),
+        limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
+      })
+      .map((query) => request({ params: project, query: defined(query) as Record<string, string> })),
+    getProjectsStats: optional(fc.constantFrom(...BRANCHES)).map((branch) =>
+      request({ params: project, query: defined({ branch }) as Record<string, string> }),
+    ),
+    getProjectsBranches: optional(fc.integer({ min: 1, max: 200 }).map(String)).map((limit) =>
+      request({ params: project, query: defined({ limit }) as Record<string, string> }),
+    ),
+    postProjectsBranches: fc
+      .record({
+        name: fc.oneof(
+          fc.constantFrom(...BRANCHES),
+          fc.nat(50).map((n) => `fuzz/new-${n}`),
+        ),
+        from: optional(fc.constantFrom(...BRANCHES)),
+      })
+      .map((body) => request({ params: project, body: defined(body) })),
+    deleteProjectsBranchesByName: fc
+      .oneof(
+        fc.constantFrom(...BRANCHES),
+        fc.nat(50).map((n) => `fuzz/new-${n}`),
+      )
+      .map((name) => request({ params: { ...project, name } })),
+    postProjectsBranchesByNameMerge: fc
+      .record({
+        name: fc.constantFrom(...BRANCHES),
+        into: optional(fc.constantFrom(...BRANCHES)),
+        message: optional(fc.constantFrom('Merge', 'fuzz merge')),
+        resolutions: optional(fc.uniqueArray(fc.record({ fileId, take: fc.constantFrom('source', 'target') }), { maxLength: 3, selector: (r) => r.fileId })),
+      })
+      .map(({ name: branch, ...body }) => request({ params: { ...project, name: branch }, body: defined(body) })),
+    postProjectsLocks: fc
+      .record({ fileIds, note: optional(fc.constantFrom('', 'editing', 'a\nb\tc', '😀'.repeat(280))) })
+      .map((body) => request({ params: project, body: defined(body) })),
+    getProjectsLocks: fc
+      .record({
+        pathPrefix: optional(fc.constantFrom('fuzz/', 'FUZZ/DIR', 'fuzz/dir/sub')),
+        userId: optional(fc.constant(p.userId)),
+        limit: optional(fc.integer({ min: 1, max: 200 }).map(String)),
+        cursor: optional(fc.constant(p.locksCursor)),
+      })
+      // The cursor is bound to the filters it was made with.
+      .map((q) => request({ params: project, query: defined(q.cursor ? { cursor: q.cursor, limit: '1' } : q) as Record<string, string> })),
     deleteProjectsLocks: fc.record({ fileIds, force: optional(fc.boolean()) }).map((body) => request({ params: project, body: defined(body) })),
-    postProjectsSync:
-      fc
-        .record({
-          files: fc.array(
-            file.chain((x) => fc.record({ path: fc.constant(x.path), sha256: fc.oneof(version(x).map((v) => v.sha256), hex64), baseVersion: optional(fc.integer({ min: 1, max: 3 })) }).map(defined)),
-            { maxLength: 4 },
+    postProjectsSync: fc
+      .record({
+        files: fc.array(
+          file.chain((x) =>
+            fc
+              .record({
+                path: fc.constant(x.path),
+                sha256: fc.oneof(
+                  version(x).map((v) => v.sha256),
+                  hex64,
+                ),
+                baseVersion: optional(fc.integer({ min: 1, max: 3 })),
+              })
+              .map(defined),
           ),
-          includeRemoteOnly: optional(fc.boolean()),
-          branch: optional(fc.constantFrom(...BRANCHES)),
-          session: optional(fc.record({ id: fc.uuid(), batch: fc.integer({ min: 0, max: 3 }) })),
-        })
-        .map((body) => request({ params: project, body: defined(body) })),
-    postProjectsRestore:
-      fc
-        .record({
-          files: fc.uniqueArray(file.chain((x) => version(x).map((v) => ({ fileId: x.fileId, toVersion: v.version }))), { minLength: 1, maxLength: 3, selector: (e) => e.fileId }),
-          key: idempotencyKey,
-        })
-        .map(({ files, key }) => request({ params: project, body: { files }, headers: withIdempotency(key) })),
-    postProjectsFilesDownloadUrls:
-      fc
-        .record({
-          files: fc.array(
-            file.chain((x) =>
-              fc
-                .record({ by: fc.constantFrom('fileId', 'path', 'both'), version: optional(version(x).map((v) => v.version)) })
-                .map(({ by, version: v }) => defined({ fileId: by === 'path' ? undefined : x.fileId, path: by === 'fileId' ? undefined : x.path, version: v })),
-            ),
-            { minLength: 1, maxLength: 4 },
+          { maxLength: 4 },
+        ),
+        includeRemoteOnly: optional(fc.boolean()),
+        branch: optional(fc.constantFrom(...BRANCHES)),
+        session: optional(fc.record({ id: fc.uuid(), batch: fc.integer({ min: 0, max: 3 }) })),
+      })
+      .map((body) => request({ params: project, body: defined(body) })),
+    postProjectsRestore: fc
+      .record({
+        files: fc.uniqueArray(
+          file.chain((x) => version(x).map((v) => ({ fileId: x.fileId, toVersion: v.version }))),
+          { minLength: 1, maxLength: 3, selector: (e) => e.fileId },
+        ),
+        key: idempotencyKey,
+      })
+      .map(({ files, key }) => request({ params: project, body: { files }, headers: withIdempotency(key) })),
+    postProjectsFilesDownloadUrls: fc
+      .record({
+        files: fc.array(
+          file.chain((x) =>
+            fc
+              .record({ by: fc.constantFrom('fileId', 'path', 'both'), version: optional(version(x).map((v) => v.version)) })
+              .map(({ by, version: v }) => defined({ fileId: by === 'path' ? undefined : x.fileId, path: by === 'fileId' ? undefined : x.path, version: v })),
           ),
-          branch: optional(fc.constantFrom(...BRANCHES)),
-        })
-        .map((body) => request({ params: project, body: defined(body) })),
-    getProjectsPlugins: optional(fc.integer({ min: 1, max: 200 }).map(String)).map((limit) => request({ params: project, query: defined({ limit }) as Record<string, string> })),
-    getProjectsPluginsByNameVersions:
-      fc
-        .record({ name: pluginName, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
-        .map(({ name: plugin, limit }) => request({ params: { ...project, name: plugin }, query: defined({ limit }) as Record<string, string> })),
-    postProjectsPluginsByNameVersionsInitiate:
-      fc
-        .record({
-          name: pluginName,
-          version: pluginVersion,
-          sha256: hex64,
-          size: fc.integer({ min: 0, max: 5 * 1024 ** 3 }),
-          contentMd5: md5Base64,
-          description: optional(fc.constantFrom('', 'Exports levels', 'Ünïcödé 😀')),
-        })
-        .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body: defined(body) })),
-    postProjectsPluginsByNameVersionsConfirm:
-      fc
-        .record({ name: pluginName, version: pluginVersion, storageKey: fc.uuid().map((id) => `o/${p.projectId}/plugins/${id}`), sha256: hex64, size: fc.integer({ min: 0, max: 1024 }) })
-        .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body })),
+          { minLength: 1, maxLength: 4 },
+        ),
+        branch: optional(fc.constantFrom(...BRANCHES)),
+      })
+      .map((body) => request({ params: project, body: defined(body) })),
+    getProjectsPlugins: optional(fc.integer({ min: 1, max: 200 }).map(String)).map((limit) =>
+      request({ params: project, query: defined({ limit }) as Record<string, string> }),
+    ),
+    getProjectsPluginsByNameVersions: fc
+      .record({ name: pluginName, limit: optional(fc.integer({ min: 1, max: 200 }).map(String)) })
+      .map(({ name: plugin, limit }) => request({ params: { ...project, name: plugin }, query: defined({ limit }) as Record<string, string> })),
+    postProjectsPluginsByNameVersionsInitiate: fc
+      .record({
+        name: pluginName,
+        version: pluginVersion,
+        sha256: hex64,
+        size: fc.integer({ min: 0, max: 5 * 1024 ** 3 }),
+        contentMd5: md5Base64,
+        description: optional(fc.constantFrom('', 'Exports levels', 'Ünïcödé 😀')),
+      })
+      .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body: defined(body) })),
+    postProjectsPluginsByNameVersionsConfirm: fc
+      .record({
+        name: pluginName,
+        version: pluginVersion,
+        storageKey: fc.uuid().map((id) => `o/${p.projectId}/plugins/${id}`),
+        sha256: hex64,
+        size: fc.integer({ min: 0, max: 1024 }),
+      })
+      .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body })),
 
     postProjectsWebhooks: webhookBody.map((body) => request({ params: project, body })),
     getProjectsWebhooks: fc.constant(request({ params: project })),
@@ -233,7 +273,9 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       .tuple(webhookId, optional(fc.integer({ min: 1, max: 200 }).map(String)))
       .map(([id, limit]) => request({ params: { ...project, webhookId: id }, query: defined({ limit }) as Record<string, string> })),
     postProjectsWebhooksByWebhookIdPing: webhookId.map((id) => request({ params: { ...project, webhookId: id } })),
-    getProjectsEvents: fc.constantFrom('', 'lock.acquired', 'commit.created,branch.created').map((types) => request({ params: project, query: types === '' ? {} : { types } })),
+    getProjectsEvents: fc
+      .constantFrom('', 'lock.acquired', 'commit.created,branch.created')
+      .map((types) => request({ params: project, query: types === '' ? {} : { types } })),
     postSession: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constant('short')).map((token) => request({ body: { token } })),
     getSession: fc.constant(request({})),
     deleteSession: fc.constant(request({})),
@@ -247,18 +289,26 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     postOrgsByOrgIdMembers: fc
       .record({ orgId: adminId(f.admin.orgIds), userId: adminId(f.admin.userIds), role: fc.constantFrom('owner', 'admin', 'member') })
       .map(({ orgId, ...body }) => request({ params: { orgId }, body })),
-    deleteOrgsByOrgIdMembersByUserId: fc.tuple(adminId(f.admin.orgIds), adminId(f.admin.userIds)).map(([orgId, userId]) => request({ params: { orgId, userId } })),
+    deleteOrgsByOrgIdMembersByUserId: fc
+      .tuple(adminId(f.admin.orgIds), adminId(f.admin.userIds))
+      .map(([orgId, userId]) => request({ params: { orgId, userId } })),
     getOrgsByOrgIdInvitations: fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
     postOrgsByOrgIdInvitations: fc
-      .record({ orgId: adminId(f.admin.orgIds), email: fc.constantFrom('fuzz@studio.example', 'Fuzz.Invited@studio.example'), role: fc.constantFrom('owner', 'admin', 'member') })
+      .record({
+        orgId: adminId(f.admin.orgIds),
+        email: fc.constantFrom('fuzz@studio.example', 'Fuzz.Invited@studio.example'),
+        role: fc.constantFrom('owner', 'admin', 'member'),
+      })
       .map(({ orgId, ...body }) => request({ params: { orgId }, body })),
-    deleteOrgsByOrgIdInvitationsByInvitationId: fc.tuple(adminId(f.admin.orgIds), fc.uuid()).map(([orgId, invitationId]) => request({ params: { orgId, invitationId } })),
+    deleteOrgsByOrgIdInvitationsByInvitationId: fc
+      .tuple(adminId(f.admin.orgIds), fc.uuid())
+      .map(([orgId, invitationId]) => request({ params: { orgId, invitationId } })),
     getMeInvitations: fc.constant(request({})),
     postMeInvitationsByInvitationIdAccept: fc.uuid().map((invitationId) => request({ params: { invitationId } })),
     postMeInvitationsByInvitationIdDecline: fc.uuid().map((invitationId) => request({ params: { invitationId } })),
     getProjectsOverview: fc.constant(request({ params: project })),
-    putProjectsWriteRateLimit: optional(fc.record({ perSecond: fc.integer({ min: 1, max: 100_000 }), burst: fc.integer({ min: 1, max: 1_000_000 }) })).map((limit) =>
-      request({ params: project, body: { writeRateLimit: limit ?? null } }),
+    putProjectsWriteRateLimit: optional(fc.record({ perSecond: fc.integer({ min: 1, max: 100_000 }), burst: fc.integer({ min: 1, max: 1_000_000 }) })).map(
+      (limit) => request({ params: project, body: { writeRateLimit: limit ?? null } }),
     ),
     getProjectsKeys: adminList.map((query) => request({ params: project, query })),
     postProjectsKeys: optional(adminId(f.admin.userIds)).map((userId) => request({ params: project, body: defined({ userId }) })),
@@ -274,31 +324,43 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     patchAdminUsersByUserId: fc
       .tuple(adminId(f.admin.userIds), fc.constantFrom(null, 'fuzz@studio.example', 'Fuzz.Two@studio.example'))
       .map(([userId, email]) => request({ params: { userId }, body: { email } })),
-    postAdminOrgsByOrgIdMembers:
-      fc.record({ orgId: adminId(f.admin.orgIds), userId: adminId(f.admin.userIds), role: fc.constantFrom('owner', 'admin', 'member') }).map(({ orgId, ...body }) => request({ params: { orgId }, body })),
+    postAdminOrgsByOrgIdMembers: fc
+      .record({ orgId: adminId(f.admin.orgIds), userId: adminId(f.admin.userIds), role: fc.constantFrom('owner', 'admin', 'member') })
+      .map(({ orgId, ...body }) => request({ params: { orgId }, body })),
     getAdminOrgsByOrgIdMembers: fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
-    postAdminOrgsByOrgIdProjects:
-      fc
-        .record({
-          orgId: adminId(f.admin.orgIds),
-          name,
-          slug,
-          iconUrl: imageUrl,
-          writeRateLimit: optional(fc.record({ perSecond: fc.integer({ min: 1, max: 100_000 }), burst: fc.integer({ min: 1, max: 1_000_000 }) })),
-        })
-        .map(({ orgId, ...body }) => request({ params: { orgId }, body: defined(body) })),
+    postAdminOrgsByOrgIdProjects: fc
+      .record({
+        orgId: adminId(f.admin.orgIds),
+        name,
+        slug,
+        iconUrl: imageUrl,
+        writeRateLimit: optional(fc.record({ perSecond: fc.integer({ min: 1, max: 100_000 }), burst: fc.integer({ min: 1, max: 1_000_000 }) })),
+      })
+      .map(({ orgId, ...body }) => request({ params: { orgId }, body: defined(body) })),
     getAdminOrgsByOrgIdProjects: fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
-    postAdminProjectsKeys: fc.tuple(adminId(f.admin.projectIds), adminId(f.admin.userIds)).map(([projectId, userId]) => request({ params: { projectId }, body: { userId } })),
+    postAdminProjectsKeys: fc
+      .tuple(adminId(f.admin.projectIds), adminId(f.admin.userIds))
+      .map(([projectId, userId]) => request({ params: { projectId }, body: { userId } })),
     getAdminProjectsKeys: fc.tuple(adminId(f.admin.projectIds), adminList).map(([projectId, query]) => request({ params: { projectId }, query })),
     deleteAdminKeysByKeyId: adminId(f.admin.keyIds).map((keyId) => request({ params: { keyId } })),
     postAdminKeysByKeyIdResetDevice: adminId(f.admin.keyIds).map((keyId) => request({ params: { keyId } })),
     postAdminProjectsWebhooks: fc.tuple(adminId(f.admin.projectIds), webhookBody).map(([projectId, body]) => request({ params: { projectId }, body })),
     getAdminProjectsWebhooks: adminId(f.admin.projectIds).map((projectId) => request({ params: { projectId } })),
-    getAdminProjectsWebhooksByWebhookId: fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
-    patchAdminProjectsWebhooksByWebhookId: fc.tuple(adminId(f.admin.projectIds), webhookId, webhookChanges).map(([projectId, id, body]) => request({ params: { projectId, webhookId: id }, body })),
-    deleteAdminProjectsWebhooksByWebhookId: fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
-    getAdminProjectsWebhooksByWebhookIdDeliveries: fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
-    postAdminProjectsWebhooksByWebhookIdPing: fc.tuple(adminId(f.admin.projectIds), webhookId).map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+    getAdminProjectsWebhooksByWebhookId: fc
+      .tuple(adminId(f.admin.projectIds), webhookId)
+      .map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+    patchAdminProjectsWebhooksByWebhookId: fc
+      .tuple(adminId(f.admin.projectIds), webhookId, webhookChanges)
+      .map(([projectId, id, body]) => request({ params: { projectId, webhookId: id }, body })),
+    deleteAdminProjectsWebhooksByWebhookId: fc
+      .tuple(adminId(f.admin.projectIds), webhookId)
+      .map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+    getAdminProjectsWebhooksByWebhookIdDeliveries: fc
+      .tuple(adminId(f.admin.projectIds), webhookId)
+      .map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+    postAdminProjectsWebhooksByWebhookIdPing: fc
+      .tuple(adminId(f.admin.projectIds), webhookId)
+      .map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
 
     getOpenapiJson: fc.constant(request({})),
     docs: fc.constant(request({})),

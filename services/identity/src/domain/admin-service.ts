@@ -31,7 +31,14 @@ export class AdminService {
   readonly #projects: ProjectsRepository;
   readonly #pager: Pager;
 
-  constructor(deps: { db: Database; orgs: OrgsRepository; users: UsersRepository; members: MembershipsRepository; projects: ProjectsRepository; pager: Pager }) {
+  constructor(deps: {
+    db: Database;
+    orgs: OrgsRepository;
+    users: UsersRepository;
+    members: MembershipsRepository;
+    projects: ProjectsRepository;
+    pager: Pager;
+  }) {
     this.#db = deps.db;
     this.#orgs = deps.orgs;
     this.#users = deps.users;
@@ -74,7 +81,13 @@ export class AdminService {
 
   async listMembers(orgId: string, query: PageQuery) {
     await this.#requireOrg(orgId);
-    return this.#pager.page('members', query, (after, limit) => this.#members.list(this.#db, orgId, after, limit), (m) => [m.user_id], view.member);
+    return this.#pager.page(
+      'members',
+      query,
+      (after, limit) => this.#members.list(this.#db, orgId, after, limit),
+      (m) => [m.user_id],
+      view.member,
+    );
   }
 
   async createProject(orgId: string, project: NewProject) {

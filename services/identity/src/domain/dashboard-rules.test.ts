@@ -28,7 +28,11 @@ describe('dashboard authorization rules', () => {
       message: expect.stringContaining('at most 50 writes per second in bursts of 100'),
       details: { maximum, issues: [{ path: 'writeRateLimit.perSecond' }, { path: 'writeRateLimit.burst' }] },
     });
-    expect(writeLimitOverMaximum({ perSecond: 50.01, burst: 100 }, maximum)?.details).toMatchObject({ issues: [{ path: 'writeRateLimit.perSecond', message: 'at most 50' }] });
-    expect(writeLimitOverMaximum({ perSecond: 50, burst: 101 }, maximum)?.details).toMatchObject({ issues: [{ path: 'writeRateLimit.burst', message: 'at most 100' }] });
+    expect(writeLimitOverMaximum({ perSecond: 50.01, burst: 100 }, maximum)?.details).toMatchObject({
+      issues: [{ path: 'writeRateLimit.perSecond', message: 'at most 50' }],
+    });
+    expect(writeLimitOverMaximum({ perSecond: 50, burst: 101 }, maximum)?.details).toMatchObject({
+      issues: [{ path: 'writeRateLimit.burst', message: 'at most 100' }],
+    });
   });
 });

@@ -92,7 +92,13 @@ export class DashboardService {
 
   async orgMembers(viewerId: string, orgId: string, query: PageQuery) {
     await this.#roleIn(orgId, viewerId);
-    return this.#pager.page('members', query, (after, limit) => this.#members.listWithUsers(this.#db, orgId, after, limit), (m) => [m.user_id], memberView);
+    return this.#pager.page(
+      'members',
+      query,
+      (after, limit) => this.#members.listWithUsers(this.#db, orgId, after, limit),
+      (m) => [m.user_id],
+      memberView,
+    );
   }
 
   /**
@@ -124,7 +130,13 @@ export class DashboardService {
   async projectKeys(viewerId: string, projectId: string, query: PageQuery) {
     const { role } = await this.#projectAndRole(projectId, viewerId);
     const onlyUser = managesOrg(role) ? null : viewerId;
-    return this.#pager.page('dashboard-keys', query, (after, limit) => this.#keys.listWithUsers(this.#db, projectId, onlyUser, after, limit), createdAtPosition, keyView);
+    return this.#pager.page(
+      'dashboard-keys',
+      query,
+      (after, limit) => this.#keys.listWithUsers(this.#db, projectId, onlyUser, after, limit),
+      createdAtPosition,
+      keyView,
+    );
   }
 
   async createProjectKey(viewerId: string, projectId: string, forUserId: string | null) {

@@ -44,7 +44,14 @@ export class InvitationsService {
   readonly #users: UsersRepository;
   readonly #pager: Pager;
 
-  constructor(deps: { db: Database; invitations: InvitationsRepository; members: MembershipsRepository; orgs: OrgsRepository; users: UsersRepository; pager: Pager }) {
+  constructor(deps: {
+    db: Database;
+    invitations: InvitationsRepository;
+    members: MembershipsRepository;
+    orgs: OrgsRepository;
+    users: UsersRepository;
+    pager: Pager;
+  }) {
     this.#db = deps.db;
     this.#invitations = deps.invitations;
     this.#members = deps.members;
@@ -58,7 +65,8 @@ export class InvitationsService {
     if (refusal) throw errors.forbidden(refusal);
     const row = await this.#db.transaction(async (tx) => {
       // Only this org's members are looked at: the inviter sees them in the member list anyway.
-      if (await this.#members.findWithUser(tx, orgId, { email })) throw errors.conflict('This address is already a member of this organization: change their role instead');
+      if (await this.#members.findWithUser(tx, orgId, { email }))
+        throw errors.conflict('This address is already a member of this organization: change their role instead');
       await this.#invitations.revokeOpenTo(tx, orgId, email);
       return this.#invitations.insert(tx, { id: randomUUID(), orgId, email, role, invitedBy: viewerId, ttlMs: INVITATION_TTL_MS });
     });
@@ -67,7 +75,13 @@ export class InvitationsService {
 
   async orgInvitations(viewerId: string, orgId: string, query: PageQuery) {
     await this.#requireManager(viewerId, orgId, 'see invitations');
-    return this.#pager.page('invitations', query, (after, limit) => this.#invitations.listOpen(this.#db, orgId, after, limit), createdAtPosition, orgInvitationView);
+    return this.#pager.page(
+      'invitations',
+      query,
+      (after, limit) => this.#invitations.listOpen(this.#db, orgId, after, limit),
+      createdAtPosition,
+      orgInvitationView,
+    );
   }
 
   async revoke(viewerId: string, orgId: string, invitationId: string) {

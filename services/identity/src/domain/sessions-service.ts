@@ -71,7 +71,12 @@ export class SessionsService {
     const token = generateToken();
     // Both tokens leave here once, in this reply; only their hashes are kept.
     const csrfToken = generateToken();
-    await this.#sessions.insertSession(this.#db, { id: randomUUID(), tokenHash: sessions.tokenHash(token), csrfTokenHash: sessions.tokenHash(csrfToken), userId });
+    await this.#sessions.insertSession(this.#db, {
+      id: randomUUID(),
+      tokenHash: sessions.tokenHash(token),
+      csrfTokenHash: sessions.tokenHash(csrfToken),
+      userId,
+    });
     return { token, csrfToken, user: sessionUser(user) };
   }
 }

@@ -14,8 +14,7 @@ export const view = {
     name: r.name,
     slug: r.slug,
     iconUrl: r.icon_url,
-    writeRateLimit:
-      r.write_rate_per_second === null || r.write_rate_burst === null ? null : { perSecond: r.write_rate_per_second, burst: r.write_rate_burst },
+    writeRateLimit: r.write_rate_per_second === null || r.write_rate_burst === null ? null : { perSecond: r.write_rate_per_second, burst: r.write_rate_burst },
     createdAt: r.created_at.toISOString(),
   }),
   key: (r: ApiKeyRow): KeyView => ({

@@ -18,27 +18,22 @@ export class ApiKeysRepository {
 
   /** Revoking twice keeps the first revocation time. */
   async revoke(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {
-    const { rows } = await db.query<ApiKeyRow>(
-      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id],
-    );
+    const { rows } = await db.query<ApiKeyRow>(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
     return rows[0];
   }
 
   async resetDevice(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {
-    const { rows } = await db.query<ApiKeyRow>(
-      `UPDATE api_keys SET device_id = NULL, device_bound_at = NULL WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id],
-    );
+    const { rows } = await db.query<ApiKeyRow>(`UPDATE api_keys SET device_id = NULL, device_bound_at = NULL WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
     return rows[0];
   }
 
   async listByProject(db: Queryable, projectId: string, after: string[] | undefined, limit: number): Promise<ApiKeyRow[]> {
     const where = afterClause(after, 3);
-    const { rows } = await db.query<ApiKeyRow>(
-      `SELECT ${COLUMNS} FROM api_keys WHERE project_id = $1 AND ${where.sql} ORDER BY created_at, id LIMIT $2`,
-      [projectId, limit, ...where.params],
-    );
+    const { rows } = await db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE project_id = $1 AND ${where.sql} ORDER BY created_at, id LIMIT $2`, [
+      projectId,
+      limit,
+      ...where.params,
+    ]);
     return rows;
   }
 

@@ -20,10 +20,16 @@ const withInviter = (source: string) =>
 export class InvitationsRepository {
   /** Closes the org's open invitation to this address, if any, as replaced by a new one. */
   async revokeOpenTo(db: Queryable, orgId: string, email: string): Promise<void> {
-    await db.query(`UPDATE invitations SET state = 'revoked', closed_at = now() WHERE org_id = $1 AND lower(email) = lower($2) AND state = 'pending'`, [orgId, email]);
+    await db.query(`UPDATE invitations SET state = 'revoked', closed_at = now() WHERE org_id = $1 AND lower(email) = lower($2) AND state = 'pending'`, [
+      orgId,
+      email,
+    ]);
   }
 
-  async insert(db: Queryable, i: { id: string; orgId: string; email: string; role: Role; invitedBy: string; ttlMs: number }): Promise<InvitationWithInviterRow> {
+  async insert(
+    db: Queryable,
+    i: { id: string; orgId: string; email: string; role: Role; invitedBy: string; ttlMs: number },
+  ): Promise<InvitationWithInviterRow> {
     const { rows } = await db.query<InvitationWithInviterRow>(
       `WITH inserted AS (
          INSERT INTO invitations (id, org_id, email, role, invited_by, expires_at)
@@ -83,7 +89,10 @@ export class InvitationsRepository {
 
   /** The state of an invitation to this address (undefined for any other address). */
   async stateOf(db: Queryable, id: string, email: string): Promise<InvitationState | undefined> {
-    const { rows } = await db.query<{ state: InvitationState }>(`SELECT ${STATE} FROM invitations i WHERE i.id = $1 AND lower(i.email) = lower($2)`, [id, email]);
+    const { rows } = await db.query<{ state: InvitationState }>(`SELECT ${STATE} FROM invitations i WHERE i.id = $1 AND lower(i.email) = lower($2)`, [
+      id,
+      email,
+    ]);
     return rows[0]?.state;
   }
 

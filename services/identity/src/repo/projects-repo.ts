@@ -27,18 +27,20 @@ export class ProjectsRepository {
 
   async listByOrg(db: Queryable, orgId: string, after: string[] | undefined, limit: number): Promise<ProjectRow[]> {
     const where = afterClause(after, 3);
-    const { rows } = await db.query<ProjectRow>(
-      `SELECT * FROM projects WHERE org_id = $1 AND ${where.sql} ORDER BY created_at, id LIMIT $2`,
-      [orgId, limit, ...where.params],
-    );
+    const { rows } = await db.query<ProjectRow>(`SELECT * FROM projects WHERE org_id = $1 AND ${where.sql} ORDER BY created_at, id LIMIT $2`, [
+      orgId,
+      limit,
+      ...where.params,
+    ]);
     return rows;
   }
 
   async setWriteLimit(db: Queryable, id: string, limit: { perSecond: number; burst: number } | null): Promise<ProjectRow | undefined> {
-    const { rows } = await db.query<ProjectRow>(
-      'UPDATE projects SET write_rate_per_second = $2, write_rate_burst = $3 WHERE id = $1 RETURNING *',
-      [id, limit?.perSecond ?? null, limit?.burst ?? null],
-    );
+    const { rows } = await db.query<ProjectRow>('UPDATE projects SET write_rate_per_second = $2, write_rate_burst = $3 WHERE id = $1 RETURNING *', [
+      id,
+      limit?.perSecond ?? null,
+      limit?.burst ?? null,
+    ]);
     return rows[0];
   }
 }

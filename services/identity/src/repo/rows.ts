@@ -1,8 +1,24 @@
 import type { Role, sessions } from '@lode/contracts';
 
-export interface OrgRow { id: string; name: string; slug: string; created_at: Date }
-export interface UserRow { id: string; name: string; avatar_url: string | null; email: string | null; created_at: Date }
-export interface MembershipRow { org_id: string; user_id: string; role: Role; created_at: Date }
+export interface OrgRow {
+  id: string;
+  name: string;
+  slug: string;
+  created_at: Date;
+}
+export interface UserRow {
+  id: string;
+  name: string;
+  avatar_url: string | null;
+  email: string | null;
+  created_at: Date;
+}
+export interface MembershipRow {
+  org_id: string;
+  user_id: string;
+  role: Role;
+  created_at: Date;
+}
 export interface ProjectRow {
   id: string;
   org_id: string;

@@ -4,10 +4,12 @@ import type { UserRow } from './rows.ts';
 
 export class UsersRepository {
   async insert(db: Queryable, user: { id: string; name: string; avatarUrl: string | null; email: string | null }): Promise<UserRow> {
-    const { rows } = await db.query<UserRow>(
-      'INSERT INTO users (id, name, avatar_url, email) VALUES ($1, $2, $3, $4) RETURNING *',
-      [user.id, user.name, user.avatarUrl, user.email],
-    );
+    const { rows } = await db.query<UserRow>('INSERT INTO users (id, name, avatar_url, email) VALUES ($1, $2, $3, $4) RETURNING *', [
+      user.id,
+      user.name,
+      user.avatarUrl,
+      user.email,
+    ]);
     return rows[0];
   }
 
@@ -26,10 +28,7 @@ export class UsersRepository {
 
   async list(db: Queryable, after: string[] | undefined, limit: number): Promise<UserRow[]> {
     const where = afterClause(after, 2);
-    const { rows } = await db.query<UserRow>(
-      `SELECT * FROM users WHERE ${where.sql} ORDER BY created_at, id LIMIT $1`,
-      [limit, ...where.params],
-    );
+    const { rows } = await db.query<UserRow>(`SELECT * FROM users WHERE ${where.sql} ORDER BY created_at, id LIMIT $1`, [limit, ...where.params]);
     return rows;
   }
 }

@@ -51,7 +51,13 @@ export class FenceService {
    * and a settle that did happen are harmless; a lock taken again after the commit survives.
    */
   async releaseCommitted(event: commit.CommitCreated): Promise<void> {
-    const released = await this.#locks.removeHolders(this.#db, event.projectId, event.author.userId, event.entries.map((e) => e.fileId), event.createdAt);
+    const released = await this.#locks.removeHolders(
+      this.#db,
+      event.projectId,
+      event.author.userId,
+      event.entries.map((e) => e.fileId),
+      event.createdAt,
+    );
     if (released > 0) this.#onEvents();
   }
 

@@ -19,7 +19,7 @@ const row = (fileId: string, userId: string): LockRow => ({
 const paths = new Map([a, b, c].map((id) => [id, `Levels/${id}.umap`]));
 
 describe('toLock', () => {
-  it('shows spec 2 fields with isMine relative to the caller and lockedAt in ISO milliseconds', () => {
+  it('shows the Lock fields the API answers, with isMine relative to the caller and lockedAt in ISO milliseconds', () => {
     expect(toLock(row(a, me), me)).toEqual({
       fileId: a,
       path: `Levels/${a}.umap`,

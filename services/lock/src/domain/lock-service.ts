@@ -33,7 +33,8 @@ export class LockService {
       const path = paths.get(fileId);
       return path === undefined ? [] : [{ fileId, path, pathKey: pathKey(path) }];
     });
-    const { taken, held, fenced } = files.length === 0 ? { taken: [], held: [], fenced: [] } : await this.#locks.acquire(this.#db, actor.projectId, actor, note, files);
+    const { taken, held, fenced } =
+      files.length === 0 ? { taken: [], held: [], fenced: [] } : await this.#locks.acquire(this.#db, actor.projectId, actor, note, files);
     if (taken.length > 0) this.#onEvents();
     const plan = planAcquire(requested, paths, held, fenced, actor.userId);
     return {

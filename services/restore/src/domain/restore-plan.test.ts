@@ -50,8 +50,14 @@ describe('restore plan', () => {
     ];
     const plan = planRestore(
       targets,
-      new Map([[b, 'blob_missing'], [d, 'version_not_found']]),
-      [{ fileId: a, version: 4 }, { fileId: c, version: 5 }],
+      new Map([
+        [b, 'blob_missing'],
+        [d, 'version_not_found'],
+      ]),
+      [
+        { fileId: a, version: 4 },
+        { fileId: c, version: 5 },
+      ],
       tree,
       new Map(),
     );
@@ -62,7 +68,10 @@ describe('restore plan', () => {
         { fileId: a, version: 4, action: 'modify' },
       ],
     });
-    expect(plan.restored).toEqual([{ fileId: c, newVersion: 5 }, { fileId: a, newVersion: 4 }]);
+    expect(plan.restored).toEqual([
+      { fileId: c, newVersion: 5 },
+      { fileId: a, newVersion: 4 },
+    ]);
     expect(plan.skipped).toEqual([
       { fileId: b, toVersion: 1, code: 'blob_missing', message: 'The content of version 1 is missing from storage' },
       { fileId: d, toVersion: 7, code: 'version_not_found', message: 'Version 7 of this file does not exist' },
@@ -75,7 +84,10 @@ describe('restore plan', () => {
   });
 
   it('fingerprints the targets in order', () => {
-    const one = [{ fileId: a, toVersion: 1 }, { fileId: b, toVersion: 2 }];
+    const one = [
+      { fileId: a, toVersion: 1 },
+      { fileId: b, toVersion: 2 },
+    ];
     expect(restoreRequestHash(one)).toBe(restoreRequestHash(one.map((t) => ({ ...t }))));
     expect(restoreRequestHash(one)).not.toBe(restoreRequestHash([...one].reverse()));
     expect(restoreRequestHash(one)).not.toBe(restoreRequestHash([one[0], { fileId: b, toVersion: 3 }]));

@@ -69,7 +69,10 @@ export function planRestore(
   });
   return {
     commit: {
-      message: restoreMessage(restored.map((r) => r.target), paths),
+      message: restoreMessage(
+        restored.map((r) => r.target),
+        paths,
+      ),
       fileVersions: restored.map(({ target, version }) => ({
         fileId: target.fileId,
         version,

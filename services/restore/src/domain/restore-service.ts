@@ -29,7 +29,10 @@ export class RestoreService {
 
   async restore(actor: Actor, body: restore.RestoreBody, idempotencyKey: string | undefined): Promise<restore.RestoreResult> {
     const targets = body.files;
-    assertUniqueFileIds(targets.map((t) => t.fileId), 'restore');
+    assertUniqueFileIds(
+      targets.map((t) => t.fileId),
+      'restore',
+    );
     const requestHash = restoreRequestHash(targets);
     const record = () =>
       this.#requests.insert(this.#db, {
@@ -70,7 +73,12 @@ export class RestoreService {
     const plan = request.plan ?? (await this.#prepare(actor, targets, request.id));
     // On a retry the commit service replays the commit if the first attempt made it; file_locked and
     // the other refusals of a commit reach the client unchanged.
-    const made = await this.#bus.call(commit.create, { actor, commit: commit.toColumns(plan.commit), idempotencyKey: `restore:${request.id}`, kind: 'restore' });
+    const made = await this.#bus.call(commit.create, {
+      actor,
+      commit: commit.toColumns(plan.commit),
+      idempotencyKey: `restore:${request.id}`,
+      kind: 'restore',
+    });
     const result = { commitId: made.id, sequenceNum: made.sequenceNum, restored: plan.restored, skipped: plan.skipped };
     await this.#requests.finish(this.#db, request.id, result);
     return result;
@@ -88,7 +96,8 @@ export class RestoreService {
     const tree = new Map(main.files.map((f) => [f.fileId, f]));
     const skips = triage(targets, resolved, tree);
     const restorable = targets.filter((t) => !skips.has(t.fileId));
-    const prepared = restorable.length === 0 ? { created: [], skipped: [] } : await this.#bus.call(upload.prepareRestore, { actor, restoreId, targets: restorable });
+    const prepared =
+      restorable.length === 0 ? { created: [], skipped: [] } : await this.#bus.call(upload.prepareRestore, { actor, restoreId, targets: restorable });
     for (const s of prepared.skipped) skips.set(s.fileId, s.reason);
     const plan = planRestore(targets, skips, prepared.created, tree, new Map(resolved.files.map((f) => [f.fileId, f.path])));
     // No empty commit: the request fails as a whole, and nothing was made that a retry could reuse.

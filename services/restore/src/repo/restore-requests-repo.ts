@@ -34,10 +34,11 @@ export class RestoreRequestsRepository {
   }
 
   async findByKey(q: Queryable, scope: IdempotencyScope): Promise<RestoreRequest | undefined> {
-    const { rows } = await q.query<RestoreRequest>(
-      `SELECT ${COLUMNS} FROM restore_requests WHERE project_id = $1 AND key_id = $2 AND idem_key = $3`,
-      [scope.projectId, scope.keyId, scope.key],
-    );
+    const { rows } = await q.query<RestoreRequest>(`SELECT ${COLUMNS} FROM restore_requests WHERE project_id = $1 AND key_id = $2 AND idem_key = $3`, [
+      scope.projectId,
+      scope.keyId,
+      scope.key,
+    ]);
     return rows[0];
   }
 
@@ -46,10 +47,12 @@ export class RestoreRequestsRepository {
   }
 
   async finish(q: Queryable, id: string, result: restore.RestoreResult): Promise<void> {
-    await q.query(
-      `UPDATE restore_requests SET state = 'done', response = $2, commit_id = $3, sequence_num = $4, updated_at = now() WHERE id = $1`,
-      [id, JSON.stringify(result), result.commitId, result.sequenceNum],
-    );
+    await q.query(`UPDATE restore_requests SET state = 'done', response = $2, commit_id = $3, sequence_num = $4, updated_at = now() WHERE id = $1`, [
+      id,
+      JSON.stringify(result),
+      result.commitId,
+      result.sequenceNum,
+    ]);
   }
 
   /**

@@ -54,6 +54,7 @@ export function planPart(progress: Progress, event: Part, earlierSettled: boolea
   const problems: string[] = [];
   if (pendingSeq !== null) problems.push(`commit ${pendingSeq} never received its last parts; its staged parts are discarded`);
   const firstLost = (pendingSeq ?? appliedSeq) + 1;
-  if (seq > firstLost) problems.push(seq - 1 === firstLost ? `commit ${firstLost} was never received` : `commits ${firstLost} to ${seq - 1} were never received`);
+  if (seq > firstLost)
+    problems.push(seq - 1 === firstLost ? `commit ${firstLost} was never received` : `commits ${firstLost} to ${seq - 1} were never received`);
   return { action: complete, discardStaged: pendingSeq !== null, problems };
 }

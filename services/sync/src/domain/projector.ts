@@ -57,7 +57,10 @@ export class Projector {
     const outcome = await db.transaction(async (tx) => {
       const plan = planPart(await progress.lock(tx, projectId), event, earlierSettled);
       for (const problem of plan.problems) {
-        logger.error({ projectId, commitId: event.commitId, sequenceNum: seq, part: event.part }, `sync read model incomplete: ${problem}; rebuild it (docs/architecture.md)`);
+        logger.error(
+          { projectId, commitId: event.commitId, sequenceNum: seq, part: event.part },
+          `sync read model incomplete: ${problem}; rebuild it (docs/architecture.md)`,
+        );
       }
       if (plan.action === 'defer') return 'deferred';
       if (plan.action === 'skip') return 'done';

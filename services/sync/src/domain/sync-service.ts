@@ -59,7 +59,13 @@ export class SyncService {
     return { ...answer, remoteOnlySession: includeRemoteOnly && session ? session.id : null };
   }
 
-  async listRemoteOnly(actor: Actor, branch: string | undefined, sessionId: string, after: string, limit: number): Promise<ReplyOf<typeof sync.listRemoteOnly>> {
+  async listRemoteOnly(
+    actor: Actor,
+    branch: string | undefined,
+    sessionId: string,
+    after: string,
+    limit: number,
+  ): Promise<ReplyOf<typeof sync.listRemoteOnly>> {
     const { db, branches, tree, sessions } = this.#deps;
     const page = await db.transaction(async (tx) => {
       const lineage = await branches.lineage(tx, actor.projectId, branch ?? commit.MAIN_BRANCH);

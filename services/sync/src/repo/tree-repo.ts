@@ -131,9 +131,7 @@ export class TreeRepository {
    * transaction: the planner settings are local to it.
    */
   async listUnseen(tx: Queryable, projectId: string, branch: string, sessionId: string, after: string, limit: number): Promise<ListedFile[]> {
-    await tx.query(
-      'SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off',
-    );
+    await tx.query('SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off');
     const { rows } = await tx.query<TreeRow>(
       `SELECT ${TREE_COLUMNS} FROM tree t
        WHERE t.project_id = $1 AND t.branch = $2 AND t.path_key > $4 AND NOT t.deleted

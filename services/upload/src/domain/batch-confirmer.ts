@@ -7,9 +7,7 @@ import { validateConfirmEntries, type ConfirmBody } from './confirm-entries.ts';
 import { ObjectVerifier } from './stored-content.ts';
 
 /** What confirming one entry came to: its version, or a failure of that entry alone. */
-export type ConfirmOutcome =
-  | { fileId: string; version: number; confirmed: true }
-  | { fileId: string | null; version: number | null; failure: AppError };
+export type ConfirmOutcome = { fileId: string; version: number; confirmed: true } | { fileId: string | null; version: number | null; failure: AppError };
 
 interface Pending {
   index: number;
@@ -44,11 +42,14 @@ export class BatchConfirmer {
       results[entry.index] = { fileId: entry.body.fileId, version: entry.body.version, confirmed: true };
     };
 
-    const reservations = valid.length === 0 ? [] : await this.#files.findReservations(
-      this.#db,
-      actor.projectId,
-      valid.map(({ body }) => ({ ...body, storageKey: body.dedup ? null : (body.storageKey ?? null) })),
-    );
+    const reservations =
+      valid.length === 0
+        ? []
+        : await this.#files.findReservations(
+            this.#db,
+            actor.projectId,
+            valid.map(({ body }) => ({ ...body, storageKey: body.dedup ? null : (body.storageKey ?? null) })),
+          );
     const pending: Pending[] = [];
     valid.forEach((entry, i) => {
       const reservation = reservations[i];
@@ -97,10 +98,17 @@ export class BatchConfirmer {
   async #record(actor: Actor, entries: readonly Pending[]): Promise<('confirmed' | 'gone' | 'conflict')[]> {
     if (entries.length === 0) return [];
     return this.#db.transaction(async (tx) => {
-      const present = await this.#files.lockReservations(tx, entries.map((e) => e.reservation.id));
+      const present = await this.#files.lockReservations(
+        tx,
+        entries.map((e) => e.reservation.id),
+      );
       const reserved = entries.filter((e) => present.has(e.reservation.id));
       const vanished = entries.filter((e) => !present.has(e.reservation.id));
-      await this.#files.lockFiles(tx, actor.projectId, reserved.map((e) => e.reservation.file_id));
+      await this.#files.lockFiles(
+        tx,
+        actor.projectId,
+        reserved.map((e) => e.reservation.file_id),
+      );
       const versions = reserved.map(({ reservation: r }): NewVersion => ({
         fileId: r.file_id,
         version: r.version,
@@ -116,7 +124,11 @@ export class BatchConfirmer {
       const recordedBefore =
         vanished.length === 0
           ? new Set<string>()
-          : await this.#files.confirmedUploads(tx, actor.projectId, vanished.map(({ reservation: r }) => ({ id: r.id, fileId: r.file_id, version: r.version })));
+          : await this.#files.confirmedUploads(
+              tx,
+              actor.projectId,
+              vanished.map(({ reservation: r }) => ({ id: r.id, fileId: r.file_id, version: r.version })),
+            );
       return entries.map(({ reservation: r }) => {
         if (!present.has(r.id)) return recordedBefore.has(r.id) ? 'confirmed' : 'gone';
         return recorded.has(r.id) ? 'confirmed' : 'conflict';

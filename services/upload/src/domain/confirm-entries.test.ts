@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validateConfirmEntries } from './confirm-entries.ts';
 
-const entry = (fileId: string, extra: Record<string, unknown> = {}) => ({ fileId, version: 1, storageKey: 'p/x/u/y', sha256: 'A'.repeat(64), size: 3, ...extra });
+const entry = (fileId: string, extra: Record<string, unknown> = {}) => ({
+  fileId,
+  version: 1,
+  storageKey: 'p/x/u/y',
+  sha256: 'A'.repeat(64),
+  size: 3,
+  ...extra,
+});
 
 describe('validateConfirmEntries', () => {
   it('keeps valid entries with their index, normalised as the single confirm parses them', () => {
@@ -41,6 +48,8 @@ describe('validateConfirmEntries', () => {
     const id = randomUUID();
     const { valid, invalid } = validateConfirmEntries([entry(id), entry(id, { version: 2 })]);
     expect(valid.map((v) => v.index)).toEqual([0]);
-    expect(invalid).toEqual([{ index: 1, fileId: id, version: 2, error: expect.objectContaining({ code: 'validation_failed', message: expect.stringMatching(/more than once/) }) }]);
+    expect(invalid).toEqual([
+      { index: 1, fileId: id, version: 2, error: expect.objectContaining({ code: 'validation_failed', message: expect.stringMatching(/more than once/) }) },
+    ]);
   });
 });

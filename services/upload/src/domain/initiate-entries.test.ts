@@ -22,7 +22,10 @@ describe('validateEntries', () => {
   });
 
   it('refuses a path repeated in another case within one batch', () => {
-    const { valid, invalid } = validateEntries([{ path: 'Art/Hero.psd', ...ok }, { path: 'art/hero.PSD', ...ok }]);
+    const { valid, invalid } = validateEntries([
+      { path: 'Art/Hero.psd', ...ok },
+      { path: 'art/hero.PSD', ...ok },
+    ]);
     expect(valid).toHaveLength(1);
     expect(invalid[0]?.index).toBe(1);
   });

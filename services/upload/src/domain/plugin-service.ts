@@ -86,7 +86,13 @@ export class PluginService {
       uploaderId: actor.userId,
       expiresAt: new Date(Date.now() + ttl * 1000),
     });
-    const signed = await this.#storage.presignPut({ key: storageKey, size: body.size, contentMd5: body.contentMd5, sha256: body.sha256, expiresInSeconds: ttl });
+    const signed = await this.#storage.presignPut({
+      key: storageKey,
+      size: body.size,
+      contentMd5: body.contentMd5,
+      sha256: body.sha256,
+      expiresInSeconds: ttl,
+    });
     return {
       name,
       version: body.version,

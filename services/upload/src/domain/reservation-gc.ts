@@ -68,7 +68,10 @@ export class ReservationCollector {
       if (expired.length === 0) return 0;
       // A dedup reservation points at a confirmed blob that others use: only its row goes.
       await this.#storage.delete(expired.filter((r) => !r.dedup).map((r) => r.storage_key));
-      await kind.deleteReservations(tx, expired.map((r) => r.id));
+      await kind.deleteReservations(
+        tx,
+        expired.map((r) => r.id),
+      );
       return expired.length;
     });
   }

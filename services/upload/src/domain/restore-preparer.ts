@@ -24,7 +24,10 @@ export class RestorePreparer {
   }
 
   async prepare(actor: Actor, restoreId: string, targets: readonly Target[]): Promise<PrepareReply> {
-    assertUniqueFileIds(targets.map((t) => t.fileId), 'restore');
+    assertUniqueFileIds(
+      targets.map((t) => t.fileId),
+      'restore',
+    );
     // A retry of the same restore: what the first attempt made is the answer for those files.
     const made = new Map((await this.#files.restoreVersions(this.#db, actor.projectId, restoreId)).map((v) => [v.fileId, v.version]));
     const fresh = targets.filter((t) => !made.has(t.fileId));
@@ -34,7 +37,11 @@ export class RestorePreparer {
       const versions = { projectId: actor.projectId, restoreId, uploaderId: actor.userId, uploaderName: actor.userName, targets: restorable };
       // The objects were checked before (#unrestorable), so no storage call waits inside the transaction.
       const created = await this.#db.transaction(async (tx) => {
-        await this.#files.lockFiles(tx, actor.projectId, restorable.map((t) => t.fileId));
+        await this.#files.lockFiles(
+          tx,
+          actor.projectId,
+          restorable.map((t) => t.fileId),
+        );
         return this.#files.insertRestoreVersions(tx, versions);
       });
       for (const v of created) made.set(v.fileId, v.version);

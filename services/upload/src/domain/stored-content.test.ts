@@ -21,7 +21,10 @@ const small = { storageKey: 'p/1/u/small', sha256: 'b'.repeat(64), size: 3 };
 
 describe('ObjectVerifier', () => {
   it('lets a confirm retried during a read join it, and reads again once it is over', async () => {
-    const { storage, reads, release } = slowStore({ [big.storageKey]: { size: 256, sha256: big.sha256 }, [small.storageKey]: { size: 3, sha256: 'c'.repeat(64) } });
+    const { storage, reads, release } = slowStore({
+      [big.storageKey]: { size: 256, sha256: big.sha256 },
+      [small.storageKey]: { size: 3, sha256: 'c'.repeat(64) },
+    });
     const verifier = new ObjectVerifier(storage);
 
     const first = verifier.verify([big]);

@@ -54,10 +54,25 @@ describe('isPublicAddress', () => {
     ['not-an-ip', 'not an address'],
   ])('refuses %s (%s)', (address) => expect(isPublicAddress(address)).toBe(false));
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '198.20.0.1', '223.255.255.255', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '64:ff9b::8.8.4.4', '::ffff:808:808', '0:0:0:0:0:ffff:808:808', '192.0.3.1', '198.51.101.1', '203.0.114.1', '2001:db9::1', '2a00::1'])(
-    'allows %s',
-    (address) => expect(isPublicAddress(address)).toBe(true),
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '198.20.0.1',
+    '223.255.255.255',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '64:ff9b::8.8.4.4',
+    '::ffff:808:808',
+    '0:0:0:0:0:ffff:808:808',
+    '192.0.3.1',
+    '198.51.101.1',
+    '203.0.114.1',
+    '2001:db9::1',
+    '2a00::1',
+  ])('allows %s', (address) => expect(isPublicAddress(address)).toBe(true));
 });
 
 describe('literalAddress', () => {

@@ -14,7 +14,9 @@ export function deliveryMetrics(): { outcomes: Counter; lag: Histogram } {
   if (created?.meter !== meter) {
     created = {
       meter,
-      outcomes: meter.createCounter('lode.webhooks.deliveries', { description: 'Webhook delivery attempts, by outcome: delivered, retried, failed, disabled, refused' }),
+      outcomes: meter.createCounter('lode.webhooks.deliveries', {
+        description: 'Webhook delivery attempts, by outcome: delivered, retried, failed, disabled, refused',
+      }),
       lag: meter.createHistogram('lode.webhooks.delivery.lag', {
         unit: 's',
         description: 'Time from an event being recorded to its webhook delivery succeeding',

@@ -70,7 +70,12 @@ export class DeliveryWorker {
     for (;;) {
       const free = MAX_IN_FLIGHT - this.#sends.size;
       if (free <= 0) return;
-      const claimed = await deliveries.claim(db, { limit: free, perWebhook: MAX_IN_FLIGHT_PER_WEBHOOK, inFlight: this.#inFlight, leaseMs: leaseMs(sender.timeoutMs) });
+      const claimed = await deliveries.claim(db, {
+        limit: free,
+        perWebhook: MAX_IN_FLIGHT_PER_WEBHOOK,
+        inFlight: this.#inFlight,
+        leaseMs: leaseMs(sender.timeoutMs),
+      });
       if (claimed.length === 0) return;
       for (const delivery of claimed) this.#start(delivery);
     }
@@ -102,7 +107,13 @@ export class DeliveryWorker {
       const level = result.kind === 'refused' ? 'warn' : 'debug';
       this.#deps.logger[level]({ eventId: delivery.eventId, webhookId: delivery.webhookId, detail: result.detail }, `webhook delivery ${result.kind}`);
     }
-    const settlement = settleAttempt(result, { attempts: delivery.attempts, createdAt: delivery.createdAt, now: new Date(), policy: this.#deps.retry, random: Math.random() });
+    const settlement = settleAttempt(result, {
+      attempts: delivery.attempts,
+      createdAt: delivery.createdAt,
+      now: new Date(),
+      policy: this.#deps.retry,
+      random: Math.random(),
+    });
     await this.#record(delivery, settlement, result.kind === 'refused');
   }
 
@@ -122,10 +133,13 @@ export class DeliveryWorker {
   #wakeAt(at: Date): void {
     const delay = at.getTime() - Date.now();
     if (delay >= this.#deps.pollMs) return;
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      this.kick();
-    }, Math.max(0, delay));
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(timer);
+        this.kick();
+      },
+      Math.max(0, delay),
+    );
     timer.unref();
     this.#timers.add(timer);
   }

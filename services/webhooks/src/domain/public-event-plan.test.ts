@@ -18,7 +18,14 @@ function commitPart(part: number, fileCount: number): commit.CommitCreated {
     fileCount,
     part,
     parts: 2,
-    entries: Array.from({ length: 300 }, (_, i) => ({ fileId: randomUUID(), path: `f${i}`, action: 'add' as const, version: 1, sha256: 'a'.repeat(64), size: 1 })),
+    entries: Array.from({ length: 300 }, (_, i) => ({
+      fileId: randomUUID(),
+      path: `f${i}`,
+      action: 'add' as const,
+      version: 1,
+      sha256: 'a'.repeat(64),
+      size: 1,
+    })),
   };
 }
 
@@ -42,7 +49,10 @@ describe('public events', () => {
     const base = { projectId, change: 1, afterSeq: 0, name: 'dev', forkedFrom: 'main', lineage: [] };
     expect(fromBranchChanged({ ...base, action: 'created' }, 'b1', new Date()).type).toBe('branch.created');
     expect(fromBranchChanged({ ...base, action: 'deleted' }, 'b2', new Date()).data).toEqual({ name: 'dev' });
-    const released = fromLocksChanged({ projectId, action: 'released', reason: 'forced', by: { userId: randomUUID(), userName: 'Bo' }, at: 'now', locks: [] }, 'l1');
+    const released = fromLocksChanged(
+      { projectId, action: 'released', reason: 'forced', by: { userId: randomUUID(), userName: 'Bo' }, at: 'now', locks: [] },
+      'l1',
+    );
     expect(released).toMatchObject({ type: 'lock.released', data: { reason: 'forced' } });
   });
 });

@@ -30,7 +30,8 @@ describe('settleAttempt', () => {
   });
 
   it('never retries sooner than the backoff, whatever Retry-After asks (0, a past date, less than the backoff)', () => {
-    const delayOf = (settlement: ReturnType<typeof settle>) => (settlement.status === 'pending' ? settlement.nextAttemptAt.getTime() - now.getTime() : undefined);
+    const delayOf = (settlement: ReturnType<typeof settle>) =>
+      settlement.status === 'pending' ? settlement.nextAttemptAt.getTime() - now.getTime() : undefined;
     expect(delayOf(settle(answered(429, '0')))).toBe(750);
     expect(delayOf(settle(answered(503, new Date(now.getTime() - 60_000).toUTCString())))).toBe(750);
     expect(delayOf(settle(answered(429, '1'), 3))).toBe(3000);

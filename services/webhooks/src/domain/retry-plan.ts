@@ -45,13 +45,17 @@ export function retryAfterMs(value: string | null, now: Date): number | undefine
  * failures, 5xx and 429 are retried with backoff (a longer Retry-After is honoured) until the window ends;
  * a 410 disables the endpoint; any other answer fails the delivery at once.
  */
-export function settleAttempt(result: AttemptResult, context: { attempts: number; createdAt: Date; now: Date; policy: RetryPolicy; random: number }): Settlement {
+export function settleAttempt(
+  result: AttemptResult,
+  context: { attempts: number; createdAt: Date; now: Date; policy: RetryPolicy; random: number },
+): Settlement {
   if (result.kind === 'refused') return { status: 'failed', lastStatus: null, error: result.error, disableWebhook: false };
   const lastStatus = result.kind === 'answered' ? result.status : null;
   if (result.kind === 'answered') {
     if (result.status >= 200 && result.status < 300) return { status: 'delivered', lastStatus: result.status };
     if (result.status === 410) return { status: 'failed', lastStatus, error: 'The endpoint answered 410 Gone: webhook disabled', disableWebhook: true };
-    if (result.status !== 429 && result.status < 500) return { status: 'failed', lastStatus, error: `The endpoint answered ${result.status}`, disableWebhook: false };
+    if (result.status !== 429 && result.status < 500)
+      return { status: 'failed', lastStatus, error: `The endpoint answered ${result.status}`, disableWebhook: false };
   }
   const error = result.kind === 'answered' ? `The endpoint answered ${result.status}` : result.error;
   // A Retry-After may push the retry later, never sooner than the backoff: `0` (or a date already
@@ -60,7 +64,12 @@ export function settleAttempt(result: AttemptResult, context: { attempts: number
   const delayMs = Math.max(asked, backoffMs(context.policy, context.attempts, context.random));
   const nextAttemptAt = new Date(context.now.getTime() + delayMs);
   if (nextAttemptAt.getTime() - context.createdAt.getTime() > context.policy.windowMs) {
-    return { status: 'failed', lastStatus, error: `${error}; given up after retrying for ${Math.round(context.policy.windowMs / 3_600_000)} h`, disableWebhook: false };
+    return {
+      status: 'failed',
+      lastStatus,
+      error: `${error}; given up after retrying for ${Math.round(context.policy.windowMs / 3_600_000)} h`,
+      disableWebhook: false,
+    };
   }
   return { status: 'pending', lastStatus, error, nextAttemptAt };
 }

@@ -34,7 +34,10 @@ export async function sealPlaintextSecrets(db: Database, webhooks: WebhooksRepos
   for (;;) {
     const plain = await webhooks.secretsNotStartingWith(db, SEALED_PREFIX, SEAL_BATCH);
     if (plain.length === 0) return sealed;
-    const replaced = await webhooks.replaceSecrets(db, plain.map(({ id, secret }) => ({ id, from: secret, to: box.seal(secret, id) })));
+    const replaced = await webhooks.replaceSecrets(
+      db,
+      plain.map(({ id, secret }) => ({ id, from: secret, to: box.seal(secret, id) })),
+    );
     sealed += replaced;
     // Every row read was changed by someone else since: what is left is theirs to seal.
     if (replaced === 0) return sealed;

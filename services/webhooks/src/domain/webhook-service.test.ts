@@ -23,6 +23,8 @@ describe('who may manage webhooks', () => {
   it.each(['member', 'viewer', 'billing', ''])('refuses the role %j', async (role) => {
     const manager = { projectId, role } as webhooks.Manager;
     await expect(service.list(manager)).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(service.create({ manager, url: 'https://ci.example.com', events: ['lock.acquired'], description: '' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(service.create({ manager, url: 'https://ci.example.com', events: ['lock.acquired'], description: '' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 });

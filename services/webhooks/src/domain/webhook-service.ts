@@ -11,7 +11,6 @@ import type { SecretBox } from './secret-box.ts';
 type Manager = webhooks.Manager;
 type Changes = ParsedRequestOf<typeof webhooks.update>['changes'];
 
-
 /** A Standard Webhooks secret: `whsec_` and 24 random bytes in base64, as the library reads it. */
 function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
@@ -167,8 +166,15 @@ export class WebhookService {
     if (this.#allowPrivate) return;
     const { hostname } = new URL(url);
     const literal = literalAddress(hostname);
-    const addresses = literal !== undefined ? [literal] : await lookup(hostname, { all: true }).then((found) => found.map((a) => a.address), () => []);
+    const addresses =
+      literal !== undefined
+        ? [literal]
+        : await lookup(hostname, { all: true }).then(
+            (found) => found.map((a) => a.address),
+            () => [],
+          );
     const refused = addresses.find((address) => !isPublicAddress(address));
-    if (refused !== undefined) throw errors.validation(`Invalid body: url: ${DESTINATION_NOT_ALLOWED}`, { issues: [{ path: 'url', message: 'destination not allowed' }] });
+    if (refused !== undefined)
+      throw errors.validation(`Invalid body: url: ${DESTINATION_NOT_ALLOWED}`, { issues: [{ path: 'url', message: 'destination not allowed' }] });
   }
 }

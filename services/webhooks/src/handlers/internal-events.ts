@@ -13,8 +13,18 @@ export async function consumeInternalEvents(events: EventStream, recorder: Event
   const byProject = { orderedBy: (event: { projectId: string }) => event.projectId };
   return Promise.all([
     events.consume(`${PUBLIC_EVENTS_CONSUMER}-commits`, commit.commitCreated, (event, meta) => recorder.record(fromCommitCreated(event, meta.id)), byProject),
-    events.consume(`${PUBLIC_EVENTS_CONSUMER}-branches`, branches.branchChanged, (event, meta) => recorder.record(fromBranchChanged(event, meta.id, new Date())), byProject),
+    events.consume(
+      `${PUBLIC_EVENTS_CONSUMER}-branches`,
+      branches.branchChanged,
+      (event, meta) => recorder.record(fromBranchChanged(event, meta.id, new Date())),
+      byProject,
+    ),
     events.consume(`${PUBLIC_EVENTS_CONSUMER}-locks`, lock.locksChanged, (event, meta) => recorder.record(fromLocksChanged(event, meta.id)), byProject),
-    events.consume(`${PUBLIC_EVENTS_CONSUMER}-plugins`, plugins.pluginPublished, (event, meta) => recorder.record(fromPluginPublished(event, meta.id)), byProject),
+    events.consume(
+      `${PUBLIC_EVENTS_CONSUMER}-plugins`,
+      plugins.pluginPublished,
+      (event, meta) => recorder.record(fromPluginPublished(event, meta.id)),
+      byProject,
+    ),
   ]);
 }

@@ -41,7 +41,10 @@ export class DeliveriesRepository {
    * left out, up to SCAN_FACTOR × limit of them: a claim that finds only one webhook's rows takes its
    * share, and the next claim, with that webhook full, reaches the others.
    */
-  async claim(q: Queryable, request: { limit: number; perWebhook: number; inFlight: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  async claim(
+    q: Queryable,
+    request: { limit: number; perWebhook: number; inFlight: ReadonlyMap<string, number>; leaseMs: number },
+  ): Promise<ClaimedDelivery[]> {
     const { rows } = await q.query<ClaimedDelivery>(
       `WITH busy AS (
          SELECT * FROM unnest($3::uuid[], $4::int[]) AS b(webhook_id, in_flight)
@@ -98,7 +101,12 @@ export class DeliveriesRepository {
 
   /** A ping: delivered like an event, but never recorded on the feed. */
   async queue(q: Queryable, webhookId: string, eventId: string, eventType: string, body: string): Promise<void> {
-    await q.query(`INSERT INTO deliveries (webhook_id, event_id, event_type, body, next_attempt_at) VALUES ($1, $2, $3, $4, now())`, [webhookId, eventId, eventType, body]);
+    await q.query(`INSERT INTO deliveries (webhook_id, event_id, event_type, body, next_attempt_at) VALUES ($1, $2, $3, $4, now())`, [
+      webhookId,
+      eventId,
+      eventType,
+      body,
+    ]);
   }
 
   /** Newest first; `before` is the previous page's last seq. */
@@ -115,7 +123,9 @@ export class DeliveriesRepository {
 
   /** Finished deliveries leave the log after the retention; pending ones stay until settled. */
   async purgeFinishedOlderThan(q: Queryable, retentionMs: number): Promise<number> {
-    const { rowCount } = await q.query(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < now() - make_interval(secs => $1)`, [retentionMs / 1000]);
+    const { rowCount } = await q.query(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < now() - make_interval(secs => $1)`, [
+      retentionMs / 1000,
+    ]);
     return rowCount ?? 0;
   }
 }

@@ -25,7 +25,12 @@ const COLUMNS = `id, url, events, description, secret, disabled, disabled_reason
 /** SQL for the `webhooks` table; every statement is scoped to the caller's project. */
 export class WebhooksRepository {
   /** Inserts unless the project already has `max` webhooks; answers the row, or undefined at the limit. */
-  async insert(q: Queryable, projectId: string, hook: { id: string; url: string; events: readonly string[]; description: string; secret: string }, max: number): Promise<WebhookRow | undefined> {
+  async insert(
+    q: Queryable,
+    projectId: string,
+    hook: { id: string; url: string; events: readonly string[]; description: string; secret: string },
+    max: number,
+  ): Promise<WebhookRow | undefined> {
     const { rows } = await q.query<WebhookRow>(
       `INSERT INTO webhooks (id, project_id, url, events, description, secret)
        SELECT $1, $2, $3, $4::text[], $5, $6

@@ -4,7 +4,18 @@ import type { OperationGroup } from '../operation.ts';
 
 /** The caller's identity, flat: the key's identity as validate-key shows it (auth/identity.ts). */
 const callerIdentity = identity.keyIdentitySchema
-  .pick({ userId: true, userName: true, userAvatarUrl: true, projectId: true, projectName: true, projectSlug: true, projectIconUrl: true, orgId: true, orgName: true, orgSlug: true })
+  .pick({
+    userId: true,
+    userName: true,
+    userAvatarUrl: true,
+    projectId: true,
+    projectName: true,
+    projectSlug: true,
+    projectIconUrl: true,
+    orgId: true,
+    orgName: true,
+    orgSlug: true,
+  })
   .extend({ valid: z.literal(true) });
 
 export const authOperations: OperationGroup = {

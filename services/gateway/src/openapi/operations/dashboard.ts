@@ -17,7 +17,7 @@ export const dashboardOperations: OperationGroup = {
       path: '/api/v1/projects/:projectId/overview',
       summary: 'A project, its organization, my role and the write limits in force',
       description:
-        "`defaultWriteRateLimit` is what a project without a write rate limit of its own (`project.writeRateLimit` null) gets; `maxWriteRateLimit` is the most its owners and admins may set.",
+        '`defaultWriteRateLimit` is what a project without a write rate limit of its own (`project.writeRateLimit` null) gets; `maxWriteRateLimit` is the most its owners and admins may set.',
       auth: 'session',
       reply: sessions.projectOverviewPage,
     },

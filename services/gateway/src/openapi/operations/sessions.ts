@@ -23,7 +23,13 @@ export const sessionOperations: OperationGroup = {
       reply: signedIn,
       errors: [400, 401, 429, 503],
     },
-    { method: 'get', path: '/api/v1/session/options', summary: 'Which sign-in methods this server offers', auth: 'none', reply: z.object({ oidc: z.boolean() }) },
+    {
+      method: 'get',
+      path: '/api/v1/session/options',
+      summary: 'Which sign-in methods this server offers',
+      auth: 'none',
+      reply: z.object({ oidc: z.boolean() }),
+    },
     { method: 'get', path: '/api/v1/session', summary: 'The current session', auth: 'session', reply: sessionView },
     { method: 'delete', path: '/api/v1/session', summary: 'Sign out', auth: 'session', reply: z.object({ ended: z.literal(true) }) },
     {
@@ -38,7 +44,8 @@ export const sessionOperations: OperationGroup = {
       method: 'get',
       path: '/api/v1/session/oidc/callback',
       summary: 'Finish an OpenID Connect sign-in',
-      description: "The identity provider's redirect lands here; sets the session and `lode_csrf` cookies. A refusal redirects to `/sign-in#error=<code>` (`sign_in_failed`, `not_a_user`).",
+      description:
+        "The identity provider's redirect lands here; sets the session and `lode_csrf` cookies. A refusal redirects to `/sign-in#error=<code>` (`sign_in_failed`, `not_a_user`).",
       auth: 'none',
       redirect: 'the dashboard (`/`)',
       errors: [400, 401, 403, 404, 503],

@@ -24,7 +24,8 @@ export const syncOperations: OperationGroup = {
       method: 'post',
       path: '/api/v1/projects/:projectId/sync',
       summary: 'Compare local files with a branch',
-      description: 'One row per file listed (and, with includeRemoteOnly, per remote file not listed). Up to 10,000 files a request; larger workspaces are sent in the batches of one session.',
+      description:
+        'One row per file listed (and, with includeRemoteOnly, per remote file not listed). Up to 10,000 files a request; larger workspaces are sent in the batches of one session.',
       auth: 'key',
       body: sync.syncBodySchema.extend({ files: z.array(sync.localFileSchema).max(sync.MAX_SYNC_BATCH) }),
       reply: z.object({ files: z.array(syncRow), latestCommitSeq: z.number().int().min(0) }),
