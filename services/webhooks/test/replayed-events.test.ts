@@ -45,7 +45,7 @@ describe('an internal event handed over again after its public event left the fe
   const allSettled = async () => (await alone.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending'`)).rows[0].n === 0;
 
   it('is recognised by its id for the outbox retention: neither recorded nor delivered again', async () => {
-    const hook = await alone.bus.call(webhooks.create, { manager: { projectId, role: 'operator' }, url: receiver.url, events: ['lock.acquired'] });
+    const hook = await alone.bus.call(webhooks.create, { manager: { projectId, role: 'owner' }, url: receiver.url, events: ['lock.acquired'] });
     receiver.secret = hook.secret;
     const first = publicEventId('replayed-1', 'lock.acquired');
     await lockTaken('replayed-1');

@@ -21,7 +21,8 @@ describe('webhook secrets at rest', () => {
   afterAll(async () => receiver?.stop());
 
   const projectId = randomUUID();
-  const manager = { projectId, role: 'operator' as const };
+  // An org owner manages them: the service asks the identity service about an operator's project, and runs alone here.
+  const manager = { projectId, role: 'owner' as const };
   const stored = async (id: string) => (await alone.db.query<{ secret: string }>('SELECT secret FROM webhooks WHERE id = $1', [id])).rows[0].secret;
   /** Pings the webhook; the receiver verifies the delivery's signature with `secret` (401 otherwise). */
   const pingVerifiedWith = async (webhookId: string, secret: string) => {
