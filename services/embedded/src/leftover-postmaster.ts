@@ -18,6 +18,8 @@ import type { Logger } from '@lode/telemetry';
 const OWNER_FILE = 'embedded-postgres.owner';
 /** pg_ctl's own default wait: a fast shutdown is a checkpoint away from done. */
 const STOP_TIMEOUT_MS = 60_000;
+/** How long a killed postmaster may stay unreaped before the start goes on and Postgres names the lock. */
+const REAP_TIMEOUT_MS = 30_000;
 
 const run = promisify(execFile);
 
@@ -38,6 +40,9 @@ export async function stopLeftoverPostmaster(dataDir: string, databaseDir: strin
   const pid = await lockHolder(lockFile);
   if (pid === undefined) return;
   const holder = await processInfo(pid);
+  // A postmaster killed with its Lode is dead but, until its new parent reaps it, still answers to
+  // its pid, which Postgres would take for a live server holding the lock: wait until it is gone.
+  if (holder?.state.startsWith('Z')) return waitUntilGone(pid, REAP_TIMEOUT_MS);
   // No such process: a stale lock file, which Postgres clears itself. Another program under that pid
   // (reused after a reboot): not ours to signal; Postgres's own refusal then names the lock file.
   if (!holder?.command.includes(`-D ${databaseDir}`)) return;
@@ -55,6 +60,11 @@ export async function stopLeftoverPostmaster(dataDir: string, databaseDir: strin
   }
 }
 
+async function waitUntilGone(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(100);
+}
+
 /** The first line of postmaster.pid is the postmaster's pid. */
 async function lockHolder(lockFile: string): Promise<number | undefined> {
   const text = await readFile(lockFile, 'utf8').catch(() => undefined);
@@ -68,15 +78,15 @@ async function readOwner(dataDir: string): Promise<number | undefined> {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** Parent pid and command line, from `ps` (Linux and macOS alike); undefined when no such process. */
-async function processInfo(pid: number): Promise<{ ppid: number; command: string } | undefined> {
-  const listed = await run('ps', ['-o', 'ppid=', '-o', 'args=', '-p', String(pid)]).catch((error: unknown) => {
+/** Parent pid, state (`Z`: a zombie) and command line, from `ps` (Linux and macOS alike); undefined when no such process. */
+async function processInfo(pid: number): Promise<{ ppid: number; state: string; command: string } | undefined> {
+  const listed = await run('ps', ['-o', 'ppid=', '-o', 'stat=', '-o', 'args=', '-p', String(pid)]).catch((error: unknown) => {
     // ps exits 1 when the pid matches no process; anything else (no ps at all) is a real failure.
     if ((error as { code?: unknown }).code === 1) return undefined;
     throw error;
   });
-  const match = listed && /^\s*(\d+)\s+(.*)$/s.exec(listed.stdout);
-  return match ? { ppid: Number(match[1]), command: match[2].trim() } : undefined;
+  const match = listed && /^\s*(\d+)\s+(\S+)\s+(.*)$/s.exec(listed.stdout);
+  return match ? { ppid: Number(match[1]), state: match[2], command: match[3].trim() } : undefined;
 }
 
 function alive(pid: number): boolean {
