@@ -6,40 +6,41 @@ import type { Bus } from '@lode/bus';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { actorOf } from '../auth/middleware.ts';
 import { sessionOf } from '../auth/sessions.ts';
+import { paramNames } from '../openapi/path-params.ts';
 import { idempotencyKeyOf } from './idempotency-key.ts';
 import { parse, parseBatch } from './parse.ts';
-
-export const pathParamNames = (path: string): string[] => [...path.matchAll(/:(\w+)/g)].map((m) => m[1] ?? '');
 
 /** Parameters the middleware before a route already checked: a key route's project is the key's. */
 const checkedBefore = (auth: HttpAuth, name: string) => auth === 'key' && name === 'projectId';
 
-function readParams(endpoint: Endpoint, req: Request): Record<string, unknown> {
-  const { http } = endpoint;
-  const params: Record<string, unknown> = {};
-  for (const name of pathParamNames(http.path)) {
-    if (checkedBefore(http.auth, name)) continue;
-    const value = req.params[name];
-    const named = http.notFound?.[name];
-    const schema = (http.params as Record<string, z.ZodType> | undefined)?.[name];
-    if (schema) params[name] = parse(schema, value, name);
-    else if (named === undefined) params[name] = parse(uuid, value, name);
-    else {
-      const id = uuid.safeParse(value);
-      if (!id.success) throw errors.notFound(named);
-      params[name] = id.data;
-    }
-  }
-  return params;
+/** Reads the path's parameters of one binding; its names are read from the template once. */
+function paramsReader({ http }: Endpoint): (req: Request) => Record<string, unknown> {
+  const names = paramNames(http.path).filter((name) => !checkedBefore(http.auth, name));
+  return (req) => {
+    const params: Record<string, unknown> = {};
+    for (const name of names) params[name] = readParam(http, name, req.params[name]);
+    return params;
+  };
 }
 
-function readBody(endpoint: Endpoint, body: unknown): unknown {
-  const { batch, body: schema } = endpoint.http;
-  if (!schema) return {};
-  if (!batch) return parse(schema, body);
-  if (!batch.entriesUpstream) return parseBatch(schema, body, batch);
+function readParam(http: Endpoint['http'], name: string, value: unknown): unknown {
+  const named = http.notFound?.[name];
+  const schema = (http.params as Record<string, z.ZodType> | undefined)?.[name];
+  if (schema) return parse(schema, value, name);
+  if (named === undefined) return parse(uuid, value, name);
+  const id = uuid.safeParse(value);
+  if (!id.success) throw errors.notFound(named);
+  return id.data;
+}
+
+/** Reads the body of one binding; a batch whose entries go upstream gets its array checked alone, by a schema made once. */
+function bodyReader({ http }: Endpoint): (body: unknown) => unknown {
+  const { batch, body: schema } = http;
+  if (!schema) return () => ({});
+  if (!batch) return (body) => parse(schema, body);
+  if (!batch.entriesUpstream) return (body) => parseBatch(schema, body, batch);
   const shell = z.object({ [batch.field]: z.array(z.unknown()).min(1, `${batch.field} must list 1 to ${batch.max.toLocaleString('en-US')} entries`) });
-  return parseBatch(shell, body, batch);
+  return (body) => parseBatch(shell, body, batch);
 }
 
 function callerOf(auth: HttpAuth, res: Response): object {
@@ -55,11 +56,13 @@ function callerOf(auth: HttpAuth, res: Response): object {
  */
 export function endpointHandler(bus: Bus, authenticator: Authenticator, endpoint: Endpoint): RequestHandler {
   const { contract, http } = endpoint;
+  const readParams = paramsReader(endpoint);
+  const readBody = bodyReader(endpoint);
   return async (req, res) => {
     if (http.noStore) res.setHeader('Cache-Control', 'no-store');
-    const params = readParams(endpoint, req);
+    const params = readParams(req);
     const query = http.query ? parse(http.query, req.query, 'query') : {};
-    const body = readBody(endpoint, req.body);
+    const body = readBody(req.body);
     const idempotencyKey = http.idempotent ? idempotencyKeyOf(req) : undefined;
     const caller = callerOf(http.auth, res);
     const request = http.request

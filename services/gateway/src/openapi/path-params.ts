@@ -6,7 +6,8 @@ export function openApiPath(expressPath: string): string {
   return expressPath.replace(/:(\w+)/g, '{$1}');
 }
 
-const paramNames = (expressPath: string) => [...expressPath.matchAll(/:(\w+)/g)].map((m) => m[1] ?? '');
+/** The parameter names of an express route template, in order: `/a/:b/c/:d` → b, d. */
+export const paramNames = (expressPath: string): string[] => [...expressPath.matchAll(/:(\w+)/g)].map((m) => m[1] ?? '');
 const isId = (name: string) => name.endsWith('Id');
 
 /**
