@@ -4,6 +4,7 @@ import { commitLarge, commitOne } from './commits.ts';
 import { confirmBatch } from './confirm-batch.ts';
 import { draftCommit } from './drafts.ts';
 import { downloadUrls } from './downloads.ts';
+import { gitLfs } from './git-lfs.ts';
 import { restoreFiles } from './restore.ts';
 import type { Scenario } from './scenario.ts';
 import { listVersions, lockUnlock, validateKey } from './small-calls.ts';
@@ -29,6 +30,7 @@ export const SCENARIOS: readonly Scenario[] = [
   draftCommit,
   sdkPush,
   cliTransfers,
+  gitLfs,
 ];
 
 export type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
