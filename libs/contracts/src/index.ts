@@ -9,6 +9,7 @@ export * as branches from './branches.ts';
 export * as download from './download-urls.ts';
 export * from './paths.ts';
 export * as lock from './lock.ts';
+export * as lfs from './lfs.ts';
 export * as sync from './sync.ts';
 export * as restore from './restore.ts';
 export * as plugins from './plugins.ts';

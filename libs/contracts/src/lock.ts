@@ -107,13 +107,23 @@ export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
 });
 
+/**
+ * Besides the public query, callers over the bus may ask for one file's lock, by its id or by its
+ * exact path (in any case): the Git LFS locking API lists by lock id and path.
+ */
 export const list = defineContract(
   'lock',
   'list',
-  z.object({ actor: actorSchema, ...listQuerySchema.shape }),
+  z.object({ actor: actorSchema, ...listQuerySchema.shape, fileId: uuid.optional(), path: z.string().min(1).max(MAX_PATH_LENGTH).optional() }),
   z.object({ data: z.array(lockSchema), nextCursor: z.string().nullable() }),
   { method: 'get', path: LOCKS_PATH, tag: 'Locks', summary: 'List active locks', auth: 'key', query: listQuerySchema },
 );
+
+/**
+ * Locks the file at a path, made for the path if it has none yet (the Git LFS locking API names files
+ * by path). Answers as acquire does for that one file.
+ */
+export const acquirePath = defineContract('lock', 'acquire_path', z.object({ actor: actorSchema, path: z.string(), note: lockNote.optional() }), acquire.reply);
 
 export const releaseBodySchema = z.object({ fileIds: fileIdList, force: z.boolean().default(false) });
 

@@ -302,3 +302,16 @@ export const prepareRestore = defineContract(
     skipped: z.array(z.object({ fileId: uuid, toVersion: positiveVersion, reason: unrestorableSchema })),
   }),
 );
+
+/**
+ * The files of these paths, made where a path has none yet (a file with no version), for callers
+ * that name files by path: a Git LFS lock is taken on a path before anything was pushed to it. A
+ * path differing only in case from an existing one is that file. Answers in request order; an
+ * invalid path fails the call.
+ */
+export const ensureFiles = defineContract(
+  'upload',
+  'ensure_files',
+  z.object({ projectId: uuid, paths: z.array(z.string()).min(1).max(MAX_INITIATE_BATCH) }),
+  z.object({ files: z.array(z.object({ fileId: uuid, path: z.string() })) }),
+);

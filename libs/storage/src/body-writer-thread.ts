@@ -68,7 +68,7 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 
 function refusal(p: Placement, size: number, md5: string, sha256: string): Refusal | null {
   if (size !== p.size) return { status: 400, code: 'incomplete_body', message: `Received ${size} of ${p.size} bytes` };
-  if (md5 !== p.contentMd5) return { status: 400, code: 'bad_digest', message: 'The body does not match Content-MD5' };
+  if (p.contentMd5 !== '' && md5 !== p.contentMd5) return { status: 400, code: 'bad_digest', message: 'The body does not match Content-MD5' };
   if (sha256 !== p.sha256) return { status: 400, code: 'sha256_mismatch', message: 'The body does not match the declared SHA-256' };
   return null;
 }

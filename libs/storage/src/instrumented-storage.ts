@@ -2,7 +2,7 @@ import { inSpan, instruments, SpanKind } from '@lode/telemetry';
 import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput } from './storage.ts';
 
 /**
- * The storage driver seen from outside: calls that reach the store (head, head_many, content_many, delete) get CLIENT
+ * The storage driver seen from outside: calls that reach the store (head, head_many, content_many, freeze, delete) get CLIENT
  * spans; presigning is local arithmetic done a thousand times per batch, so it is only counted.
  */
 export function instrumentStorage(storage: BlobStorage): BlobStorage {
@@ -27,6 +27,7 @@ export function instrumentStorage(storage: BlobStorage): BlobStorage {
     head: (key: string): Promise<ObjectInfo | null> => span('head', { 'lode.storage.key': key }, () => storage.head(key)),
     headMany: (keys: readonly string[]) => span('head_many', { 'lode.storage.keys': keys.length }, () => storage.headMany(keys)),
     contentMany: (keys: readonly string[]) => span('content_many', { 'lode.storage.keys': keys.length }, () => storage.contentMany(keys)),
+    freeze: (key: string, freshKey: string) => span('freeze', { 'lode.storage.key': key }, () => storage.freeze(key, freshKey)),
     delete: (keys: readonly string[]) => span('delete', { 'lode.storage.keys': keys.length }, () => storage.delete(keys)),
     ensureReady: () => span('ensure_ready', {}, () => storage.ensureReady()),
   };

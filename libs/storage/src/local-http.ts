@@ -31,8 +31,9 @@ export function createLocalObjectHandler(storage: LocalBlobStorage) {
       if (!isValidStorageKey(key)) return refuse(res, { status: 400, code: 'invalid_key', message: 'Invalid object key' });
       if (req.method === 'PUT') {
         const contentLength = header(req, 'content-length');
-        const contentMd5 = header(req, 'content-md5');
-        const missing = REQUIRED_PUT_HEADERS.filter((name) => header(req, name) === '');
+        const md5Signed = url.searchParams.get('md5') !== 'none';
+        const contentMd5 = md5Signed ? header(req, 'content-md5') : '';
+        const missing = (md5Signed ? REQUIRED_PUT_HEADERS : ['content-length']).filter((name) => header(req, name) === '');
         if (missing.length > 0) return refuse(res, missingHeaders(missing));
         const sha256 = url.searchParams.get('sha256') ?? '';
         if (!verify(secret, { method: 'PUT', key, expires, contentLength, contentMd5, sha256 }, signature)) {
@@ -93,7 +94,8 @@ async function receive(
   const outcome = await writers().receive(req, placement);
   if (outcome === 'incomplete') return refuse(res, { status: 400, code: 'incomplete_body', message: 'The body was cut short or longer than declared' });
   if (outcome !== 'stored') return refuse(res, outcome);
-  res.writeHead(200, { ETag: `"${Buffer.from(expected.contentMd5, 'base64').toString('hex')}"`, 'Content-Length': '0' });
+  const etag = expected.contentMd5 === '' ? {} : { ETag: `"${Buffer.from(expected.contentMd5, 'base64').toString('hex')}"` };
+  res.writeHead(200, { ...etag, 'Content-Length': '0' });
   res.end();
 }
 

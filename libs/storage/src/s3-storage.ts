@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -103,14 +104,14 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async presignPut(input: PresignPutInput): Promise<PresignedPut> {
-    const headers = { 'Content-Length': String(input.size), 'Content-MD5': input.contentMd5, 'Content-Type': OBJECT_CONTENT_TYPE };
-    // Signed as headers, not query parameters: storage then refuses a body of any other length or MD5,
-    // and an object of any other type (S3 keeps the PUT's Content-Type and serves it on GET).
-    const url = await this.#presign('PUT', input.key, input.expiresInSeconds, {
-      'content-length': headers['Content-Length'],
-      'content-md5': headers['Content-MD5'],
-      'content-type': headers['Content-Type'],
-    });
+    const digest: Record<string, string> =
+      input.contentMd5 === undefined ? { 'x-amz-checksum-sha256': Buffer.from(input.sha256, 'hex').toString('base64') } : { 'Content-MD5': input.contentMd5 };
+    const headers = { 'Content-Length': String(input.size), ...digest, 'Content-Type': OBJECT_CONTENT_TYPE };
+    // Signed as headers, not query parameters: storage then refuses a body of any other length or
+    // digest (where it checks one), and an object of any other type (S3 keeps the PUT's
+    // Content-Type and serves it on GET).
+    const signed = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+    const url = await this.#presign('PUT', input.key, input.expiresInSeconds, signed);
     return { url, headers };
   }
 
@@ -212,6 +213,22 @@ export class S3BlobStorage implements BlobStorage {
       const hash = createHash('sha256');
       await pipeline(object.Body as Readable, hash);
       return { size: object.ContentLength ?? 0, sha256: hash.digest('hex') };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw asStorageOutage(error);
+    }
+  }
+
+  /**
+   * S3-compatible stores differ in whether they enforce a signed x-amz-checksum-sha256, so a URL that
+   * signed no MD5 may still write other bytes of the same length: the object is copied, inside the
+   * store, to a key no URL names. The copy keeps the type the PUT signed.
+   */
+  async freeze(key: string, freshKey: string): Promise<string | null> {
+    const Bucket = this.#options.bucket;
+    try {
+      await this.client.send(new CopyObjectCommand({ Bucket, Key: freshKey, CopySource: `${Bucket}/${encodeURIComponent(key)}` }));
+      return freshKey;
     } catch (error) {
       if (isNotFound(error)) return null;
       throw asStorageOutage(error);

@@ -5,9 +5,16 @@
 export interface PresignPutInput {
   key: string;
   size: number;
-  /** base64 MD5, signed in so that storage refuses any other body. */
-  contentMd5: string;
-  /** hex SHA-256 that the client declared; drivers that can enforce it sign it in too. */
+  /**
+   * base64 MD5, signed in so that storage refuses any other body. None for a client that cannot say
+   * it (git-lfs knows only the SHA-256): the object must then be verified by reading it back before
+   * anything points at it, as every upload is.
+   */
+  contentMd5?: string | undefined;
+  /**
+   * hex SHA-256 that the client declared; drivers that can enforce it sign it in too (the local
+   * driver always; S3 as x-amz-checksum-sha256 when no MD5 is given, which stores that check it).
+   */
   sha256: string;
   expiresInSeconds: number;
 }
@@ -15,8 +22,8 @@ export interface PresignPutInput {
 export interface PresignedPut {
   url: string;
   /**
-   * Headers the client must send verbatim: Content-Length and Content-MD5 at least, and Content-Type
-   * where the store keeps and serves one (S3), so that no uploader chooses it.
+   * Headers the client must send verbatim: Content-Length, Content-MD5 when one was given, and
+   * Content-Type where the store keeps and serves one (S3), so that no uploader chooses it.
    */
   headers: Record<string, string>;
 }
@@ -59,6 +66,13 @@ export interface BlobStorage {
    * that; the others read each object once, streaming, which answers its size too (no HEAD first).
    */
   contentMany(keys: readonly string[]): Promise<(StoredContent | null)[]>;
+  /**
+   * A key holding what `key` holds now, whose bytes no PUT URL already handed out can change: `key`
+   * itself where the store refused every PUT whose body did not match its signed SHA-256 (nothing
+   * else can be written there), else a copy made inside the store at `freshKey`. What is verified
+   * and then pointed at must be such a key when its PUT URL signed no MD5; null when `key` has no object.
+   */
+  freeze(key: string, freshKey: string): Promise<string | null>;
   delete(keys: readonly string[]): Promise<void>;
   /** Checks (and where allowed creates) the bucket or directory; throws a clear error otherwise. */
   ensureReady(): Promise<void>;

@@ -29,6 +29,7 @@ import { sessionRoutes } from './routes/session.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { webRoutes } from './routes/web.ts';
 import { eventRoutes } from './routes/events.ts';
+import { lfsRoutes } from './lfs/lfs-routes.ts';
 
 export interface GatewayDeps {
   bus: Bus;
@@ -99,6 +100,11 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   app.use(dashboardRoutes({ bus: deps.bus, authenticator, readBody, defaultWriteLimit: deps.defaultWriteLimit }));
 
   const writes: RequestHandler = limitWrites(deps.limiter, deps.defaultWriteLimit);
+  app.use(
+    '/lfs',
+    mountedAt('/lfs'),
+    lfsRoutes({ bus: deps.bus, authenticator, logger: deps.logger, limitWrites: writes, readBody, publicUrl: deps.publicUrl }),
+  );
   const projectMount = commit.PROJECT_PATH;
   const project = express.Router({ mergeParams: true });
   project.use(mountedAt(projectMount), requireKeyOrSession(authenticator, deps.bus), requireOwnProject, jsonBody(projectBodyLimit(ceiling)));

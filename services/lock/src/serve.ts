@@ -7,6 +7,7 @@ import type { FenceService } from './domain/fence-service.ts';
 export function lockRpcs(locks: LockService, fences: FenceService): Rpc[] {
   return [
     rpc(lock.acquire, ({ actor, fileIds, note }) => locks.acquire(actor, fileIds, note)),
+    rpc(lock.acquirePath, ({ actor, path, note }) => locks.acquirePath(actor, path, note)),
     rpc(lock.list, ({ actor, ...query }) => locks.list(actor, query)),
     rpc(lock.release, ({ actor, fileIds, force }) => locks.release(actor, fileIds, force)),
     rpc(lock.fence, (request) => fences.fence(request)),

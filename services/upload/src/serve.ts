@@ -1,19 +1,23 @@
-import { plugins, upload } from '@lode/contracts';
+import { lfs, plugins, upload } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
 import type { UploadService } from './domain/upload-service.ts';
 import type { RestorePreparer } from './domain/restore-preparer.ts';
 import type { PluginService } from './domain/plugin-service.ts';
+import type { LfsObjects } from './domain/lfs-objects.ts';
 import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
 /** The upload service's table: each contract it answers and the domain call that answers it. */
-export function uploadRpcs(uploadService: UploadService, restorePreparer: RestorePreparer, pluginService: PluginService): Rpc[] {
+export function uploadRpcs(uploadService: UploadService, restorePreparer: RestorePreparer, pluginService: PluginService, lfsObjects: LfsObjects): Rpc[] {
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
     rpc(upload.confirm, ({ actor, upload: body }) => uploadService.confirm(actor, body)),
     rpc(upload.confirmBatch, async ({ actor, files }) => confirmBatchReply(await uploadService.confirmBatch(actor, files))),
     rpc(upload.resolveVersions, ({ projectId, fileIds, versions }) => uploadService.resolve(projectId, fileIds, versions)),
+    rpc(upload.ensureFiles, ({ projectId, paths }) => uploadService.ensureFiles(projectId, paths)),
     rpc(upload.prepareRestore, ({ actor, restoreId, targets }) => restorePreparer.prepare(actor, restoreId, targets)),
+    rpc(lfs.batch, ({ actor, operation, objects }) => lfsObjects.batch(actor, operation, objects)),
+    rpc(lfs.verify, ({ actor, object }) => lfsObjects.verify(actor, object)),
     rpc(plugins.list, ({ actor, cursor, limit }) => pluginService.list(actor, cursor, limit)),
     rpc(plugins.listVersions, ({ actor, name, cursor, limit }) => pluginService.listVersions(actor, name, cursor, limit)),
     rpc(plugins.initiate, ({ actor, name, ...body }) => pluginService.initiate(actor, name, body)),

@@ -11,6 +11,9 @@ import { RestorePreparer } from './domain/restore-preparer.ts';
 import { PluginsRepository } from './repo/plugins-repo.ts';
 import { PluginService } from './domain/plugin-service.ts';
 import { uploadRpcs } from './serve.ts';
+import { LfsRepository } from './repo/lfs-repo.ts';
+import { LfsObjects } from './domain/lfs-objects.ts';
+import { ObjectVerifier } from './domain/stored-content.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -54,10 +57,12 @@ export async function startUploadService({
   const files = new FilesRepository();
   const service = new UploadService({ db, files, storage });
   const plugins = new PluginsRepository();
-  const collector = new ReservationCollector({ db, kinds: [files, plugins], storage, logger }, { graceMs: gc?.graceMs ?? 0 });
+  const lfsUploads = new LfsRepository();
+  const collector = new ReservationCollector({ db, kinds: [files, plugins, lfsUploads], storage, logger }, { graceMs: gc?.graceMs ?? 0 });
+  const lfsObjects = new LfsObjects({ db, repo: lfsUploads, storage, verifier: new ObjectVerifier(storage) });
   const outbox = startOutbox({ db, events, logger, options: outboxOptions });
   const pluginService = new PluginService({ db, plugins, storage, cursors: new CursorCodec(cursorSecret), onPublished: () => outbox.relay.kick() });
-  serveRpcs(bus, uploadRpcs(service, new RestorePreparer({ db, files, storage }), pluginService));
+  serveRpcs(bus, uploadRpcs(service, new RestorePreparer({ db, files, storage }), pluginService, lfsObjects));
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
   return {

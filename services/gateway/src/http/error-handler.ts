@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { errors, isAppError, type AppError } from '@lode/errors';
 import type { Logger } from '@lode/telemetry';
 import { statusByCode } from './error-status.ts';
@@ -20,7 +20,16 @@ function fromMiddleware(error: unknown): AppError | undefined {
   return errors.validation(`Request body could not be read${detail}`);
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/** Writes a refusal's status and body; the status table and Retry-After were applied already. */
+export type ErrorAnswer = (res: Response, status: number, failure: AppError) => void;
+
+// validate-key failures carry `valid: false`: a client checking a key reads one field either way.
+const answerJson: ErrorAnswer = (res, status, failure) => {
+  res.status(status).json(res.locals.validateKey ? { valid: false, ...failure.toJSON() } : failure.toJSON());
+};
+
+/** The one error handler: `answer` gives a protocol of its own (Git LFS) its body. */
+export function errorHandler(logger: Logger, answer: ErrorAnswer = answerJson): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     if (res.destroyed && !res.writableFinished) {
       // The client hung up (a cancelled sync, a closed tab): nobody is left to answer, and it is no
@@ -42,9 +51,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // rate_limited and sync_catching_up say when to come back.
     const retryAfter = failure.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-    // validate-key failures carry `valid: false`: a client checking a key reads one field either way.
-    const body = res.locals.validateKey ? { valid: false, ...failure.toJSON() } : failure.toJSON();
-    res.status(status).json(body);
+    answer(res, status, failure);
   };
 }
 

@@ -45,8 +45,13 @@ export class LockService {
   }
 
   async list(actor: Actor, query: ListQuery): Promise<ReplyOf<typeof lock.list>> {
-    const filter: LockFilter = { pathKeyPrefix: query.pathPrefix && pathKey(query.pathPrefix.normalize('NFC')), userId: query.userId };
-    const scope = [actor.projectId, filter.pathKeyPrefix ?? '', filter.userId ?? ''];
+    const filter: LockFilter = {
+      pathKeyPrefix: query.pathPrefix && pathKey(query.pathPrefix.normalize('NFC')),
+      pathKey: query.path && pathKey(query.path.normalize('NFC')),
+      userId: query.userId,
+      fileId: query.fileId,
+    };
+    const scope = [actor.projectId, filter.pathKeyPrefix ?? '', filter.userId ?? '', filter.pathKey ?? '', filter.fileId ?? ''];
     const after = query.cursor === undefined ? undefined : this.#decode(query.cursor, scope);
     const rows = await this.#locks.page(this.#db, actor.projectId, filter, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
@@ -55,6 +60,15 @@ export class LockService {
       data: page.map((row) => toLock(row, actor.userId)),
       nextCursor: rows.length > query.limit && last ? this.#cursors.encode([...scope, last.path, last.fileId]) : null,
     };
+  }
+
+  /** acquire of the file at a path, which the upload service makes when the path has none yet. */
+  async acquirePath(actor: Actor, path: string, note = ''): Promise<ReplyOf<typeof lock.acquire>> {
+    const { files } = await this.#bus.call(upload.ensureFiles, { projectId: actor.projectId, paths: [path] });
+    const [file] = files;
+    if (!file) throw new Error('ensure_files answered no file');
+    this.#known.set(actor.projectId, file.fileId, file.path);
+    return this.acquire(actor, [file.fileId], note);
   }
 
   async release(actor: Actor, fileIds: readonly string[], force: boolean): Promise<ReplyOf<typeof lock.release>> {

@@ -26,7 +26,10 @@ export interface Acquired {
 export interface LockFilter {
   /** Case-folded (pathKey) prefix. */
   pathKeyPrefix: string | undefined;
+  /** Case-folded (pathKey) path: one file's lock. */
+  pathKey: string | undefined;
   userId: string | undefined;
+  fileId: string | undefined;
 }
 
 /** SQL for the `locks` table. Whatever adds a lock holds the project's mutex (migration 0003). */
@@ -112,8 +115,19 @@ export class LocksRepository {
          AND ($2::text IS NULL OR starts_with(path_key, $2))
          AND ($3::uuid IS NULL OR user_id = $3)
          AND ($4::text IS NULL OR (path, file_id) > ($4, $5::uuid))
+         AND ($7::text IS NULL OR path_key = $7)
+         AND ($8::uuid IS NULL OR file_id = $8)
        ORDER BY path, file_id LIMIT $6`,
-      [projectId, filter.pathKeyPrefix ?? null, filter.userId ?? null, after?.[0] ?? null, after?.[1] ?? null, limit],
+      [
+        projectId,
+        filter.pathKeyPrefix ?? null,
+        filter.userId ?? null,
+        after?.[0] ?? null,
+        after?.[1] ?? null,
+        limit,
+        filter.pathKey ?? null,
+        filter.fileId ?? null,
+      ],
     );
     return rows;
   }

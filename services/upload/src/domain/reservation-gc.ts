@@ -4,7 +4,7 @@ import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
 
 /**
- * One kind of reservation (file uploads, plugin publishes): its expired, never-confirmed rows, locked
+ * One kind of reservation (file uploads, plugin publishes, Git LFS uploads): its expired, never-confirmed rows, locked
  * until the transaction ends, and their removal. A dedup reservation points at a blob others use.
  */
 export interface ExpiringReservations {
@@ -19,7 +19,7 @@ export interface CollectorOptions {
 }
 
 /**
- * Garbage collection of uploads (file uploads and plugin publishes) that were reserved and never
+ * Garbage collection of uploads (file uploads, plugin publishes, Git LFS uploads) that were reserved and never
  * confirmed. Nothing confirmed is ever touched: only rows still in state `reserved`, whose keys no
  * version or blob refers to.
  */

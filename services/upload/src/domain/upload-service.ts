@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors, type AppError } from '@lode/errors';
-import type { Actor, upload } from '@lode/contracts';
+import { normalizePath, type Actor, type ReplyOf, type upload } from '@lode/contracts';
 import type { Database } from '@lode/db';
 import type { BlobStorage } from '@lode/storage';
 import type { FilesRepository, ReservationInput } from '../repo/files-repo.ts';
@@ -104,6 +104,24 @@ export class UploadService {
    */
   async confirmBatch(actor: Actor, files: readonly unknown[]): Promise<ConfirmOutcome[]> {
     return this.#confirmer.confirm(actor, files);
+  }
+
+  /** The files of these paths, made where a path has none yet; an invalid path fails the call. */
+  async ensureFiles(projectId: string, paths: readonly string[]): Promise<ReplyOf<typeof upload.ensureFiles>> {
+    const normalized = paths.map((raw) => {
+      const path = normalizePath(raw);
+      if (!('key' in path)) throw path;
+      return path;
+    });
+    const distinct = [...new Map(normalized.map((path) => [path.key, { path: path.path, pathKey: path.key }])).values()];
+    const rows = new Map((await this.#files.ensureFiles(this.#db, projectId, distinct)).map((row) => [row.path_key, row]));
+    return {
+      files: normalized.map(({ key }) => {
+        const row = rows.get(key);
+        if (!row) throw new Error(`ensure_files returned no file for ${key}`);
+        return { fileId: row.id, path: row.path };
+      }),
+    };
   }
 
   /** The lookup a commit's checks need, for the commit and lock services: paths and confirmed versions, as columns in request order. */

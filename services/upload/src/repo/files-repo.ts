@@ -149,6 +149,25 @@ export class FilesRepository {
   }
 
   /**
+   * The files of these paths (path keys distinct), inserted where none exists; an existing one comes
+   * back through the no-op update, which also returns a row a concurrent statement inserted.
+   */
+  async ensureFiles(
+    q: Queryable,
+    projectId: string,
+    paths: readonly { path: string; pathKey: string }[],
+  ): Promise<{ id: string; path: string; path_key: string }[]> {
+    const { rows } = await q.query<{ id: string; path: string; path_key: string }>(
+      `INSERT INTO files (id, project_id, path, path_key)
+       SELECT gen_random_uuid(), $1, path, path_key FROM unnest($2::text[], $3::text[]) AS t(path, path_key)
+       ON CONFLICT (project_id, path_key) DO UPDATE SET tip_version = files.tip_version
+       RETURNING id, path, path_key`,
+      [projectId, paths.map((p) => p.path), paths.map((p) => p.pathKey)],
+    );
+    return rows;
+  }
+
+  /**
    * What each confirm entry names, in one statement, aligned with `entries` (undefined where nothing
    * in the project matches): first the version an earlier confirm of it recorded (the entry's file
    * and number, with its storage key for an upload or its content for a dedup), else the reservation
