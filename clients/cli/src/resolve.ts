@@ -19,6 +19,8 @@ export async function optionalWorkspace(): Promise<Workspace | null> {
 /**
  * File ids of paths given on the command line: paths on disk inside a workspace (its synced state
  * knows their ids), project paths otherwise, looked up on the branch through batch download URLs.
+ * `orLocked`: a path on no branch may still be locked (a Git LFS user locks a path before anything
+ * is pushed there), so an unlock finds it among the locks.
  */
 export async function resolveFiles(
   client: LodeClient,
@@ -26,6 +28,7 @@ export async function resolveFiles(
   paths: string[],
   branch: string | undefined,
   signal: AbortSignal,
+  options: { orLocked?: boolean } = {},
 ): Promise<NamedFile[]> {
   const projectPaths = paths.map((p) => (workspace ? workspace.projectPath(p) : p.replace(/^\/+/, '')));
   const known = projectPaths.map((p) => workspace?.state.files[p]);
@@ -41,14 +44,34 @@ export async function resolveFiles(
       )),
     );
   const found = new Map(unknown.map((p, i) => [p, looked[i]]));
+  const locked = options.orLocked
+    ? await lockedFiles(
+        client,
+        unknown.filter((p) => !found.get(p)?.fileId),
+        signal,
+      )
+    : new Map<string, NamedFile>();
   return projectPaths.map((path, i) => {
     const synced = known[i];
     if (synced) return { path, fileId: synced.fileId };
     const result = found.get(path);
     if (result?.fileId) return { path: result.path ?? path, fileId: result.fileId };
+    const lock = locked.get(path.toLowerCase());
+    if (lock) return lock;
     throw new CliError(`${path} is not a file of the project${branch ? ` on ${branch}` : ''} (never committed, or misspelled).`, {
       exitCode: EXIT.usage,
       code: 'not_found',
     });
   });
+}
+
+/** The locked files among paths on no branch, by case-folded path (a project path is unique in any case). */
+async function lockedFiles(client: LodeClient, paths: readonly string[], signal: AbortSignal): Promise<Map<string, NamedFile>> {
+  const found = new Map<string, NamedFile>();
+  for (const path of paths) {
+    const page = await client.listLocks({ pathPrefix: path, limit: 1 }, { signal });
+    const lock = page.data[0];
+    if (lock && lock.path.toLowerCase() === path.toLowerCase()) found.set(path.toLowerCase(), { path: lock.path, fileId: lock.fileId });
+  }
+  return found;
 }

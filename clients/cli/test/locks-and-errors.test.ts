@@ -56,6 +56,27 @@ describe.each(['local', 'nats'] as const)('lode lock and unlock beyond one call,
   );
 
   it(
+    'unlocks, by its path, a lock a Git LFS user took on a path nothing was pushed to yet',
+    async () => {
+      const owner = await stack.seed.project();
+      const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+      const gitUser = `Basic ${Buffer.from(`${member.deviceId}:${member.key}`).toString('base64')}`;
+      const taken = await fetch(`${stack.baseUrl}/lfs/${owner.projectId}/locks`, {
+        method: 'POST',
+        headers: { authorization: gitUser, 'content-type': 'application/vnd.git-lfs+json' },
+        body: JSON.stringify({ path: 'Art/Unpushed.psd' }),
+      });
+      expect(taken.status).toBe(201);
+      const ada = await CliUser.create(stack.baseUrl, owner);
+      const listed = expectOk(await ada.run(await emptyDir(), ['locks', '--json'])).json.data;
+      expect(listed).toEqual([expect.objectContaining({ path: 'Art/Unpushed.psd', isMine: false })]);
+      expectOk(await ada.run(await emptyDir(), ['unlock', 'art/unpushed.psd', '--force']));
+      expect(expectOk(await ada.run(await emptyDir(), ['locks', '--json'])).json.data).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'tells a CI job that sets LODE_KEY without LODE_DEVICE, in a fresh container, to set LODE_DEVICE; with it set, the key works',
     async () => {
       const project = await stack.seed.project();

@@ -56,7 +56,7 @@ export function lockCommands(program: Command): void {
     .option('--force', "release a teammate's lock")
     .action(
       connected(async ({ client, out, signal }, paths: string[], options: { force?: boolean }) => {
-        const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal);
+        const files = await resolveFiles(client, await optionalWorkspace(), paths, undefined, signal, { orLocked: true });
         const answer = await inBatches(files, (ids) => client.unlock(ids, Boolean(options.force), { signal }));
         out.result(answer, () => [
           ...answer.released.map((l) => `unlocked ${l.path}`),
