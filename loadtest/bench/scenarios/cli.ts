@@ -1,33 +1,19 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 // The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
-import {
-  commitFiles,
-  createLimiter,
-  downloadToFile,
-  hashFile,
-  LodeClient,
-  MAX_BATCH,
-  putFile,
-  uploadFiles,
-  chunk,
-  type DownloadResult,
-  type LocalFile,
-  type UploadForm,
-} from '../../../clients/sdk/src/index.ts';
-import { BENCH_WRITE_LIMIT } from '../deployment.ts';
+import { commitFiles, uploadFiles } from '../../../clients/sdk/src/index.ts';
 import { timed } from '../load.ts';
 import { latencies } from '../stats.ts';
 import { PUT_OBJECT } from './hops.ts';
+import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, writeBenchFiles } from './bare-transfers.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
-const IN_FLIGHT = 16;
 const MiB = 1024 * 1024;
 
 interface Shape {
@@ -52,60 +38,6 @@ const shapes = (quick: boolean): Shape[] =>
   quick
     ? [{ label: '500x64KiB', files: 500, bytes: 64 * 1024 }, { label: '1x64MiB', files: 1, bytes: 64 * MiB }, GIT_LFS_SHAPE]
     : [{ label: '10000x64KiB', files: 10_000, bytes: 64 * 1024 }, { label: '1x1GiB', files: 1, bytes: 1024 * MiB }, GIT_LFS_SHAPE];
-
-async function writeFiles(dir: string, shape: Shape): Promise<LocalFile[]> {
-  await mkdir(path.join(dir, 'data'), { recursive: true });
-  const files: LocalFile[] = [];
-  const sizes = [...Array.from({ length: shape.files }, () => shape.bytes), ...(shape.big ? [shape.big] : [])];
-  for (const [i, bytes] of sizes.entries()) {
-    const name = i < shape.files ? `data/f${i}.bin` : 'big.bin';
-    const localPath = path.join(dir, name);
-    if (bytes > 64 * MiB) {
-      // Written in 64 MiB pieces, so making a 1 GiB file never holds it in memory.
-      const handle = await open(localPath, 'w');
-      for (let written = 0; written < bytes; written += 64 * MiB) await handle.write(randomBytes(Math.min(64 * MiB, bytes - written)));
-      await handle.close();
-    } else await writeFile(localPath, randomBytes(bytes));
-    files.push({ path: name, localPath, digest: await hashFile(localPath) });
-  }
-  return files;
-}
-
-async function client(ctx: BenchContext) {
-  const seeded = await ctx.deployment.seeder.project({ writeRateLimit: BENCH_WRITE_LIMIT });
-  return { seeded, client: new LodeClient({ url: ctx.deployment.baseUrl, key: seeded.key, deviceId: seeded.deviceId, projectId: seeded.projectId }) };
-}
-
-/** Bare storage: presigned PUTs of the files (URLs fetched beforehand, untimed), 16 in flight, no confirm. */
-async function rawPuts(api: LodeClient, files: LocalFile[]): Promise<number> {
-  const forms: UploadForm[] = [];
-  for (const batch of chunk(files, MAX_BATCH)) {
-    const results = await api.initiateBatch(batch.map((f) => ({ path: f.path, sha256: f.digest.sha256, size: f.digest.size, contentMd5: f.digest.md5 })));
-    for (const r of results) if ('uploadUrl' in r) forms.push(r);
-  }
-  if (forms.length !== files.length) throw new Error(`raw PUTs: ${forms.length} of ${files.length} files got an upload URL`);
-  const limit = createLimiter(IN_FLIGHT);
-  return timed(() =>
-    Promise.all(
-      forms.map((form, i) => limit(() => putFile(form.path, form.uploadUrl, form.requiredHeaders, files[i].localPath, { retry: api.transport.retry }))),
-    ),
-  );
-}
-
-/** Bare storage: presigned GETs of the committed files (URLs fetched beforehand, untimed), 16 in flight. */
-async function rawGets(api: LodeClient, files: LocalFile[], dir: string): Promise<number> {
-  const urls: DownloadResult[] = [];
-  for (const batch of chunk(files, MAX_BATCH)) urls.push(...(await api.downloadUrls(batch.map((f) => ({ path: f.path })))));
-  const limit = createLimiter(IN_FLIGHT);
-  return timed(() =>
-    Promise.all(
-      urls.map((u, i) => {
-        if (!('downloadUrl' in u)) throw new Error(`raw GETs: ${u.code}`);
-        return limit(() => downloadToFile(u.path, u.downloadUrl, path.join(dir, `${i}.bin`), u, { retry: api.transport.retry }));
-      }),
-    ),
-  );
-}
 
 /** `ms` and `rawMs` of one round, or the medians of `rounds`. */
 function result(ctx: BenchContext, name: string, ms: number, rawMs: number, bytes: number, files: number, rounds = 1): ScenarioResult {
@@ -133,12 +65,12 @@ export const cliTransfers: Scenario = {
       const dir = await mkdtemp(path.join(tmpdir(), 'lode-bench-cli-'));
       try {
         const workspace = path.join(dir, 'push');
-        const files = await writeFiles(workspace, shape);
+        const files = await writeBenchFiles(workspace, shape.files, shape.bytes, shape.big);
         const total = files.reduce((bytes, f) => bytes + f.digest.size, 0);
         const count = files.length;
         ctx.log(`cli ${shape.label}: bare PUTs`);
-        const rawPut = await rawPuts((await client(ctx)).client, files);
-        const { seeded, client: api } = await client(ctx);
+        const rawPut = await barePuts((await benchProject(ctx)).api, files);
+        const { seeded, api } = await benchProject(ctx);
         const env = {
           ...process.env,
           LODE_URL: ctx.deployment.baseUrl,
@@ -152,7 +84,7 @@ export const cliTransfers: Scenario = {
         const pushMs = await timed(() => lode(workspace, 'push', '-m', 'bench'));
         ctx.log(`cli ${shape.label}: bare GETs`);
         await mkdir(path.join(dir, 'raw'));
-        const rawGet = await rawGets(api, files, path.join(dir, 'raw'));
+        const rawGet = await bareGets(api, files, path.join(dir, 'raw'));
         await rm(path.join(dir, 'raw'), { recursive: true });
         const pulled = path.join(dir, 'pull');
         await mkdir(pulled);
@@ -197,11 +129,11 @@ export const sdkPush: Scenario = {
     try {
       const round = async () => {
         // Fresh bytes each round: a push of files the project holds would deduplicate them, not PUT them.
-        const files = await writeFiles(await mkdtemp(path.join(dir, 'round-')), { label: '', files: count, bytes: 1024 });
-        const rawMs = await rawPuts((await client(ctx)).client, files);
-        const { client: api } = await client(ctx);
+        const files = await writeBenchFiles(await mkdtemp(path.join(dir, 'round-')), count, 1024);
+        const rawMs = await barePuts((await benchProject(ctx)).api, files);
+        const { api } = await benchProject(ctx);
         const pushMs = await timed(async () => {
-          const { done, failures } = await uploadFiles(api, files, { concurrency: IN_FLIGHT });
+          const { done, failures } = await uploadFiles(api, files, { concurrency: BARE_IN_FLIGHT });
           if (failures.length > 0) throw new Error(`sdk push: ${failures.length} failures, first ${failures[0].message}`);
           await commitFiles(
             api,

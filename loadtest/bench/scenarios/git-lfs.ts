@@ -1,31 +1,17 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 // The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
-import {
-  chunk,
-  createLimiter,
-  downloadToFile,
-  hashFile,
-  LodeClient,
-  MAX_BATCH,
-  putFile,
-  type DownloadResult,
-  type LocalFile,
-  type UploadForm,
-} from '../../../clients/sdk/src/index.ts';
-import { BENCH_WRITE_LIMIT } from '../deployment.ts';
+import type { LocalFile } from '../../../clients/sdk/src/index.ts';
 import { timed } from '../load.ts';
 import { PUT_OBJECT } from './hops.ts';
+import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, writeBenchFiles } from './bare-transfers.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
 
 const run = promisify(execFile);
 const LODE_BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
-/** Bare storage's transfers at a time: the CLI scenario's figure, so both compare with the same floor. */
-const IN_FLIGHT = 16;
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -60,60 +46,6 @@ function shapeFor(quick: boolean): Shape {
 function labelOf(shape: Shape): string {
   const size = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB}MiB` : bytes % KiB === 0 ? `${bytes / KiB}KiB` : `${bytes}B`);
   return `${shape.files}x${size(shape.fileBytes)}${shape.bigBytes > 0 ? `+${size(shape.bigBytes)}` : ''}`;
-}
-
-/** Random files under `dir` (data/f<i>.bin, big.bin), hashed for the bare PUTs' upload URLs. */
-async function writeFiles(dir: string, shape: Shape): Promise<LocalFile[]> {
-  await mkdir(path.join(dir, 'data'), { recursive: true });
-  const sizes = [...Array.from({ length: shape.files }, () => shape.fileBytes), ...(shape.bigBytes > 0 ? [shape.bigBytes] : [])];
-  const files: LocalFile[] = [];
-  for (const [i, bytes] of sizes.entries()) {
-    const name = i < shape.files ? `data/f${i}.bin` : 'big.bin';
-    const localPath = path.join(dir, name);
-    // Written in 64 MiB pieces, so a large file is never held whole in memory.
-    const handle = await open(localPath, 'w');
-    for (let written = 0; written < bytes; written += 64 * MiB) await handle.write(randomBytes(Math.min(64 * MiB, bytes - written)));
-    await handle.close();
-    files.push({ path: name, localPath, digest: await hashFile(localPath) });
-  }
-  return files;
-}
-
-/** A fresh project each time: content a project already holds would be deduplicated, not moved. */
-async function project(ctx: BenchContext) {
-  const seeded = await ctx.deployment.seeder.project({ writeRateLimit: BENCH_WRITE_LIMIT });
-  return { seeded, api: new LodeClient({ url: ctx.deployment.baseUrl, key: seeded.key, deviceId: seeded.deviceId, projectId: seeded.projectId }) };
-}
-
-/** Bare storage: presigned PUTs of the files (URLs fetched beforehand, untimed), IN_FLIGHT at a time, no confirm. */
-async function rawPuts(api: LodeClient, files: LocalFile[]): Promise<number> {
-  const forms: UploadForm[] = [];
-  for (const batch of chunk(files, MAX_BATCH)) {
-    const results = await api.initiateBatch(batch.map((f) => ({ path: f.path, sha256: f.digest.sha256, size: f.digest.size, contentMd5: f.digest.md5 })));
-    for (const r of results) if ('uploadUrl' in r) forms.push(r);
-  }
-  if (forms.length !== files.length) throw new Error(`bare PUTs: ${forms.length} of ${files.length} files got an upload URL`);
-  const limit = createLimiter(IN_FLIGHT);
-  return timed(() =>
-    Promise.all(
-      forms.map((form, i) => limit(() => putFile(form.path, form.uploadUrl, form.requiredHeaders, files[i].localPath, { retry: api.transport.retry }))),
-    ),
-  );
-}
-
-/** Bare storage: presigned GETs of the committed files (URLs fetched beforehand, untimed), IN_FLIGHT at a time. */
-async function rawGets(api: LodeClient, files: LocalFile[], dir: string): Promise<number> {
-  const urls: DownloadResult[] = [];
-  for (const batch of chunk(files, MAX_BATCH)) urls.push(...(await api.downloadUrls(batch.map((f) => ({ path: f.path })))));
-  const limit = createLimiter(IN_FLIGHT);
-  return timed(() =>
-    Promise.all(
-      urls.map((u, i) => {
-        if (!('downloadUrl' in u)) throw new Error(`bare GETs: ${u.code}`);
-        return limit(() => downloadToFile(u.path, u.downloadUrl, path.join(dir, `${i}.bin`), u, { retry: api.transport.retry }));
-      }),
-    ),
-  );
 }
 
 /**
@@ -198,14 +130,14 @@ export const gitLfs: Scenario = {
 
       const work = path.join(dir, 'work');
       ctx.log(`git-lfs ${label}: writing the files`);
-      const files = await writeFiles(work, shape);
+      const files = await writeBenchFiles(work, shape.files, shape.fileBytes, shape.bigBytes);
       const total = files.reduce((bytes, f) => bytes + f.digest.size, 0);
       const count = files.length;
 
       ctx.log(`git-lfs ${label}: bare PUTs`);
-      const rawPutMs = await rawPuts((await project(ctx)).api, files);
+      const rawPutMs = await barePuts((await benchProject(ctx)).api, files);
 
-      const { seeded: lfsProject } = await project(ctx);
+      const { seeded: lfsProject } = await benchProject(ctx);
       const lfsUrl = `${ctx.deployment.baseUrl}/lfs/${lfsProject.projectId}`;
       const credentials = path.join(dir, 'git-credentials');
       const host = new URL(lfsUrl);
@@ -227,7 +159,7 @@ export const gitLfs: Scenario = {
 
       // lode push of the same files from a workspace of their own (hard links: no copy of the bytes),
       // so that git's .gitattributes is no file of the Lode project.
-      const { seeded: lodeProject, api: lodeApi } = await project(ctx);
+      const { seeded: lodeProject, api: lodeApi } = await benchProject(ctx);
       const lodeEnv = {
         ...process.env,
         LODE_URL: ctx.deployment.baseUrl,
@@ -246,7 +178,7 @@ export const gitLfs: Scenario = {
       ctx.log(`git-lfs ${label}: bare GETs`);
       const raw = path.join(dir, 'raw');
       await mkdir(raw);
-      const rawGetMs = await rawGets(lodeApi, files, raw);
+      const rawGetMs = await bareGets(lodeApi, files, raw);
       await rm(raw, { recursive: true });
 
       const clone = path.join(dir, 'clone');
@@ -274,7 +206,7 @@ export const gitLfs: Scenario = {
         `${times(gitPushMs, lodePushMs, 'lode push')}; git add ${seconds(addMs)} more, untimed`,
       );
       gitPush.details = [
-        `git-lfs ${label} (${version}, its defaults: 8 transfers at a time, batches of 100; bare storage ${IN_FLIGHT} at a time):`,
+        `git-lfs ${label} (${version}, its defaults: 8 transfers at a time, batches of 100; bare storage ${BARE_IN_FLIGHT} at a time):`,
         `  git-lfs-push: \`git push\` to a local bare repository with lfs.url = <lode>/lfs/<projectId>, credentials from git's store (device id, key):`,
         `    lock verification, upload batches, presigned PUTs and a verify per object, then git's own push of the pointers.`,
         `    git-lfs hashes every file at \`git add\` (its clean filter), which is outside this time (${seconds(addMs)} here);`,
