@@ -118,7 +118,8 @@ const SDK_PUSH_WARMUP = 4;
 /**
  * The SDK's whole push of 2,000 files of 1 KiB (initiate-batch, PUTs, confirm-batch, commit; the
  * files hashed beforehand, as the CLI's cache has them) as a ratio to the bare PUTs of the same
- * files, each round with fresh bytes; the medians of SDK_PUSH_ROUNDS. Goal: at least 0.7×.
+ * files, each round with fresh bytes; the medians of SDK_PUSH_ROUNDS. A figure to follow, with no goal:
+ * the goal once set for it was retired (docs/performance.md).
  */
 export const sdkPush: Scenario = {
   name: 'sdk-push',
@@ -152,7 +153,7 @@ export const sdkPush: Scenario = {
       const ms = latencies(measured.map((m) => m.pushMs)).p50Ms;
       const r = result(ctx, `sdk-push-${count}x1KiB`, ms, rawMs, count * 1024, count, rounds);
       const each = measured.map((m) => `${(m.rawMs / m.pushMs).toFixed(2)}×`).join(', ');
-      return [{ ...r, note: `${r.note}; round by round ${each}; goal ≥ 0.70×`, targets: [{ label: 'push ≥ 0.7× bare PUTs', met: () => rawMs / ms >= 0.7 }] }];
+      return [{ ...r, note: `${r.note}; round by round ${each}` }];
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
