@@ -16,7 +16,8 @@ import {
 } from '../../../clients/sdk/src/index.ts';
 import { BENCH_WRITE_LIMIT } from '../deployment.ts';
 import { timed } from '../load.ts';
-import type { BenchContext } from './scenario.ts';
+import { PUT_OBJECT } from './hops.ts';
+import type { BenchContext, ScenarioResult } from './scenario.ts';
 
 /** Bare storage's transfers at a time: the floor every client's transfers are compared with. */
 export const BARE_IN_FLIGHT = 16;
@@ -77,4 +78,17 @@ export async function bareGets(api: LodeClient, files: LocalFile[], dir: string)
       }),
     ),
   );
+}
+
+/** `ms` and `rawMs` of one round, or the medians of `rounds`. */
+export function transferResult(ctx: BenchContext, name: string, ms: number, rawMs: number, bytes: number, files: number, rounds = 1): ScenarioResult {
+  const ratio = rawMs / ms;
+  return {
+    name,
+    p50Ms: ms,
+    p99Ms: ms,
+    opsPerSec: files / (ms / 1000),
+    legs: ctx.legs(PUT_OBJECT),
+    note: `${rounds === 1 ? 'one round' : `medians of ${rounds} rounds`}, ${(bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s, ${ratio.toFixed(2)}× bare storage (${(rawMs / 1000).toFixed(2)} s)`,
+  };
 }

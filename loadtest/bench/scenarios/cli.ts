@@ -8,9 +8,8 @@ import { promisify } from 'node:util';
 import { commitFiles, uploadFiles } from '../../../clients/sdk/src/index.ts';
 import { timed } from '../load.ts';
 import { latencies } from '../stats.ts';
-import { PUT_OBJECT } from './hops.ts';
-import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, writeBenchFiles } from './bare-transfers.ts';
-import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
+import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, transferResult, writeBenchFiles } from './bare-transfers.ts';
+import type { Scenario, ScenarioResult } from './scenario.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
@@ -38,19 +37,6 @@ const shapes = (quick: boolean): Shape[] =>
   quick
     ? [{ label: '500x64KiB', files: 500, bytes: 64 * 1024 }, { label: '1x64MiB', files: 1, bytes: 64 * MiB }, GIT_LFS_SHAPE]
     : [{ label: '10000x64KiB', files: 10_000, bytes: 64 * 1024 }, { label: '1x1GiB', files: 1, bytes: 1024 * MiB }, GIT_LFS_SHAPE];
-
-/** `ms` and `rawMs` of one round, or the medians of `rounds`. */
-function result(ctx: BenchContext, name: string, ms: number, rawMs: number, bytes: number, files: number, rounds = 1): ScenarioResult {
-  const ratio = rawMs / ms;
-  return {
-    name,
-    p50Ms: ms,
-    p99Ms: ms,
-    opsPerSec: files / (ms / 1000),
-    legs: ctx.legs(PUT_OBJECT),
-    note: `${rounds === 1 ? 'one round' : `medians of ${rounds} rounds`}, ${(bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s, ${ratio.toFixed(2)}× bare storage (${(rawMs / 1000).toFixed(2)} s)`,
-  };
-}
 
 /**
  * `lode push` and `lode pull` as child processes (as a user runs them: hashing, sync, initiate-batch,
@@ -91,8 +77,8 @@ export const cliTransfers: Scenario = {
         await lode(pulled, 'init');
         ctx.log(`cli ${shape.label}: lode pull`);
         const pullMs = await timed(() => lode(pulled, 'pull'));
-        const push = result(ctx, `cli-push-${shape.label}`, pushMs, rawPut, total, count);
-        const pull = result(ctx, `cli-pull-${shape.label}`, pullMs, rawGet, total, count);
+        const push = transferResult(ctx, `cli-push-${shape.label}`, pushMs, rawPut, total, count);
+        const pull = transferResult(ctx, `cli-pull-${shape.label}`, pullMs, rawGet, total, count);
         const lfs = shape.gitLfs;
         if (lfs) {
           push.targets = [{ label: `push < git-lfs ${lfs.pushMs / 1000} s`, met: () => pushMs < lfs.pushMs }];
@@ -151,7 +137,7 @@ export const sdkPush: Scenario = {
       for (let i = 0; i < rounds; i++) measured.push(await round());
       const rawMs = latencies(measured.map((m) => m.rawMs)).p50Ms;
       const ms = latencies(measured.map((m) => m.pushMs)).p50Ms;
-      const r = result(ctx, `sdk-push-${count}x1KiB`, ms, rawMs, count * 1024, count, rounds);
+      const r = transferResult(ctx, `sdk-push-${count}x1KiB`, ms, rawMs, count * 1024, count, rounds);
       const each = measured.map((m) => `${(m.rawMs / m.pushMs).toFixed(2)}×`).join(', ');
       return [{ ...r, note: `${r.note}; round by round ${each}` }];
     } finally {

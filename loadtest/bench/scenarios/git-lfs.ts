@@ -6,8 +6,7 @@ import { promisify } from 'node:util';
 // The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
 import type { LocalFile } from '../../../clients/sdk/src/index.ts';
 import { timed } from '../load.ts';
-import { PUT_OBJECT } from './hops.ts';
-import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, writeBenchFiles } from './bare-transfers.ts';
+import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, transferResult, writeBenchFiles } from './bare-transfers.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
 
 const run = promisify(execFile);
@@ -88,16 +87,10 @@ async function expectPulled(root: string, files: LocalFile[], what: string): Pro
   }
 }
 
-/** One round of `ms` against bare storage's `rawMs` for the same files: throughput as a fraction of bare storage's. */
-function result(ctx: BenchContext, name: string, ms: number, rawMs: number, bytes: number, files: number, extra: string): ScenarioResult {
-  return {
-    name,
-    p50Ms: ms,
-    p99Ms: ms,
-    opsPerSec: files / (ms / 1000),
-    legs: ctx.legs(PUT_OBJECT),
-    note: `one round, ${(bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s, ${(rawMs / ms).toFixed(2)}× bare storage (${seconds(rawMs)}); ${extra}`,
-  };
+/** One round against bare storage's, and what it is beside. */
+function result(ctx: BenchContext, name: string, ms: number, rawMs: number, bytes: number, files: number, beside: string): ScenarioResult {
+  const measured = transferResult(ctx, name, ms, rawMs, bytes, files);
+  return { ...measured, note: `${measured.note}; ${beside}` };
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
