@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { actorSchema, byteSize } from './common.ts';
+import { confirmTimeoutMs } from './upload.ts';
 
 /**
  * The Git LFS protocol's side of the project's content store: the objects git-lfs transfers are the
@@ -62,3 +63,11 @@ export const verifyBodySchema = z.object({ oid: z.string().regex(LFS_OID, 'must 
  * answers as the first did.
  */
 export const verify = defineContract('upload', 'lfs_verify', z.object({ actor: actorSchema, object: verifyBodySchema }), verifyBodySchema);
+
+/**
+ * Verify reads the object as confirm does, after the S3 driver copied it once inside the store:
+ * confirm's allowance for twice its bytes.
+ */
+export function verifyTimeoutMs(size: number): number {
+  return confirmTimeoutMs(2 * size);
+}

@@ -77,7 +77,8 @@ export function lfsRoutes(deps: LfsRoutesDeps): Router {
   });
 
   route('post', '/objects/verify', async (req, res) => {
-    const object = await bus.call(lfs.verify, { actor: actorOf(res), object: parse(lfs.verifyBodySchema, req.body) });
+    const body = parse(lfs.verifyBodySchema, req.body);
+    const object = await bus.call(lfs.verify, { actor: actorOf(res), object: body }, { timeoutMs: lfs.verifyTimeoutMs(body.size) });
     sendLfs(res, 200, object);
   });
 
