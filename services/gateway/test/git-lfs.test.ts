@@ -23,10 +23,12 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 /** git-lfs logs every HTTP request it makes when GIT_TRACE is set, as `HTTP: <METHOD> <url>`. */
 const requestsIn = (trace: string, method: string) => trace.split('\n').filter((line) => line.includes(`HTTP: ${method} `));
 
+// The two ways to run: embedded (in-process bus, local blobs, in-memory limiter) and the
+// multi-process setup's servers (NATS, Swift's S3, the Redis limiter).
 describe.each([
-  { bus: 'local', storage: 'local' },
-  { bus: 'nats', storage: 's3' },
-] as const)('the stock git-lfs client against Lode ($bus bus, $storage storage)', ({ bus, storage }) => {
+  { bus: 'local', storage: 'local', limiter: 'memory' },
+  { bus: 'nats', storage: 's3', limiter: 'redis' },
+] as const)('the stock git-lfs client against Lode ($bus bus, $storage storage)', ({ bus, storage, limiter }) => {
   let stack: TestStack;
   let root: string;
   let folders = 0;
@@ -34,7 +36,7 @@ describe.each([
   beforeAll(async () => {
     requireGitLfs();
     root = await mkdtemp(path.join(tmpdir(), 'lode-git-lfs-'));
-    stack = await startTestStack({ bus, storage });
+    stack = await startTestStack({ bus, storage, limiter });
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
