@@ -29,7 +29,7 @@ import { sessionRoutes } from './routes/session.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { webRoutes } from './routes/web.ts';
 import { eventRoutes } from './routes/events.ts';
-import { lfsRoutes } from './lfs/lfs-routes.ts';
+import { lfsErrors, lfsRoutes } from './lfs/lfs-routes.ts';
 
 export interface GatewayDeps {
   bus: Bus;
@@ -104,6 +104,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
     '/lfs',
     mountedAt('/lfs'),
     lfsRoutes({ bus: deps.bus, authenticator, logger: deps.logger, limitWrites: writes, readBody, publicUrl: deps.publicUrl }),
+    lfsErrors(deps.logger),
   );
   const projectMount = commit.PROJECT_PATH;
   const project = express.Router({ mergeParams: true });

@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { errors } from '@lode/errors';
 import { commit, lfs, lock, uuid } from '@lode/contracts';
@@ -127,8 +127,15 @@ export function lfsRoutes(deps: LfsRoutesDeps): Router {
   });
 
   router.use(routeNotFound);
-  router.use(errorHandler(deps.logger, answerLfs));
   return router;
+}
+
+/**
+ * Refusals of any request under /lfs in the protocol's shape, those of the checks every request
+ * meets before its route (an undecodable path, a malformed query) included.
+ */
+export function lfsErrors(logger: Logger): ErrorRequestHandler {
+  return errorHandler(logger, answerLfs);
 }
 
 type VerifyAction = { href: string; header: Record<string, string>; expires_in?: number };
