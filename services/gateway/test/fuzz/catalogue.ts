@@ -71,9 +71,29 @@ function describedRoutes(document: OpenApiDocument): UnweighedRoute[] {
   );
 }
 
+/** The Git LFS server's routes under one of its prefixes; `lfs/lfs-credentials.ts` takes the fuzz's Bearer key and device. */
+function lfsRoutes(name: string, prefix: string): UnweighedRoute[] {
+  const route = (op: string, method: string, path: string): UnweighedRoute => ({
+    key: `${name}-${op}`,
+    method,
+    path: `${prefix}${path}`,
+    surface: 'api',
+    auth: 'key',
+  });
+  return [
+    route('batch', 'POST', '/objects/batch'),
+    route('verify', 'POST', '/objects/verify'),
+    route('lock', 'POST', '/locks'),
+    route('locks', 'GET', '/locks'),
+    route('locks-verify', 'POST', '/locks/verify'),
+    route('unlock', 'POST', '/locks/:lockId/unlock'),
+  ];
+}
+
 /**
  * What the OpenAPI document does not describe, kept by hand: the pages and files served to browsers,
- * the local storage driver's presigned URLs (mounted in app.ts at LOCAL_OBJECTS_ROUTE), and the ops port.
+ * the local storage driver's presigned URLs (mounted in app.ts at LOCAL_OBJECTS_ROUTE), the Git LFS
+ * server, and the ops port.
  */
 const UNDESCRIBED_ROUTES: readonly UnweighedRoute[] = [
   // The dashboard's hashed assets (routes/web.ts): a name the build does not have is a JSON 404.
@@ -87,6 +107,10 @@ const UNDESCRIBED_ROUTES: readonly UnweighedRoute[] = [
   { key: 'object-put', method: 'PUT', path: `${LOCAL_OBJECTS_ROUTE}*key`, surface: 'api', auth: 'signed-url' },
   { key: 'object-get', method: 'GET', path: `${LOCAL_OBJECTS_ROUTE}*key`, surface: 'api', auth: 'signed-url' },
   { key: 'object-head', method: 'HEAD', path: `${LOCAL_OBJECTS_ROUTE}*key`, surface: 'api', auth: 'signed-url' },
+
+  // The Git LFS server (lfs/lfs-routes.ts): a protocol of its own (docs/api.md), under either name of the project.
+  ...lfsRoutes('lfs', '/lfs/:projectId'),
+  ...lfsRoutes('lfs-by-slugs', '/lfs/:orgSlug/:projectSlug'),
 
   { key: 'ops-healthz', method: 'GET', path: '/healthz', surface: 'ops', auth: 'none' },
   { key: 'ops-readyz', method: 'GET', path: '/readyz', surface: 'ops', auth: 'none' },
@@ -136,6 +160,10 @@ export const WEIGHTS: Readonly<Partial<Record<string, number>>> = {
   postAdminOrgsByOrgIdMembers: 2,
   postAdminOrgsByOrgIdProjects: 2,
   postAdminProjectsKeys: 2,
+  'lfs-batch': 5,
+  'lfs-verify': 3,
+  'lfs-lock': 3,
+  'lfs-unlock': 3,
   'object-put': 3,
   'object-get': 3,
 };

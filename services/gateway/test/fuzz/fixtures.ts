@@ -29,6 +29,9 @@ export interface Reservation {
 export interface ProjectFixture {
   projectId: string;
   orgId: string;
+  /** The slugs a Git LFS URL may name the project by (`/lfs/{orgSlug}/{projectSlug}`). */
+  orgSlug: string;
+  projectSlug: string;
   userId: string;
   key: string;
   files: FileFixture[];
@@ -84,6 +87,7 @@ async function seedProject(p: SeededProject, prefix: string): Promise<ProjectFix
   );
   ok('lock', await p.api.post(`${base}/locks`, { fileIds: firsts.slice(0, 2).map((f) => f.fileId), note: 'seed' }));
   const versions = ok('versions', await p.api.get(`${base}/files/${firsts[0].fileId}/versions?limit=1`));
+  const { orgSlug, projectSlug } = ok('identity', await p.api.post('/api/v1/auth/validate-key', {}));
   const allVersions = ok('versions', await p.api.get(`${base}/files/${firsts[0].fileId}/versions`));
   const locks = ok('locks', await p.api.get(`${base}/locks?limit=1`));
   const draftIds: string[] = [];
@@ -95,6 +99,8 @@ async function seedProject(p: SeededProject, prefix: string): Promise<ProjectFix
   return {
     projectId: p.projectId,
     orgId: p.orgId,
+    orgSlug,
+    projectSlug,
     userId: p.userId,
     key: p.key,
     files: firsts.map((f) => ({

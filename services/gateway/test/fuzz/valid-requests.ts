@@ -58,6 +58,35 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     .record({ disabled: fc.boolean(), rotateSecret: optional(fc.constant(true)), events: optional(fc.constant<string[]>(['lock.released'])) })
     .map((body) => defined(body));
   const idempotencyKey = optional(fc.nat(20).map((n) => `fuzz-${n}`));
+  /**
+   * The Git LFS server's requests under one prefix: objects the project holds or not (a file's
+   * content, or any), lock paths of its files and new ones, lock ids of its files.
+   */
+  const lfsRequests = (name: string, params: Record<string, string>): Record<string, fc.Arbitrary<ValidRequest>> => {
+    const content = fc.oneof(
+      file.chain((x) => version(x)).map(({ sha256, size }) => ({ oid: sha256, size })),
+      fc.record({ oid: hex64, size: fc.nat(1 << 20) }),
+    );
+    const lockPath = fc.oneof(
+      file.map((x) => x.path),
+      fc.constantFrom('fuzz/lfs/new.psd', 'fuzz/LFS/Other.bin'),
+    );
+    const ref = optional(fc.constant({ name: 'refs/heads/main' }));
+    return {
+      [`${name}-batch`]: fc
+        .record({ operation: fc.constantFrom('download', 'upload'), objects: fc.array(content, { minLength: 1, maxLength: 5 }), ref })
+        .map((body) => request({ params, body: defined({ ...body, transfers: ['basic'] }) })),
+      [`${name}-verify`]: content.map((body) => request({ params, body })),
+      [`${name}-lock`]: fc.record({ path: lockPath, ref }).map((body) => request({ params, body: defined(body) })),
+      [`${name}-locks`]: fc
+        .record({ path: optional(lockPath), id: optional(fileId), limit: optional(fc.constantFrom('1', '100')) })
+        .map((query) => request({ params, query: defined(query) as Record<string, string> })),
+      [`${name}-locks-verify`]: fc.record({ limit: optional(fc.constantFrom(1, 100)), ref }).map((body) => request({ params, body: defined(body) })),
+      [`${name}-unlock`]: fc
+        .tuple(fileId, fc.record({ force: optional(fc.boolean()), ref }))
+        .map(([lockId, body]) => request({ params: { ...params, lockId }, body: defined(body) })),
+    };
+  };
   const withIdempotency = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { 'x-idempotency-key': key });
   const path = fc.oneof(
     fc.constantFrom(...p.files.map((x) => x.path)),
@@ -371,6 +400,8 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     'object-put': signed(p.uploads, 'PUT'),
     'object-get': signed(p.downloads, 'GET'),
     'object-head': signed(p.downloads, 'HEAD'),
+    ...lfsRequests('lfs', project),
+    ...lfsRequests('lfs-by-slugs', { orgSlug: p.orgSlug, projectSlug: p.projectSlug }),
     'ops-healthz': fc.constant(request({})),
     'ops-readyz': fc.constant(request({})),
     'ops-metrics': fc.constant(request({})),
