@@ -10,6 +10,8 @@ import { registeredRoutes } from './fuzz/registered-routes.ts';
 
 /** The reference pages are HTML for people, not operations of the API. */
 const DOCUMENTATION_PAGES = /^\/docs(\/|$)/;
+/** The Git LFS server speaks git-lfs's own protocol (docs/api.md, Git LFS server), not this API. */
+const GIT_LFS_PROTOCOL = /^\/lfs\//;
 
 /** `{b}` back to express's `:b`. */
 const expressPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
@@ -21,7 +23,7 @@ describe('the OpenAPI description', () => {
     const { app, close } = bareGatewayApp();
     try {
       const served = registeredRoutes(app)
-        .filter((r) => r.method !== 'USE' && !DOCUMENTATION_PAGES.test(r.path))
+        .filter((r) => r.method !== 'USE' && !DOCUMENTATION_PAGES.test(r.path) && !GIT_LFS_PROTOCOL.test(r.path))
         .map((r) => `${r.method} ${r.path}`);
       const described = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
         Object.keys(item ?? {}).map((method) => `${method.toUpperCase()} ${expressPath(path)}`),
