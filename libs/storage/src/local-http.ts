@@ -8,7 +8,8 @@ import { sealedHeader } from './local-layout.ts';
 import { LOCAL_OBJECTS_ROUTE, type LocalBlobStorage } from './local-storage.ts';
 import { attachmentDisposition } from './content-disposition.ts';
 import { isValidStorageKey, OBJECT_CONTENT_TYPE } from './storage.ts';
-import { verify } from './local-signing.ts';
+import { partField, verify } from './local-signing.ts';
+import { isPartNumber } from './multipart-rules.ts';
 import { parseRange } from './range.ts';
 import { PooledWorker, ThreadPool } from './thread-pool.ts';
 
@@ -18,7 +19,8 @@ export type Refusal = { status: number; code: string; message: string };
  * Serves the local driver's presigned URLs (mounted by the gateway). Bodies stream to a temp file
  * while length, MD5 and SHA-256 are computed (in a worker thread, body-writer-thread.ts); the object is
  * renamed into place, sealed with its SHA-256, only if all three match what was signed, so memory
- * stays flat for a file of any size and a bad body leaves nothing.
+ * stays flat for a file of any size and a bad body leaves nothing. A part of a multipart upload
+ * (a URL with an upload id) is checked for length and MD5 only and goes into its upload's folder.
  */
 export function createLocalObjectHandler(storage: LocalBlobStorage) {
   const secret = storage.options.secret;
@@ -29,6 +31,7 @@ export function createLocalObjectHandler(storage: LocalBlobStorage) {
       const expires = Number(url.searchParams.get('expires'));
       const signature = url.searchParams.get('signature') ?? '';
       if (!isValidStorageKey(key)) return refuse(res, { status: 400, code: 'invalid_key', message: 'Invalid object key' });
+      if (req.method === 'PUT' && url.searchParams.has('uploadId')) return await receivePart(storage, req, res, url, key);
       if (req.method === 'PUT') {
         const contentLength = header(req, 'content-length');
         const md5Signed = url.searchParams.get('md5') !== 'none';
@@ -40,7 +43,14 @@ export function createLocalObjectHandler(storage: LocalBlobStorage) {
           return refuse(res, signatureMismatch);
         }
         if (expired(expires)) return refuse(res, urlExpired);
-        return await receive(storage, req, res, { key, size: Number(contentLength), contentMd5, sha256 });
+        return await receive(req, res, {
+          temp: storage.incomingPath(randomUUID()),
+          target: storage.sealedPath(key),
+          header: sealedHeader(sha256),
+          size: Number(contentLength),
+          contentMd5,
+          sha256,
+        });
       }
       if (req.method === 'GET' || req.method === 'HEAD') {
         const filename = url.searchParams.get('filename') ?? undefined;
@@ -77,24 +87,46 @@ function decodedKey(encoded: string): string {
 const signatureMismatch: Refusal = { status: 403, code: 'signature_mismatch', message: 'The URL signature does not match the request' };
 const urlExpired: Refusal = { status: 403, code: 'url_expired', message: 'The URL has expired' };
 
-async function receive(
-  storage: LocalBlobStorage,
-  req: IncomingMessage,
-  res: ServerResponse,
-  expected: { key: string; size: number; contentMd5: string; sha256: string },
-): Promise<void> {
-  const placement: Placement = {
+const noSuchUpload: Refusal = { status: 404, code: 'no_such_upload', message: 'The multipart upload was completed or aborted' };
+
+/**
+ * A part's PUT: its URL signs the upload id and part number besides length and MD5 (a part has no
+ * SHA-256 of its own: the object's is computed when the upload is completed). The upload must be
+ * open and for this key before a byte is read, and still open when the part is renamed into it.
+ */
+async function receivePart(storage: LocalBlobStorage, req: IncomingMessage, res: ServerResponse, url: URL, key: string): Promise<void> {
+  const uploadId = url.searchParams.get('uploadId') ?? '';
+  const partNumber = url.searchParams.get('partNumber') ?? '';
+  const expires = Number(url.searchParams.get('expires'));
+  const missing = REQUIRED_PUT_HEADERS.filter((name) => header(req, name) === '');
+  if (missing.length > 0) return refuse(res, missingHeaders(missing));
+  const contentLength = header(req, 'content-length');
+  const contentMd5 = header(req, 'content-md5');
+  const part = partField(uploadId, partNumber);
+  if (!verify(storage.options.secret, { method: 'PUT', key, expires, contentLength, contentMd5, part }, url.searchParams.get('signature') ?? '')) {
+    return refuse(res, signatureMismatch);
+  }
+  if (expired(expires)) return refuse(res, urlExpired);
+  // Signed, so presignPart checked them; checked again as they name files.
+  const number = /^[1-9][0-9]*$/.test(partNumber) ? Number(partNumber) : NaN;
+  if (!isPartNumber(number) || !/^[A-Za-z0-9+/]{22}==$/.test(contentMd5)) return refuse(res, { status: 400, code: 'invalid_part', message: 'Invalid part' });
+  if ((await storage.multipartOwner(uploadId)) !== key) return refuse(res, noSuchUpload);
+  return receive(req, res, {
     temp: storage.incomingPath(randomUUID()),
-    target: storage.sealedPath(expected.key),
-    header: sealedHeader(expected.sha256),
-    size: expected.size,
-    contentMd5: expected.contentMd5,
-    sha256: expected.sha256,
-  };
+    target: storage.partPath(uploadId, number, contentMd5),
+    header: '',
+    size: Number(contentLength),
+    contentMd5,
+    sha256: undefined,
+    part: number,
+  });
+}
+
+async function receive(req: IncomingMessage, res: ServerResponse, placement: Placement): Promise<void> {
   const outcome = await writers().receive(req, placement);
   if (outcome === 'incomplete') return refuse(res, { status: 400, code: 'incomplete_body', message: 'The body was cut short or longer than declared' });
   if (outcome !== 'stored') return refuse(res, outcome);
-  const etag = expected.contentMd5 === '' ? {} : { ETag: `"${Buffer.from(expected.contentMd5, 'base64').toString('hex')}"` };
+  const etag = placement.contentMd5 === '' ? {} : { ETag: `"${Buffer.from(placement.contentMd5, 'base64').toString('hex')}"` };
   res.writeHead(200, { ...etag, 'Content-Length': '0' });
   res.end();
 }

@@ -1,13 +1,28 @@
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { BlobStorage, ObjectInfo, PresignedPut, PresignGetInput, PresignPutInput, StoredContent } from './storage.ts';
+import type {
+  BlobStorage,
+  ObjectInfo,
+  OpenMultipartUpload,
+  PresignedPut,
+  PresignGetInput,
+  PresignPartInput,
+  PresignPutInput,
+  StoredContent,
+  StoredPart,
+} from './storage.ts';
 import { isValidStorageKey } from './storage.ts';
 import { readHeads, type ObjectFiles } from './local-heads.ts';
-import { PRIVATE_DIRECTORY_MODE, SEALED_HEADER_BYTES } from './local-layout.ts';
-import { sign } from './local-signing.ts';
+import { partFileName, PRIVATE_DIRECTORY_MODE, SEALED_HEADER_BYTES, UPLOAD_ID_PATTERN } from './local-layout.ts';
+import { LocalMultipart } from './local-multipart.ts';
+import { partField, sign } from './local-signing.ts';
+import { checkPartToSign, md5Hex } from './multipart-rules.ts';
 
 export interface LocalStorageOptions {
-  /** Root directory; objects live under <dir>/sealed (earlier versions: <dir>/objects), partial uploads under <dir>/incoming. */
+  /**
+   * Root directory; objects live under <dir>/sealed (earlier versions: <dir>/objects), partial uploads
+   * under <dir>/incoming, open multipart uploads under <dir>/multipart.
+   */
   dir: string;
   /** HMAC secret shared by whoever signs (upload service) and whoever serves (gateway). */
   secret: string;
@@ -32,13 +47,18 @@ export interface StoredObject {
  * Objects are written sealed (`sealed/<key>`: a header with the verified SHA-256, then the bytes).
  * Data directories of earlier versions hold `objects/<key>` and `objects/<key>.sha256`: every read
  * falls back to that layout, so they need no migration.
+ *
+ * Multipart uploads keep their parts under `multipart/<uploadId>` (local-layout.ts) until they are
+ * completed into a sealed object, whose SHA-256 is computed as the parts are joined.
  */
 export class LocalBlobStorage implements BlobStorage {
   readonly driver = 'local' as const;
   readonly options: LocalStorageOptions;
+  readonly #multipart: LocalMultipart;
 
   constructor(options: LocalStorageOptions) {
     this.options = { ...options, publicUrl: options.publicUrl.replace(/\/$/, '') };
+    this.#multipart = new LocalMultipart(this);
   }
 
   async presignPut(input: PresignPutInput): Promise<PresignedPut> {
@@ -101,6 +121,56 @@ export class LocalBlobStorage implements BlobStorage {
     return (await this.locate(key)) ? key : null;
   }
 
+  createMultipart(key: string): Promise<string> {
+    return this.#multipart.create(key);
+  }
+
+  /**
+   * The objects route with the upload id and part number in the query, both signed with the part's
+   * length and MD5; the PUT handler stores the part in its upload's folder.
+   */
+  async presignPart(input: PresignPartInput): Promise<PresignedPut> {
+    checkPartToSign(input);
+    if (!UPLOAD_ID_PATTERN.test(input.uploadId)) throw new Error(`Invalid upload id ${input.uploadId}`);
+    const expires = Math.floor(Date.now() / 1000) + input.expiresInSeconds;
+    const contentLength = String(input.size);
+    const partNumber = String(input.partNumber);
+    const signature = sign(this.options.secret, {
+      method: 'PUT',
+      key: input.key,
+      expires,
+      contentLength,
+      contentMd5: input.contentMd5,
+      part: partField(input.uploadId, partNumber),
+    });
+    const query = `expires=${expires}&uploadId=${input.uploadId}&partNumber=${partNumber}&signature=${signature}`;
+    return {
+      url: `${this.options.publicUrl}${LOCAL_OBJECTS_ROUTE}${input.key}?${query}`,
+      headers: { 'Content-Length': contentLength, 'Content-MD5': input.contentMd5 },
+    };
+  }
+
+  listParts(key: string, uploadId: string): Promise<StoredPart[] | null> {
+    return this.#multipart.listParts(key, uploadId);
+  }
+
+  completeMultipart(key: string, uploadId: string, parts: readonly StoredPart[]): Promise<void> {
+    return this.#multipart.complete(key, uploadId, parts);
+  }
+
+  abortMultipart(key: string, uploadId: string): Promise<void> {
+    return this.#multipart.abort(key, uploadId);
+  }
+
+  listMultipartUploads(before: Date): AsyncIterable<OpenMultipartUpload[]> {
+    return this.#multipart.listUploads(before);
+  }
+
+  /** The key an open multipart upload is for; null when it is not open (completed, aborted, never made). */
+  multipartOwner(uploadId: string): Promise<string | null> {
+    return this.#multipart.owner(uploadId);
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     const files = keys.flatMap((key) => [this.sealedPath(key), this.objectPath(key), this.shaPath(key)]);
     await Promise.all(files.map((file) => rm(file, { force: true })));
@@ -112,7 +182,7 @@ export class LocalBlobStorage implements BlobStorage {
    * the process does not own (a mount the operator prepared) is left as the operator made it.
    */
   async ensureReady(): Promise<void> {
-    const folders = [this.options.dir, path.join(this.options.dir, 'sealed'), path.join(this.options.dir, 'incoming')];
+    const folders = [this.options.dir, ...['sealed', 'incoming', 'multipart'].map((folder) => path.join(this.options.dir, folder))];
     for (const folder of folders) await mkdir(folder, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     await Promise.all(folders.map((folder) => chmod(folder, PRIVATE_DIRECTORY_MODE).catch(ignoreNotOwner)));
   }
@@ -145,6 +215,23 @@ export class LocalBlobStorage implements BlobStorage {
 
   incomingPath(name: string): string {
     return path.join(this.options.dir, 'incoming', name);
+  }
+
+  /** An open multipart upload's folder (local-layout.ts); the folder of them all without an id. */
+  uploadPath(uploadId?: string): string {
+    if (uploadId === undefined) return path.join(this.options.dir, 'multipart');
+    if (!UPLOAD_ID_PATTERN.test(uploadId)) throw new Error(`Invalid upload id ${uploadId}`);
+    return path.join(this.options.dir, 'multipart', uploadId);
+  }
+
+  /** Where a part of that number and MD5 (base64, as signed) is stored in its upload's folder. */
+  partPath(uploadId: string, partNumber: number, contentMd5: string): string {
+    return path.join(this.uploadPath(uploadId), partFileName(partNumber, md5Hex(contentMd5)));
+  }
+
+  /** The file name of a part as listParts answered it. */
+  partFileOf(part: StoredPart): string {
+    return partFileName(part.partNumber, part.etag.replace(/"/g, ''));
   }
 }
 

@@ -1,12 +1,19 @@
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
   CreateBucketCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  type ListMultipartUploadsCommandOutput,
   ListObjectsV2Command,
   type ListObjectsV2CommandOutput,
+  ListPartsCommand,
+  type ListPartsCommandOutput,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
@@ -18,14 +25,18 @@ import { mapConcurrently } from './concurrency.ts';
 import { asStorageOutage } from './storage-outage.ts';
 import { QueryPresigner } from './sigv4.ts';
 import { attachmentDisposition } from './content-disposition.ts';
+import { checkPartsToJoin, checkPartToSign, noSuchUpload, partNotHeld, partTooSmall, quotedEtag } from './multipart-rules.ts';
 import {
   OBJECT_CONTENT_TYPE,
   type BlobStorage,
   type ObjectInfo,
+  type OpenMultipartUpload,
   type PresignedPut,
   type PresignGetInput,
+  type PresignPartInput,
   type PresignPutInput,
   type StoredContent,
+  type StoredPart,
 } from './storage.ts';
 
 export interface S3StorageOptions {
@@ -248,6 +259,105 @@ export class S3BlobStorage implements BlobStorage {
     }
   }
 
+  /** Typed as single PUTs store objects: S3 keeps the type given here for the completed object. */
+  async createMultipart(key: string): Promise<string> {
+    const created = await this.client
+      .send(new CreateMultipartUploadCommand({ Bucket: this.#options.bucket, Key: key, ContentType: OBJECT_CONTENT_TYPE }))
+      .catch((error: unknown) => {
+        throw asStorageOutage(error);
+      });
+    if (!created.UploadId) throw new Error(`S3 began a multipart upload of ${key} without an upload id`);
+    return created.UploadId;
+  }
+
+  /** Length and MD5 signed as headers, as presignPut signs them: the store refuses any other body for the part. */
+  async presignPart(input: PresignPartInput): Promise<PresignedPut> {
+    checkPartToSign(input);
+    const headers = { 'Content-Length': String(input.size), 'Content-MD5': input.contentMd5 };
+    const signed = { 'content-length': headers['Content-Length'], 'content-md5': headers['Content-MD5'] };
+    const query = { partNumber: String(input.partNumber), uploadId: input.uploadId };
+    const url = await this.#presign('PUT', input.key, input.expiresInSeconds, signed, query);
+    return { url, headers };
+  }
+
+  /**
+   * Read page by page. Swift's s3api also lists the parts of an upload it completed (it finds the
+   * upload id on the object), so an object under the key means the upload is no longer open.
+   */
+  async listParts(key: string, uploadId: string): Promise<StoredPart[] | null> {
+    const parts: StoredPart[] = [];
+    let marker: string | undefined;
+    for (;;) {
+      let page: ListPartsCommandOutput;
+      try {
+        page = await this.client.send(new ListPartsCommand({ Bucket: this.#options.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+      } catch (error) {
+        if (isNoSuchUpload(error)) return null;
+        throw asStorageOutage(error);
+      }
+      for (const part of page.Parts ?? []) {
+        if (part.PartNumber === undefined || part.ETag === undefined) continue;
+        parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: quotedEtag(part.ETag) });
+      }
+      if (!page.IsTruncated || !page.NextPartNumberMarker || page.NextPartNumberMarker === marker) break;
+      marker = page.NextPartNumberMarker;
+    }
+    if (await this.head(key)) return null;
+    return parts;
+  }
+
+  /**
+   * An upload already completed answers NoSuchUpload on AWS (Swift answers success): with the object
+   * in place, that is done. The store's refusals of the parts are `upload_incomplete`.
+   */
+  async completeMultipart(key: string, uploadId: string, parts: readonly StoredPart[]): Promise<void> {
+    checkPartsToJoin(parts);
+    const MultipartUpload = { Parts: parts.map((part) => ({ PartNumber: part.partNumber, ETag: quotedEtag(part.etag) })) };
+    try {
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.#options.bucket, Key: key, UploadId: uploadId, MultipartUpload }));
+    } catch (error) {
+      if (isNoSuchUpload(error)) {
+        if (await this.head(key)) return;
+        throw Object.assign(noSuchUpload(), { cause: error });
+      }
+      const name = (error as { name?: string }).name;
+      if (name === 'InvalidPart' || name === 'InvalidPartOrder') throw Object.assign(partNotHeld(), { cause: error });
+      if (name === 'EntityTooSmall') throw Object.assign(partTooSmall(), { cause: error });
+      throw asStorageOutage(error);
+    }
+  }
+
+  /** Swift answers 404 NoSuchKey for an upload it completed, AWS NoSuchUpload for one it forgot: either is gone. */
+  async abortMultipart(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.#options.bucket, Key: key, UploadId: uploadId }));
+    } catch (error) {
+      if (isNoSuchUpload(error)) return;
+      throw asStorageOutage(error);
+    }
+  }
+
+  /** A page per listing request (up to 1,000 uploads), only those begun before `before`; pages left with none are not answered. */
+  async *listMultipartUploads(before: Date): AsyncIterable<OpenMultipartUpload[]> {
+    let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
+    for (;;) {
+      const page: ListMultipartUploadsCommandOutput = await this.client
+        .send(new ListMultipartUploadsCommand({ Bucket: this.#options.bucket, ...markers }))
+        .catch((error: unknown) => {
+          throw asStorageOutage(error);
+        });
+      const open = (page.Uploads ?? []).flatMap(({ Key, UploadId, Initiated }) =>
+        Key !== undefined && UploadId !== undefined && Initiated !== undefined && Initiated < before
+          ? [{ key: Key, uploadId: UploadId, initiated: Initiated }]
+          : [],
+      );
+      if (open.length > 0) yield open;
+      // A truncated page without a marker would list the first page again, forever.
+      if (!page.IsTruncated || page.NextKeyMarker === undefined) return;
+      markers = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
+    }
+  }
+
   async ensureReady(): Promise<void> {
     const Bucket = this.#options.bucket;
     try {
@@ -302,6 +412,11 @@ function isNotFound(error: unknown): boolean {
     error instanceof S3ServiceException &&
     (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey' || error.name === 'NoSuchBucket')
   );
+}
+
+/** The store has no open upload of that id for that key (AWS: NoSuchUpload; Swift also answers 404 NoSuchKey). */
+function isNoSuchUpload(error: unknown): boolean {
+  return error instanceof S3ServiceException && (error.name === 'NoSuchUpload' || error.$metadata.httpStatusCode === 404);
 }
 
 function unreachable(base: URL, bucket: string, error: unknown): Error {

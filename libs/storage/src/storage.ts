@@ -50,7 +50,66 @@ export interface StoredContent {
   sha256: string;
 }
 
-export interface BlobStorage {
+/** One part of a multipart upload to sign: its number (from 1), exact length and base64 MD5. */
+export interface PresignPartInput {
+  key: string;
+  uploadId: string;
+  partNumber: number;
+  size: number;
+  contentMd5: string;
+  expiresInSeconds: number;
+}
+
+/** A part the store holds: its number, size and ETag (the hex MD5 of its bytes, in double quotes). */
+export interface StoredPart {
+  partNumber: number;
+  size: number;
+  etag: string;
+}
+
+/** A multipart upload the store has open, for the collector of abandoned ones. */
+export interface OpenMultipartUpload {
+  key: string;
+  uploadId: string;
+  initiated: Date;
+}
+
+/** S3's part numbers, kept by both drivers (Swift's s3api allows 1,000 unless configured otherwise). */
+export const MULTIPART_MAX_PART_NUMBER = 10_000;
+/** S3's smallest part but the last, kept by both drivers: completing with a smaller one is refused. */
+export const MULTIPART_MIN_PART_SIZE = 5 * 1024 * 1024;
+
+/**
+ * Multipart uploads, S3's way on both drivers: created for a key, each part PUT to its own presigned
+ * URL (which signs the part's length and MD5, so the store refuses any other body), completed from
+ * the parts the store lists into one object under the key, or aborted. Until it is completed,
+ * nothing exists under the key. A re-PUT of a part replaces it: the last one stored wins.
+ *
+ * The store's refusals of what was asked are `upload_incomplete` errors (the upload is gone, or a
+ * part is not held as listed, or is too small); an outage is 503 `service_unavailable`, as for
+ * every call. Malformed input (a bad upload id, part number or ETag) is a caller's bug: a plain Error.
+ */
+export interface MultipartStorage {
+  /** Begins an upload for `key` (stored as OBJECT_CONTENT_TYPE once completed); answers its upload id. */
+  createMultipart(key: string): Promise<string>;
+  /** A URL for one part: headers Content-Length and Content-MD5, both signed, to send verbatim. */
+  presignPart(input: PresignPartInput): Promise<PresignedPut>;
+  /** The parts stored so far, by part number; null when the store knows no such open upload (completed or aborted). */
+  listParts(key: string, uploadId: string): Promise<StoredPart[] | null>;
+  /**
+   * Joins the parts, in order, into the object at `key`; the parts must be those listParts answered
+   * (ascending numbers, every one but the last at least MULTIPART_MIN_PART_SIZE). Done once the
+   * object exists: a second call, concurrent or after success, answers as the first did. The local
+   * driver reads every byte to seal the object with its SHA-256, so a large object takes a while.
+   */
+  completeMultipart(key: string, uploadId: string, parts: readonly StoredPart[]): Promise<void>;
+  /** Drops an open upload and its parts; an upload already gone (aborted or completed) is not an error. */
+  abortMultipart(key: string, uploadId: string): Promise<void>;
+  /** Every open upload begun before `before`, in pages of the store's listing (no empty page). */
+  listMultipartUploads(before: Date): AsyncIterable<OpenMultipartUpload[]>;
+}
+
+export interface BlobStorage extends MultipartStorage {
   readonly driver: 'local' | 's3';
   presignPut(input: PresignPutInput): Promise<PresignedPut>;
   presignGet(input: PresignGetInput): Promise<string>;
