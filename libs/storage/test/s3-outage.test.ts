@@ -41,6 +41,11 @@ describe('the S3 driver while the store is down or stalled', () => {
       expect(await unavailable(storage.headMany([key]))).toEqual(expected);
       expect(await unavailable(storage.contentMany([key]))).toEqual(expected);
       expect(await unavailable(storage.delete([`${key}-never-stored`]))).toEqual(expected);
+      expect(await unavailable(storage.createMultipart(`${key}-multipart`))).toEqual(expected);
+      expect(await unavailable(storage.listParts(key, 'upload'))).toEqual(expected);
+      expect(await unavailable(storage.completeMultipart(key, 'upload', [{ partNumber: 1, size: 1, etag: `"${'0'.repeat(32)}"` }]))).toEqual(expected);
+      expect(await unavailable(storage.abortMultipart(key, 'upload'))).toEqual(expected);
+      expect(await unavailable(storage.listMultipartUploads(new Date())[Symbol.asyncIterator]().next())).toEqual(expected);
     } finally {
       proxy.setMode('pass');
     }
