@@ -23,6 +23,7 @@ import type {
   LockQuery,
   LockResponse,
   MergeRequest,
+  MultipartForm,
   Page,
   PageQuery,
   Plugin,
@@ -83,12 +84,17 @@ export class LodeClient {
     return this.#project('POST', '/sync', request, options);
   }
 
-  initiateUpload(file: InitiateFile, options: Signal = {}): Promise<UploadForm | DedupForm> {
+  initiateUpload(file: InitiateFile, options: Signal = {}): Promise<UploadForm | MultipartForm | DedupForm> {
     return this.#project('POST', '/files/upload/initiate', file, options);
   }
 
   async initiateBatch(files: InitiateFile[], options: Signal = {}): Promise<InitiateResult[]> {
     return (await this.#project<{ results: InitiateResult[] }>('POST', '/files/upload/initiate-batch', { files }, options)).results;
+  }
+
+  /** An open multipart upload: the parts the store holds, and fresh URLs for the others (after the first ones expired). */
+  uploadParts(fileId: string, version: number, options: Signal = {}): Promise<MultipartForm> {
+    return this.#project('GET', `/files/upload/${encodeURIComponent(fileId)}/${version}/parts`, undefined, options);
   }
 
   confirmUpload(body: ConfirmBody, options: Signal = {}): Promise<{ confirmed: true; version: number }> {

@@ -4,8 +4,20 @@ export type * from './admin-types.ts';
 export { ApiTransport, type CallOptions, type ConnectionOptions, type RetryEvent } from './http.ts';
 export { isRefusal, LodeApiError, LodeTransferError, type FileFailure } from './errors.ts';
 export { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, type RetryPolicy } from './retry.ts';
-export { hashFile, type ContentDigest } from './hash.ts';
-export { chunk, createLimiter, mapLimit } from './limit.ts';
+export { hashFile, sha256OfFile, type ContentDigest, type HashOptions, type PartDigests, type WholeDigest } from './hash.ts';
+export { chunk, createLimiter, mapLimit, runAll } from './limit.ts';
+export {
+  DEFAULT_MULTIPART_THRESHOLD,
+  DEFAULT_PARTS_IN_FLIGHT,
+  MAX_PARTS,
+  MAX_SINGLE_PUT,
+  movesInParts,
+  partCount,
+  partSizeFor,
+  rangeSizeFor,
+} from './parts.ts';
+export { multipartEntry, putParts, type MultipartOptions, type PartsOutcome } from './multipart-upload.ts';
+export { downloadInRanges, resumablePaths, type RangedOptions, type RangedOutcome } from './ranged-download.ts';
 export {
   uploadFiles,
   MAX_BATCH,
@@ -21,5 +33,5 @@ export { commitFiles, MAX_COMMIT_ENTRIES, type CommitOptions } from './commit.ts
 export { followEvents, type FeedMessage, type FeedOptions } from './events.ts';
 export { publishPlugin, type PluginRelease } from './plugins.ts';
 export { hasUnpairedSurrogate, pathProblem } from './paths.ts';
-export { putFile, downloadToFile, isPartialDownload, type TransferOptions } from './transfer.ts';
+export { putFile, downloadToFile, isPartialDownload, isResumablePartial, type ByteRange, type PutOptions, type TransferOptions } from './transfer.ts';
 export * from './types.ts';

@@ -12,7 +12,7 @@ import { LodeTransferError } from './errors.ts';
 import { isRetryableStatus, retryDelayMs, sleep, type RetryPolicy } from './retry.ts';
 
 /** Bytes read from disk per piece of a PUT body, and written to disk at once by a GET. */
-const PIECE = 1024 * 1024;
+export const PIECE = 1024 * 1024;
 
 /** Connections are kept and reused: thousands of small transfers would otherwise each pay a connect. */
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
@@ -24,9 +24,23 @@ export interface TransferOptions {
   onBytes?: (delta: number) => void;
 }
 
-/** PUTs a file to a presigned URL with the headers the API required, streaming it from disk. */
-export async function putFile(name: string, url: string, headers: Record<string, string>, filePath: string, options: TransferOptions): Promise<void> {
+/** Bytes `start` (included) to `end` (excluded) of a file: one part of a multipart upload. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface PutOptions extends TransferOptions {
+  /** Only these bytes of the file are the body (a part); the whole file when omitted. */
+  range?: ByteRange;
+}
+
+/** PUTs a file (or a range of it) to a presigned URL with the headers the API required, streaming it from disk. */
+export async function putFile(name: string, url: string, headers: Record<string, string>, filePath: string, options: PutOptions): Promise<void> {
   const declared = Number(headerValue(headers, 'content-length') ?? Number.NaN);
+  const { range } = options;
+  if (range && declared !== range.end - range.start)
+    throw new LodeTransferError(name, `the URL signs ${declared} bytes, the part has ${range.end - range.start}`, 400);
   await withRetries(options, async () => {
     let sent = 0;
     try {
@@ -36,8 +50,8 @@ export async function putFile(name: string, url: string, headers: Record<string,
       };
       const answer =
         Number.isFinite(declared) && declared <= WHOLE_MAX
-          ? await wholePut(name, url, headers, filePath, declared, options.signal, onBytes)
-          : await streamPut(name, url, headers, filePath, declared, options.signal, onBytes);
+          ? await wholePut(name, url, headers, filePath, declared, range, options.signal, onBytes)
+          : await streamPut(name, url, headers, filePath, declared, range, options.signal, onBytes);
       if (answer.status < 200 || answer.status > 299) throw refusal(name, answer);
     } catch (error) {
       options.onBytes?.(-sent);
@@ -47,17 +61,17 @@ export async function putFile(name: string, url: string, headers: Record<string,
 }
 
 /** Storage's answer to a transfer, as much of it as a refusal needs. */
-interface StorageAnswer {
+export interface StorageAnswer {
   status: number;
   text: string;
   retryAfter: string | null;
 }
 
-function refusal(name: string, answer: StorageAnswer): LodeTransferError {
+export function refusal(name: string, answer: StorageAnswer): LodeTransferError {
   return new LodeTransferError(name, `storage answered ${answer.status} ${answer.text.slice(0, 300)}`, answer.status, answer.retryAfter);
 }
 
-function answerOfStorage(response: http.IncomingMessage, text: string): StorageAnswer {
+export function answerOfStorage(response: http.IncomingMessage, text: string): StorageAnswer {
   const retryAfter = response.headers['retry-after'];
   return { status: response.statusCode ?? 0, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null };
 }
@@ -79,12 +93,14 @@ async function wholePut(
   headers: Record<string, string>,
   filePath: string,
   declared: number,
+  range: ByteRange | undefined,
   signal: AbortSignal | undefined,
   onBytes: (n: number) => void,
 ): Promise<StorageAnswer> {
   const buffer = Buffer.from(takeBody(declared + 1));
-  // One byte more than declared is asked for, to see a file that grew since it was hashed.
-  const length = readInto(filePath, buffer, declared + 1);
+  // One byte more than declared is asked for, to see a file that grew since it was hashed (a part's
+  // next byte is the next part's: a part is checked for length only).
+  const length = readInto(filePath, buffer, range ? declared : declared + 1, range?.start ?? 0);
   // Storage would refuse this body (400, its length or MD5 is not what was signed): no need to send it.
   if (length !== declared) {
     giveBackBody(buffer.buffer);
@@ -102,11 +118,11 @@ async function wholePut(
   return answerOfStorage(response, await readText(response));
 }
 
-function readInto(filePath: string, buffer: Buffer, wanted: number): number {
+function readInto(filePath: string, buffer: Buffer, wanted: number, from: number): number {
   const fd = openSync(filePath, 'r');
   try {
     let length = 0;
-    for (let n = -1; n !== 0 && length < wanted; length += n) n = readSync(fd, buffer, length, wanted - length, null);
+    for (let n = -1; n !== 0 && length < wanted; length += n) n = readSync(fd, buffer, length, wanted - length, from + length);
     return length;
   } finally {
     closeSync(fd);
@@ -125,6 +141,7 @@ async function streamPut(
   headers: Record<string, string>,
   filePath: string,
   declared: number,
+  range: ByteRange | undefined,
   signal: AbortSignal | undefined,
   onBytes: (n: number) => void,
 ): Promise<StorageAnswer> {
@@ -144,7 +161,10 @@ async function streamPut(
       done(read === declared || Number.isNaN(declared) ? null : changed());
     },
   });
-  const [sending, response] = await Promise.allSettled([pipeline(createReadStream(filePath, { highWaterMark: PIECE }), counter, request), answered]);
+  const [sending, response] = await Promise.allSettled([
+    pipeline(createReadStream(filePath, { highWaterMark: PIECE, ...(range ? { start: range.start, end: range.end - 1 } : {}) }), counter, request),
+    answered,
+  ]);
   if (sending.status === 'rejected' && sending.reason instanceof LodeTransferError) throw sending.reason;
   if (response.status === 'rejected') throw response.reason;
   const text = await readText(response.value);
@@ -152,20 +172,20 @@ async function streamPut(
   return answerOfStorage(response.value, text);
 }
 
-function requestFor(url: string, method: 'PUT' | 'GET', headers: Record<string, string>, signal: AbortSignal | undefined): http.ClientRequest {
+export function requestFor(url: string, method: 'PUT' | 'GET', headers: Record<string, string>, signal: AbortSignal | undefined): http.ClientRequest {
   const target = new URL(url);
   const https_ = target.protocol === 'https:';
   return (https_ ? https : http).request(target, { method, headers, signal, agent: agents[https_ ? 'https:' : 'http:'] });
 }
 
-function answerOf(request: http.ClientRequest): Promise<http.IncomingMessage> {
+export function answerOf(request: http.ClientRequest): Promise<http.IncomingMessage> {
   return new Promise<http.IncomingMessage>((resolve, reject) => {
     request.once('response', resolve);
     request.once('error', reject);
   });
 }
 
-async function readText(response: http.IncomingMessage): Promise<string> {
+export async function readText(response: http.IncomingMessage): Promise<string> {
   let text = '';
   for await (const piece of response) text += String(piece);
   return text;
@@ -176,9 +196,18 @@ function partialDownloadPath(dest: string): string {
   return path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.lode-tmp`);
 }
 
-/** Whether a file name is a download's temporary file: a download killed outright leaves it behind. */
+/**
+ * Whether a file name is a download's temporary file: a download killed outright leaves it behind.
+ * Either a small download's (`.lode-tmp`, of no use once its download is gone) or a large one's
+ * resumable bytes and record of the ranges it holds (`.lode-partial`, `.lode-ranges`: ranged-download.ts).
+ */
 export function isPartialDownload(fileName: string): boolean {
-  return /^\..+\.[0-9a-f]{8}\.lode-tmp$/.test(fileName);
+  return /^\..+\.[0-9a-f]{8}\.lode-tmp$/.test(fileName) || isResumablePartial(fileName);
+}
+
+/** Whether a file name is a large download's resumable state (ranged-download.ts, resumablePaths). */
+export function isResumablePartial(fileName: string): boolean {
+  return /^\..+\.[0-9a-f]{16}\.lode-(partial|ranges)$/.test(fileName);
 }
 
 /**
@@ -355,7 +384,7 @@ async function receiveStreaming(response: http.IncomingMessage, temp: string, on
 /** Folders already made by this process: a pull of thousands of files into a few folders makes each once. */
 const madeDirs = new Map<string, Promise<unknown>>();
 
-async function ensureDir(dir: string): Promise<void> {
+export async function ensureDir(dir: string): Promise<void> {
   let made = madeDirs.get(dir);
   if (!made) {
     made = mkdir(dir, { recursive: true });
@@ -374,7 +403,7 @@ async function ensureDir(dir: string): Promise<void> {
  * expired URL) but 429, after the store's Retry-After when it sends one (an S3 SlowDown asks for
  * less traffic: coming back sooner only earns more refusals).
  */
-async function withRetries(options: TransferOptions, attempt: () => Promise<void>): Promise<void> {
+export async function withRetries(options: TransferOptions, attempt: () => Promise<void>): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();

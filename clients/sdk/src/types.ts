@@ -38,6 +38,14 @@ export const SYNC_STATUSES = Object.keys(SYNC_STATUS_KEYS) as readonly SyncStatu
 export type InitiateFile = BodyOf<'/api/v1/projects/{projectId}/files/upload/initiate', 'post'>;
 export type InitiateResult = ReplyOf<'/api/v1/projects/{projectId}/files/upload/initiate-batch', 'post'>['results'][number];
 export type UploadForm = Extract<InitiateResult, { uploadUrl: string }>;
+/**
+ * A multipart upload's reservation: `multipart.parts` are the parts still to PUT, each to its own URL
+ * with its `requiredHeaders` sent verbatim; `multipart.uploaded` the parts the store already holds
+ * (a re-initiated upload's, resumed).
+ */
+export type MultipartForm = Extract<InitiateResult, { multipart: unknown }>;
+export type PartForm = MultipartForm['multipart']['parts'][number];
+export type StoredPart = MultipartForm['multipart']['uploaded'][number];
 export type DedupForm = Extract<InitiateResult, { dedup: true }>;
 export type PathError = Extract<InitiateResult, { error: string }>;
 

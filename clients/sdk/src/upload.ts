@@ -1,9 +1,12 @@
 import type { LodeClient } from './client.ts';
 import { LodeApiError, type FileFailure } from './errors.ts';
-import type { ContentDigest } from './hash.ts';
-import { chunk, createLimiter, mapLimit } from './limit.ts';
+import { hashFile, type ContentDigest, type PartDigests } from './hash.ts';
+import { createLimiter, mapLimit } from './limit.ts';
+import { multipartEntry, putParts, type PartsOutcome } from './multipart-upload.ts';
+import { DEFAULT_MULTIPART_THRESHOLD, movesInParts, partPlanProblem } from './parts.ts';
 import { putFile } from './transfer.ts';
-import type { ConfirmBody, ConfirmResult, InitiateResult } from './types.ts';
+import type { ConfirmBody, ConfirmResult, InitiateFile, InitiateResult } from './types.ts';
+import { initiateBatches } from './upload-plan.ts';
 
 /** initiate-batch and confirm-batch take at most this many entries. */
 export const MAX_BATCH = 1000;
@@ -25,6 +28,8 @@ export interface UploadedFile {
   sha256: string;
   size: number;
   dedup: boolean;
+  /** A file uploaded in parts: its parts, those PUT by this call and those the store held already (a resumed upload). */
+  parts?: PartsOutcome;
 }
 
 export interface FlowProgress {
@@ -32,11 +37,25 @@ export interface FlowProgress {
   files: number;
   /** Bytes moved since the last call (negative when a transfer is retried from its start). */
   bytes: number;
+  /**
+   * Parts of files moved in parts (multipart uploads, ranged downloads) finished since the last call,
+   * those found done already (resumed) included.
+   */
+  parts?: number;
 }
 
 export interface FlowOptions {
-  /** Transfers in flight at once (default 16). */
+  /** Transfers in flight at once (default 16); each part of a file moved in parts takes one. */
   concurrency?: number;
+  /**
+   * Files of this size or more move in parts (default 64 MiB): a multipart upload, resumed where an
+   * interrupted one stopped, and a download in byte ranges, resumed from the ranges on disk. An
+   * upload above 5 GiB always goes in parts. Hash files with the same `multipartThreshold`
+   * (hashFile) so that an upload does not read a file once more for its parts' MD5s.
+   */
+  multipartThreshold?: number;
+  /** Parts (or ranges) of one file in flight at once, within `concurrency` (default 4). */
+  partsInFlight?: number;
   /** Entries per batch call (default and most 1,000): smaller batches confirm, and report, sooner. */
   batchSize?: number;
   signal?: AbortSignal;
@@ -85,8 +104,9 @@ export async function uploadFiles(client: LodeClient, files: LocalFile[], option
   const done: UploadedFile[] = [];
   const failures: FileFailure[] = [];
   let pending = [...files].sort((a, b) => b.digest.size - a.digest.size);
+  const threshold = options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD;
   for (let round = 1; pending.length > 0; round++) {
-    const outcome = await uploadRound(client, pending, limit, options);
+    const outcome = await uploadRound(client, pending, limit, { ...options, multipartThreshold: threshold });
     done.push(...outcome.done);
     failures.push(...outcome.failures);
     if (round >= CONFLICT_ROUNDS) {
@@ -110,13 +130,45 @@ interface ToConfirm {
   file: LocalFile;
   body: ConfirmBody;
   dedup: boolean;
+  parts?: PartsOutcome;
+}
+
+/** Whether a digest carries part MD5s that make a multipart upload of its file. */
+function hasPartPlan(digest: ContentDigest): digest is ContentDigest & { parts: PartDigests } {
+  return digest.parts !== undefined && partPlanProblem(digest.size, digest.parts.partSize, digest.parts.md5s.length) === undefined;
+}
+
+/**
+ * The file with a digest fit for how it goes: part MD5s for a multipart upload (from the threshold,
+ * or whenever the digest has them), a whole-file MD5 for a single PUT. A digest that lacks them
+ * (hashed with another threshold) costs one more read of the file; content that changed since it
+ * was hashed fails the file.
+ */
+async function readyToInitiate(file: LocalFile, threshold: number, signal?: AbortSignal): Promise<LocalFile> {
+  const { digest } = file;
+  const inParts = hasPartPlan(digest) || movesInParts(digest.size, threshold);
+  if (inParts ? hasPartPlan(digest) : digest.md5 !== undefined) return file;
+  const again = await hashFile(file.localPath, signal, digest.size, inParts ? { multipartThreshold: Math.min(threshold, digest.size) } : {});
+  if (again.sha256 !== digest.sha256 || again.size !== digest.size) throw new Error('the file changed since it was hashed');
+  return { ...file, digest: again };
+}
+
+function initiateEntry(file: LocalFile): InitiateFile {
+  const { digest } = file;
+  if (hasPartPlan(digest)) return multipartEntry(file.path, digest);
+  return { path: file.path, sha256: digest.sha256, size: digest.size, contentMd5: digest.md5 };
 }
 
 /**
  * One pass over `files`. A failed call (initiate, confirm) stops it: nothing new starts, what is in
  * flight finishes, then the error is thrown, so no transfer goes on behind the caller's back.
  */
-async function uploadRound(client: LodeClient, files: LocalFile[], limit: ReturnType<typeof createLimiter>, options: UploadOptions): Promise<RoundOutcome> {
+async function uploadRound(
+  client: LodeClient,
+  files: LocalFile[],
+  limit: ReturnType<typeof createLimiter>,
+  options: UploadOptions & { multipartThreshold: number },
+): Promise<RoundOutcome> {
   const { signal } = options;
   const outcome: RoundOutcome = { done: [], failures: [], conflicted: [] };
   let fatal: { error: unknown } | null = null;
@@ -139,9 +191,17 @@ async function uploadRound(client: LodeClient, files: LocalFile[], limit: Return
     );
     const confirmed: UploadedFile[] = [];
     results.forEach((result, index) => {
-      const { file, dedup } = slice[index];
+      const { file, dedup, parts } = slice[index];
       if ('confirmed' in result)
-        confirmed.push({ path: file.path, fileId: result.fileId, version: result.version, sha256: file.digest.sha256, size: file.digest.size, dedup });
+        confirmed.push({
+          path: file.path,
+          fileId: result.fileId,
+          version: result.version,
+          sha256: file.digest.sha256,
+          size: file.digest.size,
+          dedup,
+          ...(parts ? { parts } : {}),
+        });
       else if (result.code === 'version_conflict') outcome.conflicted.push(file);
       else outcome.failures.push({ path: file.path, code: result.code, message: result.error });
     });
@@ -172,18 +232,27 @@ async function uploadRound(client: LodeClient, files: LocalFile[], limit: Return
   // Initiates one at a time and in order (largest files first), a few batches ahead of the transfers.
   const initiating = createLimiter(1);
   const first = Math.min(batchSize, FIRST_BATCH);
-  const batches = [files.slice(0, first), ...chunk(files.slice(first), batchSize)].filter((batch) => batch.length > 0);
+  const batches = initiateBatches(files, first, batchSize);
   const transfers: Promise<void>[] = [];
-  await mapLimit(batches, BATCHES_IN_HAND, async (batch) => {
+  await mapLimit(batches, BATCHES_IN_HAND, async (planned) => {
     if (fatal) return;
     let results: InitiateResult[];
+    let batch: LocalFile[];
     try {
+      const ready = await Promise.all(
+        planned.map((file) =>
+          readyToInitiate(file, options.multipartThreshold, signal).catch((error: unknown) => {
+            if (signal?.aborted) throw error;
+            outcome.failures.push({ path: file.path, code: 'transfer_failed', message: (error as Error).message });
+            return null;
+          }),
+        ),
+      );
+      batch = ready.filter((file): file is LocalFile => file !== null);
+      if (batch.length === 0) return;
       results = await initiating(() => {
         if (fatal) throw fatal.error;
-        return client.initiateBatch(
-          batch.map((f) => ({ path: f.path, sha256: f.digest.sha256, size: f.digest.size, contentMd5: f.digest.md5 })),
-          { signal },
-        );
+        return client.initiateBatch(batch.map(initiateEntry), { signal });
       });
     } catch (error) {
       return fail(error);
@@ -198,6 +267,26 @@ async function uploadRound(client: LodeClient, files: LocalFile[], limit: Return
       if ('dedup' in result) {
         options.onProgress?.({ files: 0, bytes: file.digest.size });
         uploaded({ file, body: { ...base, dedup: true }, dedup: true });
+        return;
+      }
+      if ('multipart' in result) {
+        // Each part takes a transfer slot of its own (putParts), so the file takes none meanwhile.
+        try {
+          const parts = await putParts(client, file, result, {
+            retry: client.transport.retry,
+            signal,
+            limit,
+            partsInFlight: options.partsInFlight,
+            onBytes: (bytes) => options.onProgress?.({ files: 0, bytes }),
+            onPart: () => options.onProgress?.({ files: 0, bytes: 0, parts: 1 }),
+            stopped: () => fatal !== null,
+          });
+          uploaded({ file, body: { ...base, storageKey: result.storageKey }, dedup: false, parts });
+        } catch (error) {
+          if (signal?.aborted) return fail(error);
+          if (fatal) return;
+          outcome.failures.push({ path: file.path, code: 'transfer_failed', message: (error as Error).message });
+        }
         return;
       }
       await limit(async () => {

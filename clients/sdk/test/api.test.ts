@@ -7,12 +7,23 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { allPages, commitFiles, hashFile, LodeApiError, LodeClient, publishPlugin, uploadFiles, type FeedMessage, type LocalFile } from '../src/index.ts';
+import {
+  allPages,
+  commitFiles,
+  hashFile,
+  LodeApiError,
+  LodeClient,
+  publishPlugin,
+  uploadFiles,
+  type FeedMessage,
+  type LocalFile,
+  type WholeDigest,
+} from '../src/index.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** `count` files of random bytes on disk, ready for uploadFiles. */
-async function localFiles(count: number, prefix = 'f'): Promise<LocalFile[]> {
+async function localFiles(count: number, prefix = 'f'): Promise<(LocalFile & { digest: WholeDigest })[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'lode-sdk-'));
   return Promise.all(
     Array.from({ length: count }, async (_, i) => {

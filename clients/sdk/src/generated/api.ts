@@ -747,6 +747,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/files/upload/{fileId}/{version}/parts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Resume a multipart upload: the parts stored and URLs for the rest */
+        get: operations["getProjectsFilesUploadByFileIdByVersionParts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/files/{fileId}/versions": {
         parameters: {
             query?: never;
@@ -10682,7 +10699,14 @@ export interface operations {
                     path: string;
                     sha256: string;
                     size: number;
-                    contentMd5: string;
+                    contentMd5?: string;
+                    multipart?: {
+                        partSize: number;
+                        parts: {
+                            size: number;
+                            contentMd5: string;
+                        }[];
+                    };
                 };
             };
         };
@@ -10694,6 +10718,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        path: string;
+                        /** Format: uuid */
+                        fileId: string;
+                        version: number;
+                        storageKey: string;
+                        multipart: {
+                            uploadId: string;
+                            partSize: number;
+                            parts: {
+                                partNumber: number;
+                                uploadUrl: string;
+                                requiredHeaders: {
+                                    "Content-Length": string;
+                                    "Content-MD5": string;
+                                    /** @constant */
+                                    "Content-Type"?: "application/octet-stream";
+                                };
+                            }[];
+                            uploaded: {
+                                partNumber: number;
+                                size: number;
+                                etag: string;
+                            }[];
+                        };
+                    } | {
                         path: string;
                         /** Format: uuid */
                         fileId: string;
@@ -10899,7 +10948,14 @@ export interface operations {
                         path: string;
                         sha256: string;
                         size: number;
-                        contentMd5: string;
+                        contentMd5?: string;
+                        multipart?: {
+                            partSize: number;
+                            parts: {
+                                size: number;
+                                contentMd5: string;
+                            }[];
+                        };
                     }[];
                 };
             };
@@ -10913,6 +10969,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         results: ({
+                            path: string;
+                            /** Format: uuid */
+                            fileId: string;
+                            version: number;
+                            storageKey: string;
+                            multipart: {
+                                uploadId: string;
+                                partSize: number;
+                                parts: {
+                                    partNumber: number;
+                                    uploadUrl: string;
+                                    requiredHeaders: {
+                                        "Content-Length": string;
+                                        "Content-MD5": string;
+                                        /** @constant */
+                                        "Content-Type"?: "application/octet-stream";
+                                    };
+                                }[];
+                                uploaded: {
+                                    partNumber: number;
+                                    size: number;
+                                    etag: string;
+                                }[];
+                            };
+                        } | {
                             path: string;
                             /** Format: uuid */
                             fileId: string;
@@ -10937,6 +11018,205 @@ export interface operations {
                             error: string;
                             code: string;
                         })[];
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getProjectsFilesUploadByFileIdByVersionParts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                fileId: string;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        path: string;
+                        /** Format: uuid */
+                        fileId: string;
+                        version: number;
+                        storageKey: string;
+                        multipart: {
+                            uploadId: string;
+                            partSize: number;
+                            parts: {
+                                partNumber: number;
+                                uploadUrl: string;
+                                requiredHeaders: {
+                                    "Content-Length": string;
+                                    "Content-MD5": string;
+                                    /** @constant */
+                                    "Content-Type"?: "application/octet-stream";
+                                };
+                            }[];
+                            uploaded: {
+                                partNumber: number;
+                                size: number;
+                                etag: string;
+                            }[];
+                        };
                     };
                 };
             };
