@@ -4,7 +4,7 @@ import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
 import { actorSchema, byteSize, sha256Hex, uuid } from './common.ts';
 import { pageQuerySchema, PROJECT_PATH } from './commit.ts';
-import { confirmTimeoutMs, initiateFileSchema, requiredHeadersSchema } from './upload.ts';
+import { base64Md5, confirmTimeoutMs, requiredHeadersSchema } from './upload.ts';
 
 /** Shared plugins (docs/api.md, Plugins): packages published once per organization, offered to each of its projects. */
 
@@ -93,7 +93,7 @@ export const initiateBodySchema = z.object({
   version: pluginVersion,
   sha256: sha256Hex,
   size: byteSize,
-  contentMd5: initiateFileSchema.shape.contentMd5,
+  contentMd5: base64Md5,
   description: description.optional(),
 });
 export type InitiateBody = z.output<typeof initiateBodySchema>;

@@ -4,8 +4,16 @@ import { actorSchema, byteSize, positiveVersion, sha256Hex, uuid } from './commo
 import { MAX_COMMIT_ENTRIES } from './commit.ts';
 import { uuidList } from './uuid-list.ts';
 
-/** S3's limit for a single PUT (5 GiB); above it, initiate answers file_too_large (413). */
+/** S3's limit for a single PUT (5 GiB); above it, initiate answers file_too_large (413) unless the entry asks for multipart. */
 export const MAX_FILE_SIZE = 5 * 1024 * 1024 * 1024;
+
+const MiB = 1024 * 1024;
+/** A multipart upload's parts: every part but the last of partSize, between these sizes, at most MAX_PARTS of them. */
+export const MIN_PART_SIZE = 8 * MiB;
+export const MAX_PART_SIZE = 512 * MiB;
+export const MAX_PARTS = 10_000;
+/** S3's largest object (5 TiB): the largest file a multipart upload may declare. */
+export const MAX_MULTIPART_FILE_SIZE = 5 * 1024 * 1024 * MiB;
 export const MAX_INITIATE_BATCH = 1000;
 
 const UPLOAD_PATH = '/api/v1/projects/:projectId/files/upload';
@@ -24,7 +32,7 @@ export function confirmTimeoutMs(size: number): number {
 /** The size an entry declares, for the batch's deadline; an entry without a sane one fails on its own upstream. */
 function declaredSize(entry: unknown): number {
   const size: unknown = typeof entry === 'object' && entry !== null ? (entry as { size?: unknown }).size : undefined;
-  return typeof size === 'number' && size > 0 && size <= MAX_FILE_SIZE ? size : 0;
+  return typeof size === 'number' && size > 0 && size <= MAX_MULTIPART_FILE_SIZE ? size : 0;
 }
 
 /**
@@ -36,15 +44,35 @@ function confirmBatchTimeoutMs(entries: readonly unknown[]): number {
   return confirmTimeoutMs(entries.reduce<number>((total, entry) => total + declaredSize(entry), 0)) + entries.length * 50;
 }
 
-const base64Md5 = z.string().regex(/^[A-Za-z0-9+/]{22}==$/, 'must be the base64 encoding of a 16-byte MD5 digest');
+export const base64Md5 = z.string().regex(/^[A-Za-z0-9+/]{22}==$/, 'must be the base64 encoding of a 16-byte MD5 digest');
 
-/** One file to upload, as a client describes it. Size is checked by the domain, for 413. */
-export const initiateFileSchema = z.object({
-  path: z.string(),
-  sha256: sha256Hex,
-  size: byteSize,
-  contentMd5: base64Md5,
+/**
+ * How a client asks to upload a file in parts: the size of every part but the last, and each part's
+ * size and MD5 in order (each part's URL signs its length and MD5, as a single PUT's does). Whether
+ * the sizes add up is the domain's check, for a clear message.
+ */
+export const multipartRequestSchema = z.object({
+  partSize: z.number().int().min(MIN_PART_SIZE).max(MAX_PART_SIZE),
+  parts: z
+    .array(z.object({ size: z.number().int().min(1).max(MAX_PART_SIZE), contentMd5: base64Md5 }))
+    .min(1)
+    .max(MAX_PARTS),
 });
+export type MultipartRequest = z.infer<typeof multipartRequestSchema>;
+
+/**
+ * One file to upload, as a client describes it. Size is checked by the domain, for 413. A multipart
+ * entry needs no MD5 of the whole file: no URL signs it.
+ */
+export const initiateFileSchema = z
+  .object({
+    path: z.string(),
+    sha256: sha256Hex,
+    size: byteSize,
+    contentMd5: base64Md5.optional(),
+    multipart: multipartRequestSchema.optional(),
+  })
+  .refine((f) => f.contentMd5 !== undefined || f.multipart !== undefined, { message: 'is required', path: ['contentMd5'] });
 export type InitiateFile = z.infer<typeof initiateFileSchema>;
 
 /**
@@ -66,6 +94,31 @@ export const uploadFormSchema = z.object({
   uploadUrl: z.string(),
   requiredHeaders: requiredHeadersSchema,
 });
+/** A part the store already holds: its number, size and the store's ETag (its MD5, hex, quoted). */
+export const storedPartSchema = z.object({ partNumber: z.number().int().min(1), size: byteSize, etag: z.string() });
+export type StoredPart = z.infer<typeof storedPartSchema>;
+/** A part to PUT: its presigned URL and the headers it signs (Content-Length and Content-MD5). */
+export const partFormSchema = z.object({ partNumber: z.number().int().min(1), uploadUrl: z.string(), requiredHeaders: requiredHeadersSchema });
+export type PartForm = z.infer<typeof partFormSchema>;
+/**
+ * A multipart upload: the parts still to PUT with their URLs, and the parts the store already holds
+ * (empty for a fresh upload; a resumed one's parts that need no second PUT).
+ */
+export const multipartUploadSchema = z.object({
+  uploadId: z.string(),
+  partSize: z.number().int(),
+  parts: z.array(partFormSchema),
+  uploaded: z.array(storedPartSchema),
+});
+export type MultipartUpload = z.infer<typeof multipartUploadSchema>;
+export const multipartFormSchema = z.object({
+  path: z.string(),
+  fileId: uuid,
+  version: positiveVersion,
+  storageKey: z.string(),
+  multipart: multipartUploadSchema,
+});
+export type MultipartForm = z.infer<typeof multipartFormSchema>;
 export const dedupFormSchema = z.object({
   path: z.string(),
   fileId: uuid,
@@ -75,14 +128,14 @@ export const dedupFormSchema = z.object({
 export type UploadForm = z.infer<typeof uploadFormSchema>;
 export type DedupForm = z.infer<typeof dedupFormSchema>;
 export const errorFormSchema = z.object({ path: z.string(), error: z.string(), code: z.string() });
-export const initiateResultSchema = z.union([uploadFormSchema, dedupFormSchema, errorFormSchema]);
+export const initiateResultSchema = z.union([multipartFormSchema, uploadFormSchema, dedupFormSchema, errorFormSchema]);
 export type InitiateResult = z.infer<typeof initiateResultSchema>;
 
 export const initiate = defineContract(
   'upload',
   'initiate',
   z.object({ actor: actorSchema, file: initiateFileSchema }),
-  z.union([uploadFormSchema, dedupFormSchema]),
+  z.union([multipartFormSchema, uploadFormSchema, dedupFormSchema]),
   {
     method: 'post',
     path: `${UPLOAD_PATH}/initiate`,
@@ -126,7 +179,7 @@ export const confirmBodySchema = z
     dedup: z.boolean().optional(),
     sha256: sha256Hex,
     // No upload is larger (initiate refuses it), so a larger size can never be confirmed.
-    size: byteSize.max(MAX_FILE_SIZE, `must be at most ${MAX_FILE_SIZE}`),
+    size: byteSize.max(MAX_MULTIPART_FILE_SIZE, `must be at most ${MAX_MULTIPART_FILE_SIZE}`),
   })
   .refine((b) => (b.dedup === true) !== (b.storageKey !== undefined), {
     message: 'send either storageKey (uploaded file) or dedup: true (deduplicated file), not both',
@@ -150,6 +203,27 @@ export const confirm = defineContract(
     errors: [409, 422],
     request: ({ actor, body }) => ({ actor, upload: body }),
     timeoutMs: ({ upload }) => confirmTimeoutMs(upload.size),
+  },
+);
+
+/**
+ * Where an open multipart upload stands: the parts the store holds and fresh URLs for the rest, for a
+ * client resuming after a crash or a lost connection. Only while its reservation is open.
+ */
+export const uploadParts = defineContract(
+  'upload',
+  'upload_parts',
+  z.object({ actor: actorSchema, fileId: uuid, version: positiveVersion }),
+  multipartFormSchema,
+  {
+    method: 'get',
+    path: `${UPLOAD_PATH}/:fileId/:version/parts`,
+    tag: UPLOADS,
+    summary: 'Resume a multipart upload: the parts stored and URLs for the rest',
+    auth: 'key',
+    params: { version: z.coerce.number().pipe(positiveVersion) },
+    notFound: { fileId: 'Upload reservation' },
+    request: ({ actor, params }) => ({ actor, fileId: params.fileId, version: params.version }),
   },
 );
 

@@ -11,6 +11,7 @@ export function uploadRpcs(uploadService: UploadService, restorePreparer: Restor
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
+    rpc(upload.uploadParts, ({ actor, fileId, version }) => uploadService.parts(actor, fileId, version)),
     rpc(upload.confirm, ({ actor, upload: body }) => uploadService.confirm(actor, body)),
     rpc(upload.confirmBatch, async ({ actor, files }) => confirmBatchReply(await uploadService.confirmBatch(actor, files))),
     rpc(upload.resolveVersions, ({ projectId, fileIds, versions }) => uploadService.resolve(projectId, fileIds, versions)),

@@ -112,7 +112,17 @@ describe('FilesRepository: a confirm consumes its reservation', () => {
     const { rows } = await store.db.query('SELECT id FROM uploads WHERE id = $1', [r.uploadId]);
     expect(rows).toEqual([]);
     expect(await repo.findReservations(store.db, projectId, [lookup(r)])).toEqual([
-      { id: r.uploadId, file_id: r.file_id, version: 1, storage_key: r.storageKey, sha256: r.sha256, size: 10, dedup: false, confirmed: true },
+      {
+        id: r.uploadId,
+        file_id: r.file_id,
+        version: 1,
+        storage_key: r.storageKey,
+        sha256: r.sha256,
+        size: 10,
+        dedup: false,
+        confirmed: true,
+        multipart: false,
+      },
     ]);
     // Another upload's key for the same version names nothing: that reservation is not this one.
     expect(await repo.findReservations(store.db, projectId, [{ ...lookup(r), storageKey: `p/${projectId}/u/${randomUUID()}` }])).toEqual([undefined]);

@@ -5,6 +5,7 @@ import type { BlobStorage } from '@lode/storage';
 import type { FilesRepository, NamedUpload, NewVersion, UploadRow } from '../repo/files-repo.ts';
 import { validateConfirmEntries, type ConfirmBody } from './confirm-entries.ts';
 import { ObjectVerifier } from './stored-content.ts';
+import type { MultipartUploads } from './multipart-uploads.ts';
 
 /** What confirming one entry came to: its version, or a failure of that entry alone. */
 export type ConfirmOutcome = { fileId: string; version: number; confirmed: true } | { fileId: string | null; version: number | null; failure: AppError };
@@ -12,7 +13,7 @@ export type ConfirmOutcome = { fileId: string; version: number; confirmed: true 
 interface Pending {
   index: number;
   body: ConfirmBody;
-  reservation: UploadRow;
+  reservation: UploadRow & { multipart: boolean };
 }
 
 /**
@@ -24,11 +25,13 @@ export class BatchConfirmer {
   readonly #db: Database;
   readonly #files: FilesRepository;
   readonly #verifier: ObjectVerifier;
+  readonly #multipart: MultipartUploads;
 
-  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage }) {
+  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage; multipart: MultipartUploads }) {
     this.#db = deps.db;
     this.#files = deps.files;
     this.#verifier = new ObjectVerifier(deps.storage);
+    this.#multipart = deps.multipart;
   }
 
   async confirm(actor: Actor, raw: readonly unknown[]): Promise<ConfirmOutcome[]> {
@@ -60,8 +63,14 @@ export class BatchConfirmer {
       else if (reservation) pending.push({ ...entry, reservation });
     });
 
-    const stored = await this.#verifyObjects(pending);
-    const verified = pending.filter((entry, i) => {
+    const completed = await this.#completeParts(pending);
+    const whole = pending.filter((entry, i) => {
+      const failure = completed[i];
+      if (failure) fail(entry, failure);
+      return !failure;
+    });
+    const stored = await this.#verifyObjects(whole);
+    const verified = whole.filter((entry, i) => {
       const failure = stored[i];
       if (failure) fail(entry, failure);
       return !failure;
@@ -74,6 +83,15 @@ export class BatchConfirmer {
       else fail(entry, errors.versionConflict(entry.reservation.file_id, entry.reservation.version));
     });
     return results;
+  }
+
+  /** Multipart reservations joined into their objects first, from the parts the store holds; each entry's failure, or undefined. */
+  async #completeParts(pending: readonly Pending[]): Promise<(AppError | undefined)[]> {
+    const multipart = pending.filter(({ reservation }) => reservation.multipart);
+    if (multipart.length === 0) return [];
+    const failures = await this.#multipart.complete(multipart.map(({ reservation }) => reservation));
+    const failureOf = new Map(multipart.map(({ reservation }, i) => [reservation.id, failures[i]]));
+    return pending.map(({ reservation }) => failureOf.get(reservation.id));
   }
 
   /**

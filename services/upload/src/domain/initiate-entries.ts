@@ -1,5 +1,6 @@
 import { errors, type AppError } from '@lode/errors';
 import { normalizePath, upload } from '@lode/contracts';
+import { multipartRefusal } from './multipart-parts.ts';
 
 export interface ValidEntry {
   index: number;
@@ -7,7 +8,9 @@ export interface ValidEntry {
   pathKey: string;
   sha256: string;
   size: number;
+  /** The whole file's MD5, signed into its single PUT; '' for a multipart entry, whose parts sign theirs. */
   contentMd5: string;
+  multipart?: upload.MultipartRequest | undefined;
 }
 
 export interface InvalidEntry {
@@ -34,8 +37,14 @@ export function validateEntries(raw: readonly unknown[]): { valid: ValidEntry[];
       return;
     }
     const file = parsed.data;
-    if (file.size > upload.MAX_FILE_SIZE) {
-      invalid.push({ index, path: file.path, error: errors.fileTooLarge(file.size, upload.MAX_FILE_SIZE) });
+    const maxSize = file.multipart ? upload.MAX_MULTIPART_FILE_SIZE : upload.MAX_FILE_SIZE;
+    if (file.size > maxSize) {
+      invalid.push({ index, path: file.path, error: errors.fileTooLarge(file.size, maxSize) });
+      return;
+    }
+    const badParts = file.multipart && multipartRefusal(file.size, file.multipart);
+    if (badParts) {
+      invalid.push({ index, path: file.path, error: errors.validation(badParts) });
       return;
     }
     const normalized = normalizePath(file.path);
@@ -48,7 +57,8 @@ export function validateEntries(raw: readonly unknown[]): { valid: ValidEntry[];
       return;
     }
     seen.add(normalized.key);
-    valid.push({ index, path: normalized.path, pathKey: normalized.key, sha256: file.sha256, size: file.size, contentMd5: file.contentMd5 });
+    const parts = file.multipart ? { contentMd5: '', multipart: file.multipart } : { contentMd5: file.contentMd5 ?? '' };
+    valid.push({ index, path: normalized.path, pathKey: normalized.key, sha256: file.sha256, size: file.size, ...parts });
   });
   return { valid, invalid };
 }

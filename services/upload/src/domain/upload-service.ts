@@ -4,12 +4,14 @@ import { normalizePath, type Actor, type ReplyOf, type upload } from '@lode/cont
 import type { Database } from '@lode/db';
 import type { BlobStorage } from '@lode/storage';
 import type { FilesRepository, ReservationInput } from '../repo/files-repo.ts';
+import type { MultipartRepository } from '../repo/multipart-repo.ts';
 import { uploadUrlTtlSeconds, validateEntries } from './initiate-entries.ts';
 import { BatchConfirmer, type ConfirmOutcome } from './batch-confirmer.ts';
 import type { ConfirmBody } from './confirm-entries.ts';
+import { MultipartUploads, type NewMultipartEntry } from './multipart-uploads.ts';
 
-/** What initiating one file came to: an upload form, a dedup form, or a failure of that entry alone. */
-export type InitiateOutcome = upload.UploadForm | upload.DedupForm | { path: string; failure: AppError };
+/** What initiating one file came to: an upload form (single PUT or parts), a dedup form, or a failure of that entry alone. */
+export type InitiateOutcome = upload.UploadForm | upload.MultipartForm | upload.DedupForm | { path: string; failure: AppError };
 
 export function storageKeyFor(projectId: string, uploadId: string): string {
   return `p/${projectId}/u/${uploadId}`;
@@ -21,27 +23,35 @@ export class UploadService {
   readonly #files: FilesRepository;
   readonly #storage: BlobStorage;
   readonly #confirmer: BatchConfirmer;
+  readonly #multipart: MultipartUploads;
 
-  constructor(deps: { db: Database; files: FilesRepository; storage: BlobStorage }) {
+  constructor(deps: { db: Database; files: FilesRepository; multipart: MultipartRepository; storage: BlobStorage }) {
     this.#db = deps.db;
     this.#files = deps.files;
     this.#storage = deps.storage;
-    this.#confirmer = new BatchConfirmer(deps);
+    this.#multipart = new MultipartUploads(deps);
+    this.#confirmer = new BatchConfirmer({ ...deps, multipart: this.#multipart });
   }
 
   /** A single initiate is a batch of one whose failure is the call's error (413, 400, 409). */
-  async initiate(actor: Actor, file: unknown): Promise<upload.UploadForm | upload.DedupForm> {
+  async initiate(actor: Actor, file: unknown): Promise<upload.UploadForm | upload.MultipartForm | upload.DedupForm> {
     const [result] = await this.initiateBatch(actor, [file]);
     if (!result) throw new Error('initiate produced no result');
     if ('failure' in result) throw result.failure;
     return result;
   }
 
-  /** One database round trip for the whole batch; each entry succeeds or fails on its own. */
+  /**
+   * One database round trip for the whole batch's reservations; each entry succeeds or fails on its
+   * own. A multipart entry that re-initiates its uploader's open reservation resumes it instead.
+   */
   async initiateBatch(actor: Actor, files: readonly unknown[]): Promise<InitiateOutcome[]> {
-    const { valid, invalid } = validateEntries(files);
+    const { valid: entries, invalid } = validateEntries(files);
     const results = new Array<InitiateOutcome>(files.length);
     for (const entry of invalid) results[entry.index] = { path: entry.path, failure: entry.error };
+    const resumed = await this.#multipart.resume(actor, entries);
+    for (const [index, form] of resumed) results[index] = form;
+    const valid = entries.filter((entry) => !resumed.has(entry.index));
     if (valid.length === 0) return results;
 
     const now = Date.now();
@@ -58,6 +68,7 @@ export class UploadService {
     const rows = await this.#files.reserveBatch(this.#db, actor.projectId, actor.userId, reservations);
     const byKey = new Map(rows.map((row) => [row.path_key, row]));
 
+    const multipart: NewMultipartEntry[] = [];
     await Promise.all(
       valid.map(async (entry, i) => {
         const row = byKey.get(entry.pathKey);
@@ -67,6 +78,15 @@ export class UploadService {
           results[entry.index] = { path: entry.path, failure: errors.pathCaseConflict(entry.path, row.existing_path) };
         } else if (row.dedup) {
           results[entry.index] = { path: entry.path, fileId: row.file_id, version: row.version, dedup: true };
+        } else if (entry.multipart) {
+          multipart.push({
+            entry: { ...entry, multipart: entry.multipart },
+            reservationId: reservation.uploadId,
+            fileId: row.file_id,
+            version: row.version,
+            storageKey: reservation.storageKey,
+            expiresInSeconds: ttls[i],
+          });
         } else {
           const signed = await this.#storage.presignPut({
             key: reservation.storageKey,
@@ -86,7 +106,14 @@ export class UploadService {
         }
       }),
     );
+    const forms = await this.#multipart.begin(multipart);
+    multipart.forEach(({ entry }, i) => (results[entry.index] = forms[i]));
     return results;
+  }
+
+  /** The resume endpoint: the parts the store holds of an open multipart upload, and URLs for the rest. */
+  async parts(actor: Actor, fileId: string, version: number): Promise<upload.MultipartForm> {
+    return this.#multipart.parts(actor, fileId, version);
   }
 
   /** A single confirm is a batch of one whose failure is the call's error (404, 409, 422). */

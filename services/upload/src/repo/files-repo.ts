@@ -22,6 +22,14 @@ export interface ReservationRow {
   reserved: boolean;
 }
 
+/** An expired reservation as the collector takes it: with its store upload id when it went up in parts. */
+export interface ExpiredUpload {
+  id: string;
+  storage_key: string;
+  dedup: boolean;
+  multipart_upload_id: string | null;
+}
+
 export interface UploadRow {
   id: string;
   file_id: string;
@@ -38,6 +46,8 @@ export interface UploadRow {
  */
 export interface NamedUpload extends UploadRow {
   confirmed: boolean;
+  /** A reservation uploaded in parts (it promised no MD5 of the whole file): confirm completes it first. */
+  multipart: boolean;
 }
 
 /** What a confirmed version records about its content and who uploaded it: the contract's fields. */
@@ -179,15 +189,15 @@ export class FilesRepository {
       `SELECT r.n::int AS n, u.*
        FROM unnest($2::text[], $3::uuid[], $4::int[], $5::text[], $6::bigint[]) WITH ORDINALITY AS r(storage_key, file_id, version, sha256, size, n)
        CROSS JOIN LATERAL (
-         (SELECT upload_id AS id, file_id, version, storage_key, sha256, size, origin = 'dedup' AS dedup, true AS confirmed FROM versions
+         (SELECT upload_id AS id, file_id, version, storage_key, sha256, size, origin = 'dedup' AS dedup, true AS confirmed, false AS multipart FROM versions
           WHERE project_id = $1 AND file_id = r.file_id AND version = r.version AND upload_id IS NOT NULL
             AND CASE WHEN r.storage_key IS NULL THEN origin = 'dedup' AND sha256 = r.sha256 AND size = r.size
                      ELSE origin = 'upload' AND storage_key = r.storage_key END)
          UNION ALL
-         (SELECT id, file_id, version, storage_key, sha256, size, dedup, false FROM uploads
+         (SELECT id, file_id, version, storage_key, sha256, size, dedup, false, content_md5 = '' FROM uploads
           WHERE r.storage_key IS NOT NULL AND project_id = $1 AND storage_key = r.storage_key AND NOT dedup)
          UNION ALL
-         (SELECT id, file_id, version, storage_key, sha256, size, dedup, false FROM uploads
+         (SELECT id, file_id, version, storage_key, sha256, size, dedup, false, false FROM uploads
           WHERE r.storage_key IS NULL AND project_id = $1 AND file_id = r.file_id AND version = r.version AND dedup
             AND sha256 = r.sha256 AND size = r.size
           LIMIT 1)
@@ -383,11 +393,12 @@ export class FilesRepository {
    * locked until the transaction ends. SKIP LOCKED lets several replicas collect at once without
    * taking the same rows and without waiting on a confirm that holds one.
    */
-  async lockExpiredReservations(tx: Queryable, before: Date, limit: number): Promise<{ id: string; storage_key: string; dedup: boolean }[]> {
-    const { rows } = await tx.query<{ id: string; storage_key: string; dedup: boolean }>(
-      `SELECT id, storage_key, dedup FROM uploads
-       WHERE expires_at < $1
-       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+  async lockExpiredReservations(tx: Queryable, before: Date, limit: number): Promise<ExpiredUpload[]> {
+    const { rows } = await tx.query<ExpiredUpload>(
+      `SELECT u.id, u.storage_key, u.dedup, m.upload_id AS multipart_upload_id
+       FROM uploads u LEFT JOIN multipart_uploads m ON m.reservation_id = u.id
+       WHERE u.expires_at < $1
+       ORDER BY u.expires_at LIMIT $2 FOR UPDATE OF u SKIP LOCKED`,
       [before, limit],
     );
     return rows;
