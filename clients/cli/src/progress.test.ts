@@ -89,6 +89,23 @@ describe('the progress bar on a terminal', () => {
   });
 });
 
+describe('progress of files moved in parts', () => {
+  const lines = onStderr(false);
+
+  it('counts parts finished beside files, those a resumed transfer found done at once', () => {
+    vi.useFakeTimers();
+    const progress = new TransferProgress('push', 2, 80 * MiB, false, 4);
+    expect(lines).toEqual(['push: 2 files (4 parts), 80.0 MiB\n']);
+    // A resumed upload: two parts the store held already, then one PUT now.
+    progress.update({ files: 0, bytes: 32 * MiB, parts: 2 });
+    progress.update({ files: 0, bytes: 16 * MiB, parts: 1 });
+    vi.advanceTimersByTime(5001);
+    progress.update({ files: 0, bytes: 0 });
+    expect(lines[1]).toMatch(/^push: 60% \(48\.0 MiB of 80\.0 MiB\), 0 of 2 files, 3 of 4 parts, /);
+    progress.stop();
+  });
+});
+
 describe('a smoothed rate and the ETA from it', () => {
   it('settles on a steady rate, and a burst moves it a little rather than all the way', () => {
     const rate = new SmoothedRate(0, { tauMs: 5000, sampleMs: 500 });

@@ -54,25 +54,29 @@ export function eta(bytes: number, rate: number | undefined): string {
 
 /**
  * Bytes moved against the bytes to move, as they stream (the percentage and the ETA count bytes, not
- * finished files, so that one large file shows progress), with files finished, a smoothed rate and
- * an ETA: a bar on a terminal, a plain line every few seconds otherwise, nothing with `--json`.
+ * finished files, so that one large file shows progress), with files finished (and parts, when
+ * files move in parts: those a resumed transfer found done count at once), a smoothed rate and an
+ * ETA: a bar on a terminal, a plain line every few seconds otherwise, nothing with `--json`.
  */
 export class TransferProgress {
   readonly #label: string;
   readonly #totalFiles: number;
   readonly #totalBytes: number;
+  readonly #totalParts: number;
   readonly #bar: SingleBar | undefined;
   readonly #plain: boolean;
   readonly #rate: SmoothedRate;
   #files = 0;
   #bytes = 0;
+  #parts = 0;
   /** The first plain line comes a full interval in: one at the first byte would say nothing but "0 files". */
   #lastLine: number;
 
-  constructor(label: string, totalFiles: number, totalBytes: number, quiet: boolean) {
+  constructor(label: string, totalFiles: number, totalBytes: number, quiet: boolean, totalParts = 0) {
     this.#label = label;
     this.#totalFiles = totalFiles;
     this.#totalBytes = totalBytes;
+    this.#totalParts = totalParts;
     this.#rate = new SmoothedRate(Date.now());
     this.#lastLine = Date.now();
     const tty = Boolean(process.stderr.isTTY);
@@ -84,7 +88,8 @@ export class TransferProgress {
       );
       this.#bar.start(totalBytes, 0, this.#payload());
     }
-    if (this.#plain) process.stderr.write(`${label}: ${plural(totalFiles, 'file')}, ${formatBytes(totalBytes)}\n`);
+    if (this.#plain)
+      process.stderr.write(`${label}: ${plural(totalFiles, 'file')}${totalParts > 0 ? ` (${plural(totalParts, 'part')})` : ''}, ${formatBytes(totalBytes)}\n`);
   }
 
   /** The flows' progress callback. */
@@ -92,6 +97,7 @@ export class TransferProgress {
     const now = Date.now();
     this.#files += progress.files;
     this.#bytes += progress.bytes;
+    this.#parts += progress.parts ?? 0;
     this.#rate.add(progress.bytes, now);
     this.#bar?.update(this.#bytes, this.#payload());
     if (this.#plain && now - this.#lastLine > PLAIN_LINE_EVERY_MS) {
@@ -114,7 +120,7 @@ export class TransferProgress {
     return {
       moved: formatBytes(this.#bytes),
       size: formatBytes(this.#totalBytes),
-      files: `${this.#files} of ${plural(this.#totalFiles, 'file')}`,
+      files: `${this.#files} of ${plural(this.#totalFiles, 'file')}${this.#totalParts > 0 ? `, ${this.#parts} of ${plural(this.#totalParts, 'part')}` : ''}`,
       rate: rate === undefined ? '…' : formatBytes(rate),
       remaining: eta(this.#totalBytes - this.#bytes, rate),
     };

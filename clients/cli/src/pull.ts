@@ -1,6 +1,6 @@
 import { rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { downloadFiles } from '@lode/sdk';
+import { DEFAULT_MULTIPART_THRESHOLD, downloadFiles, isResumablePartial, rangeSizeFor, resumablePaths } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
 import { plural } from './output.ts';
@@ -12,26 +12,33 @@ export interface PullOptions {
   branch?: string;
   scopes: string[];
   concurrency?: number;
+  /** Files of this size or more come in byte ranges, resumably (the SDK's default, 64 MiB, when omitted). */
+  multipartThreshold?: number;
 }
 
 export interface PullReport {
   downloaded: number;
   removed: number;
   bytes: number;
+  /** Byte ranges of large files this pull fetched. */
+  partsDownloaded: number;
+  /** Byte ranges an interrupted pull had left on disk, not fetched again. */
+  partsResumed: number;
   /** Local edits left alone (`modified`): push them. */
   kept: string[];
   /** Edited here and by a teammate: never overwritten. */
   conflicts: string[];
-  /** Temporary files that a pull killed mid-download had left (STALE_PARTIAL_MS). */
+  /** Partial downloads removed: those of content no longer to download, and small downloads' temporary files (STALE_PARTIAL_MS). */
   partialsRemoved: number;
   /** The branch the workspace followed before `--branch` moved it. */
   switchedFrom: string | null;
 }
 
 /**
- * A download's temporary file untouched this long belongs to no running pull (one being written
- * changes by the second): a pull killed mid-download (SIGKILL, a crash) left it, hidden and possibly
- * gigabytes, and nothing resumes from it.
+ * A small download's temporary file untouched this long belongs to no running pull (one being
+ * written changes by the second): a pull killed mid-download (SIGKILL, a crash) left it, hidden, and
+ * nothing resumes from it. A large download's partial state is resumable instead (resumablePaths):
+ * it stays while its content is still to download.
  */
 const STALE_PARTIAL_MS = 60 * 60_000;
 
@@ -47,8 +54,8 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   const branch = options.branch ?? followed;
   // The file on disk where there is one: its name may be decomposed (NFD) or cased unlike the project's.
   const onDisk = (e: StatusEntry) => e.local?.localPath ?? workspace.file(e.path);
-  const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal, { follow: true });
-  const partialsRemoved = await removeStale(status.partials);
+  const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal, { follow: true, multipartThreshold: options.multipartThreshold });
+  const partialsRemoved = await removeStale(status.partials, resumableToKeep(status.entries, onDisk));
   const scoped = scopedEntries(status, options.scopes);
   // Before any byte moves: a pull to another branch interrupted from here on leaves the workspace on
   // that branch, where the files it did fetch read as synced, not as edits of the one it left.
@@ -57,13 +64,18 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   const toDownload = scoped.filter((e) => (e.status === 'outdated' || e.status === 'missing') && e.row.fileId);
   const toRemove = scoped.filter((e) => e.status === 'deleted_remote' && e.local && files[e.path]?.sha256 === e.local.digest.sha256);
   const totalBytes = toDownload.reduce((sum, e) => sum + (e.row.remoteSize ?? 0), 0);
-  const progress = new TransferProgress('pull', toDownload.length, totalBytes, ctx.out.json);
+  const threshold = options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD;
+  const totalParts = toDownload.reduce((sum, e) => {
+    const size = e.row.remoteSize ?? 0;
+    return sum + (size > 0 && size >= threshold ? Math.ceil(size / rangeSizeFor(size)) : 0);
+  }, 0);
+  const progress = new TransferProgress('pull', toDownload.length, totalBytes, ctx.out.json, totalParts);
   let result;
   try {
     result = await downloadFiles(
       ctx.client,
       toDownload.map((e) => ({ fileId: e.row.fileId as string, dest: onDisk(e) })),
-      { branch, concurrency: options.concurrency, signal: ctx.signal, onProgress: progress.update },
+      { branch, concurrency: options.concurrency, multipartThreshold: threshold, signal: ctx.signal, onProgress: progress.update },
     );
   } finally {
     progress.stop();
@@ -88,6 +100,8 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
     downloaded: result.done.length,
     removed: toRemove.length,
     bytes: result.done.reduce((sum, d) => sum + d.size, 0),
+    partsDownloaded: result.done.reduce((sum, d) => sum + (d.parts?.downloaded ?? 0), 0),
+    partsResumed: result.done.reduce((sum, d) => sum + (d.parts?.resumed ?? 0), 0),
     kept: scoped.filter((e) => e.status === 'modified').map((e) => e.path),
     conflicts: scoped.filter((e) => e.status === 'conflict').map((e) => e.path),
     partialsRemoved,
@@ -112,9 +126,32 @@ async function removeEmptyFolders(root: string, from: string): Promise<void> {
   }
 }
 
-async function removeStale(partials: readonly string[]): Promise<number> {
+/**
+ * The partial state a large download of each file still to download would resume from: any other
+ * is of content no longer wanted there (a version since replaced, a file deleted or pulled in full).
+ */
+function resumableToKeep(entries: readonly StatusEntry[], onDisk: (e: StatusEntry) => string): Set<string> {
+  const keep = new Set<string>();
+  for (const e of entries) {
+    if ((e.status !== 'outdated' && e.status !== 'missing') || !e.row.remoteSha256) continue;
+    const paths = resumablePaths(onDisk(e), e.row.remoteSha256);
+    keep.add(paths.data).add(paths.ranges);
+  }
+  return keep;
+}
+
+/** Removes resumable partial state not in `keep`, and small downloads' temporary files once stale; counts the downloads removed. */
+async function removeStale(partials: readonly string[], keep: ReadonlySet<string>): Promise<number> {
   let removed = 0;
   for (const file of partials) {
+    const name = path.basename(file);
+    if (isResumablePartial(name)) {
+      if (keep.has(file)) continue;
+      await rm(file, { force: true });
+      // A download's bytes and its record of ranges are one partial download.
+      if (name.endsWith('.lode-partial')) removed++;
+      continue;
+    }
     const info = await stat(file).catch(() => undefined);
     if (info && Date.now() - info.mtimeMs > STALE_PARTIAL_MS) {
       await rm(file, { force: true });

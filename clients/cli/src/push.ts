@@ -1,4 +1,15 @@
-import { allPages, commitFiles, isRefusal, uploadFiles, type CommitCreated, type CommitEntry } from '@lode/sdk';
+import {
+  allPages,
+  commitFiles,
+  isRefusal,
+  movesInParts,
+  partCount,
+  partSizeFor,
+  uploadFiles,
+  type CommitCreated,
+  type CommitEntry,
+  type ContentDigest,
+} from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { plural } from './output.ts';
@@ -14,6 +25,8 @@ export interface PushOptions {
   scopes: string[];
   concurrency?: number;
   batchSize?: number;
+  /** Files of this size or more go in parts (the SDK's default, 64 MiB, when omitted). */
+  multipartThreshold?: number;
 }
 
 export interface PushReport {
@@ -25,6 +38,10 @@ export interface PushReport {
   deduplicated: number;
   deleted: number;
   bytes: number;
+  /** Parts of files uploaded in parts that this push PUT. */
+  partsUploaded: number;
+  /** Parts the store already held from an interrupted push of the same files, not sent again. */
+  partsResumed: number;
   /** The branch the workspace followed before this push's commit moved it to the commit's branch. */
   switchedFrom: string | null;
 }
@@ -43,7 +60,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   // After the resumed commit, which may have moved the workspace to its branch, as it would have had
   // it not been interrupted.
   const branch = options.branch ?? workspace.state.branch;
-  const status = await workspaceStatus(client, workspace, branch, signal);
+  const status = await workspaceStatus(client, workspace, branch, signal, { multipartThreshold: options.multipartThreshold });
   await workspace.save();
   const scoped = scopedEntries(status, options.scopes);
   refuseCaseCollisions(status.caseCollisions.filter((group) => group.some((p) => inScope(p, options.scopes))));
@@ -68,6 +85,8 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
     deduplicated: 0,
     deleted: deletes.length,
     bytes: 0,
+    partsUploaded: 0,
+    partsResumed: 0,
     switchedFrom: switchedFrom(),
   };
   if (uploads.length === 0 && deletes.length === 0) {
@@ -83,7 +102,8 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const reusedPaths = new Set(reused.map((r) => r.path));
   const toUpload = uploads.filter((u) => !reusedPaths.has(u.path));
   const totalBytes = toUpload.reduce((sum, u) => sum + u.local.digest.size, 0);
-  const progress = new TransferProgress('push', toUpload.length, totalBytes, ctx.out.json);
+  const totalParts = toUpload.reduce((sum, u) => sum + partsOf(u.local.digest, options.multipartThreshold), 0);
+  const progress = new TransferProgress('push', toUpload.length, totalBytes, ctx.out.json, totalParts);
   let result;
   try {
     result = await uploadFiles(
@@ -92,6 +112,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
       {
         concurrency: options.concurrency,
         batchSize: options.batchSize,
+        multipartThreshold: options.multipartThreshold,
         signal,
         onProgress: progress.update,
         onConfirmed: (files) => store.recordConfirmed(files),
@@ -121,7 +142,15 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   report.reused = reused.length;
   // What moved: content the project already held was not sent again.
   report.bytes = sent.reduce((sum, d) => sum + d.size, 0);
+  report.partsUploaded = sent.reduce((sum, d) => sum + (d.parts?.uploaded ?? 0), 0);
+  report.partsResumed = sent.reduce((sum, d) => sum + (d.parts?.resumed ?? 0), 0);
   return report;
+}
+
+/** How many parts a file goes in (0: one PUT), as the SDK decides it: from its digest's parts, or from the threshold. */
+function partsOf(digest: ContentDigest, threshold: number | undefined): number {
+  if (digest.parts) return digest.parts.md5s.length;
+  return movesInParts(digest.size, threshold) ? partCount(digest.size, partSizeFor(digest.size)) : 0;
 }
 
 /**

@@ -2,6 +2,7 @@ import { downloadFiles } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError, EXIT } from './failure.ts';
 import { plural } from './output.ts';
+import { resolveMultipartThreshold } from './commands/option-values.ts';
 import { hashEntries, scanWorkspace } from './scan.ts';
 import { inScope } from './status.ts';
 import type { Workspace } from './workspace.ts';
@@ -28,6 +29,7 @@ export async function revert(ctx: Context, workspace: Workspace, scopes: string[
     workspace,
     scanned.files.filter((e) => inScope(e.path, scopes)),
     ctx.signal,
+    resolveMultipartThreshold(undefined),
   );
   const synced = Object.entries(workspace.state.files).filter(([path]) => inScope(path, scopes) && !scanned.ignores(path));
   const named = [...local.map((e) => e.path), ...synced.map(([path]) => path)];
@@ -50,7 +52,11 @@ export async function revert(ctx: Context, workspace: Workspace, scopes: string[
     }
     return [{ fileId: base.fileId, version: base.version, dest: here?.localPath ?? workspace.file(path) }];
   });
-  const result = await downloadFiles(ctx.client, targets, { branch: workspace.state.branch, signal: ctx.signal });
+  const result = await downloadFiles(ctx.client, targets, {
+    branch: workspace.state.branch,
+    signal: ctx.signal,
+    multipartThreshold: resolveMultipartThreshold(undefined),
+  });
   report.reverted = result.done.map((d) => ({ path: d.path, version: d.version }));
   if (result.failures.length > 0) {
     throw new CliError(

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanWorkspace } from './scan.ts';
+import { digestFits, scanWorkspace } from './scan.ts';
 import { Workspace } from './workspace.ts';
 
 /** A workspace holding `files` (project path → content). */
@@ -48,5 +48,41 @@ describe('what a scan of the workspace leaves out', () => {
     ]);
     expect(scanned.ignores('.lode/state.json')).toBe(true);
     expect(scanned.ignores('a.bin.lode-tmp')).toBe(true);
+  });
+});
+
+describe('downloads in progress', () => {
+  it('are set apart from the files, a large one’s resumable bytes and record of ranges included, and never taken back', async () => {
+    const sha = 'ab12'.repeat(4);
+    const workspace = await workspaceWith({
+      'Levels/Forest.umap': 'forest',
+      'Levels/.Forest.umap.0123abcd.lode-tmp': 'half',
+      [`Levels/.Big.uasset.${sha}.lode-partial`]: 'half',
+      [`Levels/.Big.uasset.${sha}.lode-ranges`]: '{}',
+      '.lodeignore': '!*.lode-partial\n',
+    });
+    const scanned = await scanWorkspace(workspace);
+    expect(scanned.files.map((f) => f.path)).toEqual(['.lodeignore', 'Levels/Forest.umap']);
+    expect(scanned.partials.map((p) => path.basename(p)).sort()).toEqual([
+      '.Big.uasset.ab12ab12ab12ab12.lode-partial',
+      '.Big.uasset.ab12ab12ab12ab12.lode-ranges',
+      '.Forest.umap.0123abcd.lode-tmp',
+    ]);
+    expect(scanned.ignores(`Levels/.Big.uasset.${sha}.lode-partial`)).toBe(true);
+  });
+});
+
+describe('a cached digest', () => {
+  const MiB = 2 ** 20;
+  const whole = { size: 100 * MiB, sha256: 'a'.repeat(64), md5: 'm'.repeat(22) + '==' };
+  const inParts = { size: 100 * MiB, sha256: 'a'.repeat(64), parts: { partSize: 16 * MiB, md5s: Array.from({ length: 7 }, () => 'p'.repeat(22) + '==') } };
+
+  it('serves a push when it holds what the upload needs: part MD5s from the threshold, a whole MD5 below it', () => {
+    expect(digestFits(whole, 200 * MiB)).toBe(true);
+    expect(digestFits(whole, 64 * MiB)).toBe(false);
+    expect(digestFits(inParts, 64 * MiB)).toBe(true);
+    // A file hashed in parts goes in parts whatever the threshold: no second read for a whole MD5.
+    expect(digestFits(inParts, 200 * MiB)).toBe(true);
+    expect(digestFits({ ...inParts, parts: { ...inParts.parts, md5s: inParts.parts.md5s.slice(1) } }, 64 * MiB)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { hashFile, isPartialDownload, mapLimit, type ContentDigest } from '@lode/sdk';
+import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
 import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
@@ -44,7 +44,7 @@ async function ignoreRules(root: string): Promise<Ignore> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  return rules.add([`${STATE_DIR}/`, '*.lode-tmp']);
+  return rules.add([`${STATE_DIR}/`, '*.lode-tmp', '*.lode-partial', '*.lode-ranges']);
 }
 
 /**
@@ -108,23 +108,39 @@ export function comparePaths(a: string, b: string): number {
 }
 
 /**
+ * Whether a cached digest serves the upload its file would get: each part's MD5 for a file from the
+ * multipart threshold, a whole-file MD5 below it (a digest with parts serves either: such a file
+ * goes in parts whatever the threshold).
+ */
+export function digestFits(digest: ContentDigest, multipartThreshold: number): boolean {
+  if (digest.parts) return partCount(digest.size, digest.parts.partSize) === digest.parts.md5s.length;
+  return digest.md5 !== undefined && !movesInParts(digest.size, multipartThreshold);
+}
+
+/**
  * Digests of the entries, from the cache when size and mtime are unchanged, otherwise hashed by the
  * SDK's worker threads. Largest first: a big file started last would finish alone on one core while
- * the others idle.
+ * the others idle. A file from `multipartThreshold` is hashed in parts (its SHA-256 and each part's
+ * MD5 in one read), and the cache keeps the part MD5s, so a push does not read it again for them.
  */
-export async function hashEntries(workspace: Workspace, entries: LocalEntry[], signal?: AbortSignal): Promise<HashedEntry[]> {
+export async function hashEntries(
+  workspace: Workspace,
+  entries: LocalEntry[],
+  signal?: AbortSignal,
+  multipartThreshold: number = DEFAULT_MULTIPART_THRESHOLD,
+): Promise<HashedEntry[]> {
   const cache = workspace.hashes;
   const digests = new Map<string, ContentDigest>();
   const misses: LocalEntry[] = [];
   for (const entry of entries) {
     const cached = cache[entry.path];
-    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs) digests.set(entry.path, cached);
+    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold)) digests.set(entry.path, cached);
     else misses.push(entry);
   }
   misses.sort((a, b) => b.size - a.size);
   // The workers queue what they are given: enough in hand to keep them all busy.
   await mapLimit(misses, 32, async (entry) => {
-    digests.set(entry.path, await hashFile(entry.localPath, signal, entry.size));
+    digests.set(entry.path, await hashFile(entry.localPath, signal, entry.size, { multipartThreshold }));
   });
   const hashed = entries.map((entry): HashedEntry => ({ ...entry, digest: digests.get(entry.path) as ContentDigest }));
   // The cache keeps only files that exist now, so it never outgrows the workspace.

@@ -61,13 +61,14 @@ const SYNC_BATCH = 10_000;
  * `.lodeignore` names are left out both ways: none is uploaded or deleted, none downloaded or removed.
  * Updates the workspace's record of what it has synced (saved by the caller) when `branch` is the
  * workspace's, or becomes it: `follow` makes the workspace follow `branch` once it is known to exist.
+ * `multipartThreshold`: files from this size are hashed for a multipart upload (scan.ts, hashEntries).
  */
 export async function workspaceStatus(
   client: LodeClient,
   workspace: Workspace,
   branch: string,
   signal?: AbortSignal,
-  options: { follow?: boolean } = {},
+  options: { follow?: boolean; multipartThreshold?: number } = {},
 ): Promise<WorkspaceStatus> {
   const head = await requireBranch(client, branch, workspace.state.branch, signal);
   if (options.follow) workspace.state.branch = branch;
@@ -82,6 +83,7 @@ export async function workspaceStatus(
     workspace,
     scanned.files.filter((e) => !setAside.has(pathKey(e.path))),
     signal,
+    options.multipartThreshold,
   );
   const byPath = new Map(local.map((e) => [e.path, e]));
   const files = local.map((e) => {

@@ -265,7 +265,8 @@ async function uploadRound(
       }
       const base = { fileId: result.fileId, version: result.version, sha256: file.digest.sha256, size: file.digest.size };
       if ('dedup' in result) {
-        options.onProgress?.({ files: 0, bytes: file.digest.size });
+        // A file that would have gone in parts has its parts accounted for, none to move.
+        options.onProgress?.({ files: 0, bytes: file.digest.size, parts: hasPartPlan(file.digest) ? file.digest.parts.md5s.length : 0 });
         uploaded({ file, body: { ...base, dedup: true }, dedup: true });
         return;
       }

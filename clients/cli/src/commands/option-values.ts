@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { hasUnpairedSurrogate } from '@lode/sdk';
+import { DEFAULT_MULTIPART_THRESHOLD, hasUnpairedSurrogate } from '@lode/sdk';
+import { CliError, EXIT } from '../failure.ts';
 import { baseUrl } from '../settings.ts';
 
 /** Versions are Postgres integers on the server (docs/api.md, Input rules). */
@@ -32,6 +33,45 @@ export const limitOption = (fallback: number) =>
 
 export const concurrencyOption = () =>
   new Option('-j, --concurrency <n>', `transfers in flight at once (1 to ${MAX_CONCURRENCY})`).argParser(wholeNumber(1, MAX_CONCURRENCY)).default(16);
+
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+/** Below this, a file in parts would be one part smaller than the part size: a single PUT with extra calls. */
+export const MIN_MULTIPART_THRESHOLD = 2 ** 20;
+
+/**
+ * `64MiB`, `1.5GiB`, `512M`, `67108864`: a size in bytes, its units powers of 1024 (K, M, G, T, with
+ * or without `iB` or `B`), any case. Undefined for anything else.
+ */
+export function parseByteSize(value: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:([kmgt])(?:i?b)?|(b))?\s*$/i.exec(value);
+  if (!match) return undefined;
+  const bytes = Math.floor(Number(match[1]) * BYTE_UNITS[(match[2] ?? match[3] ?? '').toLowerCase()]);
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
+/** A multipart threshold as `--multipart-threshold` or LODE_MULTIPART_THRESHOLD give it; the reason it is refused otherwise. */
+export function multipartThreshold(value: string): number {
+  const bytes = parseByteSize(value);
+  if (bytes === undefined || bytes < MIN_MULTIPART_THRESHOLD) throw new InvalidArgumentError('Expected a size of 1MiB or more, such as 64MiB or 2GiB.');
+  return bytes;
+}
+
+export const multipartThresholdOption = () =>
+  new Option(
+    '--multipart-threshold <size>',
+    'files of this size or more move in parts, several at once, resuming where an interrupted push or pull stopped (default: $LODE_MULTIPART_THRESHOLD, else 64MiB)',
+  ).argParser(multipartThreshold);
+
+/** `--multipart-threshold` when given, else LODE_MULTIPART_THRESHOLD, else the SDK's default (64 MiB). */
+export function resolveMultipartThreshold(flag: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  if (flag !== undefined) return flag;
+  if (!env.LODE_MULTIPART_THRESHOLD) return DEFAULT_MULTIPART_THRESHOLD;
+  try {
+    return multipartThreshold(env.LODE_MULTIPART_THRESHOLD);
+  } catch (error) {
+    throw new CliError(`LODE_MULTIPART_THRESHOLD (${env.LODE_MULTIPART_THRESHOLD}): ${(error as Error).message}`, { exitCode: EXIT.usage, code: 'usage' });
+  }
+}
 
 export const batchSizeOption = () =>
   new Option('--batch-size <n>', `files per initiate/confirm call (1 to ${MAX_BATCH_SIZE}): smaller ones journal progress sooner`)

@@ -7,7 +7,7 @@ import { revert } from '../revert.ts';
 import { connected } from '../run.ts';
 import { groupByStatus, inScope, workspaceStatus, type FileStatus, type WorkspaceStatus } from '../status.ts';
 import { Workspace } from '../workspace.ts';
-import { batchSizeOption, commitMessage, concurrencyOption } from './option-values.ts';
+import { batchSizeOption, commitMessage, concurrencyOption, multipartThresholdOption, resolveMultipartThreshold } from './option-values.ts';
 
 const LABELS: Record<FileStatus, string> = {
   conflict: 'conflict (changed here and remotely: resolve before pushing)',
@@ -26,11 +26,14 @@ export function syncCommands(program: Command): void {
     .description('how each file stands against the branch (the 7 sync statuses, grouped)')
     .option('--branch <name>', 'the branch to compare with (default: the workspace’s)')
     .option('--all', 'list up-to-date files too')
+    .addOption(multipartThresholdOption())
     .action(
-      connected(async ({ client, out, signal }, options: { branch?: string; all?: boolean }) => {
+      connected(async ({ client, out, signal }, options: { branch?: string; all?: boolean; multipartThreshold?: number }) => {
         const workspace = await Workspace.find();
         const branch = options.branch ?? workspace.state.branch;
-        const status = await workspaceStatus(client, workspace, branch, signal);
+        // Large files are hashed for the multipart upload a push would make, and cached so.
+        const multipartThreshold = resolveMultipartThreshold(options.multipartThreshold);
+        const status = await workspaceStatus(client, workspace, branch, signal, { multipartThreshold });
         await workspace.save();
         const groups = groupByStatus(status.entries);
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
@@ -94,29 +97,36 @@ export function syncCommands(program: Command): void {
     .option('--branch <name>', 'the branch to commit to (default: the workspace’s)')
     .addOption(concurrencyOption())
     .addOption(batchSizeOption())
+    .addOption(multipartThresholdOption())
     .action(
-      connected(async (ctx, paths: string[], options: { message: string; branch?: string; concurrency: number; batchSize: number }) => {
-        const workspace = await Workspace.find();
-        const scopes = paths.map((p) => workspace.projectPath(p));
-        const report = await push(ctx, workspace, {
-          message: options.message,
-          branch: options.branch,
-          scopes,
-          concurrency: options.concurrency,
-          batchSize: options.batchSize,
-        });
-        ctx.out.result(report, () => {
-          const lines: string[] = [];
-          if (report.resumed) lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${plural(report.resumed.fileCount, 'file')}).`);
-          if (!report.commit) lines.push('Nothing to push.');
-          else {
-            lines.push(
-              `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${plural(report.commit.fileCount, 'file')} — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
-            );
-          }
-          return [...lines, ...switched(report.switchedFrom, workspace.state.branch)];
-        });
-      }),
+      connected(
+        async (ctx, paths: string[], options: { message: string; branch?: string; concurrency: number; batchSize: number; multipartThreshold?: number }) => {
+          const workspace = await Workspace.find();
+          const scopes = paths.map((p) => workspace.projectPath(p));
+          const report = await push(ctx, workspace, {
+            message: options.message,
+            branch: options.branch,
+            scopes,
+            concurrency: options.concurrency,
+            batchSize: options.batchSize,
+            multipartThreshold: resolveMultipartThreshold(options.multipartThreshold),
+          });
+          ctx.out.result(report, () => {
+            const lines: string[] = [];
+            if (report.resumed)
+              lines.push(`Finished the interrupted push: commit #${report.resumed.sequenceNum} (${plural(report.resumed.fileCount, 'file')}).`);
+            if (!report.commit) lines.push('Nothing to push.');
+            else {
+              lines.push(
+                `Committed #${report.commit.sequenceNum} on ${report.commit.branch}: ${plural(report.commit.fileCount, 'file')} — ${report.uploaded} uploaded (${formatBytes(report.bytes)}), ${report.deduplicated} already stored, ${report.reused} from the interrupted push, ${report.deleted} deleted.`,
+              );
+              if (report.partsResumed > 0)
+                lines.push(`Resumed the interrupted uploads: ${plural(report.partsResumed, 'part')} already stored, ${report.partsUploaded} sent now.`);
+            }
+            return [...lines, ...switched(report.switchedFrom, workspace.state.branch)];
+          });
+        },
+      ),
     );
 
   program
@@ -125,13 +135,22 @@ export function syncCommands(program: Command): void {
     .argument('[paths...]', 'files or folders to pull (default: everything)')
     .option('--branch <name>', 'the branch to pull from (default: the workspace’s)')
     .addOption(concurrencyOption())
+    .addOption(multipartThresholdOption())
     .action(
-      connected(async (ctx, paths: string[], options: { branch?: string; concurrency: number }) => {
+      connected(async (ctx, paths: string[], options: { branch?: string; concurrency: number; multipartThreshold?: number }) => {
         const workspace = await Workspace.find();
         const scopes = paths.map((p) => workspace.projectPath(p));
-        const report = await pull(ctx, workspace, { branch: options.branch, scopes, concurrency: options.concurrency });
+        const report = await pull(ctx, workspace, {
+          branch: options.branch,
+          scopes,
+          concurrency: options.concurrency,
+          multipartThreshold: resolveMultipartThreshold(options.multipartThreshold),
+        });
         ctx.out.result(report, () => [
           `Downloaded ${plural(report.downloaded, 'file')} (${formatBytes(report.bytes)}), removed ${report.removed}.`,
+          ...(report.partsResumed > 0
+            ? [`Resumed interrupted downloads: ${plural(report.partsResumed, 'range')} already on disk, ${report.partsDownloaded} fetched now.`]
+            : []),
           ...(report.partialsRemoved ? [`Cleared ${plural(report.partialsRemoved, 'partial download')} an interrupted pull had left.`] : []),
           ...(report.kept.length ? [`${plural(report.kept.length, 'local edit')} kept (push them): ${report.kept.slice(0, 20).join(', ')}`] : []),
           ...(report.conflicts.length
