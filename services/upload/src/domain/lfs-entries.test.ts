@@ -17,6 +17,10 @@ describe('Git LFS batch entries', () => {
     expect(invalid[0].object).toMatchObject({ oid: 'A'.repeat(64), size: 3 });
   });
 
+  it('echo only a size the reply can carry', () => {
+    expect(checkLfsEntries('download', [{ oid, size: Infinity }]).invalid[0]?.object).toMatchObject({ oid, size: 0, refused: { reason: 'invalid' } });
+  });
+
   it('refuse an upload larger than a single PUT carries, but not its download', () => {
     const size = upload.MAX_FILE_SIZE + 1;
     expect(checkLfsEntries('upload', [{ oid, size }]).invalid[0]?.object.refused?.message).toMatch(/exceeds the largest single upload/);

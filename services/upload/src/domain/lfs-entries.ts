@@ -19,7 +19,8 @@ export function checkLfsEntries(operation: lfs.LfsOperation, raw: readonly unkno
   const invalid: LfsEntryCheck['invalid'] = [];
   raw.forEach((entry, index) => {
     const { oid, size } = (typeof entry === 'object' && entry !== null ? entry : {}) as { oid?: unknown; size?: unknown };
-    const echo = { oid: typeof oid === 'string' ? oid : '', size: typeof size === 'number' ? size : 0 };
+    // Only a size JSON can carry back: 1e999 parses to Infinity, which would answer null.
+    const echo = { oid: typeof oid === 'string' ? oid : '', size: typeof size === 'number' && Number.isFinite(size) ? size : 0 };
     const refuse = (message: string) => invalid.push({ index, object: { ...echo, refused: { reason: 'invalid', message } } });
     if (typeof oid !== 'string' || !lfs.LFS_OID.test(oid)) return refuse('oid must be a SHA-256: 64 lowercase hex characters');
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return refuse('size must be a whole number of bytes, at least 0');
