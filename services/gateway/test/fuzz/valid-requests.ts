@@ -96,6 +96,22 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     fc.record({ path, sha256: hex64, size: fc.integer({ min: 0, max: 5 * 1024 ** 3 }), contentMd5: md5Base64 }),
     // Content already in the project: the dedup form.
     fc.tuple(path, file.chain(version)).map(([at, v]) => ({ path: at, sha256: v.sha256, size: v.size, contentMd5: 'AAAAAAAAAAAAAAAAAAAAAA==' })),
+    // In parts: whole parts of partSize and a shorter last one.
+    fc
+      .record({
+        path,
+        sha256: hex64,
+        partSize: fc.constantFrom(8 * 1024 ** 2, 64 * 1024 ** 2),
+        whole: fc.nat(3),
+        last: fc.integer({ min: 1, max: 8 * 1024 ** 2 }),
+        md5: md5Base64,
+      })
+      .map(({ path: at, sha256, partSize, whole, last, md5 }) => ({
+        path: at,
+        sha256,
+        size: whole * partSize + last,
+        multipart: { partSize, parts: [...Array.from({ length: whole }, () => ({ size: partSize, contentMd5: md5 })), { size: last, contentMd5: md5 }] },
+      })),
   );
   const confirmEntry = fc
     .constantFrom(...p.reservations)
@@ -132,6 +148,9 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     postAuthValidateKey: fc.constant(request({})),
     postProjectsFilesUploadInitiate: initiateFile.map((body) => request({ params: project, body })),
     postProjectsFilesUploadInitiateBatch: fc.array(initiateFile, { minLength: 1, maxLength: 4 }).map((files) => request({ params: project, body: { files } })),
+    getProjectsFilesUploadByFileIdByVersionParts: fc
+      .constantFrom(...p.reservations)
+      .map((r) => request({ params: { ...project, fileId: r.fileId, version: String(r.version) } })),
     postProjectsFilesUploadConfirm: confirmEntry.map((body) => request({ params: project, body })),
     postProjectsFilesUploadConfirmBatch: fc.array(confirmEntry, { minLength: 1, maxLength: 4 }).map((files) => request({ params: project, body: { files } })),
     postProjectsCommits: fc
