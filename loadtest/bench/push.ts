@@ -33,6 +33,8 @@ async function initiateAll(api: JsonApi, projectId: string, files: readonly Loca
 /** The PUT of a file's bytes to its presigned URL, headers verbatim (none for a dedup); its confirm body. */
 async function store(http: HttpClient, { file, result }: Initiated): Promise<UploadedFile> {
   if ('error' in result) throw new Error(`initiate ${result.path}: ${result.code} ${result.error}`);
+  // The bench's entries never ask for parts, so every answer is a single PUT's or a dedup.
+  if ('multipart' in result) throw new Error(`initiate ${result.path}: answered in parts, which no entry asked for`);
   const { sha256, size } = file.content;
   const storageKey = 'dedup' in result ? undefined : result.storageKey;
   if (!('dedup' in result)) {
