@@ -75,3 +75,30 @@ describe("storage transfers honour the store's Retry-After", () => {
     expect((await readFile(dest)).equals(bytes)).toBe(true);
   });
 });
+
+describe('a store that refuses a streamed body before it is all sent', () => {
+  it('is answered at once with its refusal, not after the rest of the body stalls', async () => {
+    // Answers 403 on the request's headers, as a store does an expired URL, then discards the body.
+    const server = http.createServer((req, res) => {
+      res.writeHead(403).end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+      req.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dir = await mkdtemp(path.join(tmpdir(), 'lode-transfer-'));
+    try {
+      const file = path.join(dir, 'part.bin');
+      await writeFile(file, randomBytes(16 * 1024 * 1024));
+      const { port } = server.address() as AddressInfo;
+      const started = performance.now();
+      const refused = await putFile('part', `http://127.0.0.1:${port}/part`, { 'content-length': String(16 * 1024 * 1024) }, file, {
+        retry: DEFAULT_RETRY,
+      }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 403, message: expect.stringMatching(/Request has expired/) });
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -146,7 +146,15 @@ async function streamPut(
   onBytes: (n: number) => void,
 ): Promise<StorageAnswer> {
   const request = requestFor(url, 'PUT', headers, signal);
-  const answered = answerOf(request);
+  // A refusal can come before the whole body went (an expired URL, a bad signature): the store takes
+  // no more of it, and node's client, answered, stalls the rest of the body until the socket times
+  // out. The refusal is read, then the request ended: the answer is what the caller needs.
+  const answered = answerOf(request).then(async (response) => {
+    const text = await readText(response);
+    const status = response.statusCode ?? 0;
+    if ((status < 200 || status > 299) && !request.writableFinished) request.destroy();
+    return { response, text };
+  });
   let read = 0;
   // A file that changed length since it was hashed fails here, rather than leaving storage waiting for bytes that never come.
   const changed = () => new LodeTransferError(name, `the file changed since it was hashed (${read} bytes or more now, ${declared} then)`, 400);
@@ -167,9 +175,8 @@ async function streamPut(
   ]);
   if (sending.status === 'rejected' && sending.reason instanceof LodeTransferError) throw sending.reason;
   if (response.status === 'rejected') throw response.reason;
-  const text = await readText(response.value);
-  if (sending.status === 'rejected' && response.value.statusCode === 200) throw sending.reason;
-  return answerOfStorage(response.value, text);
+  if (sending.status === 'rejected' && response.value.response.statusCode === 200) throw sending.reason;
+  return answerOfStorage(response.value.response, response.value.text);
 }
 
 export function requestFor(url: string, method: 'PUT' | 'GET', headers: Record<string, string>, signal: AbortSignal | undefined): http.ClientRequest {
