@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,7 +50,11 @@ describe.each(['local', 's3'] as const)('large files in parts against the API (%
     expect(uploaded.failures).toEqual([]);
     expect(uploaded.done).toEqual([expect.objectContaining({ path: file.path, dedup: false, parts: { total: 3, uploaded: 3, resumed: 0 } })]);
     expect(parts).toBe(3);
-    await commitFiles(client, { message: 'intro', fileVersions: uploaded.done.map((d) => ({ fileId: d.fileId, action: 'add', version: d.version })) }, {});
+    await commitFiles(
+      client,
+      { message: 'intro', fileVersions: uploaded.done.map((d) => ({ fileId: d.fileId, action: 'add', version: d.version })) },
+      { idempotencyKey: randomUUID() },
+    );
 
     const dir = await mkdtemp(path.join(tmpdir(), 'lode-sdk-ranges-'));
     const dest = path.join(dir, 'intro.mov');
@@ -71,7 +75,11 @@ describe.each(['local', 's3'] as const)('large files in parts against the API (%
     const uploaded = await uploadFiles(client, [file], { multipartThreshold: THRESHOLD });
     expect(uploaded.failures).toEqual([]);
     expect(uploaded.done).toEqual([expect.objectContaining({ fileId: first.fileId, version: first.version, parts: { total: 3, uploaded: 2, resumed: 1 } })]);
-    await commitFiles(client, { message: 'outro', fileVersions: [{ fileId: first.fileId, action: 'add', version: first.version }] }, {});
+    await commitFiles(
+      client,
+      { message: 'outro', fileVersions: [{ fileId: first.fileId, action: 'add', version: first.version }] },
+      { idempotencyKey: randomUUID() },
+    );
     const dest = path.join(await mkdtemp(path.join(tmpdir(), 'lode-sdk-ranges-')), 'outro.mov');
     expect((await downloadFiles(client, [{ path: file.path, dest }])).failures).toEqual([]);
     expect(
