@@ -14,7 +14,8 @@
  *             commit and sync projects shrink to a tenth (every file is pushed through the API).
  * --only      scenarios by name: validate-key, lock-unlock, versions, initiate-batch, confirm-batch, push,
  *             push-memory, commit-1, commit-large, restore, download-urls, log-page, tree-page, sync,
- *             draft-commit, sdk-push, cli, git-lfs (the stock git-lfs client beside lode push and pull;
+ *             draft-commit, sdk-push, cli, large-file (1 GiB up as one PUT and in parts, down in 1
+ *             and 4 ranges, against bare storage), git-lfs (the stock git-lfs client beside lode push and pull;
  *             LODE_BENCH_GIT_LFS_FILES, _FILE_KIB and _BIG_MIB set its files).
  * --quick     a smoke run: small sizes, few rounds; its figures are not for quoting.
  * --json      writes {mode, baselines: {<name>: {p50Ms, p99Ms, opsPerSec}}, scenarios: [{name,

@@ -5,6 +5,7 @@ import { confirmBatch } from './confirm-batch.ts';
 import { draftCommit } from './drafts.ts';
 import { downloadUrls } from './downloads.ts';
 import { gitLfs } from './git-lfs.ts';
+import { largeFile } from './large-file.ts';
 import { restoreFiles } from './restore.ts';
 import type { Scenario } from './scenario.ts';
 import { listVersions, lockUnlock, validateKey } from './small-calls.ts';
@@ -30,6 +31,7 @@ export const SCENARIOS: readonly Scenario[] = [
   draftCommit,
   sdkPush,
   cliTransfers,
+  largeFile,
   gitLfs,
 ];
 
