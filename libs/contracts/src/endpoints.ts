@@ -10,6 +10,7 @@ import * as plugins from './plugins.ts';
 import * as webhooks from './webhooks.ts';
 import * as sessions from './sessions.ts';
 import * as identity from './identity.ts';
+import * as storage from './storage.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isContract = (value: unknown): value is Contract => isObject(value) && typeof value.subject === 'string' && 'request' in value && 'reply' in value;
@@ -28,6 +29,17 @@ function routesOf(module: Record<string, unknown>): Endpoint[] {
  * Every public request-reply route: whatever a module of this list binds is served by the gateway and
  * described by OpenAPI (under its binding's tag), with no other list to keep.
  */
-export const ENDPOINTS: readonly Endpoint[] = [upload, commit, drafts, branches, download, restore, lock, plugins, webhooks, sessions, identity].flatMap(
-  routesOf,
-);
+export const ENDPOINTS: readonly Endpoint[] = [
+  upload,
+  commit,
+  drafts,
+  branches,
+  download,
+  restore,
+  lock,
+  plugins,
+  webhooks,
+  sessions,
+  identity,
+  storage,
+].flatMap(routesOf);

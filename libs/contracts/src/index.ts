@@ -18,4 +18,5 @@ export * as identity from './identity.ts';
 export * as sessions from './sessions.ts';
 export * as webhooks from './webhooks.ts';
 export * as publicEvents from './public-events.ts';
+export * as storage from './storage.ts';
 export { ENDPOINTS } from './endpoints.ts';

@@ -54,6 +54,8 @@ export interface TestStack {
   /** Where the services' outboxes publish: JetStream (namespaced) on NATS, in-process otherwise. */
   events: EventStream;
   commit: RunningOf<'commit'>;
+  /** The upload service: its collectors and usage fold, to run on demand. */
+  upload: RunningOf<'upload'>;
   /** The upload service's reservation collector, to run on demand. */
   collectReservations(now?: number): Promise<number>;
   /** The settings every service of the stack was started with, for a test that starts another one beside them. */
@@ -156,6 +158,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     storage,
     events,
     commit: services.get('commit'),
+    upload: services.get('upload'),
     collectReservations: (now) => services.get('upload').collector.runOnce(now),
     environment,
     databaseUrl: database.url,

@@ -12,4 +12,6 @@ export const uploadSettings = {
   LODE_GC_INTERVAL_MS: env.int(60_000, 1000),
   /** How long after its URL expired a never-confirmed upload is kept before it is collected. */
   LODE_GC_GRACE_MS: env.int(3_600_000),
+  /** How often usage deltas are folded into the projects' totals and daily history (reads never wait for it). */
+  LODE_USAGE_FOLD_INTERVAL_MS: env.int(10_000, 100),
 };

@@ -1,13 +1,24 @@
-import { lfs, plugins, upload } from '@lode/contracts';
+import { lfs, plugins, storage, upload } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
 import type { UploadService } from './domain/upload-service.ts';
 import type { RestorePreparer } from './domain/restore-preparer.ts';
 import type { PluginService } from './domain/plugin-service.ts';
 import type { LfsObjects } from './domain/lfs-objects.ts';
+import type { UsageService } from './domain/usage-service.ts';
 import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
+/** The domain objects the upload service's RPCs call, passed by name. */
+export interface UploadDomain {
+  uploadService: UploadService;
+  restorePreparer: RestorePreparer;
+  pluginService: PluginService;
+  lfsObjects: LfsObjects;
+  usageService: UsageService;
+}
+
 /** The upload service's table: each contract it answers and the domain call that answers it. */
-export function uploadRpcs(uploadService: UploadService, restorePreparer: RestorePreparer, pluginService: PluginService, lfsObjects: LfsObjects): Rpc[] {
+export function uploadRpcs(domain: UploadDomain): Rpc[] {
+  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService } = domain;
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
@@ -23,5 +34,6 @@ export function uploadRpcs(uploadService: UploadService, restorePreparer: Restor
     rpc(plugins.listVersions, ({ actor, name, cursor, limit }) => pluginService.listVersions(actor, name, cursor, limit)),
     rpc(plugins.initiate, ({ actor, name, ...body }) => pluginService.initiate(actor, name, body)),
     rpc(plugins.confirm, ({ actor, name, ...body }) => pluginService.confirm(actor, name, body)),
+    rpc(storage.usage, (request) => usageService.usage(request)),
   ];
 }

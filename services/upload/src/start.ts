@@ -1,7 +1,9 @@
 import path from 'node:path';
+import { identity } from '@lode/contracts';
 import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
 import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
+import { runPeriodically } from '@lode/runtime';
 import type { BlobStorage } from '@lode/storage';
 import type { Logger } from '@lode/telemetry';
 import { MultipartRepository } from './repo/multipart-repo.ts';
@@ -15,6 +17,8 @@ import { uploadRpcs } from './serve.ts';
 import { LfsRepository } from './repo/lfs-repo.ts';
 import { LfsObjects } from './domain/lfs-objects.ts';
 import { ObjectVerifier } from './domain/stored-content.ts';
+import { UsageRepository } from './repo/usage-repo.ts';
+import { UsageService } from './domain/usage-service.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -32,10 +36,14 @@ export interface UploadDeps {
   outbox?: OutboxOptions;
   /** Garbage collection of never-confirmed uploads; omit to run no collector in this process. */
   gc?: { intervalMs: number; graceMs: number };
+  /** How often usage deltas are folded into the totals; omit to fold only when asked (usage.fold()). */
+  usageFoldIntervalMs?: number;
 }
 
 export interface RunningUploadService {
   collector: ReservationCollector;
+  /** Storage usage: its fold, to run on demand, and the recount it must equal. */
+  usage: UsageService;
   /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
   /** Stops the periodic collector and the outbox relay, letting runs in progress finish. */
@@ -52,6 +60,7 @@ export async function startUploadService({
   gc,
   cursorSecret,
   outbox: outboxOptions,
+  usageFoldIntervalMs,
 }: UploadDeps): Promise<RunningUploadService> {
   await migrate(db, uploadMigrations);
   await storage.ensureReady();
@@ -64,14 +73,24 @@ export async function startUploadService({
   const lfsObjects = new LfsObjects({ db, repo: lfsUploads, storage, verifier: new ObjectVerifier(storage) });
   const outbox = startOutbox({ db, events, logger, options: outboxOptions });
   const pluginService = new PluginService({ db, plugins, storage, cursors: new CursorCodec(cursorSecret), onPublished: () => outbox.relay.kick() });
-  serveRpcs(bus, uploadRpcs(service, new RestorePreparer({ db, files, storage }), pluginService, lfsObjects));
+  // Listing one key of an unknown project is the identity service's 404, as on the admin API's keys routes.
+  const assertProject = async (projectId: string) => void (await bus.call(identity.listKeys, { projectId, limit: 1 }));
+  const usage = new UsageService({ db, usage: new UsageRepository(), assertProject });
+  serveRpcs(
+    bus,
+    uploadRpcs({ uploadService: service, restorePreparer: new RestorePreparer({ db, files, storage }), pluginService, lfsObjects, usageService: usage }),
+  );
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
+  const fold = usageFoldIntervalMs === undefined ? undefined : runPeriodically('usage fold', usageFoldIntervalMs, logger, () => usage.fold());
+  const unobserveUsage = usage.observeGauges();
   return {
     collector,
+    usage,
     relay: outbox.relay,
     async stop() {
-      await Promise.all([stopCollector(), outbox.stop()]);
+      unobserveUsage();
+      await Promise.all([stopCollector(), fold?.stop(), outbox.stop()]);
     },
   };
 }

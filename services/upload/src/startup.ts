@@ -22,6 +22,7 @@ export const uploadStartup = {
       storage: runtime.storage ?? createStorage(config),
       gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
       cursorSecret: config.LODE_CURSOR_SECRET,
+      usageFoldIntervalMs: config.LODE_USAGE_FOLD_INTERVAL_MS,
       outbox: outboxOptions(config),
     }),
 };

@@ -143,6 +143,9 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
   );
   const pluginVersion = fc.constantFrom('1.0.0', '1.10.0', '2.0.0-rc.1', '0.0.1+build.7', '1.0.0-alpha.beta.1');
   const imageUrl = optional(fc.constantFrom('https://example.com/a.png', 'http://cdn.example.com/x.jpg'));
+  const usageQuery = fc
+    .record({ prefix: optional(fc.constantFrom('fuzz', 'fuzz/dir/', 'FUZZ/DIR/sub', 'fuzz/missing')), by: optional(fc.constant('extension')) })
+    .map((query) => defined(query) as Record<string, string>);
 
   return {
     postAuthValidateKey: fc.constant(request({})),
@@ -312,6 +315,8 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       })
       .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body })),
 
+    getProjectsUsage: usageQuery.map((query) => request({ params: project, query })),
+
     postProjectsWebhooks: webhookBody.map((body) => request({ params: project, body })),
     getProjectsWebhooks: fc.constant(request({ params: project })),
     getProjectsWebhooksByWebhookId: webhookId.map((id) => request({ params: { ...project, webhookId: id } })),
@@ -409,6 +414,8 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     postAdminProjectsWebhooksByWebhookIdPing: fc
       .tuple(adminId(f.admin.projectIds), webhookId)
       .map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
+
+    getAdminProjectsUsage: fc.tuple(adminId(f.admin.projectIds), usageQuery).map(([projectId, query]) => request({ params: { projectId }, query })),
 
     getOpenapiJson: fc.constant(request({})),
     docs: fc.constant(request({})),

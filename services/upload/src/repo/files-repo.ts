@@ -238,8 +238,8 @@ export class FilesRepository {
 
   /**
    * Records many versions in one statement (at most one per file): each file's tip advances from
-   * version-1 to version, its version row is inserted, its reservation deleted and its content
-   * indexed for dedup; answers the upload ids that were recorded. A file whose tip moved meanwhile
+   * version-1 to version, its version row is inserted, its reservation deleted, its content
+   * indexed for dedup and the project's usage delta appended; answers the upload ids that were recorded. A file whose tip moved meanwhile
    * (another upload took the number) records nothing. Run after lockReservations and lockFiles, in
    * their transaction: racing confirms of one file serialize on its row lock.
    */
@@ -267,6 +267,13 @@ export class FilesRepository {
          INSERT INTO blobs (project_id, sha256, size, storage_key)
          SELECT DISTINCT ON (sha256, size) $1, sha256, size, storage_key FROM recorded
          ON CONFLICT DO NOTHING
+       ),
+       -- Every upload brought an object of its own (its key is its reservation's); a deduplicated
+       -- version shares its blob's.
+       usage AS (
+         INSERT INTO usage_deltas (project_id, logical_bytes, stored_bytes, versions, objects)
+         SELECT $1, sum(size), coalesce(sum(size) FILTER (WHERE origin = 'upload'), 0), count(*), count(*) FILTER (WHERE origin = 'upload')
+         FROM recorded HAVING count(*) > 0
        )
        SELECT upload_id FROM recorded`,
       [
@@ -378,11 +385,19 @@ export class FilesRepository {
          UPDATE files f SET tip_version = f.tip_version + 1 FROM source s
          WHERE f.id = s.file_id AND f.project_id = $1
          RETURNING f.id AS file_id, f.tip_version AS version
+       ),
+       made AS (
+         INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, origin, restore_id)
+         SELECT gen_random_uuid(), $1, b.file_id, b.version, s.sha256, s.size, s.storage_key, $4, $5, 'restore', $6
+         FROM bumped b JOIN source s ON s.file_id = b.file_id
+         RETURNING file_id, version, size
+       ),
+       -- A restored version shares its source's object: it weighs in logical bytes only.
+       usage AS (
+         INSERT INTO usage_deltas (project_id, logical_bytes, stored_bytes, versions, objects)
+         SELECT $1, sum(size), 0, count(*), 0 FROM made HAVING count(*) > 0
        )
-       INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, origin, restore_id)
-       SELECT gen_random_uuid(), $1, b.file_id, b.version, s.sha256, s.size, s.storage_key, $4, $5, 'restore', $6
-       FROM bumped b JOIN source s ON s.file_id = b.file_id
-       RETURNING file_id AS "fileId", version`,
+       SELECT file_id AS "fileId", version FROM made`,
       [r.projectId, r.targets.map((t) => t.fileId), r.targets.map((t) => t.toVersion), r.uploaderId, r.uploaderName, r.restoreId],
     );
     return rows;

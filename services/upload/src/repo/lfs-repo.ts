@@ -74,8 +74,8 @@ export class LfsRepository {
   }
 
   /**
-   * Adds a verified upload to the project's content store and closes it; false when the store
-   * already held that content (another push or a Lode upload stored it meanwhile), whose object
+   * Adds a verified upload to the project's content store (an object of the project's usage) and
+   * closes it; false when the store already held that content (another push or a Lode upload stored it meanwhile), whose object
    * then stays the one downloads get.
    */
   async storeUpload(tx: Queryable, projectId: string, upload: LfsUploadRow): Promise<boolean> {
@@ -84,6 +84,10 @@ export class LfsRepository {
        stored AS (
          INSERT INTO blobs (project_id, sha256, size, storage_key) VALUES ($1, $2, $3, $4)
          ON CONFLICT DO NOTHING RETURNING 1
+       ),
+       usage AS (
+         INSERT INTO usage_deltas (project_id, logical_bytes, stored_bytes, versions, objects)
+         SELECT $1, 0, $3, 0, 1 FROM stored
        )
        SELECT EXISTS (SELECT 1 FROM stored) AS stored`,
       [projectId, upload.sha256, upload.size, upload.storage_key, upload.id],

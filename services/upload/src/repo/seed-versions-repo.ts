@@ -25,10 +25,17 @@ export async function seedConfirmedVersions(db: Queryable, owner: { projectId: s
      ), made AS (
        INSERT INTO files (id, project_id, path, path_key, tip_version)
        SELECT file_id, $1, path, path_key, 1 FROM input RETURNING id
+     ), seeded AS (
+       INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, origin)
+       SELECT gen_random_uuid(), $1, made.id, 1, input.sha256, input.size, input.storage_key, $2, 'Bulk seeder', 'upload'
+       FROM made JOIN input ON input.file_id = made.id
+       RETURNING size, storage_key
      )
-     INSERT INTO versions (id, project_id, file_id, version, sha256, size, storage_key, uploader_id, uploader_name, origin)
-     SELECT gen_random_uuid(), $1, made.id, 1, input.sha256, input.size, input.storage_key, $2, 'Bulk seeder', 'upload'
-     FROM made JOIN input ON input.file_id = made.id`,
+     -- Counted as uploads count: each distinct key is an object of the project.
+     INSERT INTO usage_deltas (project_id, logical_bytes, stored_bytes, versions, objects)
+     SELECT $1, sum(size), (SELECT coalesce(sum(size), 0) FROM (SELECT DISTINCT storage_key, size FROM seeded) AS k),
+            count(*), (SELECT count(DISTINCT storage_key) FROM seeded)
+     FROM seeded HAVING count(*) > 0`,
     [
       owner.projectId,
       owner.userId,

@@ -27,6 +27,10 @@ export const OPERATION_GROUPS: readonly OperationGroup[] = [
   boundGroup('Downloads', 'Presigned download URLs for many files at once (docs/api.md, Batch download URLs).'),
   boundGroup('Restore', 'Bring files back to earlier versions in one new commit.'),
   boundGroup('Locks', 'Exclusive locks on files while they are edited.'),
+  boundGroup(
+    'Storage',
+    "What a project's storage holds and costs, and taking it back: usage with its history, obliterating files or versions, quotas (docs/storage.md).",
+  ),
   boundGroup('Plugins', "Shared plugins: a project's tools, versioned, published through the same presigned upload as files (docs/api.md, Plugins)."),
   boundGroup(
     'Webhooks',

@@ -1,0 +1,181 @@
+import type { Queryable } from '@lode/db';
+
+/** A project's figures (bytes and counts), as usage reports them. */
+export interface UsageFigures {
+  logicalBytes: number;
+  storedBytes: number;
+  versions: number;
+  objects: number;
+}
+
+export interface UsageDayRow extends UsageFigures {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+}
+
+export interface FoldedProject extends UsageFigures {
+  projectId: string;
+}
+
+/** What a breakdown row counts: the live versions of some files and the distinct objects they use. */
+export interface BreakdownRow extends UsageFigures {
+  files: number;
+}
+
+export interface ExtensionRow extends BreakdownRow {
+  extension: string;
+}
+
+const FIGURES = `logical_bytes AS "logicalBytes", stored_bytes AS "storedBytes", versions, objects`;
+
+/**
+ * The live versions of the files at `$2` (a path key) or under it as a folder: the set a prefix's
+ * breakdown counts. Files by the project's path index, then each file's versions by its own index.
+ */
+const LIVE_UNDER_PREFIX = `
+  SELECT f.id AS file_id, f.path, v.size, v.storage_key
+  FROM files f JOIN versions v ON v.file_id = f.id AND v.project_id = $1
+  WHERE f.project_id = $1 AND ($2::text IS NULL OR f.path_key = $2 OR starts_with(f.path_key, $2 || '/'))`;
+
+/**
+ * SQL for storage usage: the deltas every change appends (usage_deltas), their fold into running
+ * totals and a daily history, the read of both, breakdowns read on request, and a recount from
+ * scratch that the totals must always equal.
+ */
+export class UsageRepository {
+  /**
+   * Moves up to `limit` deltas, oldest first, into the totals of their projects, and records each
+   * such project's new totals as its current day's history. SKIP LOCKED and DELETE … RETURNING:
+   * replicas folding at once take disjoint deltas, and their updates of one project's totals queue
+   * on its row (taken in project order, so two folds never deadlock). Answers the projects folded,
+   * with their new totals.
+   */
+  async fold(q: Queryable, limit: number): Promise<FoldedProject[]> {
+    const { rows } = await q.query<FoldedProject>(
+      `WITH moved AS (
+         DELETE FROM usage_deltas WHERE id IN (SELECT id FROM usage_deltas ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING project_id, logical_bytes, stored_bytes, versions, objects
+       ),
+       sums AS (
+         SELECT project_id, sum(logical_bytes)::bigint AS logical_bytes, sum(stored_bytes)::bigint AS stored_bytes,
+                sum(versions)::bigint AS versions, sum(objects)::bigint AS objects
+         FROM moved GROUP BY project_id
+       ),
+       totals AS (
+         INSERT INTO project_usage AS u (project_id, logical_bytes, stored_bytes, versions, objects, updated_at)
+         SELECT project_id, logical_bytes, stored_bytes, versions, objects, now() FROM sums ORDER BY project_id
+         ON CONFLICT (project_id) DO UPDATE SET
+           logical_bytes = u.logical_bytes + excluded.logical_bytes,
+           stored_bytes = u.stored_bytes + excluded.stored_bytes,
+           versions = u.versions + excluded.versions,
+           objects = u.objects + excluded.objects,
+           updated_at = now()
+         RETURNING project_id, logical_bytes, stored_bytes, versions, objects
+       ),
+       days AS (
+         INSERT INTO usage_history AS h (project_id, day, logical_bytes, stored_bytes, versions, objects)
+         SELECT project_id, (now() AT TIME ZONE 'UTC')::date, logical_bytes, stored_bytes, versions, objects FROM totals ORDER BY project_id
+         ON CONFLICT (project_id, day) DO UPDATE SET
+           logical_bytes = excluded.logical_bytes, stored_bytes = excluded.stored_bytes, versions = excluded.versions, objects = excluded.objects
+       )
+       SELECT project_id AS "projectId", ${FIGURES} FROM totals`,
+      [limit],
+    );
+    return rows;
+  }
+
+  /**
+   * The project's figures now, on today's date (UTC, the database's clock, as the history's days):
+   * its totals plus the deltas not folded yet, in one statement, so a fold running meanwhile (deltas
+   * deleted, totals raised, in one transaction) is seen whole or not at all.
+   */
+  async figures(q: Queryable, projectId: string): Promise<UsageDayRow> {
+    const { rows } = await q.query<UsageDayRow>(
+      `SELECT to_char((now() AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
+              (coalesce(u.logical_bytes, 0) + d.logical_bytes)::bigint AS "logicalBytes", (coalesce(u.stored_bytes, 0) + d.stored_bytes)::bigint AS "storedBytes",
+              (coalesce(u.versions, 0) + d.versions)::bigint AS versions, (coalesce(u.objects, 0) + d.objects)::bigint AS objects
+       FROM (SELECT coalesce(sum(logical_bytes), 0) AS logical_bytes, coalesce(sum(stored_bytes), 0) AS stored_bytes,
+                    coalesce(sum(versions), 0) AS versions, coalesce(sum(objects), 0) AS objects
+             FROM usage_deltas WHERE project_id = $1) AS d
+       LEFT JOIN project_usage u ON u.project_id = $1`,
+      [projectId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * One point per UTC day from `days - 1` days before today up to yesterday, each the latest history
+   * row on or before it (a day without changes carries the previous one); days before the first row
+   * have none. One index probe per day.
+   */
+  async pastDays(q: Queryable, projectId: string, days: number): Promise<UsageDayRow[]> {
+    const { rows } = await q.query<UsageDayRow>(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, h.logical_bytes AS "logicalBytes", h.stored_bytes AS "storedBytes", h.versions, h.objects
+       FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date - 1, interval '1 day') AS d(day)
+       CROSS JOIN LATERAL (
+         SELECT logical_bytes, stored_bytes, versions, objects FROM usage_history
+         WHERE project_id = $1 AND day <= d.day ORDER BY day DESC LIMIT 1
+       ) h
+       ORDER BY d.day`,
+      [projectId, days],
+    );
+    return rows;
+  }
+
+  /** The live versions of the files at `prefixKey` or under it (all files when null): counted on request. */
+  async underPrefix(q: Queryable, projectId: string, prefixKey: string | null): Promise<BreakdownRow> {
+    const { rows } = await q.query<BreakdownRow>(
+      `WITH live AS (${LIVE_UNDER_PREFIX}),
+       stored AS (SELECT DISTINCT storage_key, size FROM live)
+       SELECT (SELECT count(DISTINCT file_id) FROM live)::bigint AS files, (SELECT count(*) FROM live)::bigint AS versions,
+              (SELECT coalesce(sum(size), 0) FROM live)::bigint AS "logicalBytes",
+              (SELECT coalesce(sum(size), 0) FROM stored)::bigint AS "storedBytes", (SELECT count(*) FROM stored)::bigint AS objects`,
+      [projectId, prefixKey],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The same counts by file extension (the last segment's text after its last dot, lower case; ""
+   * for a name with none or only a leading dot), the `limit` largest by logical bytes.
+   */
+  async byExtension(q: Queryable, projectId: string, prefixKey: string | null, limit: number): Promise<ExtensionRow[]> {
+    const { rows } = await q.query<ExtensionRow>(
+      `WITH live AS (
+         SELECT file_id, size, storage_key, lower(coalesce(substring(path from '[^/]\\.([^./]+)$'), '')) AS extension
+         FROM (${LIVE_UNDER_PREFIX}) AS l
+       ),
+       stored AS (
+         SELECT extension, sum(size) AS bytes, count(*) AS objects FROM (SELECT DISTINCT extension, storage_key, size FROM live) AS k GROUP BY extension
+       )
+       SELECT l.extension, count(DISTINCT l.file_id)::bigint AS files, count(*)::bigint AS versions, sum(l.size)::bigint AS "logicalBytes",
+              max(s.bytes)::bigint AS "storedBytes", max(s.objects)::bigint AS objects
+       FROM live l JOIN stored s ON s.extension = l.extension
+       GROUP BY l.extension ORDER BY "logicalBytes" DESC, l.extension LIMIT $3`,
+      [projectId, prefixKey, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * The project's figures counted from scratch, which the kept totals must always equal: live
+   * versions, and the distinct objects the project keeps in storage (every live version's, every
+   * content-store object's).
+   */
+  async recount(q: Queryable, projectId: string): Promise<UsageFigures> {
+    const { rows } = await q.query<UsageFigures>(
+      `WITH live AS (SELECT size, storage_key FROM versions WHERE project_id = $1),
+       stored AS (SELECT storage_key, size FROM live UNION SELECT storage_key, size FROM blobs WHERE project_id = $1)
+       SELECT (SELECT coalesce(sum(size), 0) FROM live)::bigint AS "logicalBytes", (SELECT count(*) FROM live)::bigint AS versions,
+              (SELECT coalesce(sum(size), 0) FROM stored)::bigint AS "storedBytes", (SELECT count(*) FROM stored)::bigint AS objects`,
+      [projectId],
+    );
+    return rows[0];
+  }
+
+  /** Every project's folded totals, for the gauges a scrape reads. */
+  async foldedTotals(q: Queryable): Promise<FoldedProject[]> {
+    const { rows } = await q.query<FoldedProject>(`SELECT project_id AS "projectId", ${FIGURES} FROM project_usage`);
+    return rows;
+  }
+}
