@@ -62,6 +62,11 @@ export async function downloadFiles(
               limit,
               rangesInFlight: options.partsInFlight,
               onPart: () => options.onProgress?.({ files: 0, bytes: 0, parts: 1 }),
+              refreshUrl: async () => {
+                const [fresh] = await client.downloadUrls([{ fileId: result.fileId, version: result.version }], options.branch, { signal });
+                if (!fresh || 'error' in fresh) throw new Error(`no fresh download URL: ${fresh?.error ?? 'no answer'}`);
+                return fresh.downloadUrl;
+              },
             });
             parts = { total: ranged.ranges, downloaded: ranged.ranges - ranged.resumed, resumed: ranged.resumed };
           } else await limit(() => downloadToFile(result.path, result.downloadUrl, target.dest, result, transfer));

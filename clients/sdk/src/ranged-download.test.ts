@@ -15,8 +15,12 @@ import { isPartialDownload } from './transfer.ts';
  * short, as a dropped connection or a killed process would. Notes the first byte of each GET.
  */
 async function rangeStore(object: Buffer) {
-  const state = { honourRange: true, cut: new Set<number>(), starts: [] as number[] };
+  const state = { honourRange: true, cut: new Set<number>(), starts: [] as number[], expired: new Set<string>() };
   const server = http.createServer((req, res) => {
+    if (state.expired.has(new URL(req.url ?? '/', 'http://store').searchParams.get('gen') ?? '')) {
+      res.writeHead(403).end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+      return;
+    }
     const match = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
     if (!state.honourRange || !match) {
       state.starts.push(0);
@@ -57,6 +61,7 @@ describe('downloads in byte ranges', () => {
     store.state.honourRange = true;
     store.state.cut.clear();
     store.state.starts = [];
+    store.state.expired.clear();
   };
 
   it('resumes an interrupted download from the ranges on disk, fetching only the others', async () => {
@@ -94,6 +99,20 @@ describe('downloads in byte ranges', () => {
     expect([...store.state.starts].sort((a, b) => a - b)).toEqual([0, 32 * MiB, 64 * MiB]);
     expect((await readFile(dest)).equals(object)).toBe(true);
     expect((await readdir(dir)).filter(isPartialDownload)).toEqual([]);
+  });
+
+  it('asks for a fresh URL once when the store refuses the URL as expired', async () => {
+    reset();
+    store.state.expired.add('stale');
+    let refreshes = 0;
+    const dest = path.join(dir, 'renewed.bin');
+    const refreshUrl = async () => {
+      refreshes++;
+      return `${store.url}?gen=fresh`;
+    };
+    expect(await downloadInRanges('renewed.bin', `${store.url}?gen=stale`, dest, expected, { ...once, refreshUrl })).toEqual({ ranges: 3, resumed: 0 });
+    expect(refreshes).toBe(1);
+    expect((await readFile(dest)).equals(object)).toBe(true);
   });
 
   it('reads a store that answers a Range with the whole object as one stream', async () => {

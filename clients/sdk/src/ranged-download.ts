@@ -16,7 +16,15 @@ export interface RangedOptions extends TransferOptions {
   rangesInFlight?: number;
   /** Told of each range on disk: fetched now, or found there from an interrupted download. */
   onPart?: () => void;
+  /**
+   * A fresh URL for the same content, asked for when the store refuses one 403: a download URL
+   * lives an hour or so, less than a very large file's ranges may wait for their turn.
+   */
+  refreshUrl?: () => Promise<string>;
 }
+
+/** Fresh URLs asked for per range at most: a URL refused fresh is refused for another reason. */
+const REFRESHES_PER_RANGE = 2;
 
 export interface RangedOutcome {
   /** The file's ranges in all (1 when the store sent it whole). */
@@ -75,20 +83,30 @@ export async function downloadInRanges(
   const record = new RangeLog(paths.ranges, { sha256: expected.sha256, size: expected.size, rangeSize, held: [] }, held);
   const missing = all.filter((span) => !held.has(span.index));
   const file = await open(paths.data, 'r+');
+  const urls = new FreshUrl(url, options.refreshUrl);
+  /** One range, retried as any transfer, and again with a fresh URL when the store refuses its URL as expired. */
+  const fetchSpan = async (span: Span): Promise<boolean> => {
+    for (let refreshes = 0; ; refreshes++) {
+      const used = urls.current;
+      let whole = false;
+      try {
+        await withRetries(options, async () => {
+          whole = await fetchRange(name, used, file, span, expected, options, record);
+        });
+        return whole;
+      } catch (error) {
+        if (!(error instanceof LodeTransferError && error.status === 403) || !options.refreshUrl || refreshes >= REFRESHES_PER_RANGE) throw error;
+        await urls.renew(used);
+      }
+    }
+  };
   let whole = false;
   try {
     if (missing.length > 0) {
       // The first range alone, to learn whether the store honours Range: one that answers 200
       // sends the whole object, read as one stream (checked as it comes).
-      await limit(() =>
-        withRetries(options, async () => {
-          whole = await fetchRange(name, url, file, missing[0], expected, options, record);
-        }),
-      );
-      if (!whole)
-        await runAll(missing.slice(1), options.rangesInFlight ?? DEFAULT_PARTS_IN_FLIGHT, (span) =>
-          limit(() => withRetries(options, async () => void (await fetchRange(name, url, file, span, expected, options, record)))),
-        );
+      whole = await limit(() => fetchSpan(missing[0]));
+      if (!whole) await runAll(missing.slice(1), options.rangesInFlight ?? DEFAULT_PARTS_IN_FLIGHT, async (span) => void (await limit(() => fetchSpan(span))));
     }
   } finally {
     await file.close();
@@ -239,6 +257,31 @@ async function receiveWhole(
   const digest = sha256.digest('hex');
   if (received !== expected.size || digest !== expected.sha256)
     throw new LodeTransferError(name, `downloaded bytes do not match (size ${received}, sha256 ${digest}; expected ${expected.size}, ${expected.sha256})`);
+}
+
+/** A download's URL, renewed once for all the ranges refused with it at about the same time. */
+class FreshUrl {
+  current: string;
+  readonly #refresh: (() => Promise<string>) | undefined;
+  #renewing: Promise<void> | undefined;
+
+  constructor(url: string, refresh: (() => Promise<string>) | undefined) {
+    this.current = url;
+    this.#refresh = refresh;
+  }
+
+  /** A new URL, unless it was renewed since `used` was handed out. */
+  async renew(used: string): Promise<void> {
+    if (this.current !== used || !this.#refresh) return;
+    this.#renewing ??= this.#refresh()
+      .then((url) => {
+        this.current = url;
+      })
+      .finally(() => {
+        this.#renewing = undefined;
+      });
+    await this.#renewing;
+  }
 }
 
 /**
