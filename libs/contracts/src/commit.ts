@@ -144,6 +144,14 @@ export const create = defineContract(
   },
 );
 
+/** A purged version's record: when, by whom, and why (only obliteration, for now). */
+export const purgeSchema = z.object({
+  at: z.string(),
+  by: z.object({ userId: uuid, userName: z.string() }),
+  reason: z.enum(['obliterate']),
+});
+export type Purge = z.infer<typeof purgeSchema>;
+
 export const fileVersionSchema = z.object({
   id: uuid,
   version: positiveVersion,
@@ -152,8 +160,11 @@ export const fileVersionSchema = z.object({
   uploaderId: uuid,
   uploaderName: z.string(),
   commitId: uuid,
-  downloadUrl: z.string(),
+  /** Null once the version was obliterated (`purged`): its content is gone for good. */
+  downloadUrl: z.string().nullable(),
   createdAt: z.string(),
+  /** Who obliterated it, when, and why; null for a version that is there. */
+  purged: purgeSchema.nullable(),
 });
 export type FileVersion = z.infer<typeof fileVersionSchema>;
 

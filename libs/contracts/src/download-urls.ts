@@ -32,13 +32,17 @@ export const downloadFormSchema = z.object({
 });
 export type DownloadForm = z.infer<typeof downloadFormSchema>;
 
-export const downloadFailureCodes = ['validation_failed', 'not_found', 'version_not_found', 'deleted'] as const;
+export const downloadFailureCodes = ['validation_failed', 'not_found', 'version_not_found', 'deleted', 'version_purged'] as const;
 export type DownloadFailureCode = (typeof downloadFailureCodes)[number];
 
 /** An entry that got no URL: it names the file as far as the request named it (or the branch holds it). */
 export const downloadErrorSchema = z.object({
   fileId: z.string().optional(),
   path: z.string().optional(),
+  /** The version that was asked for, or the tip, when it was obliterated (`version_purged`). */
+  version: positiveVersion.optional(),
+  /** When it was obliterated (`version_purged`). */
+  purgedAt: z.string().optional(),
   error: z.string(),
   code: z.enum(downloadFailureCodes),
 });

@@ -7,7 +7,15 @@ import { lockedFileSchema, lockReleaseReasonSchema } from './lock.ts';
  * The public event catalogue (docs/api.md, Events): what webhooks receive and the live feed streams.
  * Each is derived from one internal event of the service that owns the fact, by the webhooks service.
  */
-export const PUBLIC_EVENT_TYPES = ['commit.created', 'lock.acquired', 'lock.released', 'branch.created', 'branch.deleted', 'plugin.published'] as const;
+export const PUBLIC_EVENT_TYPES = [
+  'commit.created',
+  'lock.acquired',
+  'lock.released',
+  'branch.created',
+  'branch.deleted',
+  'plugin.published',
+  'file.obliterated',
+] as const;
 export const publicEventTypeSchema = z.enum(PUBLIC_EVENT_TYPES);
 export type PublicEventType = z.infer<typeof publicEventTypeSchema>;
 
@@ -43,6 +51,19 @@ export const lockReleasedData = z.object({
 });
 export const branchCreatedData = z.object({ name: z.string(), forkedFrom: z.string().nullable() });
 export const branchDeletedData = z.object({ name: z.string() });
+
+/** A file's versions were obliterated: the audit record of who removed what, and what it freed. */
+export const fileObliteratedData = z.object({
+  obliterationId: uuid,
+  fileId: uuid,
+  path: z.string(),
+  versions: z.array(z.number().int().min(1)),
+  versionCount: z.number().int().min(0),
+  logicalBytes: z.number().int().min(0),
+  freedBytes: z.number().int().min(0),
+  by: z.object({ userId: uuid, userName: z.string() }),
+  obliteratedAt: z.string(),
+});
 
 /** The envelope every public event travels in; `data` depends on `type`. */
 export const publicEventSchema = z.object({

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { defineContract, defineRoute } from './contract.ts';
-import { byteSize, uuid } from './common.ts';
-import { PROJECT_PATH } from './commit.ts';
+import { actorSchema, byteSize, positiveVersion, uuid } from './common.ts';
+import { MAX_COMMIT_ENTRIES, PROJECT_PATH, purgeSchema } from './commit.ts';
+import { defineEvent, type EventOf } from './event.ts';
 import { MAX_PATH_LENGTH } from './paths.ts';
+import { uuidList } from './uuid-list.ts';
 
 /**
  * A project's storage (docs/storage.md): what it holds and costs, answered by the upload service,
@@ -109,3 +111,105 @@ export const adminUsage = defineRoute(usage, {
   query: usageQuerySchema,
   request: ({ params, query }) => ({ projectId: params.projectId ?? '', operator: true, ...query }),
 });
+
+// ---- Obliterate (docs/storage.md, Obliterate): owners and admins remove a file's versions for good --
+
+/** How long a dry run's confirmToken stays good. */
+export const OBLITERATE_TOKEN_TTL_MS = 15 * 60 * 1000;
+/** At most this many versions are listed in a plan (newest first); `versionCount` counts them all. */
+export const MAX_LISTED_VERSIONS = 1000;
+
+/**
+ * What to obliterate: every version of the file at `path` (or of `fileId`), or one version of it.
+ * A dry run answers the plan and its token; the real run sends the token back.
+ */
+export const obliterateBodySchema = z
+  .object({
+    path: z.string().min(1).max(MAX_PATH_LENGTH).optional(),
+    fileId: uuid.optional(),
+    version: positiveVersion.optional(),
+    dryRun: z.boolean().default(false),
+    confirmToken: z.string().min(1).max(1024).optional(),
+  })
+  .refine((b) => (b.path === undefined) !== (b.fileId === undefined), { message: 'send either path or fileId', path: ['path'] })
+  .refine((b) => b.version === undefined || b.fileId !== undefined, { message: 'a version is named with its fileId', path: ['version'] })
+  .refine((b) => b.dryRun || b.confirmToken !== undefined, {
+    message: 'is required: run with dryRun: true first and send back its confirmToken',
+    path: ['confirmToken'],
+  });
+export type ObliterateBody = z.output<typeof obliterateBodySchema>;
+
+export const plannedVersionSchema = z.object({ version: positiveVersion, size: byteSize, sha256: z.string(), createdAt: z.string() });
+
+export const obliterateReplySchema = z.object({
+  dryRun: z.boolean(),
+  /** The obliteration's id (its `file.obliterated` event's); the same for a dry run and the run it confirms. */
+  obliterationId: uuid,
+  fileId: uuid,
+  path: z.string(),
+  /** The live versions it removes (or removed), newest first, at most 1,000. */
+  versions: z.array(plannedVersionSchema),
+  versionCount: count,
+  versionsTruncated: z.boolean(),
+  /** The removed versions' sizes added up. */
+  logicalBytes: byteSize,
+  /** Objects no other live version (nor a Git LFS object) of the project shares: the collector deletes them after its grace. */
+  freedObjects: count,
+  freedBytes: byteSize,
+  /** Objects other live versions (or Git LFS) still use: they stay. */
+  keptObjects: count,
+  /** A dry run's token for the real run (valid until `expiresAt`); null once done. */
+  confirmToken: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  /** When the versions were purged; null for a dry run. */
+  obliteratedAt: z.string().nullable(),
+});
+export type ObliterateReply = z.infer<typeof obliterateReplySchema>;
+
+export const obliterate = defineContract('upload', 'obliterate', obliterateBodySchema.safeExtend({ actor: actorSchema }), obliterateReplySchema, {
+  method: 'post',
+  path: `${PROJECT_PATH}/obliterate`,
+  tag: STORAGE,
+  summary: "Remove a file's versions for good (owners and admins): a dry run, then the run it confirms",
+  description:
+    'The versions stay in history as removed, their downloads answer 410 `version_purged`, and their objects are deleted by the collector once nothing else uses them.',
+  auth: 'key',
+  write: true,
+  body: obliterateBodySchema,
+  errors: [403, 409],
+  request: ({ actor, body }) => ({ actor, ...body }),
+});
+
+export { purgeSchema, type Purge } from './commit.ts';
+
+/**
+ * Which of these versions are purged, for the commit service's downloads and history: entry i
+ * describes the i-th (file, version), null when it is not purged (or not a version of the project).
+ */
+export const purgedVersions = defineContract(
+  'upload',
+  'purged_versions',
+  z
+    .object({ projectId: uuid, fileIds: uuidList(MAX_COMMIT_ENTRIES), versions: z.array(positiveVersion) })
+    .refine((r) => r.versions.length === r.fileIds.length, { message: 'must have one entry per file id', path: ['versions'] }),
+  z.object({ purges: z.array(purgeSchema.nullable()) }),
+);
+
+/** A file's versions were obliterated. Goes out through the upload service's outbox, with the purge. */
+export const fileObliterated = defineEvent(
+  'file.obliterated',
+  z.object({
+    projectId: uuid,
+    obliterationId: uuid,
+    fileId: uuid,
+    path: z.string(),
+    /** The version numbers removed, newest first, at most 1,000 (`versionCount` counts them all). */
+    versions: z.array(positiveVersion),
+    versionCount: count,
+    logicalBytes: byteSize,
+    freedBytes: byteSize,
+    by: z.object({ userId: uuid, userName: z.string() }),
+    obliteratedAt: z.string(),
+  }),
+);
+export type FileObliterated = EventOf<typeof fileObliterated>;

@@ -25,6 +25,7 @@ export const errorCodes = [
   'version_exists',
   'upload_incomplete',
   'content_mismatch',
+  'version_purged',
   'file_locked',
   'version_not_confirmed',
   'stale_version',
@@ -115,6 +116,9 @@ export const errors = {
   versionExists: (name: string, version: string) =>
     new AppError('version_exists', `Plugin "${name}" already has version ${version}; versions are immutable, publish a new one`),
   uploadIncomplete: (message: string) => new AppError('upload_incomplete', message),
+  /** An obliterated version is gone for good: its history entry stays, its bytes do not. */
+  versionPurged: (version: number, purgedAt: string) =>
+    new AppError('version_purged', `Version ${version} of this file was obliterated (${purgedAt}); its content is no longer available`, { purgedAt }),
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
   rateLimited: (retryAfterSeconds: number) => new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
   /**

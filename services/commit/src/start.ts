@@ -96,7 +96,7 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
       commitService: commits,
       draftService: drafts,
       historyService: new HistoryService({ db, bus, history: new HistoryRepository(), links, cursors: cursorCodec }),
-      downloadService: new DownloadService({ db, downloads: new DownloadsRepository(), links }),
+      downloadService: new DownloadService({ db, bus, downloads: new DownloadsRepository(), links }),
       treeService: new TreeService({ db, commits: repo }),
       // A branch change kicks the relay once committed, so branch.changed is published at once.
       branchService: new BranchService({ db, branches: branchRows, cursors: listCursors, onChanged: () => outbox.relay.kick() }),

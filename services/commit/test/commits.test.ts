@@ -240,6 +240,7 @@ describe.each(['local', 'nats'] as const)('commits and version history through t
         commitId: expect.any(String),
         downloadUrl: expect.stringMatching(/^http/),
         createdAt: expect.stringMatching(ISO_MS),
+        purged: null,
       });
       const download = await fetch(newest.downloadUrl);
       expect(download.status).toBe(200);

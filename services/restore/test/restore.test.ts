@@ -55,7 +55,7 @@ describe.each(['local', 'nats'] as const)('restore through the gateway (%s bus)'
     expect(history.map((v) => v.version)).toEqual([3, 2, 1]);
     expect(history[0]).toMatchObject({ version: 3, sha256: v1.sha256, size: 1000, commitId: res.body.commitId, uploaderId: p.userId });
     // The restored content downloads byte for byte, with the SHA-256 the API reports.
-    const download = Buffer.from(await (await fetch(history[0].downloadUrl)).arrayBuffer());
+    const download = Buffer.from(await (await fetch(history[0].downloadUrl ?? '')).arrayBuffer());
     expect(download.equals(bytes)).toBe(true);
     expect(createHash('sha256').update(download).digest('hex')).toBe(history[0].sha256);
     // No bytes were copied: the new version points at the old version's object.

@@ -5,6 +5,7 @@ import type { RestorePreparer } from './domain/restore-preparer.ts';
 import type { PluginService } from './domain/plugin-service.ts';
 import type { LfsObjects } from './domain/lfs-objects.ts';
 import type { UsageService } from './domain/usage-service.ts';
+import type { Obliterator } from './domain/obliterator.ts';
 import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
 /** The domain objects the upload service's RPCs call, passed by name. */
@@ -14,11 +15,12 @@ export interface UploadDomain {
   pluginService: PluginService;
   lfsObjects: LfsObjects;
   usageService: UsageService;
+  obliterator: Obliterator;
 }
 
 /** The upload service's table: each contract it answers and the domain call that answers it. */
 export function uploadRpcs(domain: UploadDomain): Rpc[] {
-  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService } = domain;
+  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator } = domain;
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
@@ -35,5 +37,7 @@ export function uploadRpcs(domain: UploadDomain): Rpc[] {
     rpc(plugins.initiate, ({ actor, name, ...body }) => pluginService.initiate(actor, name, body)),
     rpc(plugins.confirm, ({ actor, name, ...body }) => pluginService.confirm(actor, name, body)),
     rpc(storage.usage, (request) => usageService.usage(request)),
+    rpc(storage.obliterate, (request) => obliterator.obliterate(request)),
+    rpc(storage.purgedVersions, async ({ projectId, fileIds, versions }) => ({ purges: await obliterator.purges(projectId, fileIds, versions) })),
   ];
 }

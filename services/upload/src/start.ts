@@ -19,6 +19,8 @@ import { LfsObjects } from './domain/lfs-objects.ts';
 import { ObjectVerifier } from './domain/stored-content.ts';
 import { UsageRepository } from './repo/usage-repo.ts';
 import { UsageService } from './domain/usage-service.ts';
+import { ObliterateRepository } from './repo/obliterate-repo.ts';
+import { Obliterator } from './domain/obliterator.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -76,9 +78,23 @@ export async function startUploadService({
   // Listing one key of an unknown project is the identity service's 404, as on the admin API's keys routes.
   const assertProject = async (projectId: string) => void (await bus.call(identity.listKeys, { projectId, limit: 1 }));
   const usage = new UsageService({ db, usage: new UsageRepository(), assertProject });
+  const obliterator = new Obliterator({
+    db,
+    files,
+    obliterations: new ObliterateRepository(),
+    secret: cursorSecret,
+    onObliterated: () => outbox.relay.kick(),
+  });
   serveRpcs(
     bus,
-    uploadRpcs({ uploadService: service, restorePreparer: new RestorePreparer({ db, files, storage }), pluginService, lfsObjects, usageService: usage }),
+    uploadRpcs({
+      uploadService: service,
+      restorePreparer: new RestorePreparer({ db, files, storage }),
+      pluginService,
+      lfsObjects,
+      usageService: usage,
+      obliterator,
+    }),
   );
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;

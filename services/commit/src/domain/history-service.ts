@@ -1,5 +1,5 @@
 import { errors } from '@lode/errors';
-import { upload, type Actor, type commit } from '@lode/contracts';
+import { storage, upload, type Actor, type commit } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { CursorCodec, Database } from '@lode/db';
 import type { HistoryRepository } from '../repo/history-repo.ts';
@@ -27,8 +27,9 @@ export class HistoryService {
     // No committed version yet: the file may still exist (uploaded, not committed) or belong elsewhere.
     if (rows.length === 0 && before === undefined) await this.#requireFile(actor.projectId, fileId);
     const page = rows.slice(0, limit);
+    const purges = await this.#purges(actor.projectId, fileId, page);
     const data = await Promise.all(
-      page.map(async (row) => ({
+      page.map(async (row, i) => ({
         id: row.id,
         version: row.version,
         size: row.size,
@@ -36,12 +37,21 @@ export class HistoryService {
         uploaderId: row.uploaderId,
         uploaderName: row.uploaderName,
         commitId: row.commitId,
-        downloadUrl: await this.#links.sign(row.storageKey, row.path),
+        // An obliterated version stays in the history, shown as removed, with nothing to download.
+        downloadUrl: purges[i] ? null : await this.#links.sign(row.storageKey, row.path),
         createdAt: row.createdAt.toISOString(),
+        purged: purges[i],
       })),
     );
     const last = page.at(-1);
     return { data, nextCursor: rows.length > limit && last ? this.#cursors.encode([fileId, last.version]) : null };
+  }
+
+  /** Which of the page's versions were obliterated: the upload service owns versions, and answers the page in one call. */
+  async #purges(projectId: string, fileId: string, page: readonly { version: number }[]): Promise<(storage.Purge | null)[]> {
+    if (page.length === 0) return [];
+    const { purges } = await this.#bus.call(storage.purgedVersions, { projectId, fileIds: page.map(() => fileId), versions: page.map((row) => row.version) });
+    return purges;
   }
 
   /** A cursor names its file, so one file's cursor cannot page through another's history. */

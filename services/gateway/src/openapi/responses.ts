@@ -12,6 +12,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
+  410: 'Gone for good',
   413: 'Too large',
   415: 'Unsupported media type',
   422: 'Unprocessable',

@@ -316,6 +316,19 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body })),
 
     getProjectsUsage: usageQuery.map((query) => request({ params: project, query })),
+    // Dry runs, and runs with a token the fuzz cannot have signed (403): the fuzz never obliterates its own files.
+    postProjectsObliterate: fc
+      .oneof(
+        path.map((at) => ({ path: at })),
+        fc.record({ fileId, version: optional(fc.integer({ min: 1, max: 3 })) }),
+      )
+      .chain((target) =>
+        fc.oneof(
+          fc.constant({ ...target, dryRun: true }),
+          fc.stringMatching(/^[A-Za-z0-9_-]{20,60}\.[A-Za-z0-9_-]{22}$/).map((confirmToken) => ({ ...target, confirmToken })),
+        ),
+      )
+      .map((body) => request({ params: project, body: defined(body) })),
 
     postProjectsWebhooks: webhookBody.map((body) => request({ params: project, body })),
     getProjectsWebhooks: fc.constant(request({ params: project })),

@@ -51,8 +51,10 @@ export class RestorePreparer {
         const version = made.get(t.fileId);
         return version === undefined ? [] : [{ ...t, version }];
       }),
+      // A target checked restorable whose version was obliterated before the transaction got to it
+      // made nothing: its version is no longer there.
       skipped: targets.flatMap((t) => {
-        const reason = reasons.get(t.fileId);
+        const reason = reasons.get(t.fileId) ?? (made.has(t.fileId) ? undefined : 'version_not_found');
         return reason === undefined ? [] : [{ ...t, reason }];
       }),
     };

@@ -294,8 +294,8 @@ export class FilesRepository {
 
   /**
    * Paths and confirmed versions for many files at once, aligned with `fileIds` (and `versions`):
-   * entry i is null when fileIds[i] is not in the project, or that version is not confirmed (or none
-   * was asked). Re-scoped to the project, so another project's file matches nothing. Two set-based
+   * entry i is null when fileIds[i] is not in the project, or that version is not confirmed, or was
+   * purged (or none was asked): nothing commits, restores or merges a purged version. Re-scoped to the project, so another project's file matches nothing. Two set-based
    * queries, run at once (on the pool's connections; on one connection they would queue), whatever
    * the number of files; rows carry their request position, not ids.
    */
@@ -317,7 +317,7 @@ export class FilesRepository {
            CROSS JOIN LATERAL (
              SELECT id, sha256, size, storage_key AS "storageKey", uploader_id AS "uploaderId", uploader_name AS "uploaderName",
                     to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
-             FROM versions WHERE file_id = r.file_id AND version = r.version AND project_id = $1 LIMIT 1
+             FROM versions WHERE file_id = r.file_id AND version = r.version AND project_id = $1 AND purged_at IS NULL LIMIT 1
            ) v`,
           [projectId, ids, textList(versions)],
         )
@@ -371,15 +371,16 @@ export class FilesRepository {
 
   /**
    * One new version per target, at the file's tip + 1, with the target version's content and object
-   * (nothing is copied). A target whose file or version is not in the project gets nothing and moves
-   * no tip. Run after lockFiles, in its transaction.
+   * (nothing is copied). A target whose file or version is not in the project, or was purged
+   * meanwhile, gets nothing and moves no tip. Run after lockFiles, in its transaction (an
+   * obliteration of the file waits for it, or it for the obliteration).
    */
   async insertRestoreVersions(tx: Queryable, r: NewRestoreVersions): Promise<{ fileId: string; version: number }[]> {
     const { rows } = await tx.query<{ fileId: string; version: number }>(
       `WITH source AS (
          SELECT v.file_id, v.sha256, v.size, v.storage_key
          FROM unnest($2::uuid[], $3::int[]) AS t(file_id, to_version)
-         JOIN versions v ON v.file_id = t.file_id AND v.version = t.to_version AND v.project_id = $1
+         JOIN versions v ON v.file_id = t.file_id AND v.version = t.to_version AND v.project_id = $1 AND v.purged_at IS NULL
        ),
        bumped AS (
          UPDATE files f SET tip_version = f.tip_version + 1 FROM source s

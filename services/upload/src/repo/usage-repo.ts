@@ -34,7 +34,7 @@ const FIGURES = `logical_bytes AS "logicalBytes", stored_bytes AS "storedBytes",
  */
 const LIVE_UNDER_PREFIX = `
   SELECT f.id AS file_id, f.path, v.size, v.storage_key
-  FROM files f JOIN versions v ON v.file_id = f.id AND v.project_id = $1
+  FROM files f JOIN versions v ON v.file_id = f.id AND v.project_id = $1 AND v.purged_at IS NULL
   WHERE f.project_id = $1 AND ($2::text IS NULL OR f.path_key = $2 OR starts_with(f.path_key, $2 || '/'))`;
 
 /**
@@ -159,13 +159,13 @@ export class UsageRepository {
 
   /**
    * The project's figures counted from scratch, which the kept totals must always equal: live
-   * versions, and the distinct objects the project keeps in storage (every live version's, every
-   * content-store object's).
+   * versions, and the distinct objects the project keeps in storage (every version's, purged ones'
+   * included until their objects are collected, and every content-store object's).
    */
   async recount(q: Queryable, projectId: string): Promise<UsageFigures> {
     const { rows } = await q.query<UsageFigures>(
-      `WITH live AS (SELECT size, storage_key FROM versions WHERE project_id = $1),
-       stored AS (SELECT storage_key, size FROM live UNION SELECT storage_key, size FROM blobs WHERE project_id = $1)
+      `WITH live AS (SELECT size, storage_key FROM versions WHERE project_id = $1 AND purged_at IS NULL),
+       stored AS (SELECT storage_key, size FROM versions WHERE project_id = $1 UNION SELECT storage_key, size FROM blobs WHERE project_id = $1)
        SELECT (SELECT coalesce(sum(size), 0) FROM live)::bigint AS "logicalBytes", (SELECT count(*) FROM live)::bigint AS versions,
               (SELECT coalesce(sum(size), 0) FROM stored)::bigint AS "storedBytes", (SELECT count(*) FROM stored)::bigint AS objects`,
       [projectId],

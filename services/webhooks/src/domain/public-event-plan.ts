@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { publicEvents, type branches, type commit, type EventOf, type lock, type plugins } from '@lode/contracts';
+import { publicEvents, type branches, type commit, type EventOf, type lock, type plugins, type storage } from '@lode/contracts';
 
 type PublicEvent = publicEvents.PublicEvent;
 
@@ -57,4 +57,10 @@ export function fromLocksChanged(event: lock.LocksChanged, internalId: string): 
 export function fromPluginPublished(event: EventOf<typeof plugins.pluginPublished>, internalId: string): PublicEvent {
   const { projectId, createdAt, ...version } = event;
   return envelope(internalId, 'plugin.published', projectId, createdAt, { ...version, createdAt });
+}
+
+/** An obliteration, as its audit record: who removed which versions of which file, and what it freed. */
+export function fromFileObliterated(event: storage.FileObliterated, internalId: string): PublicEvent {
+  const { projectId, ...data } = event;
+  return envelope(internalId, 'file.obliterated', projectId, event.obliteratedAt, data);
 }

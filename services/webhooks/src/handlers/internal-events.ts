@@ -1,7 +1,7 @@
-import { branches, commit, lock, plugins } from '@lode/contracts';
+import { branches, commit, lock, plugins, storage } from '@lode/contracts';
 import type { EventConsumer, EventStream } from '@lode/bus';
 import type { EventRecorder } from '../domain/event-recorder.ts';
-import { fromBranchChanged, fromCommitCreated, fromLocksChanged, fromPluginPublished } from '../domain/public-event-plan.ts';
+import { fromBranchChanged, fromCommitCreated, fromFileObliterated, fromLocksChanged, fromPluginPublished } from '../domain/public-event-plan.ts';
 
 /**
  * The durable consumers that turn the services' internal events into the public catalogue, shared by
@@ -24,6 +24,12 @@ export async function consumeInternalEvents(events: EventStream, recorder: Event
       `${PUBLIC_EVENTS_CONSUMER}-plugins`,
       plugins.pluginPublished,
       (event, meta) => recorder.record(fromPluginPublished(event, meta.id)),
+      byProject,
+    ),
+    events.consume(
+      `${PUBLIC_EVENTS_CONSUMER}-obliterations`,
+      storage.fileObliterated,
+      (event, meta) => recorder.record(fromFileObliterated(event, meta.id)),
       byProject,
     ),
   ]);

@@ -1,0 +1,135 @@
+import type { Queryable } from '@lode/db';
+
+export interface FileRow {
+  id: string;
+  path: string;
+}
+
+/** A live version an obliteration would purge. */
+export interface PlannedVersionRow {
+  id: string;
+  version: number;
+  size: number;
+  sha256: string;
+  storageKey: string;
+  createdAt: string;
+}
+
+export interface Purger {
+  userId: string;
+  userName: string;
+}
+
+/** A purged version, as downloads and history report it. */
+export interface PurgeRow {
+  n: number;
+  at: string;
+  userId: string;
+  userName: string;
+  reason: 'obliterate';
+}
+
+const PLANNED = `id, version, size, sha256, storage_key AS "storageKey",
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
+
+/** SQL for obliterations: the versions they purge, the objects they free, and what downloads ask of purges. */
+export class ObliterateRepository {
+  async fileByPath(q: Queryable, projectId: string, pathKey: string): Promise<FileRow | undefined> {
+    const { rows } = await q.query<FileRow>('SELECT id, path FROM files WHERE project_id = $1 AND path_key = $2', [projectId, pathKey]);
+    return rows[0];
+  }
+
+  async fileById(q: Queryable, projectId: string, fileId: string): Promise<FileRow | undefined> {
+    const { rows } = await q.query<FileRow>('SELECT id, path FROM files WHERE project_id = $1 AND id = $2', [projectId, fileId]);
+    return rows[0];
+  }
+
+  /** The file's live versions (or the one named, if live), newest first. */
+  async liveVersions(q: Queryable, projectId: string, fileId: string, version: number | null): Promise<PlannedVersionRow[]> {
+    const { rows } = await q.query<PlannedVersionRow>(
+      `SELECT ${PLANNED} FROM versions
+       WHERE project_id = $1 AND file_id = $2 AND ($3::int IS NULL OR version = $3) AND purged_at IS NULL
+       ORDER BY version DESC`,
+      [projectId, fileId, version],
+    );
+    return rows;
+  }
+
+  /** Whether the file ever had this version (purged or not). */
+  async versionExists(q: Queryable, projectId: string, fileId: string, version: number): Promise<boolean> {
+    const { rowCount } = await q.query('SELECT 1 FROM versions WHERE project_id = $1 AND file_id = $2 AND version = $3', [projectId, fileId, version]);
+    return rowCount === 1;
+  }
+
+  /**
+   * Which of these objects a live version outside `excluding` (the plan's own) still uses: those stay.
+   * One index probe per object.
+   */
+  async sharedObjects(q: Queryable, projectId: string, storageKeys: readonly string[], excluding: readonly string[]): Promise<Set<string>> {
+    if (storageKeys.length === 0) return new Set();
+    const { rows } = await q.query<{ storage_key: string }>(
+      `SELECT k.storage_key FROM unnest($2::text[]) AS k(storage_key)
+       WHERE EXISTS (
+         SELECT 1 FROM versions v
+         WHERE v.storage_key = k.storage_key AND v.purged_at IS NULL AND v.project_id = $1 AND v.id <> ALL($3::uuid[])
+       )`,
+      [projectId, storageKeys, excluding],
+    );
+    return new Set(rows.map((row) => row.storage_key));
+  }
+
+  /**
+   * Purges these live versions in one statement, with the project's usage delta: each keeps its row,
+   * number and object key, and records who, when, why and by which obliteration. Answers those purged.
+   */
+  async purge(tx: Queryable, projectId: string, versionIds: readonly string[], by: Purger, purgeId: string): Promise<{ at: string; count: number }> {
+    const { rows } = await tx.query<{ at: string; count: number }>(
+      `WITH purged AS (
+         UPDATE versions SET purged_at = now(), purged_by = $3, purged_by_name = $4, purge_reason = 'obliterate', purge_id = $5
+         WHERE project_id = $1 AND id = ANY($2::uuid[]) AND purged_at IS NULL
+         RETURNING size
+       ),
+       -- The objects stay until the collector deletes them: stored bytes go down then, not now.
+       usage AS (
+         INSERT INTO usage_deltas (project_id, logical_bytes, stored_bytes, versions, objects)
+         SELECT $1, -sum(size), 0, -count(*), 0 FROM purged HAVING count(*) > 0
+       )
+       SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, (SELECT count(*) FROM purged)::int AS count`,
+      [projectId, versionIds, by.userId, by.userName, purgeId],
+    );
+    return rows[0];
+  }
+
+  /** What an obliteration already purged (a retried run), newest first. */
+  async purgedBy(q: Queryable, projectId: string, purgeId: string): Promise<(PlannedVersionRow & { fileId: string; purgedAt: string })[]> {
+    const { rows } = await q.query<PlannedVersionRow & { fileId: string; purgedAt: string }>(
+      `SELECT ${PLANNED}, file_id AS "fileId", to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "purgedAt"
+       FROM versions WHERE purge_id = $2 AND project_id = $1 ORDER BY version DESC`,
+      [projectId, purgeId],
+    );
+    return rows;
+  }
+
+  /**
+   * Takes the project's obliteration lock until the transaction ends. Two obliterations of versions
+   * sharing an object would each see the other's versions still live and neither leave the object
+   * to the collector; one at a time, the second sees the first's purge.
+   */
+  async lockProject(tx: Queryable, projectId: string): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('lode.obliterate.' || $1, 0))`, [projectId]);
+  }
+
+  /** The purged ones among these (file, version) pairs, by their 1-based position: probes of the small index of purged versions. */
+  async purges(q: Queryable, projectId: string, fileIds: readonly string[], versions: readonly number[]): Promise<PurgeRow[]> {
+    const { rows } = await q.query<PurgeRow>(
+      `SELECT r.n::int AS n, p.*
+       FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS r(file_id, version, n)
+       CROSS JOIN LATERAL (
+         SELECT to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, purged_by AS "userId", purged_by_name AS "userName", purge_reason AS reason
+         FROM versions WHERE project_id = $1 AND file_id = r.file_id AND version = r.version AND purged_at IS NOT NULL LIMIT 1
+       ) p`,
+      [projectId, fileIds, versions],
+    );
+    return rows;
+  }
+}
