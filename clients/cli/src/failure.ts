@@ -112,10 +112,13 @@ export function refusedInput(error: unknown): never {
   throw new CliError(`${error.message} (validation_failed)`, { exitCode: EXIT.usage, code: error.code, details: { ...error.body, status: error.status } });
 }
 
-/** Ctrl-C: transfers in flight stopped, their partial files removed; what finished stays. */
+/**
+ * Ctrl-C: transfers in flight stopped, their partial files removed (a large file's download keeps
+ * its hidden partial file, to resume from); what finished stays.
+ */
 export function interrupted(): CliError {
   return new CliError(
-    'Interrupted (Ctrl-C). No file was left half-written. Run the same command again to go on: a push resumes from its journal without uploading confirmed files again, a pull downloads what is still missing.',
+    'Interrupted (Ctrl-C). No file was left half-written. Run the same command again to go on: a push resumes from its journal without uploading confirmed files again (a large file from the parts already stored), a pull downloads what is still missing (a large file from the ranges already on disk).',
     { code: 'interrupted' },
   );
 }

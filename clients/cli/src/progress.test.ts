@@ -95,7 +95,7 @@ describe('progress of files moved in parts', () => {
   it('counts parts finished beside files, those a resumed transfer found done at once', () => {
     vi.useFakeTimers();
     const progress = new TransferProgress('push', 2, 80 * MiB, false, 4);
-    expect(lines).toEqual(['push: 2 files (4 parts), 80.0 MiB\n']);
+    expect(lines).toEqual(['push: 2 files, 80.0 MiB in 4 parts\n']);
     // A resumed upload: two parts the store held already, then one PUT now.
     progress.update({ files: 0, bytes: 32 * MiB, parts: 2 });
     progress.update({ files: 0, bytes: 16 * MiB, parts: 1 });

@@ -89,7 +89,7 @@ export class TransferProgress {
       this.#bar.start(totalBytes, 0, this.#payload());
     }
     if (this.#plain)
-      process.stderr.write(`${label}: ${plural(totalFiles, 'file')}${totalParts > 0 ? ` (${plural(totalParts, 'part')})` : ''}, ${formatBytes(totalBytes)}\n`);
+      process.stderr.write(`${label}: ${plural(totalFiles, 'file')}, ${formatBytes(totalBytes)}${totalParts > 0 ? ` in ${plural(totalParts, 'part')}` : ''}\n`);
   }
 
   /** The flows' progress callback. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitFiles, hashFile, LodeClient, uploadFiles, type CommitRequest, type UploadedFile } from '@lode/sdk';
+import { commitFiles, hashFile, isPartialDownload, LodeClient, uploadFiles, type CommitRequest, type UploadedFile } from '@lode/sdk';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { CliUser, collect } from './cli-runner.ts';
 import { emptyDir, expectOk, expectSameTree, newWorkspace, readText, writeRandomFiles, writeText } from './workspace-fixtures.ts';
@@ -517,7 +517,8 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
       await writeRandomFiles(a, 'Video', 1, 150 * 1024 * 1024);
       expectOk(await ada.run(a, ['push', '-m', 'cutscene']));
       const b = await newWorkspace(bo);
-      const pulling = bo.spawn(b, ['pull']);
+      // In one stream: a file in ranges keeps its partial file to resume from (the next test).
+      const pulling = bo.spawn(b, ['pull', '--multipart-threshold', '1GiB']);
       const result = collect(pulling);
       // The progress header comes before the download starts: the interrupt lands while 150 MB are still to move.
       pulling.stderr?.on('data', (d: Buffer) => {
@@ -532,6 +533,48 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
       );
       expect(leftovers.map((e) => e.name)).toEqual([]);
       expect(expectOk(await bo.run(b, ['pull', '--json'])).json).toMatchObject({ downloaded: 1 });
+      expectSameTree(a, b);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'stops a pull of a file in ranges on Ctrl-C keeping only its hidden partial file, which the next pull resumes from',
+    async () => {
+      const { ada, bo } = await team();
+      const a = await newWorkspace(ada);
+      await writeRandomFiles(a, 'Video', 1, 150 * 1024 * 1024);
+      expectOk(await ada.run(a, ['push', '-m', 'cutscene']));
+      const b = await newWorkspace(bo);
+      // One range at a time (-j 1): the interrupt lands once the first ones are on disk.
+      const pulling = bo.spawn(b, ['pull', '-j', '1', '--multipart-threshold', '64MiB']);
+      const result = collect(pulling);
+      // Once: a second Ctrl-C stops the CLI outright.
+      let interrupted = false;
+      const watcher = setInterval(() => {
+        void readdir(path.join(b, 'Video')).then(
+          async (names) => {
+            const record = names.find((n) => n.endsWith('.lode-ranges'));
+            if (interrupted || !record || !(await readFile(path.join(b, 'Video', record), 'utf8')).includes('[[0,')) return;
+            interrupted = pulling.kill('SIGINT');
+          },
+          () => undefined,
+        );
+      }, 20);
+      const stopped = await result;
+      clearInterval(watcher);
+      // On a fast machine the pull may have finished first: nothing to resume then.
+      if (stopped.code === 0) return;
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toContain('Interrupted (Ctrl-C). No file was left half-written.');
+      const leftovers = (await readdir(b, { recursive: true, withFileTypes: true })).filter(
+        (e) => e.isFile() && !path.relative(b, e.parentPath).startsWith('.lode'),
+      );
+      expect(leftovers.map((e) => e.name).every(isPartialDownload)).toBe(true);
+      const resumed = expectOk(await bo.run(b, ['pull', '--json', '--multipart-threshold', '64MiB'])).json;
+      expect(resumed).toMatchObject({ downloaded: 1, partsDownloaded: expect.any(Number) });
+      expect(resumed.partsResumed).toBeGreaterThanOrEqual(1);
+      expect(resumed.partsResumed + resumed.partsDownloaded).toBe(5);
       expectSameTree(a, b);
     },
     TIMEOUT,
