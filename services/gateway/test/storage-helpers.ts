@@ -66,6 +66,16 @@ export class StorageClient {
 
   /** A Git LFS push of one object (batch, PUT, verify), authenticating as git-lfs does; answers whether bytes went up. */
   async lfsPush(bytes: Buffer): Promise<boolean> {
+    const { batch, put, verify } = await this.lfsPushStatuses(bytes);
+    expect(batch).toBe(200);
+    if (put === undefined) return false;
+    expect(put).toBe(200);
+    expect(verify).toBe(200);
+    return true;
+  }
+
+  /** The same push, answering each step's status (no PUT nor verify when the server holds the object). */
+  async lfsPushStatuses(bytes: Buffer): Promise<{ batch: number; put?: number; verify?: number }> {
     const oid = createHash('sha256').update(bytes).digest('hex');
     const authorization = `Basic ${Buffer.from(`${this.project.deviceId}:${this.project.key}`).toString('base64')}`;
     const lfs = `${this.#stack.baseUrl}/lfs/${this.project.projectId}`;
@@ -74,18 +84,18 @@ export class StorageClient {
       headers: { authorization, accept: LFS_TYPE, 'content-type': LFS_TYPE },
       body: JSON.stringify({ operation: 'upload', transfers: ['basic'], objects: [{ oid, size: bytes.length }] }),
     });
-    expect(batch.status).toBe(200);
-    const actions = ((await batch.json()) as { objects: { actions?: Record<string, { href: string; header?: Record<string, string> }> }[] }).objects[0].actions;
-    if (!actions) return false;
+    const answer = (await batch.json()) as { objects?: { actions?: Record<string, { href: string; header?: Record<string, string> }> }[] };
+    const actions = answer.objects?.[0]?.actions;
+    if (batch.status !== 200 || !actions) return { batch: batch.status };
     const put = await fetch(actions.upload.href, { method: 'PUT', headers: actions.upload.header, body: bytes });
-    expect(put.status).toBe(200);
+    await put.arrayBuffer();
     const verify = await fetch(actions.verify.href, {
       method: 'POST',
       headers: { ...actions.verify.header, 'content-type': LFS_TYPE, accept: LFS_TYPE },
       body: JSON.stringify({ oid, size: bytes.length }),
     });
-    expect(verify.status).toBe(200);
-    return true;
+    await verify.arrayBuffer();
+    return { batch: batch.status, put: put.status, verify: verify.status };
   }
 
   async usage(query = ''): Promise<any> {

@@ -21,6 +21,8 @@ import { UsageRepository } from './repo/usage-repo.ts';
 import { UsageService } from './domain/usage-service.ts';
 import { ObliterateRepository } from './repo/obliterate-repo.ts';
 import { Obliterator } from './domain/obliterator.ts';
+import { CollectableRepository } from './repo/collectable-repo.ts';
+import { ObjectCollector } from './domain/object-gc.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -44,6 +46,8 @@ export interface UploadDeps {
 
 export interface RunningUploadService {
   collector: ReservationCollector;
+  /** The collector of objects nothing refers to any more (after obliterations), to run on demand. */
+  objects: ObjectCollector;
   /** Storage usage: its fold, to run on demand, and the recount it must equal. */
   usage: UsageService;
   /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
@@ -77,11 +81,14 @@ export async function startUploadService({
   const pluginService = new PluginService({ db, plugins, storage, cursors: new CursorCodec(cursorSecret), onPublished: () => outbox.relay.kick() });
   // Listing one key of an unknown project is the identity service's 404, as on the admin API's keys routes.
   const assertProject = async (projectId: string) => void (await bus.call(identity.listKeys, { projectId, limit: 1 }));
-  const usage = new UsageService({ db, usage: new UsageRepository(), assertProject });
+  const collectable = new CollectableRepository();
+  const usage = new UsageService({ db, usage: new UsageRepository(), collectable, assertProject });
+  const objects = new ObjectCollector({ db, collectable, storage, logger }, { graceMs: gc?.graceMs ?? 0 });
   const obliterator = new Obliterator({
     db,
     files,
     obliterations: new ObliterateRepository(),
+    collectable,
     secret: cursorSecret,
     onObliterated: () => outbox.relay.kick(),
   });
@@ -98,15 +105,18 @@ export async function startUploadService({
   );
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
+  // Beside the reservation collector, on its interval: objects whose marks are past the grace.
+  const objectCollection = gc ? runPeriodically('object collection', gc.intervalMs, logger, () => objects.runOnce()) : undefined;
   const fold = usageFoldIntervalMs === undefined ? undefined : runPeriodically('usage fold', usageFoldIntervalMs, logger, () => usage.fold());
-  const unobserveUsage = usage.observeGauges();
+  const unobserve = [usage.observeGauges(), objects.observeGauges()];
   return {
     collector,
+    objects,
     usage,
     relay: outbox.relay,
     async stop() {
-      unobserveUsage();
-      await Promise.all([stopCollector(), fold?.stop(), outbox.stop()]);
+      for (const stopObserving of unobserve) stopObserving();
+      await Promise.all([stopCollector(), objectCollection?.stop(), fold?.stop(), outbox.stop()]);
     },
   };
 }

@@ -60,7 +60,10 @@ export class LfsObjects {
    * (and SHA-256 where the store checks it), on an upload row that its verify closes.
    */
   async #uploads(actor: Actor, refs: readonly LfsObjectRef[]): Promise<lfs.BatchObject[]> {
-    const stored = new Set((await this.#repo.storedBlobs(this.#db, actor.projectId, refs.map(asContent))).map((b) => contentKey(b.sha256, b.size)));
+    const held = await this.#repo.storedBlobs(this.#db, actor.projectId, refs.map(asContent));
+    // The push sends nothing for these, so its git history refers to them: they are never collected.
+    await this.#repo.pinBlobs(this.#db, actor.projectId, held);
+    const stored = new Set(held.map((b) => contentKey(b.sha256, b.size)));
     const missing = new Map(refs.filter((ref) => !stored.has(contentKey(ref.oid, ref.size))).map((ref) => [contentKey(ref.oid, ref.size), ref]));
     const now = Date.now();
     const opened =

@@ -5,6 +5,7 @@ import { CursorCodec, type Database, type Queryable } from '@lode/db';
 import { writeOutbox } from '@lode/outbox';
 import type { FilesRepository } from '../repo/files-repo.ts';
 import type { FileRow, ObliterateRepository } from '../repo/obliterate-repo.ts';
+import type { CollectableRepository } from '../repo/collectable-repo.ts';
 import {
   claimsOf,
   listedVersions,
@@ -30,13 +31,22 @@ export class Obliterator {
   readonly #db: Database;
   readonly #files: FilesRepository;
   readonly #repo: ObliterateRepository;
+  readonly #collectable: CollectableRepository;
   readonly #tokens: CursorCodec;
   readonly #onObliterated: () => void;
 
-  constructor(deps: { db: Database; files: FilesRepository; obliterations: ObliterateRepository; secret: string; onObliterated: () => void }) {
+  constructor(deps: {
+    db: Database;
+    files: FilesRepository;
+    obliterations: ObliterateRepository;
+    collectable: CollectableRepository;
+    secret: string;
+    onObliterated: () => void;
+  }) {
     this.#db = deps.db;
     this.#files = deps.files;
     this.#repo = deps.obliterations;
+    this.#collectable = deps.collectable;
     // A key of its own, derived from the service's secret: a signed cursor is never a confirm token.
     this.#tokens = new CursorCodec(createHash('sha256').update(`lode.obliterate\u0000${deps.secret}`).digest('base64url'));
     this.#onObliterated = deps.onObliterated;
@@ -130,6 +140,12 @@ export class Obliterator {
       { userId: actor.userId, userName: actor.userName },
       obliterationId,
     );
+    // What nothing else keeps is marked for the collector, which deletes it after its grace.
+    const freed = new Map(live.filter((v) => !kept.has(v.storageKey)).map((v) => [v.storageKey, v]));
+    await this.#collectable.mark(
+      tx,
+      [...freed.values()].map(({ storageKey, sha256, size }) => ({ storageKey, projectId, sha256, size })),
+    );
     const reply = this.#reply(file, obliterationId, live, kept, at);
     const event: storage.FileObliterated = {
       projectId,
@@ -165,13 +181,13 @@ export class Obliterator {
     };
   }
 
-  /** The plan's objects that stay: another live version uses them. */
+  /** The plan's objects that stay: another live version uses them, or they are Git LFS objects. */
   async #kept(q: Queryable, projectId: string, versions: readonly PlannedVersion[]): Promise<Set<string>> {
-    const keys = [...new Set(versions.map((v) => v.storageKey))];
-    return this.#repo.sharedObjects(
+    const objects = [...new Map(versions.map((v) => [v.storageKey, v])).values()];
+    return this.#repo.keptObjects(
       q,
       projectId,
-      keys,
+      objects,
       versions.map((v) => v.id),
     );
   }

@@ -2,6 +2,7 @@ import { normalizePath, storage } from '@lode/contracts';
 import type { Database } from '@lode/db';
 import { observeGauges } from '@lode/telemetry';
 import type { UsageRepository } from '../repo/usage-repo.ts';
+import type { CollectableRepository } from '../repo/collectable-repo.ts';
 
 type UsageRequest = { projectId: string; operator: boolean; prefix?: string; by?: 'extension' };
 
@@ -17,11 +18,13 @@ const FOLD_BATCH = 5000;
 export class UsageService {
   readonly #db: Database;
   readonly #usage: UsageRepository;
+  readonly #collectable: CollectableRepository;
   readonly #assertProject: (projectId: string) => Promise<void>;
 
-  constructor(deps: { db: Database; usage: UsageRepository; assertProject: (projectId: string) => Promise<void> }) {
+  constructor(deps: { db: Database; usage: UsageRepository; collectable: CollectableRepository; assertProject: (projectId: string) => Promise<void> }) {
     this.#db = deps.db;
     this.#usage = deps.usage;
+    this.#collectable = deps.collectable;
     this.#assertProject = deps.assertProject;
   }
 
@@ -30,9 +33,10 @@ export class UsageService {
     const prefix = request.prefix === undefined ? null : prefixOf(request.prefix);
     // A key's project exists; the operator names any id, and an unknown one is 404, not zeros.
     if (request.operator) await this.#assertProject(projectId);
-    const [today, past, underPrefix, extensions] = await Promise.all([
+    const [today, past, collectable, underPrefix, extensions] = await Promise.all([
       this.#usage.figures(this.#db, projectId),
       this.#usage.pastDays(this.#db, projectId, storage.USAGE_HISTORY_DAYS),
+      this.#collectable.pending(this.#db, projectId),
       prefix === null ? undefined : this.#usage.underPrefix(this.#db, projectId, prefix.key),
       request.by === 'extension' ? this.#usage.byExtension(this.#db, projectId, prefix?.key ?? null, storage.MAX_USAGE_EXTENSIONS) : undefined,
     ]);
@@ -41,7 +45,7 @@ export class UsageService {
       projectId,
       ...figures,
       quota: null,
-      collectable: { objects: 0, bytes: 0 },
+      collectable,
       // Today's point is the figures as of now, folded or not.
       history: [...past, today],
       ...(prefix && underPrefix ? { byPrefix: { prefix: prefix.path, ...underPrefix } } : {}),

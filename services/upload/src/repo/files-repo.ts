@@ -131,7 +131,9 @@ export class FilesRepository {
          SELECT i.*, f.id AS file_id, f.path AS existing_path, f.tip_version + 1 AS version, b.storage_key AS blob_key
          FROM input i
          JOIN f ON f.path_key = i.path_key
+         -- Content whose object is marked for collection does not dedup: the upload brings its bytes again.
          LEFT JOIN blobs b ON b.project_id = $1 AND b.sha256 = i.sha256 AND b.size = i.size
+           AND NOT EXISTS (SELECT 1 FROM collectable_objects c WHERE c.storage_key = b.storage_key)
        ),
        reserved AS (
          INSERT INTO uploads (id, project_id, file_id, version, storage_key, sha256, size, content_md5, dedup, uploader_id, expires_at)
@@ -226,6 +228,32 @@ export class FilesRepository {
     return new Set(rows.map((row) => row.id));
   }
 
+  /** The content store's objects of these contents, by `sha256:size`; content it does not hold is absent. */
+  async blobKeys(q: Queryable, projectId: string, contents: readonly { sha256: string; size: number }[]): Promise<Map<string, string>> {
+    const { rows } = await q.query<{ sha256: string; size: number; storage_key: string }>(
+      `SELECT b.sha256, b.size, b.storage_key FROM blobs b
+       JOIN unnest($2::text[], $3::bigint[]) AS c(sha256, size) ON b.project_id = $1 AND b.sha256 = c.sha256 AND b.size = c.size`,
+      [projectId, contents.map((c) => c.sha256), contents.map((c) => c.size)],
+    );
+    return new Map(rows.map((row) => [`${row.sha256}:${row.size}`, row.storage_key]));
+  }
+
+  /**
+   * The content store's objects of these contents, locked FOR SHARE until the transaction ends: a
+   * dedup confirm records its version on the object the content has now, and the collector (which
+   * locks the row FOR UPDATE, skipping it while held) cannot remove it meanwhile. Content missing
+   * from the answer was collected: its dedup cannot be confirmed. Keys are `sha256:size`.
+   */
+  async shareBlobs(tx: Queryable, projectId: string, contents: readonly { sha256: string; size: number }[]): Promise<Map<string, string>> {
+    const { rows } = await tx.query<{ sha256: string; size: number; storage_key: string }>(
+      `SELECT b.sha256, b.size, b.storage_key FROM blobs b
+       JOIN unnest($2::text[], $3::bigint[]) AS c(sha256, size) ON b.project_id = $1 AND b.sha256 = c.sha256 AND b.size = c.size
+       ORDER BY b.sha256, b.size FOR SHARE OF b`,
+      [projectId, contents.map((c) => c.sha256), contents.map((c) => c.size)],
+    );
+    return new Map(rows.map((row) => [`${row.sha256}:${row.size}`, row.storage_key]));
+  }
+
   /** Which of these reservations a version was recorded for: the ids of the confirmed ones. */
   async confirmedUploads(q: Queryable, projectId: string, uploads: readonly { id: string; fileId: string; version: number }[]): Promise<Set<string>> {
     const { rows } = await q.query<{ upload_id: string }>(
@@ -263,10 +291,13 @@ export class FilesRepository {
        reservations AS (
          DELETE FROM uploads WHERE id IN (SELECT upload_id FROM recorded)
        ),
+       -- An upload's object becomes the content's dedup target, unless the content has one already,
+       -- but one marked for collection (its versions obliterated) gives way to this upload's.
        blob_rows AS (
-         INSERT INTO blobs (project_id, sha256, size, storage_key)
-         SELECT DISTINCT ON (sha256, size) $1, sha256, size, storage_key FROM recorded
-         ON CONFLICT DO NOTHING
+         INSERT INTO blobs AS b (project_id, sha256, size, storage_key)
+         SELECT DISTINCT ON (sha256, size) $1, sha256, size, storage_key FROM recorded WHERE origin = 'upload'
+         ON CONFLICT (project_id, sha256, size) DO UPDATE SET storage_key = excluded.storage_key
+           WHERE EXISTS (SELECT 1 FROM collectable_objects c WHERE c.storage_key = b.storage_key)
        ),
        -- Every upload brought an object of its own (its key is its reservation's); a deduplicated
        -- version shares its blob's.

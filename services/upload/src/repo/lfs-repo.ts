@@ -23,15 +23,32 @@ export interface NewLfsUpload extends ContentRef {
 
 /** SQL for Git LFS uploads (`lfs_uploads`) and the project's content store (`blobs`) they fill. */
 export class LfsRepository {
-  /** The contents among `refs` that the project's store holds, with their objects' keys. */
+  /**
+   * The contents among `refs` that the project's store holds, with their objects' keys. An object
+   * marked for collection (its versions obliterated) is not held any more: a push uploads it again.
+   */
   async storedBlobs(q: Queryable, projectId: string, refs: readonly ContentRef[]): Promise<StoredBlob[]> {
     const { rows } = await q.query<StoredBlob>(
       `SELECT b.sha256, b.size, b.storage_key
        FROM unnest($2::text[], $3::bigint[]) AS r(sha256, size)
-       JOIN blobs b ON b.project_id = $1 AND b.sha256 = r.sha256 AND b.size = r.size`,
+       JOIN blobs b ON b.project_id = $1 AND b.sha256 = r.sha256 AND b.size = r.size
+       WHERE NOT EXISTS (SELECT 1 FROM collectable_objects c WHERE c.storage_key = b.storage_key)`,
       [projectId, refs.map((r) => r.sha256), refs.map((r) => r.size)],
     );
     return rows;
+  }
+
+  /**
+   * Pins these stored contents: a git history now refers to them (a push found them stored and sent
+   * nothing), so the collector must never delete them. Only rows not pinned yet are written.
+   */
+  async pinBlobs(q: Queryable, projectId: string, refs: readonly ContentRef[]): Promise<void> {
+    if (refs.length === 0) return;
+    await q.query(
+      `UPDATE blobs b SET pinned = true FROM unnest($2::text[], $3::bigint[]) AS r(sha256, size)
+       WHERE b.project_id = $1 AND b.sha256 = r.sha256 AND b.size = r.size AND NOT b.pinned`,
+      [projectId, refs.map((r) => r.sha256), refs.map((r) => r.size)],
+    );
   }
 
   /**
@@ -74,17 +91,21 @@ export class LfsRepository {
   }
 
   /**
-   * Adds a verified upload to the project's content store (an object of the project's usage) and
-   * closes it; false when the store already held that content (another push or a Lode upload stored it meanwhile), whose object
-   * then stays the one downloads get.
+   * Adds a verified upload to the project's content store (an object of the project's usage),
+   * pinned, and closes it; false when the store already held that content (another push or a Lode
+   * upload stored it meanwhile), whose object then stays the one downloads get, pinned now. An
+   * object held but marked for collection gives way to this one.
    */
   async storeUpload(tx: Queryable, projectId: string, upload: LfsUploadRow): Promise<boolean> {
     const { rows } = await tx.query<{ stored: boolean }>(
       `WITH closed AS (DELETE FROM lfs_uploads WHERE id = $5),
-       stored AS (
-         INSERT INTO blobs (project_id, sha256, size, storage_key) VALUES ($1, $2, $3, $4)
-         ON CONFLICT DO NOTHING RETURNING 1
+       kept AS (
+         INSERT INTO blobs AS b (project_id, sha256, size, storage_key, pinned) VALUES ($1, $2, $3, $4, true)
+         ON CONFLICT (project_id, sha256, size) DO UPDATE SET pinned = true,
+           storage_key = CASE WHEN EXISTS (SELECT 1 FROM collectable_objects c WHERE c.storage_key = b.storage_key) THEN excluded.storage_key ELSE b.storage_key END
+         RETURNING storage_key
        ),
+       stored AS (SELECT 1 FROM kept WHERE storage_key = $4),
        usage AS (
          INSERT INTO usage_deltas (project_id, logical_bytes, stored_bytes, versions, objects)
          SELECT $1, 0, $3, 0, 1 FROM stored

@@ -62,18 +62,26 @@ export class ObliterateRepository {
   }
 
   /**
-   * Which of these objects a live version outside `excluding` (the plan's own) still uses: those stay.
-   * One index probe per object.
+   * Which of these objects stay: a live version outside `excluding` (the plan's own) uses them, or
+   * their blob is a Git LFS object (pinned). One index probe per object and kind.
    */
-  async sharedObjects(q: Queryable, projectId: string, storageKeys: readonly string[], excluding: readonly string[]): Promise<Set<string>> {
-    if (storageKeys.length === 0) return new Set();
+  async keptObjects(
+    q: Queryable,
+    projectId: string,
+    objects: readonly { storageKey: string; sha256: string; size: number }[],
+    excluding: readonly string[],
+  ): Promise<Set<string>> {
+    if (objects.length === 0) return new Set();
     const { rows } = await q.query<{ storage_key: string }>(
-      `SELECT k.storage_key FROM unnest($2::text[]) AS k(storage_key)
+      `SELECT o.storage_key FROM unnest($2::text[], $3::text[], $4::bigint[]) AS o(storage_key, sha256, size)
        WHERE EXISTS (
-         SELECT 1 FROM versions v
-         WHERE v.storage_key = k.storage_key AND v.purged_at IS NULL AND v.project_id = $1 AND v.id <> ALL($3::uuid[])
-       )`,
-      [projectId, storageKeys, excluding],
+           SELECT 1 FROM versions v
+           WHERE v.storage_key = o.storage_key AND v.purged_at IS NULL AND v.project_id = $1 AND v.id <> ALL($5::uuid[])
+         )
+          OR EXISTS (
+           SELECT 1 FROM blobs b WHERE b.project_id = $1 AND b.sha256 = o.sha256 AND b.size = o.size AND b.storage_key = o.storage_key AND b.pinned
+         )`,
+      [projectId, objects.map((o) => o.storageKey), objects.map((o) => o.sha256), objects.map((o) => o.size), excluding],
     );
     return new Set(rows.map((row) => row.storage_key));
   }

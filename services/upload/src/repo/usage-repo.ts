@@ -159,13 +159,17 @@ export class UsageRepository {
 
   /**
    * The project's figures counted from scratch, which the kept totals must always equal: live
-   * versions, and the distinct objects the project keeps in storage (every version's, purged ones'
-   * included until their objects are collected, and every content-store object's).
+   * versions, and the distinct objects the project keeps in storage: every live version's, every
+   * content-store object's, and every object marked for collection and not swept yet.
    */
   async recount(q: Queryable, projectId: string): Promise<UsageFigures> {
     const { rows } = await q.query<UsageFigures>(
       `WITH live AS (SELECT size, storage_key FROM versions WHERE project_id = $1 AND purged_at IS NULL),
-       stored AS (SELECT storage_key, size FROM versions WHERE project_id = $1 UNION SELECT storage_key, size FROM blobs WHERE project_id = $1)
+       stored AS (
+         SELECT storage_key, size FROM live
+         UNION SELECT storage_key, size FROM blobs WHERE project_id = $1
+         UNION SELECT storage_key, size FROM collectable_objects WHERE project_id = $1 AND swept_at IS NULL
+       )
        SELECT (SELECT coalesce(sum(size), 0) FROM live)::bigint AS "logicalBytes", (SELECT count(*) FROM live)::bigint AS versions,
               (SELECT coalesce(sum(size), 0) FROM stored)::bigint AS "storedBytes", (SELECT count(*) FROM stored)::bigint AS objects`,
       [projectId],
