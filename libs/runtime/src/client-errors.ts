@@ -47,8 +47,10 @@ export function answerClientErrorsAsJson(server: Server): void {
       if (state.dropped > LINGER_MAX_BYTES) socket.destroy();
       return;
     }
-    // A peer that reset or timed out has nobody left to read an answer.
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    // A peer that reset or timed out has nobody left to read an answer; nor has one that ended its
+    // side in the middle of a body (a killed client's FIN): kept open, it would hold the server's
+    // close until the request timeout.
+    if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
       socket.destroy();
       return;
     }
