@@ -22,25 +22,28 @@ describe('part planning', () => {
     [64 * MiB, 16 * MiB, 4],
     [1 * GiB, 16 * MiB, 64],
     [6 * GiB, 16 * MiB, 384],
-    [100 * GiB, 16 * MiB, 6400],
-    // 16 MiB would make more than 10,000 parts: the smallest whole MiB that does not.
-    [200 * GiB, 21 * MiB, 9753],
-    [TiB, 105 * MiB, 9987],
-    [4 * TiB, 420 * MiB, 9987],
+    [16 * GiB, 17 * MiB, 964],
+    // 16 MiB would make more than the 1,000 parts every store takes: the smallest whole MiB that does not.
+    [100 * GiB, 103 * MiB, 995],
+    [500 * GiB, 512 * MiB, 1000],
+    // Parts are at most 512 MiB: a larger file takes more of them.
+    [TiB, 512 * MiB, 2048],
+    [4 * TiB, 512 * MiB, 8192],
   ])('a file of %d bytes goes in parts of %d bytes, %d of them', (size, partSize, parts) => {
     expect(partSizeFor(size)).toBe(partSize);
     expect(partCount(size, partSize)).toBe(parts);
     expect(partCount(size, partSize)).toBeLessThanOrEqual(MAX_PARTS);
   });
 
-  it('keeps every plan up to 1 TiB within the API: whole MiB, 16 MiB at least, at most 10,000 parts', () => {
+  it('keeps every plan up to 1 TiB within the API: whole MiB, 16 MiB to 512 MiB, at most 1,000 parts up to 500 GiB', () => {
     for (let size = 1; size <= TiB; size = Math.ceil(size * 1.37) + 12345) {
       const partSize = partSizeFor(size);
       expect(partSize % MiB).toBe(0);
       expect(partSize).toBeGreaterThanOrEqual(16 * MiB);
       expect(partPlanProblem(size, partSize, partCount(size, partSize))).toBeUndefined();
+      if (size <= 500 * GiB) expect(partCount(size, partSize)).toBeLessThanOrEqual(1000);
       // The smallest that fits: one MiB less would make too many parts (or go under the floor).
-      if (partSize > 16 * MiB) expect(partCount(size, partSize - MiB)).toBeGreaterThan(MAX_PARTS);
+      if (partSize > 16 * MiB && partSize < 512 * MiB) expect(partCount(size, partSize - MiB)).toBeGreaterThan(1000);
     }
   });
 

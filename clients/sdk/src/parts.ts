@@ -7,8 +7,14 @@ export const MAX_PART_SIZE = 512 * MiB;
 export const MAX_PARTS = 10_000;
 /** The largest single PUT (5 GiB): a larger file always goes in parts, whatever the threshold. */
 export const MAX_SINGLE_PUT = 5 * 1024 * MiB;
-/** The largest object the store keeps (5 TiB). */
-export const MAX_MULTIPART_FILE = 5 * 1024 * 1024 * MiB;
+/** The largest file the API takes in parts: its most parts of the largest size. */
+export const MAX_MULTIPART_FILE = MAX_PARTS * MAX_PART_SIZE;
+/**
+ * Parts every S3-compatible store takes in one upload: OpenStack Swift's S3 API stops at 1,000 unless
+ * its operator raises it. Parts grow to stay within it up to 500 GiB (1,000 of 512 MiB); only a
+ * larger file needs more, up to the API's 10,000.
+ */
+const PARTS_EVERY_STORE_TAKES = 1000;
 
 /** From this size a file moves in parts: a multipart upload, a download in ranges. */
 export const DEFAULT_MULTIPART_THRESHOLD = 64 * MiB;
@@ -50,9 +56,12 @@ function pieceSize(size: number, floor: number, most: number): number {
   return Math.max(floor, Math.ceil(size / most / MiB) * MiB);
 }
 
-/** The part size of a file of `size` bytes: 16 MiB, or more when 16 MiB would make over 10,000 parts (above 156 GiB). */
+/**
+ * The part size of a file of `size` bytes: 16 MiB, or the smallest whole MiB that keeps it within
+ * 1,000 parts (above 16 GiB), at most 512 MiB (above 500 GiB, more parts instead).
+ */
 export function partSizeFor(size: number): number {
-  return pieceSize(size, PART_FLOOR, MAX_PARTS);
+  return Math.min(MAX_PART_SIZE, pieceSize(size, PART_FLOOR, PARTS_EVERY_STORE_TAKES));
 }
 
 /** The range size of a download of `size` bytes. */

@@ -12,8 +12,8 @@ const MiB = 1024 * 1024;
 export const MIN_PART_SIZE = 8 * MiB;
 export const MAX_PART_SIZE = 512 * MiB;
 export const MAX_PARTS = 10_000;
-/** S3's largest object (5 TiB): the largest file a multipart upload may declare. */
-export const MAX_MULTIPART_FILE_SIZE = 5 * 1024 * 1024 * MiB;
+/** The largest file a multipart upload may declare: its most parts of the largest size (just under S3's 5 TiB object limit). */
+export const MAX_MULTIPART_FILE_SIZE = MAX_PARTS * MAX_PART_SIZE;
 export const MAX_INITIATE_BATCH = 1000;
 
 const UPLOAD_PATH = '/api/v1/projects/:projectId/files/upload';
