@@ -135,7 +135,10 @@ describe.each(['local', 's3'] as const)('large files through the CLI, resumably 
     const secondPeak = watchPeak(second.pid!);
     const resumed = await collect(second);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.json).toMatchObject({ partsResumed: held, partsUploaded: parts - held });
+    // A part whose body was all sent before the kill may still land after the listing above.
+    expect(resumed.json.partsResumed).toBeGreaterThanOrEqual(held);
+    expect(resumed.json.partsResumed).toBeLessThan(parts);
+    expect(resumed.json.partsUploaded).toBe(parts - resumed.json.partsResumed);
     expect(await heldParts(storage)).toBe(0);
 
     const pulled = path.join(dir, 'pull');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,7 +45,8 @@ export const largeFile: Scenario = {
       const parted = await upload(inParts, THRESHOLD);
 
       const { api, uploaded } = parted;
-      await commitFiles(api, { message: 'bench', fileVersions: [{ fileId: uploaded.fileId, action: 'add', version: uploaded.version }] }, {});
+      const commit = { message: 'bench', fileVersions: [{ fileId: uploaded.fileId, action: 'add' as const, version: uploaded.version }] };
+      await commitFiles(api, commit, { idempotencyKey: randomUUID() });
       ctx.log(`large-file ${label}: bare GET`);
       await mkdir(path.join(dir, 'raw'));
       const rawGet = await bareGets(api, [whole], path.join(dir, 'raw'));
