@@ -15,7 +15,7 @@ import { isValidStorageKey } from './storage.ts';
 import { readHeads, type ObjectFiles } from './local-heads.ts';
 import { partFileName, PRIVATE_DIRECTORY_MODE, SEALED_HEADER_BYTES, UPLOAD_ID_PATTERN } from './local-layout.ts';
 import { LocalMultipart } from './local-multipart.ts';
-import { partField, sign } from './local-signing.ts';
+import { partField, sign, type SignedFields } from './local-signing.ts';
 import { checkPartToSign, md5Hex } from './multipart-rules.ts';
 
 export interface LocalStorageOptions {
@@ -62,24 +62,10 @@ export class LocalBlobStorage implements BlobStorage {
   }
 
   async presignPut(input: PresignPutInput): Promise<PresignedPut> {
-    const expires = Math.floor(Date.now() / 1000) + input.expiresInSeconds;
-    const contentLength = String(input.size);
-    const signature = sign(this.options.secret, {
-      method: 'PUT',
-      key: input.key,
-      expires,
-      contentLength,
-      contentMd5: input.contentMd5,
-      sha256: input.sha256,
-    });
     // Without an MD5 the URL says so: the handler then reads none from the request (the signature,
     // made over an empty MD5, still fails for any URL that was signed with one).
     const md5 = input.contentMd5 === undefined ? '&md5=none' : '';
-    const query = `expires=${expires}&sha256=${input.sha256}${md5}&signature=${signature}`;
-    return {
-      url: `${this.options.publicUrl}${LOCAL_OBJECTS_ROUTE}${input.key}?${query}`,
-      headers: { 'Content-Length': contentLength, ...(input.contentMd5 === undefined ? {} : { 'Content-MD5': input.contentMd5 }) },
-    };
+    return this.#signedPut(input, { sha256: input.sha256 }, `sha256=${input.sha256}${md5}`);
   }
 
   async presignGet(input: PresignGetInput): Promise<string> {
@@ -132,21 +118,25 @@ export class LocalBlobStorage implements BlobStorage {
   async presignPart(input: PresignPartInput): Promise<PresignedPut> {
     checkPartToSign(input);
     if (!UPLOAD_ID_PATTERN.test(input.uploadId)) throw new Error(`Invalid upload id ${input.uploadId}`);
+    const partNumber = String(input.partNumber);
+    return this.#signedPut(input, { part: partField(input.uploadId, partNumber) }, `uploadId=${input.uploadId}&partNumber=${partNumber}`);
+  }
+
+  /**
+   * A PUT URL of the objects route that signs the body's exact length and MD5 (if given) with
+   * `signed`, `query` beside the expiry and signature; its required headers say the same length and MD5.
+   */
+  #signedPut(
+    input: { key: string; size: number; contentMd5?: string | undefined; expiresInSeconds: number },
+    signed: Pick<SignedFields, 'sha256' | 'part'>,
+    query: string,
+  ): PresignedPut {
     const expires = Math.floor(Date.now() / 1000) + input.expiresInSeconds;
     const contentLength = String(input.size);
-    const partNumber = String(input.partNumber);
-    const signature = sign(this.options.secret, {
-      method: 'PUT',
-      key: input.key,
-      expires,
-      contentLength,
-      contentMd5: input.contentMd5,
-      part: partField(input.uploadId, partNumber),
-    });
-    const query = `expires=${expires}&uploadId=${input.uploadId}&partNumber=${partNumber}&signature=${signature}`;
+    const signature = sign(this.options.secret, { method: 'PUT', key: input.key, expires, contentLength, contentMd5: input.contentMd5, ...signed });
     return {
-      url: `${this.options.publicUrl}${LOCAL_OBJECTS_ROUTE}${input.key}?${query}`,
-      headers: { 'Content-Length': contentLength, 'Content-MD5': input.contentMd5 },
+      url: `${this.options.publicUrl}${LOCAL_OBJECTS_ROUTE}${input.key}?expires=${expires}&${query}&signature=${signature}`,
+      headers: { 'Content-Length': contentLength, ...(input.contentMd5 === undefined ? {} : { 'Content-MD5': input.contentMd5 }) },
     };
   }
 

@@ -1,34 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '@lode/errors';
-import { createLocalObjectHandler, LocalBlobStorage } from '../src/index.ts';
+import { LocalBlobStorage } from '../src/index.ts';
+import { servedLocalStorage } from './served-local-storage.ts';
 import { download, etagOf, md5Of, MiB, multipartScenarios, putPart } from './multipart-scenarios.ts';
 
 describe('local storage driver: multipart uploads served over HTTP', () => {
-  let dir: string;
-  let server: Server;
   let storage: LocalBlobStorage;
+  let close: () => Promise<void>;
   let counter = 0;
   const newKey = () => `p/test/u/multipart${++counter}`;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'lode-local-multipart-'));
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    storage = new LocalBlobStorage({ dir, secret: 's'.repeat(40), publicUrl: `http://127.0.0.1:${port}` });
-    await storage.ensureReady();
-    const handle = createLocalObjectHandler(storage);
-    server.on('request', (req, res) => void handle(req, res));
+    ({ storage, close } = await servedLocalStorage('lode-local-multipart-'));
   });
-  afterAll(async () => {
-    server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   multipartScenarios(() => storage, newKey);
 

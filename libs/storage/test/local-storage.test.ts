@@ -1,32 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeContent } from '@lode/testkit';
-import { createLocalObjectHandler, LocalBlobStorage } from '../src/index.ts';
+import { LocalBlobStorage } from '../src/index.ts';
+import { servedLocalStorage } from './served-local-storage.ts';
 import { sealedHeader } from '../src/local-layout.ts';
 
 describe('local storage driver: presigned URLs served over HTTP', () => {
   let dir: string;
-  let server: Server;
   let storage: LocalBlobStorage;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'lode-local-'));
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    storage = new LocalBlobStorage({ dir, secret: 's'.repeat(40), publicUrl: `http://127.0.0.1:${port}` });
-    await storage.ensureReady();
-    const handle = createLocalObjectHandler(storage);
-    server.on('request', (req, res) => void handle(req, res));
+    ({ storage, dir, close } = await servedLocalStorage('lode-local-'));
   });
-  afterAll(async () => {
-    server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   let counter = 0;
   const presign = async (bytes: Buffer, expiresInSeconds = 60) => {
