@@ -27,8 +27,11 @@ export const transferActionSchema = z.object({
 });
 export type TransferAction = z.infer<typeof transferActionSchema>;
 
-/** Why an object cannot be transferred: not in the project's store, or the request's entry is not a valid object. */
-export const objectRefusalSchema = z.object({ reason: z.enum(['not_found', 'invalid']), message: z.string() });
+/**
+ * Why an object cannot be transferred: not in the project's store, the request's entry is not a
+ * valid object, or storing it would pass the project's quota.
+ */
+export const objectRefusalSchema = z.object({ reason: z.enum(['not_found', 'invalid', 'quota_exceeded']), message: z.string() });
 
 /**
  * One object's answer: nothing to do (an upload of content the project already holds), a download

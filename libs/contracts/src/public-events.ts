@@ -15,6 +15,7 @@ export const PUBLIC_EVENT_TYPES = [
   'branch.deleted',
   'plugin.published',
   'file.obliterated',
+  'quota.warning',
 ] as const;
 export const publicEventTypeSchema = z.enum(PUBLIC_EVENT_TYPES);
 export type PublicEventType = z.infer<typeof publicEventTypeSchema>;
@@ -63,6 +64,14 @@ export const fileObliteratedData = z.object({
   freedBytes: z.number().int().min(0),
   by: z.object({ userId: uuid, userName: z.string() }),
   obliteratedAt: z.string(),
+});
+
+/** The project's stored bytes reached 80 % of its quota: once per crossing (it must fall below again first). */
+export const quotaWarningData = z.object({
+  storedBytes: z.number().int().min(0),
+  quotaBytes: z.number().int().min(0),
+  quotaSource: z.enum(['operator', 'project']),
+  percent: z.number(),
 });
 
 /** The envelope every public event travels in; `data` depends on `type`. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract, defineRoute } from './contract.ts';
-import { actorSchema, byteSize, positiveVersion, uuid } from './common.ts';
+import { actorSchema, byteSize, positiveVersion, roleSchema, uuid } from './common.ts';
 import { MAX_COMMIT_ENTRIES, PROJECT_PATH, purgeSchema } from './commit.ts';
 import { defineEvent, type EventOf } from './event.ts';
 import { MAX_PATH_LENGTH } from './paths.ts';
@@ -213,3 +213,69 @@ export const fileObliterated = defineEvent(
   }),
 );
 export type FileObliterated = EventOf<typeof fileObliterated>;
+
+// ---- Quotas (docs/storage.md, Quotas): a limit on a project's stored bytes --------------------------
+
+/** Share of the quota past which the project gets one `quota.warning` event (until it falls below again). */
+export const QUOTA_WARNING_SHARE = 0.8;
+
+/** A quota to set, in bytes of storage; null removes it. */
+export const quotaBodySchema = z.object({ bytes: byteSize.nullable() });
+
+export const quotaReplySchema = z.object({
+  /** The quota that applies: the lower of the two below, null when neither is set. */
+  quota: effectiveQuotaSchema.nullable(),
+  /** The operator's, set through the admin API. */
+  operatorBytes: byteSize.nullable(),
+  /** The project's own, set by its org's owners and admins, never above the operator's. */
+  projectBytes: byteSize.nullable(),
+});
+export type QuotaReply = z.infer<typeof quotaReplySchema>;
+
+/** Who sets a quota: a key's role (only owners and admins may), or the operator through the admin API. */
+export const quotaSetterSchema = z.union([roleSchema, z.literal('operator')]);
+
+export const setQuota = defineContract(
+  'upload',
+  'set_quota',
+  z.object({ projectId: uuid, setter: quotaSetterSchema, bytes: byteSize.nullable() }),
+  quotaReplySchema,
+  {
+    method: 'put',
+    path: `${PROJECT_PATH}/quota`,
+    tag: STORAGE,
+    summary: "Set the project's own storage quota (owners and admins), at most the operator's",
+    description: "Uploads that would pass the lower of the two quotas answer 507 `quota_exceeded` at initiate. `bytes: null` removes the project's own.",
+    auth: 'key',
+    write: true,
+    body: quotaBodySchema,
+    errors: [403],
+    request: ({ actor, body }) => ({ projectId: actor.projectId, setter: actor.role, bytes: body.bytes }),
+  },
+);
+
+export const adminSetQuota = defineRoute(setQuota, {
+  method: 'put',
+  path: `${ADMIN_PROJECT_PATH}/quota`,
+  tag: 'Admin',
+  summary: "Set a project's storage quota (the most its owners may set)",
+  auth: 'admin',
+  notFound: { projectId: 'Project' },
+  body: quotaBodySchema,
+  request: ({ params, body }) => ({ projectId: params.projectId ?? '', setter: 'operator' as const, bytes: body.bytes }),
+});
+
+/** The project's stored bytes reached 80 % of its quota. Goes out through the upload service's outbox. */
+export const quotaWarning = defineEvent(
+  'quota.warning',
+  z.object({
+    projectId: uuid,
+    storedBytes: byteSize,
+    quotaBytes: byteSize,
+    quotaSource: quotaSourceSchema,
+    /** storedBytes as a percentage of quotaBytes, one decimal. */
+    percent: z.number(),
+    at: z.string(),
+  }),
+);
+export type QuotaWarning = EventOf<typeof quotaWarning>;

@@ -26,6 +26,7 @@ export const errorCodes = [
   'upload_incomplete',
   'content_mismatch',
   'version_purged',
+  'quota_exceeded',
   'file_locked',
   'version_not_confirmed',
   'stale_version',
@@ -120,6 +121,17 @@ export const errors = {
   versionPurged: (version: number, purgedAt: string) =>
     new AppError('version_purged', `Version ${version} of this file was obliterated (${purgedAt}); its content is no longer available`, { purgedAt }),
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
+  /**
+   * An upload that would take the project's stored bytes past its quota. `usedBytes` counts what the
+   * project stores now plus what the same request takes before this entry; confirms of uploads
+   * already initiated still go through, so a commit never half-succeeds because of it.
+   */
+  quotaExceeded: (usedBytes: number, requestedBytes: number, quotaBytes: number, quotaSource: string) =>
+    new AppError(
+      'quota_exceeded',
+      `Storing ${requestedBytes} more bytes would pass the project's quota: ${usedBytes} of ${quotaBytes} bytes are used (${quotaSource} quota)`,
+      { usedBytes, requestedBytes, quotaBytes, quotaSource },
+    ),
   rateLimited: (retryAfterSeconds: number) => new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),
   /**
    * Live feeds are held open: one more than `max` per key (or session), or per user of the project

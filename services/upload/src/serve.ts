@@ -6,6 +6,7 @@ import type { PluginService } from './domain/plugin-service.ts';
 import type { LfsObjects } from './domain/lfs-objects.ts';
 import type { UsageService } from './domain/usage-service.ts';
 import type { Obliterator } from './domain/obliterator.ts';
+import type { QuotaService } from './domain/quota-service.ts';
 import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
 /** The domain objects the upload service's RPCs call, passed by name. */
@@ -16,11 +17,12 @@ export interface UploadDomain {
   lfsObjects: LfsObjects;
   usageService: UsageService;
   obliterator: Obliterator;
+  quotaService: QuotaService;
 }
 
 /** The upload service's table: each contract it answers and the domain call that answers it. */
 export function uploadRpcs(domain: UploadDomain): Rpc[] {
-  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator } = domain;
+  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator, quotaService } = domain;
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
@@ -38,6 +40,7 @@ export function uploadRpcs(domain: UploadDomain): Rpc[] {
     rpc(plugins.confirm, ({ actor, name, ...body }) => pluginService.confirm(actor, name, body)),
     rpc(storage.usage, (request) => usageService.usage(request)),
     rpc(storage.obliterate, (request) => obliterator.obliterate(request)),
+    rpc(storage.setQuota, (request) => quotaService.set(request)),
     rpc(storage.purgedVersions, async ({ projectId, fileIds, versions }) => ({ purges: await obliterator.purges(projectId, fileIds, versions) })),
   ];
 }

@@ -23,6 +23,8 @@ import { ObliterateRepository } from './repo/obliterate-repo.ts';
 import { Obliterator } from './domain/obliterator.ts';
 import { CollectableRepository } from './repo/collectable-repo.ts';
 import { ObjectCollector } from './domain/object-gc.ts';
+import { QuotaRepository } from './repo/quota-repo.ts';
+import { QuotaService } from './domain/quota-service.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -50,6 +52,8 @@ export interface RunningUploadService {
   objects: ObjectCollector;
   /** Storage usage: its fold, to run on demand, and the recount it must equal. */
   usage: UsageService;
+  /** Quotas: the warnings that follow a fold, to run on demand. */
+  quotas: QuotaService;
   /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
   /** Stops the periodic collector and the outbox relay, letting runs in progress finish. */
@@ -72,17 +76,19 @@ export async function startUploadService({
   await storage.ensureReady();
   const files = new FilesRepository();
   const multipart = new MultipartRepository();
-  const service = new UploadService({ db, files, multipart, storage });
+  const outbox = startOutbox({ db, events, logger, options: outboxOptions });
+  // Listing one key of an unknown project is the identity service's 404, as on the admin API's keys routes.
+  const assertProject = async (projectId: string) => void (await bus.call(identity.listKeys, { projectId, limit: 1 }));
+  const usageRows = new UsageRepository();
+  const quotas = new QuotaService({ db, quotas: new QuotaRepository(), usage: usageRows, assertProject, onWarned: () => outbox.relay.kick() });
+  const service = new UploadService({ db, files, multipart, storage, quotas });
   const plugins = new PluginsRepository();
   const lfsUploads = new LfsRepository();
   const collector = new ReservationCollector({ db, kinds: [files, plugins, lfsUploads], multipart, storage, logger }, { graceMs: gc?.graceMs ?? 0 });
-  const lfsObjects = new LfsObjects({ db, repo: lfsUploads, storage, verifier: new ObjectVerifier(storage) });
-  const outbox = startOutbox({ db, events, logger, options: outboxOptions });
+  const lfsObjects = new LfsObjects({ db, repo: lfsUploads, storage, verifier: new ObjectVerifier(storage), quotas });
   const pluginService = new PluginService({ db, plugins, storage, cursors: new CursorCodec(cursorSecret), onPublished: () => outbox.relay.kick() });
-  // Listing one key of an unknown project is the identity service's 404, as on the admin API's keys routes.
-  const assertProject = async (projectId: string) => void (await bus.call(identity.listKeys, { projectId, limit: 1 }));
   const collectable = new CollectableRepository();
-  const usage = new UsageService({ db, usage: new UsageRepository(), collectable, assertProject });
+  const usage = new UsageService({ db, usage: usageRows, collectable, assertProject, quotaOf: (projectId) => quotas.effective(projectId) });
   const objects = new ObjectCollector({ db, collectable, storage, logger }, { graceMs: gc?.graceMs ?? 0 });
   const obliterator = new Obliterator({
     db,
@@ -101,18 +107,27 @@ export async function startUploadService({
       lfsObjects,
       usageService: usage,
       obliterator,
+      quotaService: quotas,
     }),
   );
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
   // Beside the reservation collector, on its interval: objects whose marks are past the grace.
   const objectCollection = gc ? runPeriodically('object collection', gc.intervalMs, logger, () => objects.runOnce()) : undefined;
-  const fold = usageFoldIntervalMs === undefined ? undefined : runPeriodically('usage fold', usageFoldIntervalMs, logger, () => usage.fold());
+  // Quota warnings read the folded totals: each fold is followed by a look at the crossings.
+  const fold =
+    usageFoldIntervalMs === undefined
+      ? undefined
+      : runPeriodically('usage fold', usageFoldIntervalMs, logger, async () => {
+          await usage.fold();
+          await quotas.warnCrossings();
+        });
   const unobserve = [usage.observeGauges(), objects.observeGauges()];
   return {
     collector,
     objects,
     usage,
+    quotas,
     relay: outbox.relay,
     async stop() {
       for (const stopObserving of unobserve) stopObserving();

@@ -42,6 +42,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   nothing_to_merge: 422,
   empty_draft: 422,
   rate_limited: 429,
+  quota_exceeded: 507,
   too_many_feeds: 429,
   too_many_failed_attempts: 429,
   internal: 500,

@@ -155,9 +155,15 @@ function verifyAction(req: Request, publicUrl: string | undefined): VerifyAction
   return { href: `${publicOrigin(req, publicUrl)}${prefix}/objects/verify`, header };
 }
 
+/**
+ * The protocol's per-object error codes: 404 for an object the server does not hold, 422 for an
+ * invalid one, and 507 (insufficient storage, as git-lfs's batch API names it) past the project's quota.
+ */
+const LFS_REFUSAL_CODES: Record<NonNullable<lfs.BatchObject['refused']>['reason'], number> = { not_found: 404, invalid: 422, quota_exceeded: 507 };
+
 function toLfsObject(object: lfs.BatchObject, verify: VerifyAction): object {
   const { oid, size } = object;
-  if (object.refused) return { oid, size, error: { code: object.refused.reason === 'not_found' ? 404 : 422, message: object.refused.message } };
+  if (object.refused) return { oid, size, error: { code: LFS_REFUSAL_CODES[object.refused.reason], message: object.refused.message } };
   if (object.download) return { oid, size, authenticated: true, actions: { download: action(object.download) } };
   if (object.upload) {
     const upload = action(object.upload);

@@ -20,6 +20,7 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Internal error',
   503: 'Unavailable; retry after Retry-After seconds',
   504: 'No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds',
+  507: "Past the project's storage quota",
 };
 
 /** The codes the gateway's one status table (http/error-status.ts) maps to a status. */

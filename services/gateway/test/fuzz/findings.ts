@@ -32,6 +32,9 @@ export function problemOf(request: FuzzRequest, outcome: Outcome): string | unde
   // what the probe is for, and no input makes it. The processes' health after the run is checked apart.
   if (outcome.status === 503 && request.route.startsWith('GET /readyz')) return undefined;
   const code = errorBody(outcome.body)?.code;
+  // Past the project's storage quota (which a quota request of the fuzz may have set low) an upload
+  // is refused with 507 quota_exceeded: a refusal of the input, in the 5xx range by HTTP's choice.
+  if (outcome.status === 507 && code === 'quota_exceeded') return undefined;
   if (outcome.status >= 500) return `${outcome.status} ${code ?? snippet(outcome.body)}`;
   if (outcome.status >= 400 && request.method !== 'HEAD' && typeof code !== 'string') {
     return `${outcome.status} without a JSON {message, code} body: ${snippet(outcome.body) || '(empty)'}`;

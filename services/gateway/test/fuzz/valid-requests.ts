@@ -143,6 +143,7 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
   );
   const pluginVersion = fc.constantFrom('1.0.0', '1.10.0', '2.0.0-rc.1', '0.0.1+build.7', '1.0.0-alpha.beta.1');
   const imageUrl = optional(fc.constantFrom('https://example.com/a.png', 'http://cdn.example.com/x.jpg'));
+  const quotaBody = fc.record({ bytes: fc.oneof(fc.constant(null), fc.integer({ min: 2 ** 40, max: 2 ** 50 })) });
   const usageQuery = fc
     .record({ prefix: optional(fc.constantFrom('fuzz', 'fuzz/dir/', 'FUZZ/DIR/sub', 'fuzz/missing')), by: optional(fc.constant('extension')) })
     .map((query) => defined(query) as Record<string, string>);
@@ -316,6 +317,8 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       .map(({ name: plugin, ...body }) => request({ params: { ...project, name: plugin }, body })),
 
     getProjectsUsage: usageQuery.map((query) => request({ params: project, query })),
+    // Large enough not to stop the fuzz's uploads, or none; a mutated one may set a small one (507 then).
+    putProjectsQuota: quotaBody.map((body) => request({ params: project, body })),
     // Dry runs, and runs with a token the fuzz cannot have signed (403): the fuzz never obliterates its own files.
     postProjectsObliterate: fc
       .oneof(
@@ -428,6 +431,7 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       .tuple(adminId(f.admin.projectIds), webhookId)
       .map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
 
+    putAdminProjectsQuota: fc.tuple(adminId(f.admin.projectIds), quotaBody).map(([projectId, body]) => request({ params: { projectId }, body })),
     getAdminProjectsUsage: fc.tuple(adminId(f.admin.projectIds), usageQuery).map(([projectId, query]) => request({ params: { projectId }, query })),
 
     getOpenapiJson: fc.constant(request({})),

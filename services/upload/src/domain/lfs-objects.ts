@@ -7,6 +7,7 @@ import type { LfsRepository } from '../repo/lfs-repo.ts';
 import { checkLfsEntries, contentKey, type LfsObjectRef } from './lfs-entries.ts';
 import { uploadUrlTtlSeconds } from './initiate-entries.ts';
 import type { ObjectVerifier } from './stored-content.ts';
+import type { QuotaService } from './quota-service.ts';
 import { storageKeyFor } from './upload-service.ts';
 
 /** How long an LFS download action's URL is valid: as long as a Lode download link's. */
@@ -22,12 +23,14 @@ export class LfsObjects {
   readonly #repo: LfsRepository;
   readonly #storage: BlobStorage;
   readonly #verifier: ObjectVerifier;
+  readonly #quotas: QuotaService;
 
-  constructor(deps: { db: Database; repo: LfsRepository; storage: BlobStorage; verifier: ObjectVerifier }) {
+  constructor(deps: { db: Database; repo: LfsRepository; storage: BlobStorage; verifier: ObjectVerifier; quotas: QuotaService }) {
     this.#db = deps.db;
     this.#repo = deps.repo;
     this.#storage = deps.storage;
     this.#verifier = deps.verifier;
+    this.#quotas = deps.quotas;
   }
 
   async batch(actor: Actor, operation: lfs.LfsOperation, raw: readonly unknown[]): Promise<{ objects: lfs.BatchObject[] }> {
@@ -64,7 +67,13 @@ export class LfsObjects {
     // The push sends nothing for these, so its git history refers to them: they are never collected.
     await this.#repo.pinBlobs(this.#db, actor.projectId, held);
     const stored = new Set(held.map((b) => contentKey(b.sha256, b.size)));
-    const missing = new Map(refs.filter((ref) => !stored.has(contentKey(ref.oid, ref.size))).map((ref) => [contentKey(ref.oid, ref.size), ref]));
+    const lacking = new Map(refs.filter((ref) => !stored.has(contentKey(ref.oid, ref.size))).map((ref) => [contentKey(ref.oid, ref.size), ref]));
+    // Objects to store count against the project's quota, as a Lode upload's bytes do.
+    const refusals = await this.#quotas.refusals(
+      actor.projectId,
+      [...lacking.values()].map((ref) => ({ index: ref.index, sha256: ref.oid, size: ref.size })),
+    );
+    const missing = new Map([...lacking].filter(([, ref]) => !refusals.has(ref.index)));
     const now = Date.now();
     const opened =
       missing.size === 0
@@ -80,8 +89,11 @@ export class LfsObjects {
             }),
           );
     const keys = new Map(opened.map((row) => [contentKey(row.sha256, row.size), row.storage_key]));
+    const refusedContent = new Map([...lacking].flatMap(([content, ref]) => (refusals.has(ref.index) ? [[content, refusals.get(ref.index)!]] : [])));
     return Promise.all(
       refs.map(async ({ oid, size }): Promise<lfs.BatchObject> => {
+        const refusal = refusedContent.get(contentKey(oid, size));
+        if (refusal) return { oid, size, refused: { reason: 'quota_exceeded', message: refusal.message } };
         const key = keys.get(contentKey(oid, size));
         if (key === undefined) return { oid, size };
         const expiresInSeconds = uploadUrlTtlSeconds(size);

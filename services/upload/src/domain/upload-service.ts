@@ -9,6 +9,7 @@ import { uploadUrlTtlSeconds, validateEntries } from './initiate-entries.ts';
 import { BatchConfirmer, type ConfirmOutcome } from './batch-confirmer.ts';
 import type { ConfirmBody } from './confirm-entries.ts';
 import { MultipartUploads, type NewMultipartEntry } from './multipart-uploads.ts';
+import type { QuotaService } from './quota-service.ts';
 
 /** What initiating one file came to: an upload form (single PUT or parts), a dedup form, or a failure of that entry alone. */
 export type InitiateOutcome = upload.UploadForm | upload.MultipartForm | upload.DedupForm | { path: string; failure: AppError };
@@ -24,11 +25,13 @@ export class UploadService {
   readonly #storage: BlobStorage;
   readonly #confirmer: BatchConfirmer;
   readonly #multipart: MultipartUploads;
+  readonly #quotas: QuotaService;
 
-  constructor(deps: { db: Database; files: FilesRepository; multipart: MultipartRepository; storage: BlobStorage }) {
+  constructor(deps: { db: Database; files: FilesRepository; multipart: MultipartRepository; storage: BlobStorage; quotas: QuotaService }) {
     this.#db = deps.db;
     this.#files = deps.files;
     this.#storage = deps.storage;
+    this.#quotas = deps.quotas;
     this.#multipart = new MultipartUploads(deps);
     this.#confirmer = new BatchConfirmer({ ...deps, multipart: this.#multipart });
   }
@@ -43,7 +46,9 @@ export class UploadService {
 
   /**
    * One database round trip for the whole batch's reservations; each entry succeeds or fails on its
-   * own. A multipart entry that re-initiates its uploader's open reservation resumes it instead.
+   * own. A multipart entry that re-initiates its uploader's open reservation resumes it instead (its
+   * bytes were counted against the quota when it began); an entry whose bytes would pass the
+   * project's quota is refused.
    */
   async initiateBatch(actor: Actor, files: readonly unknown[]): Promise<InitiateOutcome[]> {
     const { valid: entries, invalid } = validateEntries(files);
@@ -51,7 +56,13 @@ export class UploadService {
     for (const entry of invalid) results[entry.index] = { path: entry.path, failure: entry.error };
     const resumed = await this.#multipart.resume(actor, entries);
     for (const [index, form] of resumed) results[index] = form;
-    const valid = entries.filter((entry) => !resumed.has(entry.index));
+    const fresh = entries.filter((entry) => !resumed.has(entry.index));
+    const refused = await this.#quotas.refusals(actor.projectId, fresh);
+    for (const entry of fresh) {
+      const failure = refused.get(entry.index);
+      if (failure) results[entry.index] = { path: entry.path, failure };
+    }
+    const valid = fresh.filter((entry) => !refused.has(entry.index));
     if (valid.length === 0) return results;
 
     const now = Date.now();

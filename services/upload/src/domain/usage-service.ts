@@ -20,12 +20,20 @@ export class UsageService {
   readonly #usage: UsageRepository;
   readonly #collectable: CollectableRepository;
   readonly #assertProject: (projectId: string) => Promise<void>;
+  readonly #quotaOf: (projectId: string) => Promise<storage.EffectiveQuota | null>;
 
-  constructor(deps: { db: Database; usage: UsageRepository; collectable: CollectableRepository; assertProject: (projectId: string) => Promise<void> }) {
+  constructor(deps: {
+    db: Database;
+    usage: UsageRepository;
+    collectable: CollectableRepository;
+    assertProject: (projectId: string) => Promise<void>;
+    quotaOf: (projectId: string) => Promise<storage.EffectiveQuota | null>;
+  }) {
     this.#db = deps.db;
     this.#usage = deps.usage;
     this.#collectable = deps.collectable;
     this.#assertProject = deps.assertProject;
+    this.#quotaOf = deps.quotaOf;
   }
 
   async usage(request: UsageRequest): Promise<storage.UsageReply> {
@@ -33,10 +41,11 @@ export class UsageService {
     const prefix = request.prefix === undefined ? null : prefixOf(request.prefix);
     // A key's project exists; the operator names any id, and an unknown one is 404, not zeros.
     if (request.operator) await this.#assertProject(projectId);
-    const [today, past, collectable, underPrefix, extensions] = await Promise.all([
+    const [today, past, collectable, quota, underPrefix, extensions] = await Promise.all([
       this.#usage.figures(this.#db, projectId),
       this.#usage.pastDays(this.#db, projectId, storage.USAGE_HISTORY_DAYS),
       this.#collectable.pending(this.#db, projectId),
+      this.#quotaOf(projectId),
       prefix === null ? undefined : this.#usage.underPrefix(this.#db, projectId, prefix.key),
       request.by === 'extension' ? this.#usage.byExtension(this.#db, projectId, prefix?.key ?? null, storage.MAX_USAGE_EXTENSIONS) : undefined,
     ]);
@@ -44,7 +53,7 @@ export class UsageService {
     return {
       projectId,
       ...figures,
-      quota: null,
+      quota,
       collectable,
       // Today's point is the figures as of now, folded or not.
       history: [...past, today],

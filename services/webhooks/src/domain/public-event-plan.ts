@@ -64,3 +64,9 @@ export function fromFileObliterated(event: storage.FileObliterated, internalId: 
   const { projectId, ...data } = event;
   return envelope(internalId, 'file.obliterated', projectId, event.obliteratedAt, data);
 }
+
+/** A project's stored bytes crossed 80 % of its quota. */
+export function fromQuotaWarning(event: storage.QuotaWarning, internalId: string): PublicEvent {
+  const { projectId, at, ...data } = event;
+  return envelope(internalId, 'quota.warning', projectId, at, data);
+}

@@ -1,7 +1,14 @@
 import { branches, commit, lock, plugins, storage } from '@lode/contracts';
 import type { EventConsumer, EventStream } from '@lode/bus';
 import type { EventRecorder } from '../domain/event-recorder.ts';
-import { fromBranchChanged, fromCommitCreated, fromFileObliterated, fromLocksChanged, fromPluginPublished } from '../domain/public-event-plan.ts';
+import {
+  fromBranchChanged,
+  fromCommitCreated,
+  fromFileObliterated,
+  fromLocksChanged,
+  fromPluginPublished,
+  fromQuotaWarning,
+} from '../domain/public-event-plan.ts';
 
 /**
  * The durable consumers that turn the services' internal events into the public catalogue, shared by
@@ -32,5 +39,6 @@ export async function consumeInternalEvents(events: EventStream, recorder: Event
       (event, meta) => recorder.record(fromFileObliterated(event, meta.id)),
       byProject,
     ),
+    events.consume(`${PUBLIC_EVENTS_CONSUMER}-quotas`, storage.quotaWarning, (event, meta) => recorder.record(fromQuotaWarning(event, meta.id)), byProject),
   ]);
 }
