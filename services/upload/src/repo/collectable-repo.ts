@@ -91,12 +91,17 @@ export class CollectableRepository {
    */
   async references(tx: Queryable, objects: readonly CollectableObject[]): Promise<ObjectReferences[]> {
     const { rows } = await tx.query<ObjectReferences>(
-      `SELECT o.storage_key AS "storageKey",
-              EXISTS (SELECT 1 FROM versions v WHERE v.storage_key = o.storage_key AND v.purged_at IS NULL AND v.project_id = o.project_id) AS live,
-              EXISTS (SELECT 1 FROM blobs b WHERE b.project_id = o.project_id AND b.sha256 = o.sha256 AND b.size = o.size
-                        AND b.storage_key = o.storage_key AND b.pinned) AS pinned,
-              EXISTS (SELECT 1 FROM uploads u WHERE u.storage_key = o.storage_key AND u.dedup) AS reserved
-       FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[]) AS o(project_id, sha256, size, storage_key)`,
+      `SELECT o.storage_key AS "storageKey", live.found IS NOT NULL AS live, pin.found IS NOT NULL AS pinned, reservation.found IS NOT NULL AS reserved
+       FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[]) AS o(project_id, sha256, size, storage_key)
+       -- LIMIT 1 probes: one index lookup per object, never a join over every version of the table.
+       LEFT JOIN LATERAL (
+         SELECT 1 AS found FROM versions v WHERE v.storage_key = o.storage_key AND v.purged_at IS NULL AND v.project_id = o.project_id LIMIT 1
+       ) live ON true
+       LEFT JOIN LATERAL (
+         SELECT 1 AS found FROM blobs b
+         WHERE b.project_id = o.project_id AND b.sha256 = o.sha256 AND b.size = o.size AND b.storage_key = o.storage_key AND b.pinned LIMIT 1
+       ) pin ON true
+       LEFT JOIN LATERAL (SELECT 1 AS found FROM uploads u WHERE u.storage_key = o.storage_key AND u.dedup LIMIT 1) reservation ON true`,
       [objects.map((o) => o.projectId), objects.map((o) => o.sha256), objects.map((o) => o.size), objects.map((o) => o.storageKey)],
     );
     return rows;

@@ -74,13 +74,15 @@ export class ObliterateRepository {
     if (objects.length === 0) return new Set();
     const { rows } = await q.query<{ storage_key: string }>(
       `SELECT o.storage_key FROM unnest($2::text[], $3::text[], $4::bigint[]) AS o(storage_key, sha256, size)
-       WHERE EXISTS (
-           SELECT 1 FROM versions v
-           WHERE v.storage_key = o.storage_key AND v.purged_at IS NULL AND v.project_id = $1 AND v.id <> ALL($5::uuid[])
-         )
-          OR EXISTS (
-           SELECT 1 FROM blobs b WHERE b.project_id = $1 AND b.sha256 = o.sha256 AND b.size = o.size AND b.storage_key = o.storage_key AND b.pinned
-         )`,
+       -- LIMIT 1 probes: one index lookup per object, never a join over every version of the table.
+       LEFT JOIN LATERAL (
+         SELECT 1 AS found FROM versions v
+         WHERE v.storage_key = o.storage_key AND v.purged_at IS NULL AND v.project_id = $1 AND v.id <> ALL($5::uuid[]) LIMIT 1
+       ) live ON true
+       LEFT JOIN LATERAL (
+         SELECT 1 AS found FROM blobs b WHERE b.project_id = $1 AND b.sha256 = o.sha256 AND b.size = o.size AND b.storage_key = o.storage_key AND b.pinned LIMIT 1
+       ) pin ON true
+       WHERE live.found IS NOT NULL OR pin.found IS NOT NULL`,
       [projectId, objects.map((o) => o.storageKey), objects.map((o) => o.sha256), objects.map((o) => o.size), excluding],
     );
     return new Set(rows.map((row) => row.storage_key));
