@@ -118,6 +118,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/projects/{projectId}/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a project's storage quota (the most its owners may set) */
+        put: operations["putAdminProjectsQuota"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's storage usage */
+        get: operations["getAdminProjectsUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/projects/{projectId}/webhooks": {
         parameters: {
             query?: never;
@@ -872,6 +906,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/obliterate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a file's versions for good (owners and admins): a dry run, then the run it confirms
+         * @description The versions stay in history as removed, their downloads answer 410 `version_purged`, and their objects are deleted by the collector once nothing else uses them.
+         */
+        post: operations["postProjectsObliterate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/overview": {
         parameters: {
             query?: never;
@@ -960,6 +1014,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the project's own storage quota (owners and admins), at most the operator's
+         * @description Uploads that would pass the lower of the two quotas answer 507 `quota_exceeded` at initiate. `bytes: null` removes the project's own.
+         */
+        put: operations["putProjectsQuota"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/restore": {
         parameters: {
             query?: never;
@@ -1008,6 +1082,26 @@ export interface paths {
          * @description One row per file listed (and, with includeRemoteOnly, per remote file not listed). Up to 10,000 files a request; larger workspaces are sent in the batches of one session.
          */
         post: operations["postProjectsSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's storage: logical and stored bytes, versions, objects, quota and 90 days of history
+         * @description Kept incrementally: answered from running totals, whatever the project size. `prefix` and `by=extension` add breakdowns read on request.
+         */
+        get: operations["getProjectsUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2959,6 +3053,377 @@ export interface operations {
             };
         };
     };
+    putAdminProjectsQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    bytes: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        quota: {
+                            bytes: number;
+                            /** @enum {string} */
+                            source: "operator" | "project";
+                        } | null;
+                        operatorBytes: number | null;
+                        projectBytes: number | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAdminProjectsUsage: {
+        parameters: {
+            query?: {
+                prefix?: string;
+                by?: "extension";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        logicalBytes: number;
+                        storedBytes: number;
+                        versions: number;
+                        objects: number;
+                        /** Format: uuid */
+                        projectId: string;
+                        quota: {
+                            bytes: number;
+                            /** @enum {string} */
+                            source: "operator" | "project";
+                        } | null;
+                        collectable: {
+                            objects: number;
+                            bytes: number;
+                        };
+                        history: {
+                            logicalBytes: number;
+                            storedBytes: number;
+                            versions: number;
+                            objects: number;
+                            /** @description UTC date, YYYY-MM-DD */
+                            day: string;
+                        }[];
+                        byPrefix?: {
+                            prefix: string;
+                            files: number;
+                            versions: number;
+                            logicalBytes: number;
+                            storedBytes: number;
+                            objects: number;
+                        };
+                        byExtension?: {
+                            extension: string;
+                            files: number;
+                            versions: number;
+                            logicalBytes: number;
+                            storedBytes: number;
+                            objects: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getAdminProjectsWebhooks: {
         parameters: {
             query?: never;
@@ -2981,7 +3446,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                             description: string;
                             disabled: boolean;
                             disabledReason: string | null;
@@ -3141,7 +3606,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                     /** @default  */
                     description?: string;
                 };
@@ -3158,7 +3623,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -3342,7 +3807,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -3663,7 +4128,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                     description?: string;
                     disabled?: boolean;
                     /** @constant */
@@ -3682,7 +4147,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -10106,9 +10571,11 @@ export interface operations {
                         } | {
                             fileId?: string;
                             path?: string;
+                            version?: number;
+                            purgedAt?: string;
                             error: string;
                             /** @enum {string} */
-                            code: "validation_failed" | "not_found" | "version_not_found" | "deleted";
+                            code: "validation_failed" | "not_found" | "version_not_found" | "deleted" | "version_purged";
                         })[];
                     };
                 };
@@ -11405,8 +11872,18 @@ export interface operations {
                             uploaderName: string;
                             /** Format: uuid */
                             commitId: string;
-                            downloadUrl: string;
+                            downloadUrl: string | null;
                             createdAt: string;
+                            purged: {
+                                at: string;
+                                by: {
+                                    /** Format: uuid */
+                                    userId: string;
+                                    userName: string;
+                                };
+                                /** @enum {string} */
+                                reason: "obliterate";
+                            } | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -13072,6 +13549,227 @@ export interface operations {
             };
         };
     };
+    postProjectsObliterate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    path?: string;
+                    /** Format: uuid */
+                    fileId?: string;
+                    version?: number;
+                    /** @default false */
+                    dryRun?: boolean;
+                    confirmToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dryRun: boolean;
+                        /** Format: uuid */
+                        obliterationId: string;
+                        /** Format: uuid */
+                        fileId: string;
+                        path: string;
+                        versions: {
+                            version: number;
+                            size: number;
+                            sha256: string;
+                            createdAt: string;
+                        }[];
+                        versionCount: number;
+                        versionsTruncated: boolean;
+                        logicalBytes: number;
+                        freedObjects: number;
+                        freedBytes: number;
+                        keptObjects: number;
+                        confirmToken: string | null;
+                        expiresAt: string | null;
+                        obliteratedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getProjectsOverview: {
         parameters: {
             query?: never;
@@ -14055,6 +14753,192 @@ export interface operations {
             };
         };
     };
+    putProjectsQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    bytes: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        quota: {
+                            bytes: number;
+                            /** @enum {string} */
+                            source: "operator" | "project";
+                        } | null;
+                        operatorBytes: number | null;
+                        projectBytes: number | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postProjectsRestore: {
         parameters: {
             query?: never;
@@ -14683,6 +15567,221 @@ export interface operations {
             };
         };
     };
+    getProjectsUsage: {
+        parameters: {
+            query?: {
+                prefix?: string;
+                by?: "extension";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        logicalBytes: number;
+                        storedBytes: number;
+                        versions: number;
+                        objects: number;
+                        /** Format: uuid */
+                        projectId: string;
+                        quota: {
+                            bytes: number;
+                            /** @enum {string} */
+                            source: "operator" | "project";
+                        } | null;
+                        collectable: {
+                            objects: number;
+                            bytes: number;
+                        };
+                        history: {
+                            logicalBytes: number;
+                            storedBytes: number;
+                            versions: number;
+                            objects: number;
+                            /** @description UTC date, YYYY-MM-DD */
+                            day: string;
+                        }[];
+                        byPrefix?: {
+                            prefix: string;
+                            files: number;
+                            versions: number;
+                            logicalBytes: number;
+                            storedBytes: number;
+                            objects: number;
+                        };
+                        byExtension?: {
+                            extension: string;
+                            files: number;
+                            versions: number;
+                            logicalBytes: number;
+                            storedBytes: number;
+                            objects: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getProjectsWebhooks: {
         parameters: {
             query?: never;
@@ -14705,7 +15804,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                             description: string;
                             disabled: boolean;
                             disabledReason: string | null;
@@ -14880,7 +15979,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                     /** @default  */
                     description?: string;
                 };
@@ -14897,7 +15996,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -15096,7 +16195,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -15447,7 +16546,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                     description?: string;
                     disabled?: boolean;
                     /** @constant */
@@ -15466,7 +16565,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;

@@ -73,22 +73,28 @@ export function FilePage() {
             </Table.Td>
             <Table.Td>{formatTime(v.createdAt)}</Table.Td>
             <Table.Td>
-              <Group gap="xs" wrap="nowrap">
-                <Button component="a" href={v.downloadUrl} size="xs" variant="light" aria-label={`Download version ${v.version}`}>
-                  Download
-                </Button>
-                {i > 0 && (
-                  <Button
-                    size="xs"
-                    variant="default"
-                    onClick={() => restore.mutate(v.version)}
-                    loading={restore.isPending}
-                    aria-label={`Restore version ${v.version}`}
-                  >
-                    Restore
+              {v.purged ? (
+                <Badge color="gray" variant="light" title={`Removed by ${v.purged.by.userName}, ${formatTime(v.purged.at)} (${v.purged.reason})`}>
+                  removed ({v.purged.reason})
+                </Badge>
+              ) : (
+                <Group gap="xs" wrap="nowrap">
+                  <Button component="a" href={v.downloadUrl ?? undefined} size="xs" variant="light" aria-label={`Download version ${v.version}`}>
+                    Download
                   </Button>
-                )}
-              </Group>
+                  {i > 0 && (
+                    <Button
+                      size="xs"
+                      variant="default"
+                      onClick={() => restore.mutate(v.version)}
+                      loading={restore.isPending}
+                      aria-label={`Restore version ${v.version}`}
+                    >
+                      Restore
+                    </Button>
+                  )}
+                </Group>
+              )}
             </Table.Td>
           </Table.Tr>
         )}
