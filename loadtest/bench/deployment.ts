@@ -6,7 +6,7 @@ import path from 'node:path';
 import { freePort, Seeder, spawnService, TEST_NATS_URL, TEST_PG_URL, TEST_REDIS_URL, testS3Options, waitForReady, type ServiceProcess } from '@lode/testkit';
 import { startProcessStack } from '@lode/system/testing';
 import { embeddedDatabaseUrl } from '@lode/embedded/embedded-postgres';
-import { LocalBlobStorage, localStorageDir, S3BlobStorage } from '@lode/storage';
+import { LocalBlobStorage, localStorageDir, S3BlobStorage, type BlobStorage } from '@lode/storage';
 import { localBlobWriter, s3BlobWriter, type BlobWriter } from './blobs.ts';
 
 export type Mode = 'embedded' | 'nats' | 'external';
@@ -17,8 +17,11 @@ export interface Deployment {
   baseUrl: string;
   /** The admin API, for orgs, projects and keys. */
   seeder: Seeder;
-  /** Direct database and blob access for bulk seeding; absent when only the public APIs are reachable. */
-  direct?: { databaseUrl: string; blobs: BlobWriter };
+  /**
+   * Direct database and blob access for bulk seeding; absent when only the public APIs are reachable.
+   * `blobStorage` is the deployment's storage driver, for the collector's bare DELETE baseline.
+   */
+  direct?: { databaseUrl: string; blobs: BlobWriter; blobStorage: BlobStorage };
   storage: 'local disk' | 'S3 (Swift s3api)' | 'storage unknown';
   /** The servers the physical baselines are measured against: the deployment's own where it has them. */
   baselineTargets: { databaseUrl: string; natsUrl: string; redisUrl: string };
@@ -64,7 +67,7 @@ export async function startEmbedded(): Promise<Deployment> {
     mode: 'embedded',
     baseUrl,
     seeder: new Seeder(baseUrl, adminToken),
-    direct: { databaseUrl, blobs: localBlobWriter(local) },
+    direct: { databaseUrl, blobs: localBlobWriter(local), blobStorage: local },
     storage: 'local disk',
     baselineTargets: { databaseUrl, natsUrl: TEST_NATS_URL, redisUrl: TEST_REDIS_URL },
     processes: [{ name: 'embedded', pid: pidOf(child) }],
@@ -75,17 +78,20 @@ export async function startEmbedded(): Promise<Deployment> {
 /** One process per service on the machine's NATS, Postgres and Redis (the gateway's limiter), as deployed. */
 export async function startNats(storage: 'local' | 's3'): Promise<Deployment> {
   const stack = await startProcessStack({ storage, env: { LODE_SYNC_CATCH_UP_MS: SYNC_CATCH_UP_MS } });
-  const blobs =
-    storage === 's3'
-      ? s3BlobWriter(new S3BlobStorage(testS3Options(stack.env.S3_BUCKET)), stack.env.S3_BUCKET)
-      : localBlobWriter(
-          new LocalBlobStorage({ dir: localStorageDir(stack.env.LODE_DATA_DIR), secret: stack.env.LODE_STORAGE_SECRET, publicUrl: stack.baseUrl }),
-        );
+  let blobs: BlobWriter;
+  let blobStorage: BlobStorage;
+  if (storage === 's3') {
+    const s3 = new S3BlobStorage(testS3Options(stack.env.S3_BUCKET));
+    [blobs, blobStorage] = [s3BlobWriter(s3, stack.env.S3_BUCKET), s3];
+  } else {
+    const local = new LocalBlobStorage({ dir: localStorageDir(stack.env.LODE_DATA_DIR), secret: stack.env.LODE_STORAGE_SECRET, publicUrl: stack.baseUrl });
+    [blobs, blobStorage] = [localBlobWriter(local), local];
+  }
   return {
     mode: 'nats',
     baseUrl: stack.baseUrl,
     seeder: stack.seed,
-    direct: { databaseUrl: stack.databaseUrl, blobs },
+    direct: { databaseUrl: stack.databaseUrl, blobs, blobStorage },
     storage: storage === 's3' ? 'S3 (Swift s3api)' : 'local disk',
     baselineTargets: { databaseUrl: stack.databaseUrl, natsUrl: TEST_NATS_URL, redisUrl: TEST_REDIS_URL },
     processes: stack.all.map((p) => ({ name: p.name, pid: pidOf(p) })),

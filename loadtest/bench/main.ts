@@ -16,7 +16,8 @@
  *             push-memory, commit-1, commit-large, restore, download-urls, log-page, tree-page, sync,
  *             draft-commit, sdk-push, cli, large-file (1 GiB up as one PUT and in parts, down in 1
  *             and 4 ranges, against bare storage), git-lfs (the stock git-lfs client beside lode push and pull;
- *             LODE_BENCH_GIT_LFS_FILES, _FILE_KIB and _BIG_MIB set its files).
+ *             LODE_BENCH_GIT_LFS_FILES, _FILE_KIB and _BIG_MIB set its files), usage (GET /usage of a
+ *             1,000,000-version project), gc (the object collector against bare storage DELETEs).
  * --quick     a smoke run: small sizes, few rounds; its figures are not for quoting.
  * --json      writes {mode, baselines: {<name>: {p50Ms, p99Ms, opsPerSec}}, scenarios: [{name,
  *             opsPerSec, p50Ms, p99Ms, ratioToBaseline}]}; with --mode all, an array of one such

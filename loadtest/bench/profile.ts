@@ -19,6 +19,10 @@ export interface Profile {
   downloadUrls: Rounds & { entries: number };
   /** The tree page's project size and the log page's commit count. */
   browse: { files: number; commits: number };
+  /** The versions of the project whose usage is read (seeded in bulk, folded first). */
+  usage: { versions: number };
+  /** The project's versions, and the share of them an obliteration left collectable. */
+  gc: { versions: number; collectableShare: number };
 }
 
 const FULL: Profile = {
@@ -35,6 +39,8 @@ const FULL: Profile = {
   restore: { files: 1000, rounds: 15, warmup: 1, budgetMs: 60_000 },
   downloadUrls: { entries: 1000, rounds: 50, warmup: 5, budgetMs: 30_000 },
   browse: { files: 25_000, commits: 200 },
+  usage: { versions: 1_000_000 },
+  gc: { versions: 1_000_000, collectableShare: 0.1 },
 };
 
 /** A smoke run: every scenario end to end, quickly, with too few samples to quote. */
@@ -52,6 +58,8 @@ const QUICK: Profile = {
   restore: { files: 200, rounds: 2, warmup: 1 },
   downloadUrls: { entries: 1000, rounds: 5, warmup: 1 },
   browse: { files: 2500, commits: 60 },
+  usage: { versions: 100_000 },
+  gc: { versions: 100_000, collectableShare: 0.1 },
 };
 
 /**

@@ -9,6 +9,7 @@ import { largeFile } from './large-file.ts';
 import { restoreFiles } from './restore.ts';
 import type { Scenario } from './scenario.ts';
 import { listVersions, lockUnlock, validateKey } from './small-calls.ts';
+import { objectCollection, usageRead } from './storage.ts';
 import { syncProject } from './sync.ts';
 import { initiateBatch, push, pushMemory } from './uploads.ts';
 
@@ -33,6 +34,8 @@ export const SCENARIOS: readonly Scenario[] = [
   cliTransfers,
   largeFile,
   gitLfs,
+  usageRead,
+  objectCollection,
 ];
 
 export type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
