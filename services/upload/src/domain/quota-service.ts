@@ -60,12 +60,12 @@ export class QuotaService {
     let row: QuotaRow;
     if (setter === 'operator') {
       await this.#assertProject(projectId);
-      row = await this.#quotas.setOperator(this.#db, projectId, bytes);
+      row = await this.#quotas.set(this.#db, projectId, 'operator', bytes);
     } else {
       if (!managesOrg(setter)) throw errors.forbidden("Only org owners and admins may set the project's quota");
       const problem = projectQuotaProblem((await this.#quotas.limits(this.#db, projectId))?.operatorBytes ?? null, bytes);
       if (problem) throw problem;
-      row = await this.#quotas.setProject(this.#db, projectId, bytes);
+      row = await this.#quotas.set(this.#db, projectId, 'project', bytes);
     }
     this.#cache.delete(projectId);
     return { quota: effectiveQuota(row), ...row };

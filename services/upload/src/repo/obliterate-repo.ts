@@ -1,18 +1,9 @@
 import type { Queryable } from '@lode/db';
+import type { PlannedVersion } from '../domain/obliterate-plan.ts';
 
 export interface FileRow {
   id: string;
   path: string;
-}
-
-/** A live version an obliteration would purge. */
-export interface PlannedVersionRow {
-  id: string;
-  version: number;
-  size: number;
-  sha256: string;
-  storageKey: string;
-  createdAt: string;
 }
 
 export interface Purger {
@@ -45,8 +36,8 @@ export class ObliterateRepository {
   }
 
   /** The file's live versions (or the one named, if live), newest first. */
-  async liveVersions(q: Queryable, projectId: string, fileId: string, version: number | null): Promise<PlannedVersionRow[]> {
-    const { rows } = await q.query<PlannedVersionRow>(
+  async liveVersions(q: Queryable, projectId: string, fileId: string, version: number | null): Promise<PlannedVersion[]> {
+    const { rows } = await q.query<PlannedVersion>(
       `SELECT ${PLANNED} FROM versions
        WHERE project_id = $1 AND file_id = $2 AND ($3::int IS NULL OR version = $3) AND purged_at IS NULL
        ORDER BY version DESC`,
@@ -111,8 +102,8 @@ export class ObliterateRepository {
   }
 
   /** What an obliteration already purged (a retried run), newest first. */
-  async purgedBy(q: Queryable, projectId: string, purgeId: string): Promise<(PlannedVersionRow & { fileId: string; purgedAt: string })[]> {
-    const { rows } = await q.query<PlannedVersionRow & { fileId: string; purgedAt: string }>(
+  async purgedBy(q: Queryable, projectId: string, purgeId: string): Promise<(PlannedVersion & { fileId: string; purgedAt: string })[]> {
+    const { rows } = await q.query<PlannedVersion & { fileId: string; purgedAt: string }>(
       `SELECT ${PLANNED}, file_id AS "fileId", to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "purgedAt"
        FROM versions WHERE purge_id = $2 AND project_id = $1 ORDER BY version DESC`,
       [projectId, purgeId],

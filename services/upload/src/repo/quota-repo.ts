@@ -23,20 +23,12 @@ export class QuotaRepository {
     return rows[0];
   }
 
-  async setOperator(q: Queryable, projectId: string, bytes: number | null): Promise<QuotaRow> {
+  /** Sets the operator's quota or the project's own (null removes it), making the project's row if it has none. */
+  async set(q: Queryable, projectId: string, whose: 'operator' | 'project', bytes: number | null): Promise<QuotaRow> {
+    const column = whose === 'operator' ? 'operator_bytes' : 'project_bytes';
     const { rows } = await q.query<QuotaRow>(
-      `INSERT INTO project_quotas (project_id, operator_bytes) VALUES ($1, $2)
-       ON CONFLICT (project_id) DO UPDATE SET operator_bytes = excluded.operator_bytes, updated_at = now()
-       RETURNING ${LIMITS}`,
-      [projectId, bytes],
-    );
-    return rows[0];
-  }
-
-  async setProject(q: Queryable, projectId: string, bytes: number | null): Promise<QuotaRow> {
-    const { rows } = await q.query<QuotaRow>(
-      `INSERT INTO project_quotas (project_id, project_bytes) VALUES ($1, $2)
-       ON CONFLICT (project_id) DO UPDATE SET project_bytes = excluded.project_bytes, updated_at = now()
+      `INSERT INTO project_quotas (project_id, ${column}) VALUES ($1, $2)
+       ON CONFLICT (project_id) DO UPDATE SET ${column} = excluded.${column}, updated_at = now()
        RETURNING ${LIMITS}`,
       [projectId, bytes],
     );
