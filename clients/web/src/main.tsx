@@ -17,6 +17,7 @@ import { LocksPage } from './pages/Locks.tsx';
 import { KeysPage } from './pages/Keys.tsx';
 import { MembersPage } from './pages/Members.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
+import { StoragePage } from './pages/Storage.tsx';
 
 /**
  * An ended or idle-expired session makes every call answer 401: asking again who is signed in then
@@ -52,6 +53,7 @@ const router = createBrowserRouter([
           { path: 'commits/:commitId', element: <CommitPage /> },
           { path: 'branches', element: <BranchesPage /> },
           { path: 'locks', element: <LocksPage /> },
+          { path: 'storage', element: <StoragePage /> },
           { path: 'keys', element: <KeysPage /> },
           { path: 'members', element: <MembersPage /> },
           { path: 'settings', element: <SettingsPage /> },

@@ -51,3 +51,9 @@ export interface MergeConflict {
   baseVersion: number | null;
 }
 export type Webhook = ReplyOf<'/api/v1/projects/{projectId}/webhooks', 'get'>['data'][number];
+/** GET /usage: the project's storage figures, its quota, 90 days of history and, asked for, the breakdown by extension. */
+export type UsageReply = ReplyOf<'/api/v1/projects/{projectId}/usage', 'get'>;
+export type UsageDay = UsageReply['history'][number];
+export type Quota = NonNullable<UsageReply['quota']>;
+/** PUT /quota: the quota that applies, the operator's and the project's own. */
+export type QuotaReply = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;

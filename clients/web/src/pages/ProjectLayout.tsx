@@ -11,6 +11,7 @@ const TABS = [
   ['commits', 'Commits'],
   ['branches', 'Branches'],
   ['locks', 'Locks'],
+  ['storage', 'Storage'],
   ['keys', 'API keys'],
   ['members', 'Members'],
   ['settings', 'Settings'],
@@ -19,7 +20,7 @@ const TABS = [
 export interface ProjectContext {
   projectId: string;
   overview: ProjectOverview;
-  /** Owners and admins manage keys, members, settings and may force locks. */
+  /** Owners and admins manage keys, members, settings and the storage quota, and may force locks. */
   manages: boolean;
   /** The project's API base path. */
   base: string;
