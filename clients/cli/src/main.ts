@@ -5,6 +5,7 @@ import { historyCommands } from './commands/history.ts';
 import { lockCommands } from './commands/locks.ts';
 import { lsCommands } from './commands/ls.ts';
 import { sessionCommands } from './commands/session.ts';
+import { storageCommands } from './commands/storage.ts';
 import { syncCommands } from './commands/sync.ts';
 import { CliError, EXIT } from './failure.ts';
 import { Output } from './output.ts';
@@ -39,6 +40,7 @@ lockCommands(program);
 historyCommands(program);
 lsCommands(program);
 branchCommands(program);
+storageCommands(program);
 adminCommands(program);
 // Every command takes the global options too, since positional options leave `lode push --json` to `push`.
 for (const command of [program, ...descendants(program)])

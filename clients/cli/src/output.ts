@@ -44,3 +44,8 @@ export function formatBytes(bytes: number): string {
   }
   return `${unit === 0 ? Math.round(value) : value.toFixed(1)} ${UNITS[unit]}`;
 }
+
+/** Stored bytes as a percentage of a quota, one decimal ("82.5"); a zero quota is full. */
+export function percentUsed(storedBytes: number, quotaBytes: number): string {
+  return quotaBytes === 0 ? '100.0' : ((storedBytes / quotaBytes) * 100).toFixed(1);
+}

@@ -1,6 +1,6 @@
 import { rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_MULTIPART_THRESHOLD, downloadFiles, isResumablePartial, rangeSizeFor, resumablePaths } from '@lode/sdk';
+import { DEFAULT_MULTIPART_THRESHOLD, downloadFiles, isResumablePartial, rangeSizeFor, resumablePaths, type FileFailure } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
 import { plural } from './output.ts';
@@ -89,7 +89,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   await workspace.save();
   if (result.failures.length > 0) {
     throw new CliError(
-      `${plural(result.failures.length, 'file')} could not be downloaded (pull again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`,
+      `${plural(result.failures.length, 'file')} could not be downloaded (pull again to retry):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}${purgedHint(result.failures)}`,
       {
         code: 'download_failed',
         details: { failures: result.failures },
@@ -159,4 +159,11 @@ async function removeStale(partials: readonly string[], keep: ReadonlySet<string
     }
   }
   return removed;
+}
+
+/** An obliterated version never comes back: retrying cannot help, a new commit of the file can. */
+function purgedHint(failures: readonly FileFailure[]): string {
+  const purged = failures.filter((f) => f.code === 'version_purged');
+  if (purged.length === 0) return '';
+  return `\n${purged.length === 1 ? `The version of ${purged[0].path} was` : `${purged.length} of these versions were`} obliterated by an org owner or admin and can no longer be downloaded (\`lode history ${purged[0].path}\` shows who removed it, when and why): commit a new version of the file, or delete it and push, to move on.`;
 }

@@ -9,10 +9,12 @@ import {
   type CommitCreated,
   type CommitEntry,
   type ContentDigest,
+  type FileFailure,
+  type Usage,
 } from '@lode/sdk';
 import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
-import { plural } from './output.ts';
+import { formatBytes, percentUsed, plural } from './output.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
 import { branchExists, inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
@@ -122,9 +124,10 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
     progress.stop();
   }
   if (result.failures.length > 0) {
+    const quota = await quotaReached(ctx, result.failures);
     throw new CliError(
-      `${plural(result.failures.length, 'file')} could not be uploaded (nothing was committed; run the push again to retry them):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}`,
-      { code: 'upload_failed', details: { failures: result.failures } },
+      `${plural(result.failures.length, 'file')} could not be uploaded (nothing was committed; run the push again to retry them):\n${result.failures.map((f) => `  ${f.path}: ${f.message}`).join('\n')}${quota ? `\n${quota.line}` : ''}`,
+      { code: quota ? 'quota_exceeded' : 'upload_failed', details: { failures: result.failures, ...(quota ? { usage: quota.usage } : {}) } },
     );
   }
   const uploaded = [...reused, ...result.done];
@@ -145,6 +148,23 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   report.partsUploaded = sent.reduce((sum, d) => sum + (d.parts?.uploaded ?? 0), 0);
   report.partsResumed = sent.reduce((sum, d) => sum + (d.parts?.resumed ?? 0), 0);
   return report;
+}
+
+/**
+ * Uploads refused by the project's storage quota: one line naming what is used of it, read from
+ * usage (an initiate-batch entry carries only its message), so the user sees that retrying cannot help.
+ */
+async function quotaReached(ctx: Context, failures: readonly FileFailure[]): Promise<{ line: string; usage: Usage | null } | null> {
+  const refused = failures.filter((f) => f.code === 'quota_exceeded');
+  if (refused.length === 0) return null;
+  const usage = await ctx.client.usage({}, { signal: ctx.signal }).catch(() => null);
+  const used = usage?.quota
+    ? `${formatBytes(usage.storedBytes)} of its ${formatBytes(usage.quota.bytes)} ${usage.quota.source} quota are used (${percentUsed(usage.storedBytes, usage.quota.bytes)} %)`
+    : 'its quota is used up';
+  return {
+    usage,
+    line: `The project's storage quota is reached: ${used}, and ${plural(refused.length, 'file')} would pass it. Free space with \`lode obliterate PATH\` (\`lode usage --by-extension\` shows what takes it), or ask an org owner or admin to raise the quota, then push again.`,
+  };
 }
 
 /** How many parts a file goes in (0: one PUT), as the SDK decides it: from its digest's parts, or from the threshold. */

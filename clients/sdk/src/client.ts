@@ -24,6 +24,10 @@ import type {
   LockResponse,
   MergeRequest,
   MultipartForm,
+  ObliterateBody,
+  ObliterateMode,
+  ObliterateTarget,
+  Obliteration,
   Page,
   PageQuery,
   Plugin,
@@ -31,12 +35,14 @@ import type {
   PluginPublish,
   PluginUploadForm,
   PluginVersion,
+  QuotaSettings,
   RestoreResponse,
   SyncRequest,
   SyncResponse,
   TreeFile,
   UnlockResponse,
   UploadForm,
+  Usage,
   Webhook,
   WebhookChanges,
   WebhookCreate,
@@ -244,6 +250,32 @@ export class LodeClient {
   /** Sends it a `webhook.ping` event, delivered and logged like any other. */
   pingWebhook(webhookId: string, options: Signal = {}): Promise<{ eventId: string }> {
     return this.#project('POST', `/webhooks/${encodeURIComponent(webhookId)}/ping`, undefined, options);
+  }
+
+  /**
+   * The project's storage: logical bytes (every live version) against stored bytes (distinct
+   * objects), the quota, what the collector will free, 90 days of history. `prefix` adds the
+   * breakdown of a folder or file, `byExtension` the largest extensions (within `prefix` when given).
+   */
+  usage(query: { prefix?: string; byExtension?: boolean } = {}, options: Signal = {}): Promise<Usage> {
+    const params = { prefix: query.prefix, by: query.byExtension ? 'extension' : undefined };
+    return this.#project('GET', '/usage', undefined, { ...options, query: params });
+  }
+
+  /**
+   * Removes a file's versions for good (org owners and admins), in two steps: `{ dryRun: true }`
+   * answers the plan and its `confirmToken`; the same target with `{ confirmToken }` runs it. A run
+   * whose versions changed since its dry run, or whose token expired, is refused (409 conflict,
+   * `reason` plan_changed or expired): dry-run again.
+   */
+  obliterate(target: ObliterateTarget, mode: ObliterateMode, options: Signal = {}): Promise<Obliteration> {
+    const body: ObliterateBody = { ...target, ...mode };
+    return this.#project('POST', '/obliterate', body, options);
+  }
+
+  /** Sets the project's own storage quota in bytes, at most the operator's (org owners and admins); null removes it. */
+  setQuota(bytes: number | null, options: Signal = {}): Promise<QuotaSettings> {
+    return this.#project('PUT', '/quota', { bytes }, options);
   }
 
   /** The project's live feed: its events as they happen, reconnecting (with Last-Event-ID) when the connection drops. */

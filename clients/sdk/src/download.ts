@@ -50,7 +50,8 @@ export async function downloadFiles(
         const target = batch[index];
         const name = target.path ?? target.fileId ?? target.dest;
         if ('error' in result) {
-          failures.push({ path: name, code: result.code, message: result.error });
+          // A target named by file id alone is reported by the path the server found for it.
+          failures.push({ path: target.path ?? result.path ?? name, code: result.code, message: result.error });
           return;
         }
         const transfer = { retry: client.transport.retry, signal, onBytes: (bytes: number) => options.onProgress?.({ files: 0, bytes }) };

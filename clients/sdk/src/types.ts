@@ -126,3 +126,20 @@ export type WebhookWithSecret = ReplyOf<'/api/v1/projects/{projectId}/webhooks',
 export type WebhookCreate = BodyOf<'/api/v1/projects/{projectId}/webhooks', 'post'>;
 export type WebhookChanges = BodyOf<'/api/v1/projects/{projectId}/webhooks/{webhookId}', 'patch'>;
 export type WebhookDelivery = ReplyOf<'/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', 'get'>['data'][number];
+
+/** A project's storage (docs/api.md, Storage usage): logical vs stored bytes, quota, 90 days of history, optional breakdowns. */
+export type Usage = ReplyOf<'/api/v1/projects/{projectId}/usage', 'get'>;
+export type UsageQuery = QueryOf<'/api/v1/projects/{projectId}/usage', 'get'>;
+export type ExtensionUsage = NonNullable<Usage['byExtension']>[number];
+
+export type ObliterateBody = BodyOf<'/api/v1/projects/{projectId}/obliterate', 'post'>;
+/** What to obliterate: every version of the file at a path (any letter case) or of a file id, or one version of a file id. */
+export type ObliterateTarget = { path: string } | { fileId: string; version?: number };
+/** A dry run (the plan and its `confirmToken`), or the run that token confirms. */
+export type ObliterateMode = { dryRun: true } | { confirmToken: string };
+/** The plan of a dry run, or what a run removed (`obliteratedAt` set). */
+export type Obliteration = ReplyOf<'/api/v1/projects/{projectId}/obliterate', 'post'>;
+export type PlannedVersion = Obliteration['versions'][number];
+
+/** The quota that applies, the operator's and the project's own. */
+export type QuotaSettings = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;

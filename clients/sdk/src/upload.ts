@@ -10,7 +10,10 @@ import { initiateBatches } from './upload-plan.ts';
 
 /** initiate-batch and confirm-batch take at most this many entries. */
 export const MAX_BATCH = 1000;
-/** A confirm lost to a teammate's upload of the same version is initiated again, at most this often. */
+/**
+ * A confirm lost to a teammate's upload of the same version, or a dedup whose content was collected
+ * before its confirm, is initiated again, at most this often.
+ */
 const CONFLICT_ROUNDS = 3;
 
 export interface LocalFile {
@@ -202,7 +205,9 @@ async function uploadRound(
           dedup,
           ...(parts ? { parts } : {}),
         });
-      else if (result.code === 'version_conflict') outcome.conflicted.push(file);
+      // Another round initiates it again: a version a teammate's upload took gets the next number, and
+      // content the collector deleted between the dedup's initiate and its confirm is uploaded.
+      else if (result.code === 'version_conflict' || (dedup && result.code === 'not_found')) outcome.conflicted.push(file);
       else outcome.failures.push({ path: file.path, code: result.code, message: result.error });
     });
     outcome.done.push(...confirmed);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { allPages, downloadFiles, LodeApiError, type LodeClient, type RestoreResponse } from '@lode/sdk';
+import { allPages, downloadFiles, LodeApiError, type FileVersion, type LodeClient, type RestoreResponse } from '@lode/sdk';
 import { CliError, EXIT, refusedInput } from '../failure.ts';
 import { formatBytes, plural } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
@@ -47,9 +47,7 @@ export function historyCommands(program: Command): void {
           workspace && workspace.state.branch !== 'main' ? ` (this workspace is on ${workspace.state.branch}; history lists main's versions)` : '';
         out.result({ ...named, ...page }, () => [
           `${named.path} on main${onBranch}`,
-          ...(page.data.length === 0
-            ? ['  no version on main']
-            : page.data.map((v) => `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`)),
+          ...(page.data.length === 0 ? ['  no version on main'] : page.data.map(versionLine)),
         ]);
       }),
     );
@@ -122,6 +120,12 @@ export function historyCommands(program: Command): void {
         }
       }),
     );
+}
+
+/** One version; an obliterated one reads as removed, with who removed it, when and why (its bytes are gone). */
+export function versionLine(v: FileVersion): string {
+  const line = `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`;
+  return v.purged ? `${line}  [removed ${v.purged.at} by ${v.purged.by.userName}: ${v.purged.reason}]` : line;
 }
 
 /**
