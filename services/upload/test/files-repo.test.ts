@@ -1,35 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database, migrate } from '@lode/db';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '@lode/errors';
-import { createTestDatabase, type TestDatabase } from '@lode/testkit';
 import { watchProcessErrors } from '@lode/testkit/process-errors';
-import { UPLOAD_SCHEMA, uploadMigrations } from '@lode/upload';
+import { UPLOAD_SCHEMA } from '@lode/upload';
 import { FilesRepository } from '../src/repo/files-repo.ts';
-
-/** A database of its own with the upload schema, for the describe that calls it; `db` and `url` once it is up. */
-function uploadDatabase(): { readonly db: Database; readonly url: string } {
-  let database: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = new Database({ connectionString: database.url, schema: UPLOAD_SCHEMA });
-    await migrate(db, uploadMigrations);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
-  });
-  return {
-    get db() {
-      return db;
-    },
-    get url() {
-      return database.url;
-    },
-  };
-}
+import { uploadDatabase } from './upload-database.ts';
 
 /** Past int4: the versions lookup fails in Postgres (22003), whatever the edge let through. */
 const BEYOND_INT4 = 2 ** 31;
