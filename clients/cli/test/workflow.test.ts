@@ -525,6 +525,8 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
         if (d.toString().includes('pull: 1 file,')) pulling.kill('SIGINT');
       });
       const stopped = await result;
+      // On a machine slow to deliver the signal the pull may have finished first: nothing was interrupted then.
+      if (stopped.code === 0) return expectSameTree(a, b);
       expect(stopped.code).toBe(1);
       expect(stopped.stderr).toContain('Interrupted (Ctrl-C). No file was left half-written.');
       // The folder the download was to land in may exist by then; no file may, whole or partial.
