@@ -409,9 +409,14 @@ export class FilesRepository {
   async insertRestoreVersions(tx: Queryable, r: NewRestoreVersions): Promise<{ fileId: string; version: number }[]> {
     const { rows } = await tx.query<{ fileId: string; version: number }>(
       `WITH source AS (
+         -- One index probe per target (LATERAL … LIMIT 1): statistics gone stale after a large push
+         -- cannot turn the lookup into a scan of the project's versions for every target.
          SELECT v.file_id, v.sha256, v.size, v.storage_key
          FROM unnest($2::uuid[], $3::int[]) AS t(file_id, to_version)
-         JOIN versions v ON v.file_id = t.file_id AND v.version = t.to_version AND v.project_id = $1 AND v.purged_at IS NULL
+         CROSS JOIN LATERAL (
+           SELECT file_id, sha256, size, storage_key FROM versions
+           WHERE file_id = t.file_id AND version = t.to_version AND project_id = $1 AND purged_at IS NULL LIMIT 1
+         ) v
        ),
        bumped AS (
          UPDATE files f SET tip_version = f.tip_version + 1 FROM source s
