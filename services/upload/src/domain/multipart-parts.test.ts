@@ -27,9 +27,10 @@ describe('multipart rules', () => {
       { partNumber: 3, size: MiB, etag: '"00000000000000000000000000000000"' },
       { partNumber: 4, size: 1, etag: etagOf(md5) },
     ];
-    const { held, lacking } = matchParts(promised, stored);
+    const { held, lacking, missing } = matchParts(promised, stored);
     expect(held.map((p) => p.partNumber)).toEqual([1]);
     expect(lacking).toEqual([2, 3]);
+    expect(missing).toEqual([2]);
   });
 
   it('names a few parts and counts the rest', () => {

@@ -38,19 +38,26 @@ const sameEtag = (a: string, b: string) => a.replace(/"/g, '').toLowerCase() ===
 
 /**
  * The promised parts the store holds as promised (its size and ETag), and the numbers of the
- * others: missing, or held with other bytes (a store that checks each part's signed MD5 never
- * holds those, but one that does not might).
+ * others (`lacking`): not held at all (also in `missing`), or held with other bytes (a store that
+ * checks each part's signed MD5 never holds those, but one that does not might).
  */
-export function matchParts(promised: readonly PromisedPart[], stored: readonly upload.StoredPart[]): { held: upload.StoredPart[]; lacking: number[] } {
+export function matchParts(
+  promised: readonly PromisedPart[],
+  stored: readonly upload.StoredPart[],
+): { held: upload.StoredPart[]; lacking: number[]; missing: number[] } {
   const byNumber = new Map(stored.map((part) => [part.partNumber, part]));
   const held: upload.StoredPart[] = [];
   const lacking: number[] = [];
+  const missing: number[] = [];
   for (const part of promised) {
     const found = byNumber.get(part.partNumber);
     if (found && found.size === part.size && sameEtag(found.etag, part.etag)) held.push(found);
-    else lacking.push(part.partNumber);
+    else {
+      lacking.push(part.partNumber);
+      if (!found) missing.push(part.partNumber);
+    }
   }
-  return { held, lacking };
+  return { held, lacking, missing };
 }
 
 /** "parts 3, 7 and 9" for a message, the first few of many. */

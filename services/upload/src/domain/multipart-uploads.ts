@@ -117,8 +117,7 @@ export class MultipartUploads {
       const stored = await this.#storage.listParts(reservation.storage_key, promise.uploadId);
       if (!stored) return undefined;
       const expected = promisedParts(reservation.size, promise.partSize, promise.partMd5s);
-      const { held, lacking } = matchParts(expected, stored);
-      const missing = lacking.filter((n) => !stored.some((part) => part.partNumber === n));
+      const { held, lacking, missing } = matchParts(expected, stored);
       if (missing.length > 0) return errors.uploadIncomplete(`The store does not hold ${partList(missing)} yet`);
       if (lacking.length > 0) return errors.contentMismatch(`The store holds other bytes for ${partList(lacking)} than were promised at initiate`);
       await this.#storage.completeMultipart(reservation.storage_key, promise.uploadId, held);
