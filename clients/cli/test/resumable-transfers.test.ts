@@ -168,7 +168,9 @@ describe.each(['local', 's3'] as const)('large files through the CLI, resumably 
     expect(after.upload - before.upload).toBeLessThan(size / 4);
   }, 900_000);
 
-  it.runIf(storageDriver === 'local')(
+  // Above 5 GiB only byte offsets past 32 bits are new, while moving 6 GiB four times over holds the
+  // disk for long: it runs on request (LODE_HUGE_FILE_TEST=1), not in every `npm test`.
+  it.runIf(storageDriver === 'local' && process.env.LODE_HUGE_FILE_TEST === '1')(
     'moves a 6 GiB file, above the single PUT limit, up and back byte for byte',
     async () => {
       const size = 6 * GiB + 12345;
