@@ -161,6 +161,24 @@ describe.each(['local', 's3'] as const)('obliterate (%s storage)', (storageDrive
     // Nothing left to remove at that version: the dry run has no token to give.
     expect((await obliterate(owner, { fileId: a2.fileId, version: 1, dryRun: true })).body).toMatchObject({ versionCount: 0, confirmToken: null });
   });
+
+  it('refuses to commit a draft that staged a version obliterated since, and keeps the draft', async () => {
+    const kept = await owner.push('Maps/keep.bin', randomBytes(50));
+    const secret = await owner.push('Maps/secret.bin', randomBytes(60));
+    const drafts = owner.url('/drafts');
+    const draft = await owner.api.post(drafts, { message: 'import' });
+    expect(draft.status).toBe(201);
+    const fileVersions = [kept, secret].map((f) => ({ fileId: f.fileId, version: f.version, action: 'add' }));
+    expect((await owner.api.post(`${drafts}/${draft.body.id}/files`, { fileVersions })).status).toBe(200);
+
+    const dry = await obliterate(owner, { fileId: secret.fileId, dryRun: true });
+    expect((await obliterate(owner, { fileId: secret.fileId, confirmToken: dry.body.confirmToken })).status).toBe(200);
+
+    const refused = await owner.api.post(`${drafts}/${draft.body.id}/commit`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'version_not_confirmed', entries: [{ fileId: secret.fileId, version: secret.version }] });
+    expect((await owner.api.get(`${drafts}/${draft.body.id}`)).body).toMatchObject({ id: draft.body.id, fileCount: 2 });
+  });
 });
 
 /** The plan digest a dry run's token signs (its position's fifth element). */

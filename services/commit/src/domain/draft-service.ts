@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { errors } from '@lode/errors';
-import { assertUniqueFileIds, upload, type Actor, type commit, type drafts } from '@lode/contracts';
+import { assertUniqueFileIds, storage, upload, type Actor, type commit, type drafts } from '@lode/contracts';
 import { MAIN_BRANCH, MAX_COMMIT_ENTRIES } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
 import type { Database } from '@lode/db';
@@ -83,7 +83,7 @@ export class DraftService {
       actor,
       { pages: this.#filePages(draftId), count: draft.fileCount },
       {
-        prepare: async () => undefined,
+        prepare: () => this.#refusePurged(actor.projectId, draftId),
         write: (tx) =>
           commitOnce(tx, idempotency, guard, async () => {
             const current = await repo.find(tx, actor, draftId, true);
@@ -114,6 +114,30 @@ export class DraftService {
     const draft = await this.#deps.drafts.find(this.#deps.db, actor, draftId);
     if (!draft) throw errors.notFound('Draft');
     return draft;
+  }
+
+  /**
+   * A version staged before it was obliterated must not become committed: the purge is the upload
+   * service's, so finalizing asks it about every staged version, a page at a time, and refuses the
+   * draft as a commit naming those versions is refused. The draft stays; unstage or restage them.
+   */
+  async #refusePurged(projectId: string, draftId: string): Promise<void> {
+    const { db, bus, drafts: repo } = this.#deps;
+    const purged: { fileId: string; version: number }[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await repo.versionPage(db, draftId, after, MAX_COMMIT_ENTRIES);
+      if (page.length === 0) break;
+      const { purges } = await bus.call(storage.purgedVersions, {
+        projectId,
+        fileIds: page.map((entry) => entry.fileId),
+        versions: page.map((entry) => entry.version),
+      });
+      purged.push(...page.filter((_, i) => purges[i] !== null));
+      if (page.length < MAX_COMMIT_ENTRIES) break;
+      after = page[page.length - 1].fileId;
+    }
+    if (purged.length > 0) throw errors.versionNotConfirmed(purged);
   }
 
   /** The draft's file ids, one fence request's worth at a time. */

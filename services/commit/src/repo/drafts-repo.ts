@@ -123,6 +123,16 @@ export class DraftsRepository {
     return rows.map((row) => row.fileId);
   }
 
+  /** Up to `limit` staged versions (deletes have none) after file `after`, in file id order. */
+  async versionPage(q: Queryable, draftId: string, after: string | undefined, limit: number): Promise<{ fileId: string; version: number }[]> {
+    const { rows } = await q.query<{ fileId: string; version: number }>(
+      `SELECT file_id AS "fileId", version FROM draft_entries
+       WHERE draft_id = $1 AND version IS NOT NULL AND ($2::uuid IS NULL OR file_id > $2) ORDER BY file_id LIMIT $3`,
+      [draftId, after ?? null, limit],
+    );
+    return rows;
+  }
+
   /** Deletes the owner's live draft and its entries; answers whether there was one. */
   async remove(q: Queryable, owner: DraftOwner, draftId: string): Promise<boolean> {
     const { rowCount } = await q.query('DELETE FROM drafts WHERE id = $1 AND project_id = $2 AND user_id = $3 AND expires_at > now()', [
