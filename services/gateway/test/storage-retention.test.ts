@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retention } from '@lode/contracts';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { StorageClient } from './storage-helpers.ts';
 
@@ -8,6 +9,7 @@ describe.each(['local', 's3'] as const)('retention (%s storage)', (storageDriver
   let owner: StorageClient;
   let member: StorageClient;
   let stranger: StorageClient;
+  const applied: retention.RetentionApplied[] = [];
   const setRules = (client: StorageClient, rules: unknown) => client.api.request('PUT', client.url('/retention'), { rules });
   const dryRun = (client: StorageClient) => client.api.post(client.url('/retention/dry-run'), {});
   const run = (client: StorageClient, confirmToken: string) => client.api.post(client.url('/retention/run'), { confirmToken });
@@ -18,6 +20,7 @@ describe.each(['local', 's3'] as const)('retention (%s storage)', (storageDriver
     owner = new StorageClient(stack, project);
     member = new StorageClient(stack, await stack.seed.member(project.orgId, project.projectId, 'member'));
     stranger = new StorageClient(stack, await stack.seed.project());
+    await stack.events.consume(`retention-test-${storageDriver}`, retention.retentionApplied, (event) => void applied.push(event), { deliverFrom: 'all' });
   });
   afterAll(async () => stack?.stop());
 
@@ -146,6 +149,20 @@ describe.each(['local', 's3'] as const)('retention (%s storage)', (storageDriver
       expect(purged).toMatchObject({ version: a1.version, code: 'version_purged' });
       expect(Buffer.from(await (await fetch(sharedCopy.downloadUrl)).arrayBuffer()).equals(shared)).toBe(true);
       expect(branchTip.downloadUrl).toEqual(expect.any(String));
+
+      // Each run's counts go out as an event, with who ran it (nobody for the periodic job).
+      await expect
+        .poll(() => applied.filter((e) => e.projectId === owner.project.projectId && e.trigger === mode), { timeout: 10_000 })
+        .toEqual([
+          expect.objectContaining({
+            versionCount: 3,
+            fileCount: 2,
+            logicalBytes: 300 + 30 + 12,
+            freedObjects: 2,
+            lockedFiles: 1,
+            by: mode === 'run' ? by : null,
+          }),
+        ]);
 
       const after = await owner.usageAndRecount();
       expect(after.usage).toEqual(after.recount);

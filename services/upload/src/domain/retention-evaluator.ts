@@ -39,8 +39,9 @@ export class RetentionEvaluator {
     this.#batchSize = options.batchSize;
   }
 
-  /** Every batch of the project, in order, as the rules stand at `asOfMs`. */
+  /** Every batch of the project, in order, as the rules stand at `asOfMs`; none without rules. */
   async *batches(projectId: string, rules: readonly CompiledRule[], asOfMs: number): AsyncGenerator<BatchPlan> {
+    if (rules.length === 0) return;
     let afterKey = '';
     for (;;) {
       const files = await this.#repo.fileBatch(this.#db, projectId, afterKey, null, this.#batchSize);
