@@ -20,7 +20,14 @@ describe.each(['local', 's3'] as const)('retention (%s storage)', (storageDriver
     owner = new StorageClient(stack, project);
     member = new StorageClient(stack, await stack.seed.member(project.orgId, project.projectId, 'member'));
     stranger = new StorageClient(stack, await stack.seed.project());
-    await stack.events.consume(`retention-test-${storageDriver}`, retention.retentionApplied, (event) => void applied.push(event), { deliverFrom: 'all' });
+    await stack.events.consume(
+      `retention-test-${storageDriver}`,
+      retention.retentionApplied,
+      async (event) => {
+        applied.push(event);
+      },
+      { deliverFrom: 'all' },
+    );
   });
   afterAll(async () => stack?.stop());
 
