@@ -2,9 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retention } from '@lode/contracts';
 import { startTestStack, type TestStack } from '@lode/system/testing';
+import { describeContent } from '@lode/testkit';
 import { StorageClient } from './storage-helpers.ts';
 
-describe.each(['local', 's3'] as const)('retention (%s storage)', (storageDriver) => {
+// Both storage drivers, and both buses: the commit and lock services answer retention over NATS too.
+describe.each([
+  { bus: 'local', storageDriver: 'local' },
+  { bus: 'nats', storageDriver: 's3' },
+] as const)('retention ($bus bus, $storageDriver storage)', ({ bus, storageDriver }) => {
   let stack: TestStack;
   let owner: StorageClient;
   let member: StorageClient;
@@ -15,7 +20,7 @@ describe.each(['local', 's3'] as const)('retention (%s storage)', (storageDriver
   const run = (client: StorageClient, confirmToken: string) => client.api.post(client.url('/retention/run'), { confirmToken });
 
   beforeAll(async () => {
-    stack = await startTestStack({ bus: 'local', storage: storageDriver });
+    stack = await startTestStack({ bus, storage: storageDriver });
     const project = await stack.seed.project();
     owner = new StorageClient(stack, project);
     member = new StorageClient(stack, await stack.seed.member(project.orgId, project.projectId, 'member'));
@@ -176,6 +181,26 @@ describe.each(['local', 's3'] as const)('retention (%s storage)', (storageDriver
       expect(after.usage).toMatchObject({ versions: before.versions - 3, logicalBytes: before.logicalBytes - (300 + 30 + 12) });
     },
   );
+
+  it("leave an open upload alone, even one that deduplicates against a removed version's content", async () => {
+    const content = randomBytes(64);
+    await owner.push('reserved/x.bin', content);
+    await owner.push('reserved/x.bin', randomBytes(65));
+    const initiated = await owner.api.post(owner.url('/files/upload/initiate'), { path: 'reserved/x.bin', ...describeContent(content) });
+    expect(initiated.body).toMatchObject({ dedup: true, version: 3 });
+    expect((await setRules(owner, [{ glob: 'reserved/**', keepLast: 1 }])).status).toBe(200);
+    const dry = await dryRun(owner);
+    expect(dry.body).toMatchObject({ versionCount: 1, versions: [expect.objectContaining({ version: 1 })] });
+    expect((await run(owner, dry.body.confirmToken)).status).toBe(200);
+    // The collector leaves the object a pending reservation names; the upload then confirms against it.
+    await stack.upload.objects.runOnce();
+    const { sha256, size } = describeContent(content);
+    const confirmed = await owner.api.post(owner.url('/files/upload/confirm'), { fileId: initiated.body.fileId, version: 3, sha256, size, dedup: true });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    await owner.commit([{ fileId: initiated.body.fileId, version: 3 }]);
+    const download = await owner.api.post(owner.url('/files/download-urls'), { files: [{ fileId: initiated.body.fileId, version: 3 }] });
+    expect(Buffer.from(await (await fetch(download.body.results[0].downloadUrl)).arrayBuffer()).equals(content)).toBe(true);
+  });
 
   it('refuse a run whose plan changed since the dry run', async () => {
     await owner.push('changed/x.bin', randomBytes(3));
