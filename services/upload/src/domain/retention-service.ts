@@ -90,7 +90,9 @@ export class RetentionService {
     const check = new PlanTally();
     for await (const batch of this.#evaluator.batches(projectId, rules, claims.asOfMs)) {
       check.add(batch.versions, new Set(), 0);
-      if (batch.versions.length > 0) planned.push({ ...batch, digest: planDigest(batch.versions.map((v) => v.id)) });
+      // Only each batch's range and digest are kept: a plan of millions of versions is never held whole.
+      const { afterKey, throughKey, versions } = batch;
+      if (versions.length > 0) planned.push({ afterKey, throughKey, digest: planDigest(versions.map((v) => v.id)) });
     }
     if (check.versionCount === 0 || check.digest !== claims.digest) throw planChanged(0);
     const runId = idOfPosition(retentionTokenPosition(claims));
