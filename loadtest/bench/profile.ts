@@ -23,6 +23,8 @@ export interface Profile {
   usage: { versions: number };
   /** The project's versions, and the share of them an obliteration left collectable. */
   gc: { versions: number; collectableShare: number };
+  /** The versions of the project whose retention rules are evaluated (a dry run). */
+  retention: { versions: number };
 }
 
 const FULL: Profile = {
@@ -41,6 +43,7 @@ const FULL: Profile = {
   browse: { files: 25_000, commits: 200 },
   usage: { versions: 1_000_000 },
   gc: { versions: 1_000_000, collectableShare: 0.1 },
+  retention: { versions: 1_000_000 },
 };
 
 /** A smoke run: every scenario end to end, quickly, with too few samples to quote. */
@@ -60,6 +63,7 @@ const QUICK: Profile = {
   browse: { files: 2500, commits: 60 },
   usage: { versions: 100_000 },
   gc: { versions: 100_000, collectableShare: 0.1 },
+  retention: { versions: 100_000 },
 };
 
 /**

@@ -36,6 +36,9 @@ import type {
   PluginUploadForm,
   PluginVersion,
   QuotaSettings,
+  RetentionPlan,
+  RetentionRule,
+  RetentionSettings,
   RestoreResponse,
   SyncRequest,
   SyncResponse,
@@ -276,6 +279,31 @@ export class LodeClient {
   /** Sets the project's own storage quota in bytes, at most the operator's (org owners and admins); null removes it. */
   setQuota(bytes: number | null, options: Signal = {}): Promise<QuotaSettings> {
     return this.#project('PUT', '/quota', { bytes }, options);
+  }
+
+  /** The project's retention rules (any member may read them). */
+  retention(options: Signal = {}): Promise<RetentionSettings> {
+    return this.#project('GET', '/retention', undefined, options);
+  }
+
+  /**
+   * Replaces the project's retention rules (org owners and admins); `[]` removes them. A version
+   * goes only when every rule matching its path lets it go; branch tips, versions a draft stages
+   * and locked files stay. The periodic job first applies new rules an interval after they are set.
+   */
+  setRetention(rules: readonly RetentionRule[], options: Signal = {}): Promise<RetentionSettings> {
+    return this.#project('PUT', '/retention', { rules }, options);
+  }
+
+  /**
+   * Applies the retention rules now, in two steps (org owners and admins): `{ dryRun: true }`
+   * answers what they remove and a `confirmToken`; `{ confirmToken }` removes exactly that, or is
+   * refused (409 conflict, `reason` plan_changed or expired): dry-run again.
+   */
+  applyRetention(mode: { dryRun: true } | { confirmToken: string }, options: Signal = {}): Promise<RetentionPlan> {
+    return 'dryRun' in mode
+      ? this.#project('POST', '/retention/dry-run', {}, options)
+      : this.#project('POST', '/retention/run', { confirmToken: mode.confirmToken }, options);
   }
 
   /** The project's live feed: its events as they happen, reconnecting (with Last-Event-ID) when the connection drops. */

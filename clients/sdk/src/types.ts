@@ -141,5 +141,12 @@ export type ObliterateMode = { dryRun: true } | { confirmToken: string };
 export type Obliteration = ReplyOf<'/api/v1/projects/{projectId}/obliterate', 'post'>;
 export type PlannedVersion = Obliteration['versions'][number];
 
+/** A project's retention rules, who set them and when the periodic job last applied them. */
+export type RetentionSettings = ReplyOf<'/api/v1/projects/{projectId}/retention', 'get'>;
+/** One rule: the versions of paths matching `glob` (any letter case) past the newest `keepLast` and older than `keepDays` go. */
+export type RetentionRule = RetentionSettings['rules'][number];
+/** What the rules remove now (a dry run, with its `confirmToken`), or what a run removed (`appliedAt` set). */
+export type RetentionPlan = ReplyOf<'/api/v1/projects/{projectId}/retention/dry-run', 'post'>;
+
 /** The quota that applies, the operator's and the project's own. */
 export type QuotaSettings = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;

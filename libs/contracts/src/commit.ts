@@ -144,11 +144,16 @@ export const create = defineContract(
   },
 );
 
-/** A purged version's record: when, by whom, and why (only obliteration, for now). */
+/**
+ * A purged version's record: when, by whom, and why. An obliteration names who ran it; retention
+ * names the rule (its glob) that removed the version, and who ran it, or null when the periodic job did.
+ */
 export const purgeSchema = z.object({
   at: z.string(),
-  by: z.object({ userId: uuid, userName: z.string() }),
-  reason: z.enum(['obliterate']),
+  by: z.object({ userId: uuid, userName: z.string() }).nullable(),
+  reason: z.enum(['obliterate', 'retention']),
+  /** The retention rule's glob, for a version retention removed. */
+  rule: z.string().optional(),
 });
 export type Purge = z.infer<typeof purgeSchema>;
 
@@ -422,3 +427,17 @@ export const stats = defineContract('commit', 'project_stats', z.object({ actor:
   auth: 'key',
   query: statsQuerySchema,
 });
+
+/** Versions a batch of files may be asked about at once, by retention. */
+export const MAX_PINNED_FILES = 1000;
+
+/**
+ * Which versions of these files something on the commit side still needs: any branch's tip (a
+ * deleted file's last version included) and any version a draft stages. Retention never removes them.
+ */
+export const pinnedVersions = defineContract(
+  'commit',
+  'pinned_versions',
+  z.object({ projectId: uuid, fileIds: uuidList(MAX_PINNED_FILES) }),
+  z.object({ versions: z.array(z.object({ fileId: uuid, version: positiveVersion })) }),
+);

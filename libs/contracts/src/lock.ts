@@ -187,3 +187,11 @@ export const locksChanged = defineEvent(
   }),
 );
 export type LocksChanged = z.infer<typeof locksChanged.schema>;
+
+/** Which of these files someone holds a lock on: retention leaves their versions for a later run. */
+export const lockedFiles = defineContract(
+  'lock',
+  'locked_files',
+  z.object({ projectId: uuid, fileIds: z.array(uuid).max(MAX_LOCK_FILES) }),
+  z.object({ fileIds: z.array(uuid) }),
+);

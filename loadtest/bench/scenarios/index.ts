@@ -7,6 +7,7 @@ import { downloadUrls } from './downloads.ts';
 import { gitLfs } from './git-lfs.ts';
 import { largeFile } from './large-file.ts';
 import { restoreFiles } from './restore.ts';
+import { retentionMark } from './retention.ts';
 import type { Scenario } from './scenario.ts';
 import { listVersions, lockUnlock, validateKey } from './small-calls.ts';
 import { objectCollection, usageRead } from './storage.ts';
@@ -36,6 +37,7 @@ export const SCENARIOS: readonly Scenario[] = [
   gitLfs,
   usageRead,
   objectCollection,
+  retentionMark,
 ];
 
 export type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';

@@ -132,7 +132,7 @@ export const objectCollection: Scenario = {
  * `versions` confirmed versions of new files in bulk, 25,000 per statement; answers the first
  * `share` of each statement's versions (their objects are not written here).
  */
-async function seed(ctx: BenchContext, p: BenchProject, versions: number, name: string, share = 0): Promise<BulkVersion[]> {
+export async function seed(ctx: BenchContext, p: BenchProject, versions: number, name: string, share = 0): Promise<BulkVersion[]> {
   const kept: BulkVersion[] = [];
   for (let i = 0; i < versions; i += commit.MAX_COMMIT_ENTRIES) {
     if (i % 100_000 === 0) ctx.log(`${name}: seeding versions ${i.toLocaleString('en-US')}+`);
@@ -142,7 +142,7 @@ async function seed(ctx: BenchContext, p: BenchProject, versions: number, name: 
   return kept;
 }
 
-async function withUploadSchema<T>(databaseUrl: string, work: (db: Database) => Promise<T>): Promise<T> {
+export async function withUploadSchema<T>(databaseUrl: string, work: (db: Database) => Promise<T>): Promise<T> {
   const db = new Database({ connectionString: databaseUrl, schema: serviceNamed('upload').schema, max: 2 });
   try {
     return await work(db);

@@ -35,6 +35,7 @@ export function commitRpcs(domain: CommitDomain): Rpc[] {
     rpc(download.urls, async ({ actor, branch, files }) => ({ results: await downloadService.urls(actor, branch, files) })),
     rpc(commit.latestSequence, ({ projectId }) => treeService.latestSequence(projectId)),
     rpc(commit.treeStates, async ({ projectId, fileIds }) => ({ files: await treeService.mainStates(projectId, fileIds) })),
+    rpc(commit.pinnedVersions, async ({ projectId, fileIds }) => ({ versions: await treeService.pinnedVersions(projectId, fileIds) })),
     rpc(drafts.create, ({ actor, message, branch }) => draftService.create(actor, { message, branch })),
     rpc(drafts.stage, ({ actor, draftId, entries }) => draftService.stage(actor, draftId, entries)),
     rpc(drafts.get, ({ actor, draftId }) => draftService.get(actor, draftId)),

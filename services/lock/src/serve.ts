@@ -10,6 +10,7 @@ export function lockRpcs(locks: LockService, fences: FenceService): Rpc[] {
     rpc(lock.acquirePath, ({ actor, path, note }) => locks.acquirePath(actor, path, note)),
     rpc(lock.list, ({ actor, ...query }) => locks.list(actor, query)),
     rpc(lock.release, ({ actor, fileIds, force }) => locks.release(actor, fileIds, force)),
+    rpc(lock.lockedFiles, async ({ projectId, fileIds }) => ({ fileIds: await locks.lockedFiles(projectId, fileIds) })),
     rpc(lock.fence, (request) => fences.fence(request)),
     rpc(lock.settleFence, (request) => fences.settle(request)),
   ];

@@ -14,4 +14,6 @@ export const uploadSettings = {
   LODE_GC_GRACE_MS: env.int(3_600_000),
   /** How often usage deltas are folded into the projects' totals and daily history (reads never wait for it). */
   LODE_USAGE_FOLD_INTERVAL_MS: env.int(10_000, 100),
+  /** How often the periodic job applies each project's retention rules (it looks for due projects on the collector's interval). */
+  LODE_RETENTION_INTERVAL_MS: env.int(86_400_000, 1000),
 };

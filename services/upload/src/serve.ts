@@ -1,4 +1,4 @@
-import { lfs, plugins, storage, upload } from '@lode/contracts';
+import { lfs, plugins, retention, storage, upload } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
 import type { UploadService } from './domain/upload-service.ts';
 import type { RestorePreparer } from './domain/restore-preparer.ts';
@@ -7,6 +7,7 @@ import type { LfsObjects } from './domain/lfs-objects.ts';
 import type { UsageService } from './domain/usage-service.ts';
 import type { Obliterator } from './domain/obliterator.ts';
 import type { QuotaService } from './domain/quota-service.ts';
+import type { RetentionService } from './domain/retention-service.ts';
 import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
 /** The domain objects the upload service's RPCs call, passed by name. */
@@ -18,11 +19,12 @@ export interface UploadDomain {
   usageService: UsageService;
   obliterator: Obliterator;
   quotaService: QuotaService;
+  retentionService: RetentionService;
 }
 
 /** The upload service's table: each contract it answers and the domain call that answers it. */
 export function uploadRpcs(domain: UploadDomain): Rpc[] {
-  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator, quotaService } = domain;
+  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator, quotaService, retentionService } = domain;
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
@@ -41,6 +43,10 @@ export function uploadRpcs(domain: UploadDomain): Rpc[] {
     rpc(storage.usage, (request) => usageService.usage(request)),
     rpc(storage.obliterate, (request) => obliterator.obliterate(request)),
     rpc(storage.setQuota, (request) => quotaService.set(request)),
+    rpc(retention.getRetention, ({ actor }) => retentionService.get(actor)),
+    rpc(retention.setRetention, ({ actor, rules }) => retentionService.set(actor, rules)),
+    rpc(retention.retentionDryRun, ({ actor }) => retentionService.dryRun(actor)),
+    rpc(retention.retentionRun, ({ actor, confirmToken }) => retentionService.run(actor, confirmToken)),
     rpc(storage.purgedVersions, async ({ projectId, fileIds, versions }) => ({ purges: await obliterator.purges(projectId, fileIds, versions) })),
   ];
 }

@@ -25,8 +25,14 @@ import { CollectableRepository } from './repo/collectable-repo.ts';
 import { ObjectCollector } from './domain/object-gc.ts';
 import { QuotaRepository } from './repo/quota-repo.ts';
 import { QuotaService } from './domain/quota-service.ts';
+import { VersionPurger } from './domain/version-purge.ts';
+import { RetentionRepository } from './repo/retention-repo.ts';
+import { RetentionEvaluator } from './domain/retention-evaluator.ts';
+import { RetentionService } from './domain/retention-service.ts';
 
 export const UPLOAD_SCHEMA = 'files';
+/** Files a retention batch reads and purges in one transaction. */
+const RETENTION_BATCH_FILES = 250;
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
 export interface UploadDeps {
@@ -44,6 +50,8 @@ export interface UploadDeps {
   gc?: { intervalMs: number; graceMs: number };
   /** How often usage deltas are folded into the totals; omit to fold only when asked (usage.fold()). */
   usageFoldIntervalMs?: number;
+  /** How often each project's retention rules are applied, looked for on the collector's interval; omit to apply them only when asked. */
+  retentionIntervalMs?: number;
 }
 
 export interface RunningUploadService {
@@ -54,6 +62,8 @@ export interface RunningUploadService {
   usage: UsageService;
   /** Quotas: the warnings that follow a fold, to run on demand. */
   quotas: QuotaService;
+  /** Retention: the periodic job's pass (runDue), to run on demand. */
+  retention: RetentionService;
   /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
   /** Stops the periodic collector and the outbox relay, letting runs in progress finish. */
@@ -71,6 +81,7 @@ export async function startUploadService({
   cursorSecret,
   outbox: outboxOptions,
   usageFoldIntervalMs,
+  retentionIntervalMs,
 }: UploadDeps): Promise<RunningUploadService> {
   await migrate(db, uploadMigrations);
   await storage.ensureReady();
@@ -90,13 +101,17 @@ export async function startUploadService({
   const collectable = new CollectableRepository();
   const usage = new UsageService({ db, usage: usageRows, collectable, assertProject, quotaOf: (projectId) => quotas.effective(projectId) });
   const objects = new ObjectCollector({ db, collectable, storage, logger }, { graceMs: gc?.graceMs ?? 0 });
-  const obliterator = new Obliterator({
+  const obliterations = new ObliterateRepository();
+  const purger = new VersionPurger({ files, obliterations, collectable });
+  const obliterator = new Obliterator({ db, obliterations, purger, secret: cursorSecret, onObliterated: () => outbox.relay.kick() });
+  const retentionRepo = new RetentionRepository();
+  const retention = new RetentionService({
     db,
-    files,
-    obliterations: new ObliterateRepository(),
-    collectable,
+    retention: retentionRepo,
+    evaluator: new RetentionEvaluator({ db, bus, retention: retentionRepo }, { batchSize: RETENTION_BATCH_FILES }),
+    purger,
     secret: cursorSecret,
-    onObliterated: () => outbox.relay.kick(),
+    onApplied: () => outbox.relay.kick(),
   });
   serveRpcs(
     bus,
@@ -108,12 +123,16 @@ export async function startUploadService({
       usageService: usage,
       obliterator,
       quotaService: quotas,
+      retentionService: retention,
     }),
   );
   servePing(bus, 'upload', () => db.ping());
   const stopCollector = gc ? collector.start(gc.intervalMs) : async () => undefined;
   // Beside the reservation collector, on its interval: objects whose marks are past the grace.
   const objectCollection = gc ? runPeriodically('object collection', gc.intervalMs, logger, () => objects.runOnce()) : undefined;
+  // Beside the collectors, on their interval: the projects whose rules are due (once per retention interval each).
+  const retentionJob =
+    gc && retentionIntervalMs !== undefined ? runPeriodically('retention', gc.intervalMs, logger, () => retention.runDue(retentionIntervalMs)) : undefined;
   // Quota warnings read the folded totals: each fold is followed by a look at the crossings.
   const fold =
     usageFoldIntervalMs === undefined
@@ -128,10 +147,11 @@ export async function startUploadService({
     objects,
     usage,
     quotas,
+    retention,
     relay: outbox.relay,
     async stop() {
       for (const stopObserving of unobserve) stopObserving();
-      await Promise.all([stopCollector(), objectCollection?.stop(), fold?.stop(), outbox.stop()]);
+      await Promise.all([stopCollector(), objectCollection?.stop(), retentionJob?.stop(), fold?.stop(), outbox.stop()]);
     },
   };
 }

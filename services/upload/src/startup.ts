@@ -21,6 +21,7 @@ export const uploadStartup = {
       ...runtime,
       storage: runtime.storage ?? createStorage(config),
       gc: { intervalMs: config.LODE_GC_INTERVAL_MS, graceMs: config.LODE_GC_GRACE_MS },
+      retentionIntervalMs: config.LODE_RETENTION_INTERVAL_MS,
       cursorSecret: config.LODE_CURSOR_SECRET,
       usageFoldIntervalMs: config.LODE_USAGE_FOLD_INTERVAL_MS,
       outbox: outboxOptions(config),

@@ -122,10 +122,16 @@ export function historyCommands(program: Command): void {
     );
 }
 
-/** One version; an obliterated one reads as removed, with who removed it, when and why (its bytes are gone). */
+/**
+ * One version; a purged one reads as removed, with who removed it (the retention job: nobody), when
+ * and why, and for retention the rule that removed it (its bytes are gone).
+ */
 export function versionLine(v: FileVersion): string {
   const line = `  v${v.version}  ${v.createdAt}  ${v.uploaderName}  ${formatBytes(v.size)}  ${v.sha256.slice(0, 12)}`;
-  return v.purged ? `${line}  [removed ${v.purged.at} by ${v.purged.by.userName}: ${v.purged.reason}]` : line;
+  if (!v.purged) return line;
+  const { at, by, reason, rule } = v.purged;
+  const why = rule === undefined ? reason : `${reason} rule ${rule}`;
+  return `${line}  [removed ${at} by ${by?.userName ?? 'the retention job'}: ${why}]`;
 }
 
 /**

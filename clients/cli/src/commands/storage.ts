@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { LodeApiError, type ExtensionUsage, type Obliteration, type ObliterateTarget, type Usage } from '@lode/sdk';
 import type { Context } from '../context.ts';
 import { CliError, EXIT, refusedInput } from '../failure.ts';
-import { formatBytes, percentUsed, plural } from '../output.ts';
+import { formatBytes, percentUsed, plural, type Output } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
 import { connected } from '../run.ts';
 import { versionNumber } from './option-values.ts';
@@ -36,16 +36,10 @@ export function storageCommands(program: Command): void {
         const target = await obliterateTarget(ctx, file, options.version);
         const plan = await client.obliterate(target, { dryRun: true }, { signal }).catch(explainRefusal(file));
         if (options.dryRun || plan.confirmToken === null) return out.result(plan, () => planLines(plan));
-        if (!options.yes) {
-          if (out.json || !process.stdin.isTTY || !process.stderr.isTTY)
-            throw new CliError(
-              `Nothing was removed: obliterating ${plan.path} removes ${plural(plan.versionCount, 'version')} for good, so it asks for confirmation, and this is not a terminal (or --json is on). Check the plan with --dry-run, then run again with --yes.`,
-              { exitCode: EXIT.usage, code: 'confirmation_required', details: { plan } },
-            );
-          for (const line of planLines(plan)) out.note(line);
-          if (!(await confirm(`Remove ${plural(plan.versionCount, 'version')} of ${plan.path} for good? Type "yes": `))) {
-            return out.result({ ...plan, cancelled: true }, () => ['Cancelled: nothing was removed.']);
-          }
+        const removes = `obliterating ${plan.path} removes ${plural(plan.versionCount, 'version')}`;
+        const question = `Remove ${plural(plan.versionCount, 'version')} of ${plan.path} for good? Type "yes": `;
+        if (!options.yes && !(await confirmRemoval(out, removes, plan, planLines(plan), question))) {
+          return out.result({ ...plan, cancelled: true }, () => ['Cancelled: nothing was removed.']);
         }
         const done = await client.obliterate(target, { confirmToken: plan.confirmToken }, { signal }).catch(explainRefusal(file));
         out.result(done, () => planLines(done));
@@ -64,7 +58,18 @@ async function obliterateTarget({ client, signal }: Context, file: string, versi
   return { fileId: named.fileId, version };
 }
 
-async function confirm(question: string): Promise<boolean> {
+/**
+ * Asks on a terminal before removing versions for good: the plan, then the question, answered "yes"
+ * to go on. Elsewhere (or with --json) nobody can answer: refused, saying to check the plan with
+ * --dry-run and run again with --yes.
+ */
+export async function confirmRemoval(out: Output, removes: string, plan: object, lines: readonly string[], question: string): Promise<boolean> {
+  if (out.json || !process.stdin.isTTY || !process.stderr.isTTY)
+    throw new CliError(
+      `Nothing was removed: ${removes} for good, so it asks for confirmation, and this is not a terminal (or --json is on). Check the plan with --dry-run, then run again with --yes.`,
+      { exitCode: EXIT.usage, code: 'confirmation_required', details: { plan } },
+    );
+  for (const line of lines) out.note(line);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return (await prompt.question(question)).trim().toLowerCase() === 'yes';

@@ -74,7 +74,11 @@ export function FilePage() {
             <Table.Td>{formatTime(v.createdAt)}</Table.Td>
             <Table.Td>
               {v.purged ? (
-                <Badge color="gray" variant="light" title={`Removed by ${v.purged.by.userName}, ${formatTime(v.purged.at)} (${v.purged.reason})`}>
+                <Badge
+                  color="gray"
+                  variant="light"
+                  title={`Removed by ${v.purged.by?.userName ?? 'the retention job'}, ${formatTime(v.purged.at)} (${v.purged.rule === undefined ? v.purged.reason : `${v.purged.reason} rule ${v.purged.rule}`})`}
+                >
                   removed ({v.purged.reason})
                 </Badge>
               ) : (

@@ -52,6 +52,25 @@ export class CommitsRepository {
   }
 
   /**
+   * The versions of these files any branch's tree holds (its tip, a deleted file's last version
+   * too) or any draft stages: one probe of the tree's key per (branch, file), and of each draft's
+   * entries per file.
+   */
+  async pinnedVersions(q: Queryable, projectId: string, mainBranch: string, fileIds: readonly string[]): Promise<{ fileId: string; version: number }[]> {
+    const { rows } = await q.query<{ fileId: string; version: number }>(
+      `SELECT t.file_id AS "fileId", t.version
+       FROM (SELECT name FROM branches WHERE project_id = $1 UNION SELECT $3) b
+       CROSS JOIN unnest($2::uuid[]) AS r(file_id)
+       JOIN tree t ON t.project_id = $1 AND t.branch = b.name AND t.file_id = r.file_id
+       UNION
+       SELECT e.file_id, e.version FROM drafts d JOIN draft_entries e ON e.draft_id = d.id AND e.file_id = ANY($2::uuid[])
+       WHERE d.project_id = $1 AND e.version IS NOT NULL`,
+      [projectId, fileIds, mainBranch],
+    );
+    return rows;
+  }
+
+  /**
    * Inserts the commit and its entries, moves the tree and the branch head, in one statement. Files
    * the tree lacks are inserted and the others updated, as `tree` (read in this transaction, under the
    * project's sequence lock) says: no other writer can change the branch's tree meanwhile. A file new

@@ -319,6 +319,23 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     getProjectsUsage: usageQuery.map((query) => request({ params: project, query })),
     // Large enough not to stop the fuzz's uploads, or none; a mutated one may set a small one (507 then).
     putProjectsQuota: quotaBody.map((body) => request({ params: project, body })),
+    getProjectsRetention: fc.constant(request({ params: project })),
+    // Rules that only ever match the fuzz's own paths; nothing applies them during the fuzz (the job runs daily).
+    putProjectsRetention: fc
+      .array(
+        fc.record({
+          glob: fc.constantFrom('**', 'fuzz/**/*.bin', '*.psd', 'Levels/?/*.umap'),
+          keepLast: optional(fc.integer({ min: 1, max: 1000 })),
+          keepDays: fc.integer({ min: 1, max: 3650 }),
+        }),
+        { maxLength: 5 },
+      )
+      .map((rules) => request({ params: project, body: { rules: rules.map((rule) => defined(rule)) } })),
+    postProjectsRetentionDryRun: fc.constant(request({ params: project, body: {} })),
+    // A token the fuzz cannot have signed (403): the fuzz never applies retention to its own files.
+    postProjectsRetentionRun: fc
+      .stringMatching(/^[A-Za-z0-9_-]{20,60}\.[A-Za-z0-9_-]{22}$/)
+      .map((confirmToken) => request({ params: project, body: { confirmToken } })),
     // Dry runs, and runs with a token the fuzz cannot have signed (403): the fuzz never obliterates its own files.
     postProjectsObliterate: fc
       .oneof(

@@ -44,6 +44,11 @@ export class LockService {
     };
   }
 
+  /** Which of these files someone holds a lock on, whoever it is (retention leaves them alone). */
+  async lockedFiles(projectId: string, fileIds: readonly string[]): Promise<string[]> {
+    return fileIds.length === 0 ? [] : this.#locks.lockedAmong(this.#db, projectId, fileIds);
+  }
+
   async list(actor: Actor, query: ListQuery): Promise<ReplyOf<typeof lock.list>> {
     const filter: LockFilter = {
       pathKeyPrefix: query.pathPrefix && pathKey(query.pathPrefix.normalize('NFC')),

@@ -107,6 +107,12 @@ export class LocksRepository {
     return rows[0]?.released ?? 0;
   }
 
+  /** Which of these files have a lock: probes of the (project, file) key. */
+  async lockedAmong(q: Queryable, projectId: string, fileIds: readonly string[]): Promise<string[]> {
+    const { rows } = await q.query<{ file_id: string }>('SELECT file_id FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[])', [projectId, fileIds]);
+    return rows.map((row) => row.file_id);
+  }
+
   /** Keyset page in (path, file_id) order; `after` is the last row's position. */
   async page(q: Queryable, projectId: string, filter: LockFilter, after: [string, string] | undefined, limit: number): Promise<LockRow[]> {
     const { rows } = await q.query<LockRow>(

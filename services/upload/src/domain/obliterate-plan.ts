@@ -46,10 +46,15 @@ export function claimsOf(position: readonly (string | number)[]): TokenClaims | 
 
 /**
  * The obliteration's id, from its token's claims: a dry run and the run it confirms share it, and a
- * retried run finds the versions it purged by it. Laid out as a UUID of version 8 (custom).
+ * retried run finds the versions it purged by it.
  */
 export function obliterationIdOf(claims: TokenClaims): string {
-  const hex = createHash('sha256').update(tokenPosition(claims).join('\u0000')).digest('hex');
+  return idOfPosition(tokenPosition(claims));
+}
+
+/** A token position's id, laid out as a UUID of version 8 (custom): the same position always gives the same id. */
+export function idOfPosition(position: readonly (string | number)[]): string {
+  const hex = createHash('sha256').update(position.join('\u0000')).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((Number.parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 

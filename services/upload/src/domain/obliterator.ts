@@ -3,9 +3,8 @@ import { errors } from '@lode/errors';
 import { managesOrg, normalizePath, storage, type Actor } from '@lode/contracts';
 import { CursorCodec, type Database, type Queryable } from '@lode/db';
 import { writeOutbox } from '@lode/outbox';
-import type { FilesRepository } from '../repo/files-repo.ts';
 import type { FileRow, ObliterateRepository } from '../repo/obliterate-repo.ts';
-import type { CollectableRepository } from '../repo/collectable-repo.ts';
+import type { VersionPurger } from './version-purge.ts';
 import {
   claimsOf,
   listedVersions,
@@ -29,24 +28,15 @@ type Reply = storage.ObliterateReply;
  */
 export class Obliterator {
   readonly #db: Database;
-  readonly #files: FilesRepository;
   readonly #repo: ObliterateRepository;
-  readonly #collectable: CollectableRepository;
+  readonly #purger: VersionPurger;
   readonly #tokens: CursorCodec;
   readonly #onObliterated: () => void;
 
-  constructor(deps: {
-    db: Database;
-    files: FilesRepository;
-    obliterations: ObliterateRepository;
-    collectable: CollectableRepository;
-    secret: string;
-    onObliterated: () => void;
-  }) {
+  constructor(deps: { db: Database; obliterations: ObliterateRepository; purger: VersionPurger; secret: string; onObliterated: () => void }) {
     this.#db = deps.db;
-    this.#files = deps.files;
     this.#repo = deps.obliterations;
-    this.#collectable = deps.collectable;
+    this.#purger = deps.purger;
     // A key of its own, derived from the service's secret: a signed cursor is never a confirm token.
     this.#tokens = new CursorCodec(createHash('sha256').update(`lode.obliterate\u0000${deps.secret}`).digest('base64url'));
     this.#onObliterated = deps.onObliterated;
@@ -68,7 +58,9 @@ export class Obliterator {
   async purges(projectId: string, fileIds: readonly string[], versions: readonly number[]): Promise<(storage.Purge | null)[]> {
     const found = fileIds.length === 0 ? [] : await this.#repo.purges(this.#db, projectId, fileIds, versions);
     const purges = new Array<storage.Purge | null>(fileIds.length).fill(null);
-    for (const row of found) purges[row.n - 1] = { at: row.at, by: { userId: row.userId, userName: row.userName }, reason: row.reason };
+    for (const { n, at, userId, userName, reason, rule } of found) {
+      purges[n - 1] = { at, by: userId === null ? null : { userId, userName: userName ?? '' }, reason, ...(rule === null ? {} : { rule }) };
+    }
     return purges;
   }
 
@@ -91,7 +83,7 @@ export class Obliterator {
   /** The dry run: what the run would purge and free now, and the token that confirms exactly that. */
   async #plan(projectId: string, file: FileRow, version: number | null): Promise<Reply> {
     const live = await this.#repo.liveVersions(this.#db, projectId, file.id, version);
-    const kept = await this.#kept(this.#db, projectId, live);
+    const kept = await this.#purger.kept(this.#db, projectId, live);
     const claims: TokenClaims = {
       projectId,
       fileId: file.id,
@@ -121,8 +113,7 @@ export class Obliterator {
    */
   async #run(tx: Queryable, actor: Actor, file: FileRow, claims: TokenClaims): Promise<Reply> {
     const { projectId } = actor;
-    await this.#repo.lockProject(tx, projectId);
-    await this.#files.lockFiles(tx, projectId, [file.id]);
+    await this.#purger.lock(tx, projectId, [file.id]);
     const obliterationId = obliterationIdOf(claims);
     const done = await this.#repo.purgedBy(tx, projectId, obliterationId);
     // A retried run (its answer lost) answers what it did.
@@ -132,20 +123,8 @@ export class Obliterator {
     if (live.length === 0 || planDigest(live.map((v) => v.id)) !== claims.digest) {
       throw errors.conflict('The versions to obliterate changed since the dry run: run a dry run again and confirm its plan', { reason: 'plan_changed' });
     }
-    const kept = await this.#kept(tx, projectId, live);
-    const { at } = await this.#repo.purge(
-      tx,
-      projectId,
-      live.map((v) => v.id),
-      { userId: actor.userId, userName: actor.userName },
-      obliterationId,
-    );
-    // What nothing else keeps is marked for the collector, which deletes it after its grace.
-    const freed = new Map(live.filter((v) => !kept.has(v.storageKey)).map((v) => [v.storageKey, v]));
-    await this.#collectable.mark(
-      tx,
-      [...freed.values()].map(({ storageKey, sha256, size }) => ({ storageKey, projectId, sha256, size })),
-    );
+    const by = { userId: actor.userId, userName: actor.userName };
+    const { at, kept } = await this.#purger.purge(tx, projectId, live, { reason: 'obliterate', by, purgeId: obliterationId });
     const reply = this.#reply(file, obliterationId, live, kept, at);
     const event: storage.FileObliterated = {
       projectId,
@@ -164,7 +143,7 @@ export class Obliterator {
   }
 
   async #done(tx: Queryable, projectId: string, file: FileRow, obliterationId: string, purged: readonly PlannedVersion[], at: string): Promise<Reply> {
-    return this.#reply(file, obliterationId, purged, await this.#kept(tx, projectId, purged), at);
+    return this.#reply(file, obliterationId, purged, await this.#purger.kept(tx, projectId, purged), at);
   }
 
   #reply(file: FileRow, obliterationId: string, versions: readonly PlannedVersion[], kept: ReadonlySet<string>, at: string): Reply {
@@ -179,17 +158,6 @@ export class Obliterator {
       expiresAt: null,
       obliteratedAt: at,
     };
-  }
-
-  /** The plan's objects that stay: another live version uses them, or they are Git LFS objects. */
-  async #kept(q: Queryable, projectId: string, versions: readonly PlannedVersion[]): Promise<Set<string>> {
-    const objects = [...new Map(versions.map((v) => [v.storageKey, v])).values()];
-    return this.#repo.keptObjects(
-      q,
-      projectId,
-      objects,
-      versions.map((v) => v.id),
-    );
   }
 
   /** The token's claims, if it was signed here for this project's target: a forged, foreign or mangled token is 403. */

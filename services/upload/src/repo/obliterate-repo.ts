@@ -11,13 +11,18 @@ export interface Purger {
   userName: string;
 }
 
+/** Why versions are purged, and by whom: an obliteration, or a retention rule (`rule` per version, its glob; no one for the periodic job). */
+export type PurgeRecord =
+  { reason: 'obliterate'; by: Purger; purgeId: string } | { reason: 'retention'; by: Purger | null; purgeId: string; rules: readonly string[] };
+
 /** A purged version, as downloads and history report it. */
 export interface PurgeRow {
   n: number;
   at: string;
-  userId: string;
-  userName: string;
-  reason: 'obliterate';
+  userId: string | null;
+  userName: string | null;
+  reason: 'obliterate' | 'retention';
+  rule: string | null;
 }
 
 const PLANNED = `id, version, size, sha256, storage_key AS "storageKey",
@@ -81,14 +86,17 @@ export class ObliterateRepository {
 
   /**
    * Purges these live versions in one statement, with the project's usage delta: each keeps its row,
-   * number and object key, and records who, when, why and by which obliteration. Answers those purged.
+   * number and object key, and records who, when, why, by which obliteration or run, and (retention)
+   * which rule. Answers those purged.
    */
-  async purge(tx: Queryable, projectId: string, versionIds: readonly string[], by: Purger, purgeId: string): Promise<{ at: string; count: number }> {
+  async purge(tx: Queryable, projectId: string, versionIds: readonly string[], record: PurgeRecord): Promise<{ at: string; count: number }> {
+    const rules = record.reason === 'retention' ? record.rules : versionIds.map(() => null);
     const { rows } = await tx.query<{ at: string; count: number }>(
       `WITH purged AS (
-         UPDATE versions SET purged_at = now(), purged_by = $3, purged_by_name = $4, purge_reason = 'obliterate', purge_id = $5
-         WHERE project_id = $1 AND id = ANY($2::uuid[]) AND purged_at IS NULL
-         RETURNING size
+         UPDATE versions v SET purged_at = now(), purged_by = $3, purged_by_name = $4, purge_reason = $6, purge_id = $5, purge_rule = t.rule
+         FROM unnest($2::uuid[], $7::text[]) AS t(id, rule)
+         WHERE v.project_id = $1 AND v.id = t.id AND v.purged_at IS NULL
+         RETURNING v.size
        ),
        -- The objects stay until the collector deletes them: stored bytes go down then, not now.
        usage AS (
@@ -96,7 +104,7 @@ export class ObliterateRepository {
          SELECT $1, -sum(size), 0, -count(*), 0 FROM purged HAVING count(*) > 0
        )
        SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, (SELECT count(*) FROM purged)::int AS count`,
-      [projectId, versionIds, by.userId, by.userName, purgeId],
+      [projectId, versionIds, record.by?.userId ?? null, record.by?.userName ?? null, record.purgeId, record.reason, rules],
     );
     return rows[0];
   }
@@ -112,9 +120,9 @@ export class ObliterateRepository {
   }
 
   /**
-   * Takes the project's obliteration lock until the transaction ends. Two obliterations of versions
-   * sharing an object would each see the other's versions still live and neither leave the object
-   * to the collector; one at a time, the second sees the first's purge.
+   * Takes the project's purge lock until the transaction ends. Two purges (obliterations, retention
+   * batches) of versions sharing an object would each see the other's versions still live and
+   * neither leave the object to the collector; one at a time, the second sees the first's purge.
    */
   async lockProject(tx: Queryable, projectId: string): Promise<void> {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('lode.obliterate.' || $1, 0))`, [projectId]);
@@ -126,7 +134,8 @@ export class ObliterateRepository {
       `SELECT r.n::int AS n, p.*
        FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS r(file_id, version, n)
        CROSS JOIN LATERAL (
-         SELECT to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, purged_by AS "userId", purged_by_name AS "userName", purge_reason AS reason
+         SELECT to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, purged_by AS "userId", purged_by_name AS "userName", purge_reason AS reason,
+           purge_rule AS rule
          FROM versions WHERE project_id = $1 AND file_id = r.file_id AND version = r.version AND purged_at IS NOT NULL LIMIT 1
        ) p`,
       [projectId, fileIds, versions],
