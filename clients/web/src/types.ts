@@ -57,3 +57,7 @@ export type UsageDay = UsageReply['history'][number];
 export type Quota = NonNullable<UsageReply['quota']>;
 /** PUT /quota: the quota that applies, the operator's and the project's own. */
 export type QuotaReply = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;
+/** GET /retention: the project's retention rules, who set them and when they last ran. */
+export type RetentionReply = ReplyOf<'/api/v1/projects/{projectId}/retention', 'get'>;
+/** POST /retention/dry-run and /retention/run: what the rules remove (or removed). */
+export type RetentionPlan = ReplyOf<'/api/v1/projects/{projectId}/retention/dry-run', 'post'>;

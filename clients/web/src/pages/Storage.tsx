@@ -8,11 +8,12 @@ import { formatBytes } from '../format.ts';
 import type { Quota, QuotaReply, UsageDay, UsageReply } from '../types.ts';
 import { BYTE_UNITS, chartSeries, dedupSaving, inUnit, quotaFill, toBytes, type ByteUnit, type ChartPoint } from '../usage.ts';
 import { useProject } from './ProjectLayout.tsx';
+import { RetentionSection } from './Retention.tsx';
 
 /**
  * A project's storage: what its history weighs against what Lode stores for it, the quota, how
  * both moved over the last days, and (asked for, since it reads every version) the weight of each
- * file extension. Owners and admins set the project's own quota here.
+ * file extension. Owners and admins set the project's own quota and the retention rules here.
  */
 export function StoragePage() {
   const { projectId, base } = useProject();
@@ -29,6 +30,7 @@ export function StoragePage() {
         )}
       </QueryState>
       <ExtensionsSection />
+      <RetentionSection />
     </Stack>
   );
 }
