@@ -1,4 +1,4 @@
-import { lfs, plugins, storage, upload } from '@lode/contracts';
+import { lfs, orgStorage, plugins, storage, upload } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
 import type { UploadService } from './domain/upload-service.ts';
 import type { RestorePreparer } from './domain/restore-preparer.ts';
@@ -7,6 +7,8 @@ import type { LfsObjects } from './domain/lfs-objects.ts';
 import type { UsageService } from './domain/usage-service.ts';
 import type { Obliterator } from './domain/obliterator.ts';
 import type { QuotaService } from './domain/quota-service.ts';
+import type { OrgUsageService } from './domain/org-usage-service.ts';
+import type { OrgQuotaService } from './domain/org-quota-service.ts';
 import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
 /** The domain objects the upload service's RPCs call, passed by name. */
@@ -18,11 +20,13 @@ export interface UploadDomain {
   usageService: UsageService;
   obliterator: Obliterator;
   quotaService: QuotaService;
+  orgUsageService: OrgUsageService;
+  orgQuotaService: OrgQuotaService;
 }
 
 /** The upload service's table: each contract it answers and the domain call that answers it. */
 export function uploadRpcs(domain: UploadDomain): Rpc[] {
-  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator, quotaService } = domain;
+  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator, quotaService, orgUsageService, orgQuotaService } = domain;
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
@@ -41,6 +45,8 @@ export function uploadRpcs(domain: UploadDomain): Rpc[] {
     rpc(storage.usage, (request) => usageService.usage(request)),
     rpc(storage.obliterate, (request) => obliterator.obliterate(request)),
     rpc(storage.setQuota, (request) => quotaService.set(request)),
+    rpc(orgStorage.orgUsage, (request) => orgUsageService.usage(request)),
+    rpc(orgStorage.setOrgQuota, (request) => orgQuotaService.set(request)),
     rpc(storage.purgedVersions, async ({ projectId, fileIds, versions }) => ({ purges: await obliterator.purges(projectId, fileIds, versions) })),
   ];
 }
