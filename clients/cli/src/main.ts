@@ -6,6 +6,7 @@ import { lockCommands } from './commands/locks.ts';
 import { lsCommands } from './commands/ls.ts';
 import { sessionCommands } from './commands/session.ts';
 import { storageCommands } from './commands/storage.ts';
+import { quotaCommands } from './commands/quota.ts';
 import { syncCommands } from './commands/sync.ts';
 import { CliError, EXIT } from './failure.ts';
 import { Output } from './output.ts';
@@ -41,6 +42,7 @@ historyCommands(program);
 lsCommands(program);
 branchCommands(program);
 storageCommands(program);
+quotaCommands(program);
 adminCommands(program);
 // Every command takes the global options too, since positional options leave `lode push --json` to `push`.
 for (const command of [program, ...descendants(program)])
