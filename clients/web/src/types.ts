@@ -57,3 +57,5 @@ export type UsageDay = UsageReply['history'][number];
 export type Quota = NonNullable<UsageReply['quota']>;
 /** PUT /quota: the quota that applies, the operator's and the project's own. */
 export type QuotaReply = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;
+/** The project's org's storage, for its owners and admins: the projects' usage added up and the org quota. */
+export type OrgUsageReply = ReplyOf<'/api/v1/projects/{projectId}/org/usage', 'get'>;
