@@ -146,7 +146,7 @@ export async function startUploadService({
           await quotas.warnCrossings();
           await orgQuotas.warnCrossings();
         });
-  const unobserve = [usage.observeGauges(), objects.observeGauges()];
+  const unobserve = [usage.observeGauges(), orgQuotas.observeGauges(), objects.observeGauges()];
   return {
     collector,
     objects,

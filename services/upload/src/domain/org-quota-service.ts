@@ -3,7 +3,8 @@ import { errors } from '@lode/errors';
 import { storage, type orgStorage, type ParsedRequestOf } from '@lode/contracts';
 import type { Database } from '@lode/db';
 import { writeOutbox } from '@lode/outbox';
-import type { OrgQuotaRepository, OrgQuotaRow } from '../repo/org-quota-repo.ts';
+import { observeGauges } from '@lode/telemetry';
+import type { OrgProjects, OrgQuotaRepository, OrgQuotaRow } from '../repo/org-quota-repo.ts';
 import type { OrgUsageRepository } from '../repo/org-usage-repo.ts';
 import type { OrgDirectory } from './org-directory.ts';
 import { effectiveOrgQuota, ownQuotaProblem, type QuotaBudget } from './quota-plan.ts';
@@ -81,9 +82,7 @@ export class OrgQuotaService {
     const watched = await this.#quotas.watched(this.#db);
     if (watched.length === 0) return 0;
     // Asked before the transaction: a bus call inside it would hold its row locks for the round trip.
-    // An org the identity service cannot list now (gone, or unreachable) is looked at next time.
-    const listed = await Promise.allSettled(watched.map(async (orgId) => ({ orgId, projectIds: await this.#directory.projectIdsOf(orgId) })));
-    const orgs = listed.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const orgs = await this.#projectsOf(watched);
     const projectsOf = new Map(orgs.map((org) => [org.orgId, org.projectIds]));
     const crossed = await this.#db.transaction(async (tx) => {
       const rows = await this.#quotas.crossings(tx, storage.QUOTA_WARNING_SHARE, orgs);
@@ -101,6 +100,33 @@ export class OrgQuotaService {
     });
     if (crossed > 0) this.#onWarned();
     return crossed;
+  }
+
+  /**
+   * Gauges of the orgs with a quota, read at each scrape: their projects' folded stored bytes together
+   * and the quota. Other orgs have none: the per-project gauges add up to theirs, and listing every
+   * org's projects at each scrape would cost a bus call per org.
+   */
+  observeGauges(): () => void {
+    const gauges = {
+      stored: { name: 'lode.org_usage.stored_bytes', description: "An org's projects' stored bytes together, as last folded (orgs with a quota)" },
+      quota: { name: 'lode.org_quota.bytes', description: 'The org quota that applies (orgs with a quota)' },
+    };
+    return observeGauges(gauges, async (observe) => {
+      const orgs = await this.#projectsOf(await this.#quotas.watched(this.#db));
+      for (const org of await this.#quotas.foldedTotals(this.#db, orgs)) {
+        if (org.quotaBytes === null) continue;
+        const attributes = { 'lode.org_id': org.orgId };
+        observe('stored', org.storedBytes, attributes);
+        observe('quota', org.quotaBytes, attributes);
+      }
+    });
+  }
+
+  /** The orgs' projects as lately read; an org the identity service cannot list now (gone, or unreachable) is left out, for next time. */
+  async #projectsOf(orgIds: readonly string[]): Promise<OrgProjects[]> {
+    const listed = await Promise.allSettled(orgIds.map(async (orgId) => ({ orgId, projectIds: await this.#directory.projectIdsOf(orgId) })));
+    return listed.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   }
 
   async #cachedQuota(orgId: string): Promise<orgStorage.EffectiveOrgQuota | null> {

@@ -49,6 +49,22 @@ export class OrgQuotaRepository {
     return rows.map((row) => row.org_id);
   }
 
+  /** These orgs' projects' folded stored bytes together, and the org quota that applies (null when none). */
+  async foldedTotals(q: Queryable, orgs: readonly OrgProjects[]): Promise<{ orgId: string; storedBytes: number; quotaBytes: number | null }[]> {
+    const pairs = orgs.flatMap((org) => org.projectIds.map((projectId) => [org.orgId, projectId] as const));
+    const { rows } = await q.query<{ orgId: string; storedBytes: number; quotaBytes: number | null }>(
+      `SELECT q.org_id AS "orgId", coalesce(s.stored_bytes, 0)::bigint AS "storedBytes", least(q.operator_bytes, q.org_bytes) AS "quotaBytes"
+       FROM org_quotas q LEFT JOIN (
+         SELECT m.org_id, sum(u.stored_bytes) AS stored_bytes
+         FROM unnest($1::uuid[], $2::uuid[]) AS m(org_id, project_id) JOIN project_usage u ON u.project_id = m.project_id
+         GROUP BY m.org_id
+       ) s ON s.org_id = q.org_id
+       WHERE q.org_id = ANY($3::uuid[])`,
+      [pairs.map(([orgId]) => orgId), pairs.map(([, projectId]) => projectId), orgs.map((org) => org.orgId)],
+    );
+    return rows;
+  }
+
   /**
    * Of these orgs, those whose projects' folded stored bytes together reached `share` of their quota
    * since they were last below it: marked warned in the same statement (a replica running it at once
