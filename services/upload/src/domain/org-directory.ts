@@ -16,7 +16,7 @@ interface ProjectPage {
 /**
  * How long an org's project list is trusted: an initiate under an org quota reads it, and asking the
  * identity service on every one would add a bus round trip to the busiest call. A project made in
- * the org meanwhile counts within this time (its first upload counts at once: see `projectsOf`).
+ * the org meanwhile counts within this time (its own uploads count it at once: see `projectIdsOf`).
  */
 const PROJECTS_CACHE_MS = 5000;
 const PROJECTS_CACHE_MAX = 10_000;
