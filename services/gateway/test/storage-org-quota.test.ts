@@ -98,6 +98,10 @@ describe.each(['local', 's3'] as const)('org usage and quotas (%s storage)', (st
     // Another org's owner sets their own org's, never this one's.
     expect((await setOwn(other, 5)).body.orgBytes).toBe(5);
     expect((await orgUsage(first)).body).toMatchObject({ quota: { bytes: 600, source: 'org' }, operatorBytes: 1000, orgBytes: 600 });
+    // The dashboard's route: an owner's session sets it; another org's owner finds no such org.
+    const session = await signIn(first.project.userId);
+    expect((await session.request('PUT', `/api/v1/orgs/${first.project.orgId}/quota`, { bytes: 700 })).body.orgBytes).toBe(700);
+    expect((await (await signIn(other.project.userId)).request('PUT', `/api/v1/orgs/${first.project.orgId}/quota`, { bytes: 1 })).status).toBe(404);
     expect((await setOwn(first, null)).body.quota).toEqual({ bytes: 1000, source: 'org_operator' });
     expect((await setOperator(first.project.projectId, 1)).status).toBe(404);
     for (const bad of [{ bytes: -1 }, { bytes: 1.5 }, {}]) expect((await first.api.request('PUT', first.url('/org/quota'), bad)).status).toBe(400);
