@@ -7,6 +7,7 @@ import { lsCommands } from './commands/ls.ts';
 import { sessionCommands } from './commands/session.ts';
 import { storageCommands } from './commands/storage.ts';
 import { retentionCommands } from './commands/retention.ts';
+import { quotaCommands } from './commands/quota.ts';
 import { syncCommands } from './commands/sync.ts';
 import { CliError, EXIT } from './failure.ts';
 import { Output } from './output.ts';
@@ -43,6 +44,7 @@ lsCommands(program);
 branchCommands(program);
 storageCommands(program);
 retentionCommands(program);
+quotaCommands(program);
 adminCommands(program);
 // Every command takes the global options too, since positional options leave `lode push --json` to `push`.
 for (const command of [program, ...descendants(program)])

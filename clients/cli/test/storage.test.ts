@@ -111,4 +111,36 @@ describe('lode usage and lode obliterate', () => {
     },
     TIMEOUT,
   );
+
+  it(
+    "shows and sets the project's and the org's quotas, and the org's usage to its owners only",
+    async () => {
+      const owner = await stack.seed.project();
+      const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+      const ada = await CliUser.create(stack.baseUrl, owner);
+      const bo = await CliUser.create(stack.baseUrl, member);
+      const ws = await newWorkspace(ada);
+      await writeFile(path.join(ws, 'level.umap'), randomBytes(2048));
+      expectOk(await ada.run(ws, ['push', '-m', 'one']));
+      expect((await stack.seed.admin.request('PUT', `/admin/v1/orgs/${owner.orgId}/quota`, { bytes: 2 ** 30 })).status).toBe(200);
+
+      const set = expectOk(await ada.run(ws, ['quota', 'set', '50MiB', '--org', '--json'])).json;
+      expect(set).toEqual({ quota: { bytes: 50 * 2 ** 20, source: 'org' }, operatorBytes: 2 ** 30, orgBytes: 50 * 2 ** 20 });
+      const shown = expectOk(await ada.run(ws, ['quota'])).stdout;
+      expect(shown).toMatch(/Project +2\.0 KiB stored, no quota/);
+      expect(shown).toMatch(/Organization +2\.0 KiB of 50\.0 MiB \(0\.0 % used, org quota\)/);
+      const org = expectOk(await ada.run(ws, ['usage', '--org', '--json'])).json;
+      expect(org).toMatchObject({
+        orgId: owner.orgId,
+        storedBytes: 2048,
+        projects: [expect.objectContaining({ projectId: owner.projectId, storedBytes: 2048 })],
+      });
+
+      // A member sees the project's quota, not the org's figures, and sets neither.
+      expect(expectOk(await bo.run(await emptyDir(), ['quota'])).stdout).toMatch(/only the organization's owners and admins/);
+      const refused = await bo.run(await emptyDir(), ['quota', 'set', 'none', '--org', '--json']);
+      expect(refused.json.error).toMatchObject({ code: 'forbidden', status: 403 });
+    },
+    TIMEOUT,
+  );
 });

@@ -1,6 +1,6 @@
 import type { ApiKey, Membership, NewApiKey, NewProject, NewUser, Organization, Project, Role, SignInLink, User } from './admin-types.ts';
 import { ApiTransport, type ConnectionOptions } from './http.ts';
-import type { Page, PageQuery } from './types.ts';
+import type { OrgQuotaSettings, OrgUsage, Page, PageQuery } from './types.ts';
 
 export interface LodeAdminClientOptions extends Omit<ConnectionOptions, 'key' | 'deviceId'> {
   /** The server's `LODE_ADMIN_TOKEN` (embedded mode keeps the one it made in `<data dir>/admin-token`). */
@@ -67,6 +67,16 @@ export class LodeAdminClient {
 
   listProjects(orgId: string, query: PageQuery = {}, options: Signal = {}): Promise<Page<Project>> {
     return this.#list(`/admin/v1/orgs/${segment(orgId)}/projects`, query, options);
+  }
+
+  /** The organization's storage: its projects' usage added up, each project's, 90 days of history, its quota. */
+  orgUsage(orgId: string, options: Signal = {}): Promise<OrgUsage> {
+    return this.transport.call('GET', `/admin/v1/orgs/${segment(orgId)}/usage`, undefined, options);
+  }
+
+  /** Sets the operator's quota on the organization's projects' stored bytes together (the most its owners may set); null removes it. */
+  setOrgQuota(orgId: string, bytes: number | null, options: Signal = {}): Promise<OrgQuotaSettings> {
+    return this.transport.call('PUT', `/admin/v1/orgs/${segment(orgId)}/quota`, { bytes }, options);
   }
 
   /** A project key for a member of the project's organization: the answer is the only place the key is shown. */

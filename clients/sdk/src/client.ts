@@ -28,6 +28,8 @@ import type {
   ObliterateMode,
   ObliterateTarget,
   Obliteration,
+  OrgQuotaSettings,
+  OrgUsage,
   Page,
   PageQuery,
   Plugin,
@@ -304,6 +306,19 @@ export class LodeClient {
     return 'dryRun' in mode
       ? this.#project('POST', '/retention/dry-run', {}, options)
       : this.#project('POST', '/retention/run', { confirmToken: mode.confirmToken }, options);
+  }
+
+  /**
+   * The storage of the key's organization (owners and admins): its projects' usage added up, each
+   * project's figures (largest first), 90 days of history and the org quota.
+   */
+  orgUsage(options: Signal = {}): Promise<OrgUsage> {
+    return this.#project('GET', '/org/usage', undefined, options);
+  }
+
+  /** Sets the key's organization's own storage quota in bytes, at most the operator's (org owners only); null removes it. */
+  setOrgQuota(bytes: number | null, options: Signal = {}): Promise<OrgQuotaSettings> {
+    return this.#project('PUT', '/org/quota', { bytes }, options);
   }
 
   /** The project's live feed: its events as they happen, reconnecting (with Last-Event-ID) when the connection drops. */

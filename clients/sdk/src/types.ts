@@ -150,3 +150,9 @@ export type RetentionPlan = ReplyOf<'/api/v1/projects/{projectId}/retention/dry-
 
 /** The quota that applies, the operator's and the project's own. */
 export type QuotaSettings = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;
+
+/** The key's org's storage (owners and admins): its projects' usage added up, per project, 90 days of history, the org quota. */
+export type OrgUsage = ReplyOf<'/api/v1/projects/{projectId}/org/usage', 'get'>;
+export type OrgProjectUsage = OrgUsage['projects'][number];
+/** The org quota that applies, the operator's and the org's own. */
+export type OrgQuotaSettings = ReplyOf<'/api/v1/projects/{projectId}/org/quota', 'put'>;

@@ -61,3 +61,5 @@ export type QuotaReply = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;
 export type RetentionReply = ReplyOf<'/api/v1/projects/{projectId}/retention', 'get'>;
 /** POST /retention/dry-run and /retention/run: what the rules remove (or removed). */
 export type RetentionPlan = ReplyOf<'/api/v1/projects/{projectId}/retention/dry-run', 'post'>;
+/** The project's org's storage, for its owners and admins: the projects' usage added up and the org quota. */
+export type OrgUsageReply = ReplyOf<'/api/v1/projects/{projectId}/org/usage', 'get'>;

@@ -116,5 +116,13 @@ describe('storage page in Chromium', () => {
     await tab.getByRole('group', { name: 'Stored', exact: true }).getByText('1.3 KiB').waitFor();
     await tab.getByText('Only owners and admins change the quota.').waitFor();
     await expect(tab.getByRole('form', { name: 'Change the quota' }).count()).resolves.toBe(0);
+    await expect(tab.getByRole('heading', { name: 'Organization quota' }).count()).resolves.toBe(0);
+  });
+
+  it("shows the owner the organization's quota beside the project's", async () => {
+    expect((await stack.seed.admin.request('PUT', `/admin/v1/orgs/${owner.orgId}/quota`, { bytes: 2600 })).status).toBe(200);
+    await page.goto(`${stack.baseUrl}/projects/${owner.projectId}/storage`);
+    await page.getByText("1.3 KiB of 2.5 KiB stored (50.0 %), the server operator's organization quota").waitFor();
+    await expect(page.getByRole('progressbar', { name: "Organization's share of its quota" }).getAttribute('aria-valuenow')).resolves.toBe('50');
   });
 });

@@ -12,6 +12,7 @@ import * as sessions from './sessions.ts';
 import * as identity from './identity.ts';
 import * as storage from './storage.ts';
 import * as retention from './retention.ts';
+import * as orgStorage from './org-storage.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isContract = (value: unknown): value is Contract => isObject(value) && typeof value.subject === 'string' && 'request' in value && 'reply' in value;
@@ -44,4 +45,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
   identity,
   storage,
   retention,
+  orgStorage,
 ].flatMap(routesOf);

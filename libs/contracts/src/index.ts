@@ -20,4 +20,5 @@ export * as webhooks from './webhooks.ts';
 export * as publicEvents from './public-events.ts';
 export * as storage from './storage.ts';
 export * as retention from './retention.ts';
+export * as orgStorage from './org-storage.ts';
 export { ENDPOINTS } from './endpoints.ts';

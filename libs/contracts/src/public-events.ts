@@ -66,11 +66,17 @@ export const fileObliteratedData = z.object({
   obliteratedAt: z.string(),
 });
 
-/** The project's stored bytes reached 80 % of its quota: once per crossing (it must fall below again first). */
+/**
+ * The project's stored bytes reached 80 % of its quota, or (`scope: "org"`) its org's projects'
+ * together reached 80 % of the org's: once per crossing (it must fall below again first).
+ */
 export const quotaWarningData = z.object({
+  scope: z.enum(['project', 'org']),
+  /** For `scope: "org"`: the org whose quota it is; storedBytes are its projects' together. */
+  orgId: uuid.optional(),
   storedBytes: z.number().int().min(0),
   quotaBytes: z.number().int().min(0),
-  quotaSource: z.enum(['operator', 'project']),
+  quotaSource: z.enum(['operator', 'project', 'org_operator', 'org']),
   percent: z.number(),
 });
 

@@ -265,14 +265,21 @@ export const adminSetQuota = defineRoute(setQuota, {
   request: ({ params, body }) => ({ projectId: params.projectId ?? '', setter: 'operator' as const, bytes: body.bytes }),
 });
 
-/** The project's stored bytes reached 80 % of its quota. Goes out through the upload service's outbox. */
+/**
+ * The project's stored bytes reached 80 % of its quota (`scope: "project"`), or its org's projects'
+ * together reached 80 % of the org's (`scope: "org"`, one event for each project of the org, so each
+ * project's feed and webhooks hear of it). Goes out through the upload service's outbox.
+ */
 export const quotaWarning = defineEvent(
   'quota.warning',
   z.object({
     projectId: uuid,
+    scope: z.enum(['project', 'org']).default('project'),
+    /** The org whose quota it is, for `scope: "org"`. */
+    orgId: uuid.optional(),
     storedBytes: byteSize,
     quotaBytes: byteSize,
-    quotaSource: quotaSourceSchema,
+    quotaSource: z.enum([...quotaSourceSchema.options, 'org_operator', 'org']),
     /** storedBytes as a percentage of quotaBytes, one decimal. */
     percent: z.number(),
     at: z.string(),

@@ -122,14 +122,15 @@ export const errors = {
     new AppError('version_purged', `Version ${version} of this file was obliterated (${purgedAt}); its content is no longer available`, { purgedAt }),
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
   /**
-   * An upload that would take the project's stored bytes past its quota. `usedBytes` counts what the
-   * project stores now plus what the same request takes before this entry; confirms of uploads
+   * An upload that would take the project's stored bytes past its quota, or its org's projects' together
+   * past the org's (`quotaSource` org_operator or org). `usedBytes` counts what the project (or org)
+   * stores now plus what the same request takes before this entry; confirms of uploads
    * already initiated still go through, so a commit never half-succeeds because of it.
    */
   quotaExceeded: (usedBytes: number, requestedBytes: number, quotaBytes: number, quotaSource: string) =>
     new AppError(
       'quota_exceeded',
-      `Storing ${requestedBytes} more bytes would pass the project's quota: ${usedBytes} of ${quotaBytes} bytes are used (${quotaSource} quota)`,
+      `Storing ${requestedBytes} more bytes would pass the ${quotaSource.startsWith('org') ? "organization's" : "project's"} quota: ${usedBytes} of ${quotaBytes} bytes are used (${quotaSource} quota)`,
       { usedBytes, requestedBytes, quotaBytes, quotaSource },
     ),
   rateLimited: (retryAfterSeconds: number) => new AppError('rate_limited', 'Write rate limit exceeded for this project', { retryAfterSeconds }),

@@ -99,6 +99,13 @@ describe('/metrics on the ops port', () => {
     const project = { lode_project_id: client.project.projectId };
     expect(sample(text, 'lode_usage_logical_bytes', project)).toBe(1500);
     expect(sample(text, 'lode_usage_stored_bytes', project)).toBe(1500);
+    // An org with a quota has its own: its projects' stored bytes together, and the quota.
+    const org = { lode_org_id: client.project.orgId };
+    expect(sample(text, 'lode_org_usage_stored_bytes', org)).toBeUndefined();
+    await stack.seed.admin.request('PUT', `/admin/v1/orgs/${client.project.orgId}/quota`, { bytes: 10_000 });
+    text = await (await fetch(metricsUrl)).text();
+    expect(sample(text, 'lode_org_usage_stored_bytes', org)).toBe(1500);
+    expect(sample(text, 'lode_org_quota_bytes', org)).toBe(10_000);
 
     const dry = await client.api.post(client.url('/obliterate'), { path: 'b.bin', dryRun: true });
     await client.api.post(client.url('/obliterate'), { path: 'b.bin', confirmToken: dry.body.confirmToken });

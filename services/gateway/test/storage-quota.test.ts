@@ -143,7 +143,7 @@ describe.each(['local', 's3'] as const)('storage quotas (%s storage)', (storageD
     expect((await Promise.all([settle(), settle()])).reduce((a, b) => a + b, 0)).toBe(1);
     await client.push('c.bin', randomBytes(100));
     expect(await settle()).toBe(0); // still past it: no second warning
-    await expect.poll(warnings, { timeout: 10_000 }).toEqual([{ storedBytes: 850, quotaBytes: 1000, quotaSource: 'operator', percent: 85 }]);
+    await expect.poll(warnings, { timeout: 10_000 }).toEqual([{ scope: 'project', storedBytes: 850, quotaBytes: 1000, quotaSource: 'operator', percent: 85 }]);
 
     // Back below it (an obliteration, collected), then past it again: a second warning.
     const dry = await client.api.post(client.url('/obliterate'), { path: 'a.bin', dryRun: true });

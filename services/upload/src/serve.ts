@@ -1,4 +1,4 @@
-import { lfs, plugins, retention, storage, upload } from '@lode/contracts';
+import { lfs, orgStorage, plugins, retention, storage, upload } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
 import type { UploadService } from './domain/upload-service.ts';
 import type { RestorePreparer } from './domain/restore-preparer.ts';
@@ -8,6 +8,8 @@ import type { UsageService } from './domain/usage-service.ts';
 import type { Obliterator } from './domain/obliterator.ts';
 import type { QuotaService } from './domain/quota-service.ts';
 import type { RetentionService } from './domain/retention-service.ts';
+import type { OrgUsageService } from './domain/org-usage-service.ts';
+import type { OrgQuotaService } from './domain/org-quota-service.ts';
 import { confirmBatchReply, initiateBatchReply } from './handlers/batch-replies.ts';
 
 /** The domain objects the upload service's RPCs call, passed by name. */
@@ -20,11 +22,24 @@ export interface UploadDomain {
   obliterator: Obliterator;
   quotaService: QuotaService;
   retentionService: RetentionService;
+  orgUsageService: OrgUsageService;
+  orgQuotaService: OrgQuotaService;
 }
 
 /** The upload service's table: each contract it answers and the domain call that answers it. */
 export function uploadRpcs(domain: UploadDomain): Rpc[] {
-  const { uploadService, restorePreparer, pluginService, lfsObjects, usageService, obliterator, quotaService, retentionService } = domain;
+  const {
+    uploadService,
+    restorePreparer,
+    pluginService,
+    lfsObjects,
+    usageService,
+    obliterator,
+    quotaService,
+    retentionService,
+    orgUsageService,
+    orgQuotaService,
+  } = domain;
   return [
     rpc(upload.initiate, ({ actor, file }) => uploadService.initiate(actor, file)),
     rpc(upload.initiateBatch, async ({ actor, files }) => initiateBatchReply(await uploadService.initiateBatch(actor, files))),
@@ -47,6 +62,8 @@ export function uploadRpcs(domain: UploadDomain): Rpc[] {
     rpc(retention.setRetention, ({ actor, rules }) => retentionService.set(actor, rules)),
     rpc(retention.retentionDryRun, ({ actor }) => retentionService.dryRun(actor)),
     rpc(retention.retentionRun, ({ actor, confirmToken }) => retentionService.run(actor, confirmToken)),
+    rpc(orgStorage.orgUsage, (request) => orgUsageService.usage(request)),
+    rpc(orgStorage.setOrgQuota, (request) => orgQuotaService.set(request)),
     rpc(storage.purgedVersions, async ({ projectId, fileIds, versions }) => ({ purges: await obliterator.purges(projectId, fileIds, versions) })),
   ];
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { identity } from '@lode/contracts';
+import { identity, sessions } from '@lode/contracts';
 import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { CursorCodec, migrate, type Database } from '@lode/db';
 import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@lode/outbox';
@@ -29,6 +29,11 @@ import { VersionPurger } from './domain/version-purge.ts';
 import { RetentionRepository } from './repo/retention-repo.ts';
 import { RetentionEvaluator } from './domain/retention-evaluator.ts';
 import { RetentionService } from './domain/retention-service.ts';
+import { OrgDirectory } from './domain/org-directory.ts';
+import { OrgQuotaRepository } from './repo/org-quota-repo.ts';
+import { OrgUsageRepository } from './repo/org-usage-repo.ts';
+import { OrgQuotaService } from './domain/org-quota-service.ts';
+import { OrgUsageService } from './domain/org-usage-service.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 /** Files a retention batch reads and purges in one transaction. */
@@ -64,6 +69,8 @@ export interface RunningUploadService {
   quotas: QuotaService;
   /** Retention: the periodic job's pass (runDue), to run on demand. */
   retention: RetentionService;
+  /** Org quotas: their warnings, which follow a fold too. */
+  orgQuotas: OrgQuotaService;
   /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
   /** Stops the periodic collector and the outbox relay, letting runs in progress finish. */
@@ -91,7 +98,21 @@ export async function startUploadService({
   // Listing one key of an unknown project is the identity service's 404, as on the admin API's keys routes.
   const assertProject = async (projectId: string) => void (await bus.call(identity.listKeys, { projectId, limit: 1 }));
   const usageRows = new UsageRepository();
-  const quotas = new QuotaService({ db, quotas: new QuotaRepository(), usage: usageRows, assertProject, onWarned: () => outbox.relay.kick() });
+  // The identity service owns orgs: which projects one holds, and a dashboard user's role in it.
+  const directory = new OrgDirectory({
+    listProjects: (orgId, cursor) => bus.call(identity.listProjects, { orgId, cursor, limit: identity.MAX_ADMIN_PAGE_SIZE }),
+    myOrgs: async (viewerId) => (await bus.call(sessions.myOrgs, { viewerId })).data,
+  });
+  const orgUsageRows = new OrgUsageRepository();
+  const orgQuotas = new OrgQuotaService({ db, quotas: new OrgQuotaRepository(), usage: orgUsageRows, directory, onWarned: () => outbox.relay.kick() });
+  const quotas = new QuotaService({
+    db,
+    quotas: new QuotaRepository(),
+    usage: usageRows,
+    assertProject,
+    onWarned: () => outbox.relay.kick(),
+    orgBudget: (orgId, projectId) => orgQuotas.budget(orgId, projectId),
+  });
   const service = new UploadService({ db, files, multipart, storage, quotas });
   const plugins = new PluginsRepository();
   const lfsUploads = new LfsRepository();
@@ -124,6 +145,8 @@ export async function startUploadService({
       obliterator,
       quotaService: quotas,
       retentionService: retention,
+      orgUsageService: new OrgUsageService({ db, usage: orgUsageRows, directory, quotas: orgQuotas }),
+      orgQuotaService: orgQuotas,
     }),
   );
   servePing(bus, 'upload', () => db.ping());
@@ -140,14 +163,16 @@ export async function startUploadService({
       : runPeriodically('usage fold', usageFoldIntervalMs, logger, async () => {
           await usage.fold();
           await quotas.warnCrossings();
+          await orgQuotas.warnCrossings();
         });
-  const unobserve = [usage.observeGauges(), objects.observeGauges()];
+  const unobserve = [usage.observeGauges(), orgQuotas.observeGauges(), objects.observeGauges()];
   return {
     collector,
     objects,
     usage,
     quotas,
     retention,
+    orgQuotas,
     relay: outbox.relay,
     async stop() {
       for (const stopObserving of unobserve) stopObserving();

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { commitMessage, multipartThreshold, parseByteSize } from './option-values.ts';
+import { commitMessage, multipartThreshold, parseByteSize, quotaValue } from './option-values.ts';
 
 describe('-m, the commit message', () => {
   it('is trimmed, and refused before any byte moves when the server would refuse it after the uploads', () => {
@@ -25,5 +25,15 @@ describe('--multipart-threshold, a size', () => {
   it('is refused under 1MiB, before any byte moves', () => {
     expect(multipartThreshold('1MiB')).toBe(2 ** 20);
     for (const bad of ['1000000', '0', 'lots']) expect(() => multipartThreshold(bad), bad).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('lode quota set, a size or none', () => {
+  it('takes a size in any unit, or none to remove the quota, and refuses anything else', () => {
+    expect(quotaValue('50GiB')).toBe(50 * 2 ** 30);
+    expect(quotaValue('1073741824')).toBe(2 ** 30);
+    expect(quotaValue('None')).toBeNull();
+    expect(() => quotaValue('-1')).toThrow(InvalidArgumentError);
+    expect(() => quotaValue('lots')).toThrow(InvalidArgumentError);
   });
 });

@@ -99,3 +99,11 @@ export function serverUrl(value: string): string {
     throw new InvalidArgumentError((error as Error).message);
   }
 }
+
+/** A quota as `lode quota set` takes it: a size (`50GiB`, `1073741824`) or `none`, which removes it. */
+export function quotaValue(value: string): number | null {
+  if (value.trim().toLowerCase() === 'none') return null;
+  const bytes = parseByteSize(value);
+  if (bytes === undefined) throw new InvalidArgumentError('Expected a size such as 50GiB or 1073741824, or none.');
+  return bytes;
+}

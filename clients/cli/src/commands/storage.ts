@@ -7,6 +7,7 @@ import { formatBytes, percentUsed, plural, type Output } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
 import { connected } from '../run.ts';
 import { versionNumber } from './option-values.ts';
+import { orgUsageLines } from './quota.ts';
 
 export function storageCommands(program: Command): void {
   program
@@ -14,8 +15,13 @@ export function storageCommands(program: Command): void {
     .description("the project's storage: logical and stored bytes, versions, objects, quota, and what the collector will free")
     .option('--prefix <path>', 'add the figures of a folder or file (in a workspace: a path on disk)')
     .option('--by-extension', 'add a table by file extension (within --prefix when given)')
+    .option('--org', "the organization's storage instead: its projects added up, each project's, its quota (owners and admins)")
     .action(
-      connected(async ({ client, out, signal }, options: { prefix?: string; byExtension?: boolean }) => {
+      connected(async ({ client, out, signal }, options: { prefix?: string; byExtension?: boolean; org?: boolean }) => {
+        if (options.org) {
+          const org = await client.orgUsage({ signal }).catch(refusedInput);
+          return out.result(org, () => orgUsageLines(org));
+        }
         const workspace = options.prefix === undefined ? null : await optionalWorkspace();
         const prefix = options.prefix === undefined ? undefined : workspace ? workspace.projectPath(options.prefix) : options.prefix.replace(/^\/+/, '');
         const usage = await client.usage({ prefix: prefix || undefined, byExtension: options.byExtension }, { signal }).catch(refusedInput);

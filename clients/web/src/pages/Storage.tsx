@@ -5,7 +5,7 @@ import { api, ApiError, get, withQuery } from '../api.ts';
 import { DataTable } from '../components/DataTable.tsx';
 import { ErrorNotice, QueryState } from '../components/States.tsx';
 import { formatBytes } from '../format.ts';
-import type { Quota, QuotaReply, UsageDay, UsageReply } from '../types.ts';
+import type { OrgUsageReply, Quota, QuotaReply, UsageDay, UsageReply } from '../types.ts';
 import { BYTE_UNITS, chartSeries, dedupSaving, inUnit, quotaFill, toBytes, type ByteUnit, type ChartPoint } from '../usage.ts';
 import { useProject } from './ProjectLayout.tsx';
 import { RetentionSection } from './Retention.tsx';
@@ -25,6 +25,7 @@ export function StoragePage() {
           <>
             <Figures usage={data} />
             <QuotaSection usage={data} />
+            <OrgQuotaSection />
             <HistoryChart history={data.history} />
           </>
         )}
@@ -97,13 +98,52 @@ function QuotaSection(props: { usage: UsageReply }) {
   );
 }
 
-function QuotaBar(props: { storedBytes: number; quota: Quota }) {
+/** Whose quota applies, as the bar says it. */
+const QUOTA_OWNERS: Record<Quota['source'] | NonNullable<OrgUsageReply['quota']>['source'], string> = {
+  operator: "the server operator's",
+  project: "the project's own",
+  org_operator: "the server operator's organization",
+  org: "the organization's own",
+};
+
+/**
+ * The org's storage beside the project's, for its owners and admins (the server answers members
+ * 403): the projects' stored bytes together against the org quota, which uploads must fit as well.
+ */
+function OrgQuotaSection() {
+  const { projectId, base, manages } = useProject();
+  const org = useQuery({ queryKey: ['project', projectId, 'org-usage'], queryFn: () => get<OrgUsageReply>(`${base}/org/usage`), enabled: manages });
+  if (!manages) return null;
+  return (
+    <section aria-labelledby="storage-org-quota">
+      <Title order={3} id="storage-org-quota" mb="sm">
+        Organization quota
+      </Title>
+      <QueryState query={org}>
+        {(data) => (
+          <Stack gap={4}>
+            {data.quota ? (
+              <QuotaBar storedBytes={data.storedBytes} quota={data.quota} label="Organization's share of its quota" />
+            ) : (
+              <Text size="sm">{`No organization quota: its ${data.projects.length.toLocaleString()} projects store ${formatBytes(data.storedBytes)} together.`}</Text>
+            )}
+            <Text size="xs" c="dimmed">
+              Uploads must fit both the project's quota and the organization's. Only the organization's owners change its quota.
+            </Text>
+          </Stack>
+        )}
+      </QueryState>
+    </section>
+  );
+}
+
+function QuotaBar(props: { storedBytes: number; quota: { bytes: number; source: keyof typeof QUOTA_OWNERS }; label?: string }) {
   const { percent, color } = quotaFill(props.storedBytes, props.quota.bytes);
-  const whose = props.quota.source === 'operator' ? "the server operator's" : "the project's own";
+  const whose = QUOTA_OWNERS[props.quota.source];
   return (
     <Stack gap={4}>
       <Text size="sm">{`${formatBytes(props.storedBytes)} of ${formatBytes(props.quota.bytes)} stored (${percent.toFixed(1)} %), ${whose} quota`}</Text>
-      <Progress value={Math.min(100, percent)} color={color} size="lg" aria-label="Quota used" />
+      <Progress value={Math.min(100, percent)} color={color} size="lg" aria-label={props.label ?? 'Quota used'} />
       {color !== 'blue' && (
         <Text size="xs" c={color}>
           {color === 'red' ? 'The quota is reached: new uploads that store more are refused.' : 'Over 80 % of the quota is used.'}

@@ -336,6 +336,8 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     postProjectsRetentionRun: fc
       .stringMatching(/^[A-Za-z0-9_-]{20,60}\.[A-Za-z0-9_-]{22}$/)
       .map((confirmToken) => request({ params: project, body: { confirmToken } })),
+    getProjectsOrgUsage: fc.constant(request({ params: project })),
+    putProjectsOrgQuota: quotaBody.map((body) => request({ params: project, body })),
     // Dry runs, and runs with a token the fuzz cannot have signed (403): the fuzz never obliterates its own files.
     postProjectsObliterate: fc
       .oneof(
@@ -369,6 +371,8 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     getSessionOidcStart: fc.constant(request({})),
     getSessionOidcCallback: fc.constant(request({ query: { code: 'fuzz', state: 'fuzz' } })),
     getMeOrgs: fc.constant(request({})),
+    getOrgsByOrgIdUsage: adminId(f.admin.orgIds).map((orgId) => request({ params: { orgId } })),
+    putOrgsByOrgIdQuota: fc.tuple(adminId(f.admin.orgIds), quotaBody).map(([orgId, body]) => request({ params: { orgId }, body })),
     getOrgsByOrgIdProjects: fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
     postOrgsByOrgIdProjects: fc.record({ orgId: adminId(f.admin.orgIds), name, slug }).map(({ orgId, ...body }) => request({ params: { orgId }, body })),
     getOrgsByOrgIdMembers: fc.tuple(adminId(f.admin.orgIds), adminList).map(([orgId, query]) => request({ params: { orgId }, query })),
@@ -449,6 +453,8 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       .map(([projectId, id]) => request({ params: { projectId, webhookId: id } })),
 
     putAdminProjectsQuota: fc.tuple(adminId(f.admin.projectIds), quotaBody).map(([projectId, body]) => request({ params: { projectId }, body })),
+    putAdminOrgsByOrgIdQuota: fc.tuple(adminId(f.admin.orgIds), quotaBody).map(([orgId, body]) => request({ params: { orgId }, body })),
+    getAdminOrgsByOrgIdUsage: adminId(f.admin.orgIds).map((orgId) => request({ params: { orgId } })),
     getAdminProjectsUsage: fc.tuple(adminId(f.admin.projectIds), usageQuery).map(([projectId, query]) => request({ params: { projectId }, query })),
 
     getOpenapiJson: fc.constant(request({})),

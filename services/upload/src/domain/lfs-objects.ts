@@ -70,7 +70,7 @@ export class LfsObjects {
     const lacking = new Map(refs.filter((ref) => !stored.has(contentKey(ref.oid, ref.size))).map((ref) => [contentKey(ref.oid, ref.size), ref]));
     // Objects to store count against the project's quota, as a Lode upload's bytes do.
     const refusals = await this.#quotas.refusals(
-      actor.projectId,
+      actor,
       [...lacking.values()].map((ref) => ({ index: ref.index, sha256: ref.oid, size: ref.size })),
     );
     const missing = new Map([...lacking].filter(([, ref]) => !refusals.has(ref.index)));

@@ -5,7 +5,7 @@ import type { Database } from '@lode/db';
 import { writeOutbox } from '@lode/outbox';
 import type { QuotaRepository, QuotaRow } from '../repo/quota-repo.ts';
 import type { UsageRepository } from '../repo/usage-repo.ts';
-import { effectiveQuota, projectQuotaProblem, quotaRefusals } from './quota-plan.ts';
+import { effectiveQuota, ownQuotaProblem, quotaRefusals, type QuotaBudget } from './quota-plan.ts';
 
 type QuotaRequest = ParsedRequestOf<typeof storage.setQuota>;
 
@@ -27,7 +27,8 @@ export interface InitiatingUpload {
 /**
  * Storage quotas (docs/storage.md, Quotas): the operator's through the admin API, the project's own
  * (at most the operator's) by the org's owners and admins; the lower applies to the project's stored
- * bytes. Initiates (single, batch, multipart, Git LFS uploads) are refused past it with 507
+ * bytes, and the org's quota (org-quota-service.ts) beside it: an upload must fit both. Initiates
+ * (single, batch, multipart, Git LFS uploads) are refused past either with 507
  * quota_exceeded, entry by entry; confirms are never refused, so a commit of uploads already under
  * way never half-succeeds. The check is made at initiate against what is stored then: initiates
  * running at once may together pass the quota by what they reserve. One warning event per crossing
@@ -39,6 +40,7 @@ export class QuotaService {
   readonly #usage: UsageRepository;
   readonly #assertProject: (projectId: string) => Promise<void>;
   readonly #onWarned: () => void;
+  readonly #orgBudget: (orgId: string, projectId: string) => Promise<QuotaBudget | undefined>;
   readonly #cache = new Map<string, { quota: storage.EffectiveQuota | null; until: number }>();
 
   constructor(deps: {
@@ -47,12 +49,15 @@ export class QuotaService {
     usage: UsageRepository;
     assertProject: (projectId: string) => Promise<void>;
     onWarned: () => void;
+    /** What the project's org quota holds it to, if the org has one. */
+    orgBudget: (orgId: string, projectId: string) => Promise<QuotaBudget | undefined>;
   }) {
     this.#db = deps.db;
     this.#quotas = deps.quotas;
     this.#usage = deps.usage;
     this.#assertProject = deps.assertProject;
     this.#onWarned = deps.onWarned;
+    this.#orgBudget = deps.orgBudget;
   }
 
   async set(request: QuotaRequest): Promise<storage.QuotaReply> {
@@ -63,7 +68,7 @@ export class QuotaService {
       row = await this.#quotas.set(this.#db, projectId, 'operator', bytes);
     } else {
       if (!managesOrg(setter)) throw errors.forbidden("Only org owners and admins may set the project's quota");
-      const problem = projectQuotaProblem((await this.#quotas.limits(this.#db, projectId))?.operatorBytes ?? null, bytes);
+      const problem = ownQuotaProblem('project', (await this.#quotas.limits(this.#db, projectId))?.operatorBytes ?? null, bytes);
       if (problem) throw problem;
       row = await this.#quotas.set(this.#db, projectId, 'project', bytes);
     }
@@ -77,18 +82,22 @@ export class QuotaService {
   }
 
   /**
-   * Which of these uploads the project's quota refuses, by request position. Nothing is read beyond
-   * the (cached) quota for a project without one; otherwise its stored bytes and which contents
-   * would deduplicate (those store nothing).
+   * Which of these uploads the project's quota or its org's refuses, by request position. Nothing is
+   * read beyond the (cached) quotas for a project and org without one; otherwise the stored bytes
+   * they hold to and which contents would deduplicate (those store nothing).
    */
-  async refusals(projectId: string, uploads: readonly InitiatingUpload[]): Promise<Map<number, AppError>> {
+  async refusals(scope: { projectId: string; orgId: string }, uploads: readonly InitiatingUpload[]): Promise<Map<number, AppError>> {
     if (uploads.length === 0) return new Map();
-    const quota = await this.#cachedQuota(projectId);
-    if (quota === null) return new Map();
-    const [figures, dedupable] = await Promise.all([this.#usage.figures(this.#db, projectId), this.#quotas.dedupable(this.#db, projectId, uploads)]);
+    const { projectId, orgId } = scope;
+    const [quota, orgBudget] = await Promise.all([this.#cachedQuota(projectId), this.#orgBudget(orgId, projectId)]);
+    if (quota === null && orgBudget === undefined) return new Map();
+    const [figures, dedupable] = await Promise.all([
+      quota === null ? undefined : this.#usage.figures(this.#db, projectId),
+      this.#quotas.dedupable(this.#db, projectId, uploads),
+    ]);
+    const budgets: QuotaBudget[] = [...(quota && figures ? [{ usedBytes: figures.storedBytes, quota }] : []), ...(orgBudget ? [orgBudget] : [])];
     return quotaRefusals(
-      figures.storedBytes,
-      quota,
+      budgets,
       uploads.map((u) => ({ index: u.index, size: u.size, dedup: dedupable.has(`${u.sha256}:${u.size}`) })),
     );
   }
@@ -103,7 +112,7 @@ export class QuotaService {
       await writeOutbox(
         tx,
         rows.map((row) => {
-          const event: storage.QuotaWarning = { ...row, percent: Math.round((row.storedBytes / Math.max(1, row.quotaBytes)) * 1000) / 10 };
+          const event: storage.QuotaWarning = { ...row, scope: 'project', percent: Math.round((row.storedBytes / Math.max(1, row.quotaBytes)) * 1000) / 10 };
           return { subject: storage.quotaWarning.subject, id: randomUUID(), data: event };
         }),
       );

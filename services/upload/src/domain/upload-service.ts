@@ -48,7 +48,7 @@ export class UploadService {
    * One database round trip for the whole batch's reservations; each entry succeeds or fails on its
    * own. A multipart entry that re-initiates its uploader's open reservation resumes it instead (its
    * bytes were counted against the quota when it began); an entry whose bytes would pass the
-   * project's quota is refused.
+   * project's quota or its org's is refused.
    */
   async initiateBatch(actor: Actor, files: readonly unknown[]): Promise<InitiateOutcome[]> {
     const { valid: entries, invalid } = validateEntries(files);
@@ -57,7 +57,7 @@ export class UploadService {
     const resumed = await this.#multipart.resume(actor, entries);
     for (const [index, form] of resumed) results[index] = form;
     const fresh = entries.filter((entry) => !resumed.has(entry.index));
-    const refused = await this.#quotas.refusals(actor.projectId, fresh);
+    const refused = await this.#quotas.refusals(actor, fresh);
     for (const entry of fresh) {
       const failure = refused.get(entry.index);
       if (failure) results[entry.index] = { path: entry.path, failure };

@@ -1,0 +1,76 @@
+import { errors } from '@lode/errors';
+import type { orgStorage, Role } from '@lode/contracts';
+
+/** A project of an org, as the identity service lists it. */
+export interface OrgProject {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+interface ProjectPage {
+  data: readonly OrgProject[];
+  nextCursor: string | null;
+}
+
+/**
+ * How long an org's project list is trusted: an initiate under an org quota reads it, and asking the
+ * identity service on every one would add a bus round trip to the busiest call. A project made in
+ * the org meanwhile counts within this time (its own uploads count it at once: see `projectIdsOf`).
+ */
+const PROJECTS_CACHE_MS = 5000;
+const PROJECTS_CACHE_MAX = 10_000;
+
+/**
+ * What the upload service knows of orgs, asked of the identity service, which owns them: the projects
+ * an org holds (an unknown org is its 404), and a dashboard user's role in one. Nothing of it is
+ * stored here, so a project's org is never out of step with identity's.
+ */
+export class OrgDirectory {
+  readonly #listProjects: (orgId: string, cursor: string | undefined) => Promise<ProjectPage>;
+  readonly #myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
+  readonly #cache = new Map<string, { projects: readonly OrgProject[]; until: number }>();
+
+  constructor(deps: {
+    listProjects: (orgId: string, cursor: string | undefined) => Promise<ProjectPage>;
+    myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
+  }) {
+    this.#listProjects = deps.listProjects;
+    this.#myOrgs = deps.myOrgs;
+  }
+
+  /** Every project of the org, as of now (read page by page). */
+  async projects(orgId: string): Promise<OrgProject[]> {
+    const projects: OrgProject[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.#listProjects(orgId, cursor);
+      projects.push(...page.data);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    if (this.#cache.size >= PROJECTS_CACHE_MAX) this.#cache.clear();
+    this.#cache.set(orgId, { projects, until: Date.now() + PROJECTS_CACHE_MS });
+    return projects;
+  }
+
+  /** The org's project ids as lately read, with `projectId` (a project of the org) always among them. */
+  async projectIdsOf(orgId: string, projectId?: string): Promise<string[]> {
+    const cached = this.#cache.get(orgId);
+    const projects = cached && cached.until > Date.now() ? cached.projects : await this.projects(orgId);
+    const ids = projects.map((project) => project.id);
+    return projectId === undefined || ids.includes(projectId) ? ids : [...ids, projectId];
+  }
+
+  /**
+   * The caller's standing in the org: a key's role is its own (its org is the key's), a dashboard
+   * user's is asked (an org they are not in is 404, as one that does not exist), the operator's is
+   * the operator's.
+   */
+  async roleOf(orgId: string, caller: orgStorage.OrgCaller): Promise<Role | 'operator'> {
+    if ('operator' in caller) return 'operator';
+    if ('role' in caller) return caller.role;
+    const membership = (await this.#myOrgs(caller.viewerId)).find((org) => org.id === orgId);
+    if (!membership) throw errors.notFound('Organization');
+    return membership.role;
+  }
+}
