@@ -19,4 +19,5 @@ export * as sessions from './sessions.ts';
 export * as webhooks from './webhooks.ts';
 export * as publicEvents from './public-events.ts';
 export * as storage from './storage.ts';
+export * as projectDeletion from './project-deletion.ts';
 export { ENDPOINTS } from './endpoints.ts';

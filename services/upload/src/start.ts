@@ -25,6 +25,9 @@ import { CollectableRepository } from './repo/collectable-repo.ts';
 import { ObjectCollector } from './domain/object-gc.ts';
 import { QuotaRepository } from './repo/quota-repo.ts';
 import { QuotaService } from './domain/quota-service.ts';
+import { ProjectPurgeRepository } from './repo/project-purge-repo.ts';
+import { ProjectPurger } from './domain/project-purger.ts';
+import { consumeProjectPurged } from './handlers/project-purged.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 export const uploadMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
@@ -56,7 +59,7 @@ export interface RunningUploadService {
   quotas: QuotaService;
   /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
-  /** Stops the periodic collector and the outbox relay, letting runs in progress finish. */
+  /** Stops the periodic collector, the purge consumer and the outbox relay, letting runs in progress finish. */
   stop(): Promise<void>;
 }
 
@@ -123,6 +126,7 @@ export async function startUploadService({
           await quotas.warnCrossings();
         });
   const unobserve = [usage.observeGauges(), objects.observeGauges()];
+  const purger = await consumeProjectPurged(events, new ProjectPurger({ db, repo: new ProjectPurgeRepository(), storage, logger }));
   return {
     collector,
     objects,
@@ -131,7 +135,7 @@ export async function startUploadService({
     relay: outbox.relay,
     async stop() {
       for (const stopObserving of unobserve) stopObserving();
-      await Promise.all([stopCollector(), objectCollection?.stop(), fold?.stop(), outbox.stop()]);
+      await Promise.all([purger.stop(), stopCollector(), objectCollection?.stop(), fold?.stop(), outbox.stop()]);
     },
   };
 }

@@ -100,6 +100,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a project: purged after the undo window */
+        delete: operations["deleteAdminProjects"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/projects/{projectId}/keys": {
         parameters: {
             query?: never;
@@ -129,6 +146,23 @@ export interface paths {
         /** Set a project's storage quota (the most its owners may set) */
         put: operations["putAdminProjectsQuota"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/undelete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bring a deleted project back (during the undo window) */
+        post: operations["postAdminProjectsUndelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -469,6 +503,23 @@ export interface paths {
         /** Create a project */
         post: operations["postOrgsByOrgIdProjects"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete the project (owners): purged after the undo window */
+        delete: operations["deleteProjects"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1082,6 +1133,23 @@ export interface paths {
          * @description One row per file listed (and, with includeRemoteOnly, per remote file not listed). Up to 10,000 files a request; larger workspaces are sent in the batches of one session.
          */
         post: operations["postProjectsSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/undelete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bring a deleted project back (owners, during the undo window) */
+        post: operations["postProjectsUndelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1874,7 +1942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1882,7 +1950,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -2360,6 +2428,9 @@ export interface operations {
                                 burst: number;
                             } | null;
                             createdAt: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
+                            purgedAt: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2544,6 +2615,9 @@ export interface operations {
                             burst: number;
                         } | null;
                         createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
                     };
                 };
             };
@@ -2592,7 +2666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2674,187 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        deletedAt: string;
+                        purgeAfter: string;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "version_purged" | "project_deleted" | "project_purged";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -3224,6 +3478,209 @@ export interface operations {
             };
         };
     };
+    postAdminProjectsUndelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        slug: string;
+                        iconUrl: string | null;
+                        writeRateLimit: {
+                            perSecond: number;
+                            burst: number;
+                        } | null;
+                        createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "version_purged" | "project_deleted" | "project_purged";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getAdminProjectsUsage: {
         parameters: {
             query?: {
@@ -3678,7 +4135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3686,7 +4143,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -4847,7 +5304,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4855,7 +5312,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -5032,7 +5489,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5040,7 +5497,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -5719,7 +6176,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5727,7 +6184,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -5893,7 +6350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5901,7 +6358,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -6426,7 +6883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6434,7 +6891,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -6936,7 +7393,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6944,7 +7401,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -7111,7 +7568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7119,7 +7576,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -7237,6 +7694,9 @@ export interface operations {
                                 burst: number;
                             } | null;
                             createdAt: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
+                            purgedAt: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -7401,6 +7861,9 @@ export interface operations {
                             burst: number;
                         } | null;
                         createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
                     };
                 };
             };
@@ -7464,7 +7927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7472,7 +7935,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -7503,6 +7966,186 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        deletedAt: string;
+                        purgeAfter: string;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -7850,7 +8493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7858,7 +8501,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -8042,7 +8685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8050,7 +8693,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -8253,7 +8896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8261,7 +8904,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -8677,7 +9320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8685,7 +9328,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -9810,7 +10453,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9818,7 +10461,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -10035,7 +10678,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10043,7 +10686,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -10828,7 +11471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10836,7 +11479,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -11292,7 +11935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11300,7 +11943,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -13663,7 +14306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13671,7 +14314,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -13801,6 +14444,9 @@ export interface operations {
                                 burst: number;
                             } | null;
                             createdAt: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
+                            purgedAt: string | null;
                         };
                         org: {
                             /** Format: uuid */
@@ -14422,7 +15068,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14430,7 +15076,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -14646,7 +15292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14654,7 +15300,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -15049,7 +15695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15057,7 +15703,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -15460,7 +16106,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15468,7 +16114,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -15514,6 +16160,209 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postProjectsUndelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        slug: string;
+                        iconUrl: string | null;
+                        writeRateLimit: {
+                            perSecond: number;
+                            burst: number;
+                        } | null;
+                        createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "version_purged" | "project_deleted" | "project_purged";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -16066,7 +16915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16074,7 +16923,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -17133,6 +17982,9 @@ export interface operations {
                             burst: number;
                         } | null;
                         createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
                     };
                 };
             };

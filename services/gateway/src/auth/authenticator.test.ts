@@ -24,6 +24,7 @@ const found = (over: Partial<identity.KeyIdentity> = {}): identity.KeyIdentity =
   orgId: 'o',
   orgName: 'Org',
   orgSlug: 'org',
+  projectPurgeAfter: null,
   ...over,
 });
 
