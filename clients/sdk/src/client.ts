@@ -28,6 +28,7 @@ import type {
   ObliterateMode,
   ObliterateTarget,
   Obliteration,
+  ProjectDeletion,
   Page,
   PageQuery,
   Plugin,
@@ -276,6 +277,15 @@ export class LodeClient {
   /** Sets the project's own storage quota in bytes, at most the operator's (org owners and admins); null removes it. */
   setQuota(bytes: number | null, options: Signal = {}): Promise<QuotaSettings> {
     return this.#project('PUT', '/quota', { bytes }, options);
+  }
+
+  /**
+   * Deletes the project (its organization's owners): every key of it is refused from now on (410
+   * project_deleted), and it is purged, with all its files, after `purgeAfter` unless an owner brings
+   * it back from the dashboard or an operator with the admin API. Deleting it again is 410.
+   */
+  deleteProject(options: Signal = {}): Promise<ProjectDeletion> {
+    return this.#project('DELETE', '', undefined, options);
   }
 
   /** The project's live feed: its events as they happen, reconnecting (with Last-Event-ID) when the connection drops. */

@@ -141,5 +141,8 @@ export type ObliterateMode = { dryRun: true } | { confirmToken: string };
 export type Obliteration = ReplyOf<'/api/v1/projects/{projectId}/obliterate', 'post'>;
 export type PlannedVersion = Obliteration['versions'][number];
 
+/** A deleted project and when it will be purged (`purgeAfter`): until then an owner can bring it back. */
+export type ProjectDeletion = ReplyOf<'/api/v1/projects/{projectId}', 'delete'>;
+
 /** The quota that applies, the operator's and the project's own. */
 export type QuotaSettings = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;

@@ -1,10 +1,10 @@
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { LodeApiError, type ExtensionUsage, type Obliteration, type ObliterateTarget, type Usage } from '@lode/sdk';
 import type { Context } from '../context.ts';
 import { CliError, EXIT, refusedInput } from '../failure.ts';
 import { formatBytes, percentUsed, plural } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
+import { ask, canAsk } from '../prompt.ts';
 import { connected } from '../run.ts';
 import { versionNumber } from './option-values.ts';
 
@@ -37,13 +37,13 @@ export function storageCommands(program: Command): void {
         const plan = await client.obliterate(target, { dryRun: true }, { signal }).catch(explainRefusal(file));
         if (options.dryRun || plan.confirmToken === null) return out.result(plan, () => planLines(plan));
         if (!options.yes) {
-          if (out.json || !process.stdin.isTTY || !process.stderr.isTTY)
+          if (!canAsk(out.json))
             throw new CliError(
               `Nothing was removed: obliterating ${plan.path} removes ${plural(plan.versionCount, 'version')} for good, so it asks for confirmation, and this is not a terminal (or --json is on). Check the plan with --dry-run, then run again with --yes.`,
               { exitCode: EXIT.usage, code: 'confirmation_required', details: { plan } },
             );
           for (const line of planLines(plan)) out.note(line);
-          if (!(await confirm(`Remove ${plural(plan.versionCount, 'version')} of ${plan.path} for good? Type "yes": `))) {
+          if ((await ask(`Remove ${plural(plan.versionCount, 'version')} of ${plan.path} for good? Type "yes": `)).toLowerCase() !== 'yes') {
             return out.result({ ...plan, cancelled: true }, () => ['Cancelled: nothing was removed.']);
           }
         }
@@ -62,15 +62,6 @@ async function obliterateTarget({ client, signal }: Context, file: string, versi
   if (version === undefined) return { path: workspace ? workspace.projectPath(file) : file.replace(/^\/+/, '') };
   const [named] = await resolveFiles(client, workspace, [file], undefined, signal);
   return { fileId: named.fileId, version };
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return (await prompt.question(question)).trim().toLowerCase() === 'yes';
-  } finally {
-    prompt.close();
-  }
 }
 
 /** The refusals an obliteration meets, each as what to do next. */
