@@ -3,11 +3,14 @@ import type { EventConsumer, EventStream } from '@lode/bus';
 import { deleteProjectRows, type Database, type ProjectTable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 
-/** The commit service's rows of a project, children before parents. */
+/**
+ * The commit service's rows of a project, children before parents. Entries are found through their
+ * commits: their indexes that lead with the project are partial.
+ */
 export const PROJECT_TABLES: readonly ProjectTable[] = [
   { table: 'draft_entries', where: 'draft_id IN (SELECT id FROM drafts WHERE project_id = $1)' },
   { table: 'drafts' },
-  { table: 'commit_entries' },
+  { table: 'commit_entries', where: 'commit_id IN (SELECT id FROM commits WHERE project_id = $1)' },
   { table: 'commits' },
   // The tree before its folder counts: deleting tree rows updates the counts of their folders.
   { table: 'tree' },

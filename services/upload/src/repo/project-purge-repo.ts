@@ -1,8 +1,11 @@
 import { deleteProjectRows, type ProjectTable, type Queryable } from '@lode/db';
 
-/** The upload service's rows of a project, children before parents (versions and parts name their upload). */
+/**
+ * The upload service's rows of a project, children before parents (versions and parts name their
+ * upload). Versions are found through their files: no index of theirs leads with the project.
+ */
 const PROJECT_TABLES: readonly ProjectTable[] = [
-  { table: 'versions' },
+  { table: 'versions', where: 'file_id IN (SELECT id FROM files WHERE project_id = $1)' },
   { table: 'multipart_uploads', where: 'reservation_id IN (SELECT id FROM uploads WHERE project_id = $1)' },
   { table: 'uploads' },
   { table: 'lfs_uploads' },
