@@ -71,6 +71,23 @@ describe('Authenticator', () => {
     expect(keys.lookups).toBe(2);
   });
 
+  it("refuses a deleted project's key with when it is purged; forgetProject drops the project's keys, not others'", async () => {
+    const keys = fakeKeys();
+    const auth = new Authenticator(keys, { ttlMs: 60_000 });
+    const first = auth.authenticate(bearer, 'dev');
+    keys.answer(found());
+    await first;
+    auth.forgetProject('another project');
+    await auth.authenticate(bearer, 'dev');
+    expect(keys.lookups).toBe(1);
+
+    auth.forgetProject('p');
+    const after = auth.authenticate(bearer, 'dev');
+    keys.answer(found({ projectPurgeAfter: '2026-12-06T10:00:00.000Z' }));
+    await expect(after).rejects.toMatchObject({ code: 'project_deleted', details: { purgeAfter: '2026-12-06T10:00:00.000Z' } });
+    expect(keys.lookups).toBe(2);
+  });
+
   describe('with a budget of failures', () => {
     /** A key directory that knows one key (KEY, bound to 'dev'), counting its lookups. */
     function directory() {
