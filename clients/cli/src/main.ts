@@ -4,6 +4,7 @@ import { branchCommands } from './commands/branch.ts';
 import { historyCommands } from './commands/history.ts';
 import { lockCommands } from './commands/locks.ts';
 import { lsCommands } from './commands/ls.ts';
+import { projectCommands } from './commands/project.ts';
 import { sessionCommands } from './commands/session.ts';
 import { storageCommands } from './commands/storage.ts';
 import { retentionCommands } from './commands/retention.ts';
@@ -45,6 +46,7 @@ branchCommands(program);
 storageCommands(program);
 retentionCommands(program);
 quotaCommands(program);
+projectCommands(program);
 adminCommands(program);
 // Every command takes the global options too, since positional options leave `lode push --json` to `push`.
 for (const command of [program, ...descendants(program)])

@@ -9,6 +9,7 @@ export type User = ReplyOf<'/admin/v1/users', 'post'>;
 export type Membership = ReplyOf<'/admin/v1/orgs/{orgId}/members', 'post'>;
 export type Role = Membership['role'];
 
+/** `deletedAt`, `purgeAfter`, `purgedAt`: set once it is deleted, and purged (its id is never reused). */
 export type Project = ReplyOf<'/admin/v1/orgs/{orgId}/projects', 'post'>;
 
 /** A key as operators see it: never the key itself. */

@@ -1,6 +1,6 @@
 import type { ApiKey, Membership, NewApiKey, NewProject, NewUser, Organization, Project, Role, SignInLink, User } from './admin-types.ts';
 import { ApiTransport, type ConnectionOptions } from './http.ts';
-import type { OrgQuotaSettings, OrgUsage, Page, PageQuery } from './types.ts';
+import type { OrgQuotaSettings, OrgUsage, Page, PageQuery, ProjectDeletion } from './types.ts';
 
 export interface LodeAdminClientOptions extends Omit<ConnectionOptions, 'key' | 'deviceId'> {
   /** The server's `LODE_ADMIN_TOKEN` (embedded mode keeps the one it made in `<data dir>/admin-token`). */
@@ -77,6 +77,19 @@ export class LodeAdminClient {
   /** Sets the operator's quota on the organization's projects' stored bytes together (the most its owners may set); null removes it. */
   setOrgQuota(orgId: string, bytes: number | null, options: Signal = {}): Promise<OrgQuotaSettings> {
     return this.transport.call('PUT', `/admin/v1/orgs/${segment(orgId)}/quota`, { bytes }, options);
+  }
+
+  /**
+   * Deletes a project: its keys are refused at once, and it is purged with all its files after
+   * `purgeAfter` unless brought back (undeleteProject). A project deleted already is 410 project_deleted.
+   */
+  deleteProject(projectId: string, options: Signal = {}): Promise<ProjectDeletion> {
+    return this.transport.call('DELETE', `/admin/v1/projects/${segment(projectId)}`, undefined, options);
+  }
+
+  /** Brings a deleted project back as it was, until its purge begins (then 410 project_purged; 409 project_not_deleted when it is not deleted). */
+  undeleteProject(projectId: string, options: Signal = {}): Promise<Project> {
+    return this.transport.call('POST', `/admin/v1/projects/${segment(projectId)}/undelete`, undefined, options);
   }
 
   /** A project key for a member of the project's organization: the answer is the only place the key is shown. */

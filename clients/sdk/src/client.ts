@@ -30,6 +30,7 @@ import type {
   Obliteration,
   OrgQuotaSettings,
   OrgUsage,
+  ProjectDeletion,
   Page,
   PageQuery,
   Plugin,
@@ -319,6 +320,15 @@ export class LodeClient {
   /** Sets the key's organization's own storage quota in bytes, at most the operator's (org owners only); null removes it. */
   setOrgQuota(bytes: number | null, options: Signal = {}): Promise<OrgQuotaSettings> {
     return this.#project('PUT', '/org/quota', { bytes }, options);
+  }
+
+  /**
+   * Deletes the project (its organization's owners): every key of it is refused from now on (410
+   * project_deleted), and it is purged, with all its files, after `purgeAfter` unless an owner brings
+   * it back from the dashboard or an operator with the admin API. Deleting it again is 410.
+   */
+  deleteProject(options: Signal = {}): Promise<ProjectDeletion> {
+    return this.#project('DELETE', '', undefined, options);
   }
 
   /** The project's live feed: its events as they happen, reconnecting (with Last-Event-ID) when the connection drops. */

@@ -147,6 +147,8 @@ export type RetentionSettings = ReplyOf<'/api/v1/projects/{projectId}/retention'
 export type RetentionRule = RetentionSettings['rules'][number];
 /** What the rules remove now (a dry run, with its `confirmToken`), or what a run removed (`appliedAt` set). */
 export type RetentionPlan = ReplyOf<'/api/v1/projects/{projectId}/retention/dry-run', 'post'>;
+/** A deleted project and when it will be purged (`purgeAfter`): until then an owner can bring it back. */
+export type ProjectDeletion = ReplyOf<'/api/v1/projects/{projectId}', 'delete'>;
 
 /** The quota that applies, the operator's and the project's own. */
 export type QuotaSettings = ReplyOf<'/api/v1/projects/{projectId}/quota', 'put'>;

@@ -14,6 +14,7 @@ export type Org = ReplyOf<'/api/v1/me/orgs', 'get'>['data'][number];
 export type Role = Org['role'];
 export type Project = ReplyOf<'/api/v1/orgs/{orgId}/projects', 'get'>['data'][number];
 export type WriteRateLimit = NonNullable<Project['writeRateLimit']>;
+export type ProjectDeletion = ReplyOf<'/api/v1/projects/{projectId}', 'delete'>;
 /**
  * `defaultWriteRateLimit`: what a project without a limit of its own gets (the server's default);
  * `maxWriteRateLimit`: the most its owners and admins may set.

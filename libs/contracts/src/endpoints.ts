@@ -13,6 +13,7 @@ import * as identity from './identity.ts';
 import * as storage from './storage.ts';
 import * as retention from './retention.ts';
 import * as orgStorage from './org-storage.ts';
+import * as projectDeletion from './project-deletion.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isContract = (value: unknown): value is Contract => isObject(value) && typeof value.subject === 'string' && 'request' in value && 'reply' in value;
@@ -46,4 +47,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
   storage,
   retention,
   orgStorage,
+  projectDeletion,
 ].flatMap(routesOf);

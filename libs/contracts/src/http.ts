@@ -86,6 +86,8 @@ export interface HttpBinding<
   noStore?: true;
   /** Changes what a key may do: the gateway forgets the answered key (`{ id }`) from its cache at once. */
   forgetsKey?: true;
+  /** Ends or restores a project's keys: the gateway forgets every cached key of the path's project at once. */
+  forgetsProject?: true;
   /** The success status; 200 unless given. */
   status?: 201 | 202;
   /**

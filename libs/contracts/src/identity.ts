@@ -38,6 +38,8 @@ export const keyIdentitySchema = z.object({
   orgId: uuid,
   orgName: z.string(),
   orgSlug: z.string(),
+  /** Set while the project is deleted (its keys are refused): when it will be purged. */
+  projectPurgeAfter: isoTimestamp.nullable(),
 });
 export type KeyIdentity = z.infer<typeof keyIdentitySchema>;
 
@@ -80,7 +82,7 @@ export const listQuery = z.object({
 });
 
 /** The operators' API: a malformed id names nothing, as an unknown one (404). */
-const adminRoute = {
+export const adminRoute = {
   tag: 'Admin',
   auth: 'admin',
   notFound: { orgId: 'Organization', userId: 'User', projectId: 'Project', keyId: 'API key' },
@@ -103,6 +105,10 @@ export const projectSchema = z.object({
   iconUrl: z.string().nullable(),
   writeRateLimit: writeRateLimitReply.nullable(),
   createdAt: isoTimestamp,
+  /** Set while the project is deleted: it is purged after `purgeAfter` (then `purgedAt`) unless brought back. */
+  deletedAt: isoTimestamp.nullable(),
+  purgeAfter: isoTimestamp.nullable(),
+  purgedAt: isoTimestamp.nullable(),
 });
 /** A key as operators see it: never the key itself, except once in createKey's reply. */
 export const apiKeySchema = z.object({

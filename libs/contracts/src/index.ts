@@ -21,4 +21,5 @@ export * as publicEvents from './public-events.ts';
 export * as storage from './storage.ts';
 export * as retention from './retention.ts';
 export * as orgStorage from './org-storage.ts';
+export * as projectDeletion from './project-deletion.ts';
 export { ENDPOINTS } from './endpoints.ts';

@@ -88,7 +88,7 @@ const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item),
  * The dashboard's routes, for a signed-in person only; writes send the session's CSRF token. A
  * malformed id names nothing, as an unknown one (404).
  */
-const dashboardRoute = {
+export const dashboardRoute = {
   tag: 'Dashboard',
   auth: 'session',
   notFound: { orgId: 'Organization', userId: 'Member', invitationId: 'Invitation', projectId: 'Project', keyId: 'API key' },

@@ -26,6 +26,9 @@ export const errorCodes = [
   'upload_incomplete',
   'content_mismatch',
   'version_purged',
+  'project_deleted',
+  'project_purged',
+  'project_not_deleted',
   'quota_exceeded',
   'file_locked',
   'version_not_confirmed',
@@ -121,6 +124,11 @@ export const errors = {
   versionPurged: (version: number, purgedAt: string) =>
     new AppError('version_purged', `Version ${version} of this file was obliterated (${purgedAt}); its content is no longer available`, { purgedAt }),
   contentMismatch: (message: string) => new AppError('content_mismatch', message),
+  /** A deleted project is inert until purged: nothing reads or writes it, and deleting it again changes nothing. */
+  projectDeleted: (purgeAfter: string) =>
+    new AppError('project_deleted', `This project was deleted; it will be purged after ${purgeAfter} unless an owner brings it back`, { purgeAfter }),
+  projectPurged: (purgedAt: string) => new AppError('project_purged', `This project was purged (${purgedAt}); nothing can bring it back`, { purgedAt }),
+  projectNotDeleted: () => new AppError('project_not_deleted', 'This project is not deleted'),
   /**
    * An upload that would take the project's stored bytes past its quota, or its org's projects' together
    * past the org's (`quotaSource` org_operator or org). `usedBytes` counts what the project (or org)

@@ -31,6 +31,7 @@ export function instrumentStorage(storage: BlobStorage): BlobStorage {
     contentMany: (keys: readonly string[]) => span('content_many', { 'lode.storage.keys': keys.length }, () => storage.contentMany(keys)),
     freeze: (key: string, freshKey: string) => span('freeze', { 'lode.storage.key': key }, () => storage.freeze(key, freshKey)),
     delete: (keys: readonly string[]) => span('delete', { 'lode.storage.keys': keys.length }, () => storage.delete(keys)),
+    deletePrefix: (prefix: string) => span('delete_prefix', { 'lode.storage.prefix': prefix }, () => storage.deletePrefix(prefix)),
     ensureReady: () => span('ensure_ready', {}, () => storage.ensureReady()),
     createMultipart: (key: string) => span('create_multipart', { 'lode.storage.key': key }, () => storage.createMultipart(key)),
     async presignPart(input: PresignPartInput): Promise<PresignedPut> {

@@ -11,7 +11,7 @@ import type {
   StoredContent,
   StoredPart,
 } from './storage.ts';
-import { isValidStorageKey } from './storage.ts';
+import { assertKeyPrefix, isValidStorageKey } from './storage.ts';
 import { readHeads, type ObjectFiles } from './local-heads.ts';
 import { partFileName, PRIVATE_DIRECTORY_MODE, SEALED_HEADER_BYTES, UPLOAD_ID_PATTERN } from './local-layout.ts';
 import { LocalMultipart } from './local-multipart.ts';
@@ -164,6 +164,12 @@ export class LocalBlobStorage implements BlobStorage {
   async delete(keys: readonly string[]): Promise<void> {
     const files = keys.flatMap((key) => [this.sealedPath(key), this.objectPath(key), this.shaPath(key)]);
     await Promise.all(files.map((file) => rm(file, { force: true })));
+  }
+
+  /** A prefix is a folder of both layouts: removed whole, with the folders under it. */
+  async deletePrefix(prefix: string): Promise<void> {
+    assertKeyPrefix(prefix);
+    await Promise.all(['sealed', 'objects'].map((root) => rm(path.join(this.options.dir, root, prefix), { recursive: true, force: true })));
   }
 
   /**

@@ -37,6 +37,7 @@ import {
   type PresignPutInput,
   type StoredContent,
   type StoredPart,
+  assertKeyPrefix,
 } from './storage.ts';
 
 export interface S3StorageOptions {
@@ -257,6 +258,22 @@ export class S3BlobStorage implements BlobStorage {
       const failed = (result.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
       if (failed.length > 0) throw new Error(`S3 refused to delete ${failed.length} objects: ${failed[0]?.Code} ${failed[0]?.Message}`);
     }
+  }
+
+  /** The prefix is listed a page (up to 1,000 keys) at a time, each page deleted in one request before the next is read. */
+  async deletePrefix(prefix: string): Promise<void> {
+    assertKeyPrefix(prefix);
+    let ContinuationToken: string | undefined;
+    do {
+      const page: ListObjectsV2CommandOutput = await this.client
+        .send(new ListObjectsV2Command({ Bucket: this.#options.bucket, Prefix: prefix, ContinuationToken }))
+        .catch((error: unknown) => {
+          throw asStorageOutage(error);
+        });
+      const keys = (page.Contents ?? []).flatMap(({ Key }) => (Key === undefined ? [] : [Key]));
+      if (keys.length > 0) await this.delete(keys);
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken !== undefined);
   }
 
   /** Typed as single PUTs store objects: S3 keeps the type given here for the completed object. */

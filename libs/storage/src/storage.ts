@@ -133,6 +133,12 @@ export interface BlobStorage extends MultipartStorage {
    */
   freeze(key: string, freshKey: string): Promise<string | null>;
   delete(keys: readonly string[]): Promise<void>;
+  /**
+   * Deletes every object whose key begins with `prefix` (a key's leading folders, ending in `/`):
+   * a purged project's objects, whatever wrote them. Done again, it deletes what appeared since.
+   * Open multipart uploads are not objects: they are aborted on their own.
+   */
+  deletePrefix(prefix: string): Promise<void>;
   /** Checks (and where allowed creates) the bucket or directory; throws a clear error otherwise. */
   ensureReady(): Promise<void>;
 }
@@ -143,4 +149,9 @@ export const STORAGE_KEY_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
 export function isValidStorageKey(key: string): boolean {
   return key.length <= 512 && STORAGE_KEY_PATTERN.test(key);
+}
+
+/** A prefix deletePrefix takes: whole folders of keys, never a part of a name (`p/<id>/`, not `p/<id>`). */
+export function assertKeyPrefix(prefix: string): void {
+  if (!prefix.endsWith('/') || !isValidStorageKey(prefix.slice(0, -1))) throw new Error(`Invalid storage key prefix ${prefix}`);
 }

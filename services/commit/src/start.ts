@@ -33,6 +33,8 @@ import { DraftsRepository } from './repo/drafts-repo.ts';
 import { StagedCommitsRepository } from './repo/staged-commits-repo.ts';
 import { commitRpcs } from './serve.ts';
 
+import { consumeProjectPurged } from './handlers/project-purged.ts';
+
 export const COMMIT_SCHEMA = 'commits';
 export const commitMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
@@ -109,11 +111,12 @@ export async function startCommitService(deps: CommitDeps): Promise<RunningCommi
   servePing(bus, 'commit', () => db.ping());
   const housekeeping = runPeriodically('commit housekeeping', HOUSEKEEPING_INTERVAL_MS, logger, () => commits.purgeOutcomesOlderThan(deps.idempotencyTtlMs));
   const draftSweep = runPeriodically('draft sweep', draftSweepIntervalMs(deps.draftTtlMs), logger, () => drafts.sweepExpired());
+  const purger = await consumeProjectPurged(deps.events, db, logger);
   return {
     relay: outbox.relay,
     sweepExpiredDrafts: () => drafts.sweepExpired(),
     async stop() {
-      await Promise.all([outbox.stop(), housekeeping.stop(), draftSweep.stop()]);
+      await Promise.all([purger.stop(), outbox.stop(), housekeeping.stop(), draftSweep.stop()]);
     },
   };
 }

@@ -247,6 +247,9 @@ describe('admin API', () => {
         iconUrl: null,
         writeRateLimit: null,
         createdAt: expect.stringMatching(ISO),
+        deletedAt: null,
+        purgeAfter: null,
+        purgedAt: null,
       });
     });
 

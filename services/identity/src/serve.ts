@@ -1,9 +1,10 @@
-import { identity, sessions } from '@lode/contracts';
+import { identity, projectDeletion, sessions } from '@lode/contracts';
 import { rpc, type Rpc } from '@lode/bus';
 import type { AdminService } from './domain/admin-service.ts';
 import type { DashboardService } from './domain/dashboard-service.ts';
 import type { InvitationsService } from './domain/invitations-service.ts';
 import type { KeysService } from './domain/keys-service.ts';
+import type { ProjectDeletionService } from './domain/project-deletion-service.ts';
 import type { SessionsService } from './domain/sessions-service.ts';
 
 /**
@@ -11,13 +12,21 @@ import type { SessionsService } from './domain/sessions-service.ts';
  * session-scoped rows pass the viewer on as given: the dashboard and invitation services apply every
  * authorization rule.
  */
-export function identityRpcs(
-  keys: KeysService,
-  admin: AdminService,
-  sessionService: SessionsService,
-  dashboard: DashboardService,
-  invitations: InvitationsService,
-): Rpc[] {
+export function identityRpcs({
+  keys,
+  admin,
+  sessions: sessionService,
+  dashboard,
+  invitations,
+  deletions,
+}: {
+  keys: KeysService;
+  admin: AdminService;
+  sessions: SessionsService;
+  dashboard: DashboardService;
+  invitations: InvitationsService;
+  deletions: ProjectDeletionService;
+}): Rpc[] {
   return [
     rpc(identity.resolveKey, async ({ keyHash }) => ({ identity: await keys.resolve(keyHash) })),
     rpc(identity.bindDevice, async ({ keyId, deviceId }) => ({ deviceId: await keys.bindDevice(keyId, deviceId) })),
@@ -35,6 +44,11 @@ export function identityRpcs(
     rpc(identity.listMembers, ({ orgId, ...query }) => admin.listMembers(orgId, query)),
     rpc(identity.createProject, ({ orgId, ...project }) => admin.createProject(orgId, project)),
     rpc(identity.listProjects, ({ orgId, ...query }) => admin.listProjects(orgId, query)),
+
+    rpc(projectDeletion.deleteProject, ({ actor }) => deletions.deleteByOwner(actor)),
+    rpc(projectDeletion.adminDeleteProject, ({ projectId }) => deletions.deleteByOperator(projectId)),
+    rpc(projectDeletion.undeleteProject, ({ viewerId, projectId }) => deletions.undeleteByOwner(viewerId, projectId)),
+    rpc(projectDeletion.adminUndeleteProject, ({ projectId }) => deletions.undeleteByOperator(projectId)),
 
     rpc(sessions.createSignInLink, ({ userId }) => sessionService.createSignInLink(userId)),
     rpc(sessions.redeemSignInLink, ({ token }) => sessionService.redeemSignInLink(token)),

@@ -5,7 +5,7 @@ import { startOutbox, withOutbox, type OutboxOptions, type OutboxRelay } from '@
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
 import type { identity } from '@lode/contracts';
-import { DEFAULT_WRITE_LIMIT } from './config.ts';
+import { DEFAULT_WRITE_LIMIT, PROJECT_DELETE_WINDOW_MS, PROJECT_PURGE_INTERVAL_MS } from './config.ts';
 import { ApiKeysRepository } from './repo/api-keys-repo.ts';
 import { KeyIdentitiesRepository } from './repo/key-identities-repo.ts';
 import { MembershipsRepository } from './repo/memberships-repo.ts';
@@ -21,6 +21,7 @@ import { DashboardService } from './domain/dashboard-service.ts';
 import { SESSION_IDLE_MS, SESSION_MAX_AGE_MS } from './domain/session-rules.ts';
 import { InvitationsRepository } from './repo/invitations-repo.ts';
 import { InvitationsService } from './domain/invitations-service.ts';
+import { ProjectDeletionService } from './domain/project-deletion-service.ts';
 import { identityRpcs } from './serve.ts';
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -46,6 +47,10 @@ export interface IdentityDeps {
   sessionPurgeIntervalMs?: number;
   /** The most an owner or admin may set their project's write limit to; DEFAULT_WRITE_LIMIT unless given. */
   maxWriteLimit?: identity.WriteRateLimit;
+  /** How long a deleted project can be brought back (LODE_PROJECT_DELETE_WINDOW_MS); PROJECT_DELETE_WINDOW_MS unless given. */
+  projectDeleteWindowMs?: number;
+  /** How often deletions past their window are purged; PROJECT_PURGE_INTERVAL_MS unless given. */
+  projectPurgeIntervalMs?: number;
 }
 
 export interface RunningIdentityService {
@@ -83,16 +88,25 @@ export async function startIdentityService(deps: IdentityDeps): Promise<RunningI
     maxWriteLimit: deps.maxWriteLimit ?? DEFAULT_WRITE_LIMIT,
   });
   const invitations = new InvitationsService({ db, invitations: new InvitationsRepository(), members, orgs, users, pager });
-  serveRpcs(bus, identityRpcs(keys, admin, sessions, dashboard, invitations));
-  servePing(bus, 'identity', () => db.ping());
   const outbox = startOutbox({ db, events: deps.events, logger: deps.logger, options: deps.outbox });
+  const deletions = new ProjectDeletionService({
+    db,
+    projects,
+    members,
+    keys: apiKeys,
+    windowMs: deps.projectDeleteWindowMs ?? PROJECT_DELETE_WINDOW_MS,
+    onPurged: () => outbox.relay.kick(),
+  });
+  serveRpcs(bus, identityRpcs({ keys, admin, sessions, dashboard, invitations, deletions }));
+  servePing(bus, 'identity', () => db.ping());
   const purgeMs = deps.sessionPurgeIntervalMs ?? SESSION_PURGE_INTERVAL_MS;
   const purge = runPeriodically('session purge', purgeMs, deps.logger, () => sessions.purgeSpent());
   const invitationPurge = runPeriodically('invitation purge', purgeMs, deps.logger, () => invitations.purgeExpired());
+  const projectPurge = runPeriodically('project purge', deps.projectPurgeIntervalMs ?? PROJECT_PURGE_INTERVAL_MS, deps.logger, () => deletions.purgeDue());
   return {
     relay: outbox.relay,
     async stop() {
-      await Promise.all([outbox.stop(), purge.stop(), invitationPurge.stop()]);
+      await Promise.all([outbox.stop(), purge.stop(), invitationPurge.stop(), projectPurge.stop()]);
     },
   };
 }

@@ -19,5 +19,7 @@ export const identityStartup = {
       outbox: outboxOptions(config),
       maxWriteLimit: { perSecond: config.LODE_WRITE_RATE_PER_SECOND, burst: config.LODE_WRITE_RATE_BURST },
       sessionMaxAgeMs: config.LODE_SESSION_MAX_AGE_MS,
+      projectDeleteWindowMs: config.LODE_PROJECT_DELETE_WINDOW_MS,
+      projectPurgeIntervalMs: config.LODE_PROJECT_PURGE_INTERVAL_MS,
     }),
 };

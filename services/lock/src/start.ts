@@ -11,6 +11,8 @@ import { FenceService } from './domain/fence-service.ts';
 import { lockRpcs } from './serve.ts';
 import { consumeCommitCreated } from './handlers/commit-created.ts';
 
+import { consumeProjectPurged } from './handlers/project-purged.ts';
+
 export const LOCK_SCHEMA = 'locks';
 export const lockMigrations = withOutbox(path.join(import.meta.dirname, '..', 'migrations'));
 
@@ -52,12 +54,13 @@ export async function startLockService(deps: LockDeps): Promise<RunningLockServi
   servePing(bus, 'lock', () => db.ping());
   const outbox = startOutbox({ db, events: deps.events, logger, options: deps.outbox });
   const releaser = await consumeCommitCreated(deps.events, fences);
+  const purger = await consumeProjectPurged(deps.events, db, logger);
   const purge = runPeriodically('fence purge', deps.fencePurgeIntervalMs ?? DEFAULT_FENCE_PURGE_INTERVAL_MS, logger, () => fences.purgeExpired());
   return {
     relay: outbox.relay,
     purgeExpiredFences: () => fences.purgeExpired(),
     async stop() {
-      await Promise.all([releaser.stop(), purge.stop(), outbox.stop()]);
+      await Promise.all([releaser.stop(), purger.stop(), purge.stop(), outbox.stop()]);
     },
   };
 }

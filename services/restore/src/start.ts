@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { servePing, serveRpcs, type Bus } from '@lode/bus';
+import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
 import { migrate, type Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
@@ -7,6 +7,8 @@ import { RestoreRequestsRepository } from './repo/restore-requests-repo.ts';
 import { RestoreService } from './domain/restore-service.ts';
 import { restoreRpcs } from './serve.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from './config.ts';
+
+import { consumeProjectPurged } from './handlers/project-purged.ts';
 
 export const RESTORE_SCHEMA = 'restore';
 export const restoreMigrations = path.join(import.meta.dirname, '..', 'migrations');
@@ -16,17 +18,19 @@ const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 export interface RestoreDeps {
   db: Database;
   bus: Bus;
+  /** Where project.purged comes from. */
+  events: EventStream;
   logger: Logger;
   /** How long a request's outcome is replayed under its X-Idempotency-Key; 24 hours unless given. */
   idempotencyTtlMs?: number;
 }
 
 export interface RunningRestoreService {
-  /** Stops the housekeeping, letting a run in progress finish. */
+  /** Stops the housekeeping and the purge consumer, letting work in progress finish. */
   stop(): Promise<void>;
 }
 
-/** Migrates the `restore` schema, serves the restore RPC and releases expired idempotency keys. */
+/** Migrates the `restore` schema, serves the restore RPC, releases expired idempotency keys and deletes purged projects' requests. */
 export async function startRestoreService(deps: RestoreDeps): Promise<RunningRestoreService> {
   const { db, bus, logger } = deps;
   await migrate(db, restoreMigrations);
@@ -35,5 +39,10 @@ export async function startRestoreService(deps: RestoreDeps): Promise<RunningRes
   servePing(bus, 'restore', () => db.ping());
   const ttlMs = deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
   const housekeeping = runPeriodically('restore key release', HOUSEKEEPING_INTERVAL_MS, logger, () => service.releaseKeysOlderThan(ttlMs));
-  return { stop: () => housekeeping.stop() };
+  const purger = await consumeProjectPurged(deps.events, db, logger);
+  return {
+    async stop() {
+      await Promise.all([purger.stop(), housekeeping.stop()]);
+    },
+  };
 }

@@ -11,6 +11,6 @@ const settings = restoreSettings;
  */
 export const restoreStartup = {
   settings,
-  start: (runtime: Pick<RestoreDeps, 'db' | 'bus' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
+  start: (runtime: Pick<RestoreDeps, 'db' | 'bus' | 'events' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
     startRestoreService({ ...runtime, idempotencyTtlMs: config.LODE_IDEMPOTENCY_TTL_MS }),
 };

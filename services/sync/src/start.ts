@@ -17,6 +17,8 @@ import { syncRpcs } from './serve.ts';
 import { consumeCommitCreated, PROJECTION_CONSUMER } from './handlers/commit-created.ts';
 import { consumeBranchChanged } from './handlers/branch-changed.ts';
 
+import { consumeProjectPurged } from './handlers/project-purged.ts';
+
 export const SYNC_SCHEMA = 'sync';
 export const syncMigrations = path.join(import.meta.dirname, '..', 'migrations');
 const SESSION_PURGE_INTERVAL_MS = 300_000;
@@ -72,9 +74,10 @@ export async function startSyncService(deps: SyncDeps): Promise<RunningSyncServi
   const consumer = await consumeCommitCreated(deps.events, projector, deps.consumerName);
   const branchProjector = new BranchProjector({ db, logger, progress, branches, tree, onApplied: () => applied.notify() });
   const branchConsumer = await consumeBranchChanged(deps.events, branchProjector, deps.consumerName ?? PROJECTION_CONSUMER);
+  const purger = await consumeProjectPurged(deps.events, db, logger);
   return {
     async stop() {
-      await Promise.all([consumer.stop(), branchConsumer.stop(), purge.stop()]);
+      await Promise.all([consumer.stop(), branchConsumer.stop(), purger.stop(), purge.stop()]);
     },
   };
 }

@@ -34,6 +34,9 @@ import { OrgQuotaRepository } from './repo/org-quota-repo.ts';
 import { OrgUsageRepository } from './repo/org-usage-repo.ts';
 import { OrgQuotaService } from './domain/org-quota-service.ts';
 import { OrgUsageService } from './domain/org-usage-service.ts';
+import { ProjectPurgeRepository } from './repo/project-purge-repo.ts';
+import { ProjectPurger } from './domain/project-purger.ts';
+import { consumeProjectPurged } from './handlers/project-purged.ts';
 
 export const UPLOAD_SCHEMA = 'files';
 /** Files a retention batch reads and purges in one transaction. */
@@ -73,7 +76,7 @@ export interface RunningUploadService {
   orgQuotas: OrgQuotaService;
   /** Publishes the upload service's outbox; started here unless `outbox.relay` is false. */
   relay: OutboxRelay;
-  /** Stops the periodic collector and the outbox relay, letting runs in progress finish. */
+  /** Stops the periodic collector, the purge consumer and the outbox relay, letting runs in progress finish. */
   stop(): Promise<void>;
 }
 
@@ -166,6 +169,7 @@ export async function startUploadService({
           await orgQuotas.warnCrossings();
         });
   const unobserve = [usage.observeGauges(), orgQuotas.observeGauges(), objects.observeGauges()];
+  const projectPurges = await consumeProjectPurged(events, new ProjectPurger({ db, repo: new ProjectPurgeRepository(), storage, logger }));
   return {
     collector,
     objects,
@@ -176,7 +180,7 @@ export async function startUploadService({
     relay: outbox.relay,
     async stop() {
       for (const stopObserving of unobserve) stopObserving();
-      await Promise.all([stopCollector(), objectCollection?.stop(), retentionJob?.stop(), fold?.stop(), outbox.stop()]);
+      await Promise.all([projectPurges.stop(), stopCollector(), objectCollection?.stop(), retentionJob?.stop(), fold?.stop(), outbox.stop()]);
     },
   };
 }

@@ -17,6 +17,7 @@ import { SecretBox } from './domain/secret-box.ts';
 import { assertKeyOpensStoredSecrets, sealPlaintextSecrets } from './domain/stored-secrets.ts';
 import { WebhookService } from './domain/webhook-service.ts';
 import { consumeInternalEvents } from './handlers/internal-events.ts';
+import { consumeProjectPurged } from './handlers/project-purged.ts';
 import { webhooksRpcs } from './serve.ts';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
@@ -89,7 +90,7 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
       worker.kick();
     },
   });
-  const consumers = await consumeInternalEvents(deps.events, recorder);
+  const consumers = [...(await consumeInternalEvents(deps.events, recorder)), await consumeProjectPurged(deps.events, db, logger)];
   const purgeExpired = async () => {
     await events.purgeOlderThan(db, config.feedRetentionMs);
     await events.purgeRecordedIdsOlderThan(db, recordedIdRetentionMs(config));

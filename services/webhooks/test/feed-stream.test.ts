@@ -38,6 +38,7 @@ const identityOf = (keyId: string): identity.KeyIdentity => ({
   orgId: randomUUID(),
   orgName: 'Studio',
   orgSlug: 'studio',
+  projectPurgeAfter: null,
 });
 
 /**

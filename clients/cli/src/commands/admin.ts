@@ -174,6 +174,22 @@ export function adminCommands(program: Command): void {
         listing(o, (page) => client.listProjects(o.org, page, { signal })),
   );
 
+  // Deleting hides the project and refuses its keys; it is purged after the server's undo window.
+  command(
+    projects,
+    'delete',
+    'delete a project: its keys stop working, and it is purged with its files after the undo window',
+    (c) => c.addOption(projectOption()),
+    (o: { project: ProjectRef }) => async (session) => session.client.deleteProject(await projectId(session, o.project), { signal: session.signal }),
+  );
+  command(
+    projects,
+    'undelete',
+    'bring a deleted project back, until its purge begins',
+    (c) => c.addOption(projectOption()),
+    (o: { project: ProjectRef }) => async (session) => session.client.undeleteProject(await projectId(session, o.project), { signal: session.signal }),
+  );
+
   const keys = group('keys', 'project keys');
   command(
     keys,

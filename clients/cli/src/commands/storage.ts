@@ -1,10 +1,10 @@
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { LodeApiError, type ExtensionUsage, type Obliteration, type ObliterateTarget, type Usage } from '@lode/sdk';
 import type { Context } from '../context.ts';
 import { CliError, EXIT, refusedInput } from '../failure.ts';
 import { formatBytes, percentUsed, plural, type Output } from '../output.ts';
 import { optionalWorkspace, resolveFiles } from '../resolve.ts';
+import { ask, canAsk } from '../prompt.ts';
 import { connected } from '../run.ts';
 import { versionNumber } from './option-values.ts';
 import { orgUsageLines } from './quota.ts';
@@ -70,18 +70,13 @@ async function obliterateTarget({ client, signal }: Context, file: string, versi
  * --dry-run and run again with --yes.
  */
 export async function confirmRemoval(out: Output, removes: string, plan: object, lines: readonly string[], question: string): Promise<boolean> {
-  if (out.json || !process.stdin.isTTY || !process.stderr.isTTY)
+  if (!canAsk(out.json))
     throw new CliError(
       `Nothing was removed: ${removes} for good, so it asks for confirmation, and this is not a terminal (or --json is on). Check the plan with --dry-run, then run again with --yes.`,
       { exitCode: EXIT.usage, code: 'confirmation_required', details: { plan } },
     );
   for (const line of lines) out.note(line);
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return (await prompt.question(question)).trim().toLowerCase() === 'yes';
-  } finally {
-    prompt.close();
-  }
+  return (await ask(question)).toLowerCase() === 'yes';
 }
 
 /** The refusals an obliteration meets, each as what to do next. */

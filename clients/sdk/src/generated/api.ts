@@ -134,6 +134,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a project: purged after the undo window */
+        delete: operations["deleteAdminProjects"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/projects/{projectId}/keys": {
         parameters: {
             query?: never;
@@ -163,6 +180,23 @@ export interface paths {
         /** Set a project's storage quota (the most its owners may set) */
         put: operations["putAdminProjectsQuota"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/undelete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bring a deleted project back (during the undo window) */
+        post: operations["postAdminProjectsUndelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -537,6 +571,23 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete the project (owners): purged after the undo window */
+        delete: operations["deleteProjects"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1248,6 +1299,23 @@ export interface paths {
          * @description One row per file listed (and, with includeRemoteOnly, per remote file not listed). Up to 10,000 files a request; larger workspaces are sent in the batches of one session.
          */
         post: operations["postProjectsSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/undelete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bring a deleted project back (owners, during the undo window) */
+        post: operations["postProjectsUndelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2040,7 +2108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2048,7 +2116,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -2526,6 +2594,9 @@ export interface operations {
                                 burst: number;
                             } | null;
                             createdAt: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
+                            purgedAt: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2710,6 +2781,9 @@ export interface operations {
                             burst: number;
                         } | null;
                         createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
                     };
                 };
             };
@@ -2758,7 +2832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2766,7 +2840,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -3127,6 +3201,186 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        deletedAt: string;
+                        purgeAfter: string;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "version_purged" | "project_deleted" | "project_purged";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -3750,6 +4004,209 @@ export interface operations {
             };
         };
     };
+    postAdminProjectsUndelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        slug: string;
+                        iconUrl: string | null;
+                        writeRateLimit: {
+                            perSecond: number;
+                            burst: number;
+                        } | null;
+                        createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "version_purged" | "project_deleted" | "project_purged";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getAdminProjectsUsage: {
         parameters: {
             query?: {
@@ -4204,7 +4661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4212,7 +4669,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -5373,7 +5830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5381,7 +5838,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -5558,7 +6015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5566,7 +6023,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -6245,7 +6702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6253,7 +6710,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -6419,7 +6876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6427,7 +6884,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -6952,7 +7409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6960,7 +7417,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -7462,7 +7919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7470,7 +7927,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -7637,7 +8094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7645,7 +8102,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -7763,6 +8220,9 @@ export interface operations {
                                 burst: number;
                             } | null;
                             createdAt: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
+                            purgedAt: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -7927,6 +8387,9 @@ export interface operations {
                             burst: number;
                         } | null;
                         createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
                     };
                 };
             };
@@ -7990,7 +8453,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7998,7 +8461,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -8442,6 +8905,186 @@ export interface operations {
             };
         };
     };
+    deleteProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        deletedAt: string;
+                        purgeAfter: string;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getProjectsBranches: {
         parameters: {
             query?: {
@@ -8736,7 +9379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8744,7 +9387,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -8928,7 +9571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8936,7 +9579,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -9139,7 +9782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9147,7 +9790,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -9563,7 +10206,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9571,7 +10214,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -10696,7 +11339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10704,7 +11347,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -10921,7 +11564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10929,7 +11572,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -11714,7 +12357,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11722,7 +12365,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -12178,7 +12821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12186,7 +12829,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -14550,7 +15193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14558,7 +15201,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -15078,6 +15721,9 @@ export interface operations {
                                 burst: number;
                             } | null;
                             createdAt: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
+                            purgedAt: string | null;
                         };
                         org: {
                             /** Format: uuid */
@@ -15699,7 +16345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15707,7 +16353,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -15923,7 +16569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15931,7 +16577,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -16326,7 +16972,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16334,7 +16980,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -17136,7 +17782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17144,7 +17790,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -17532,7 +18178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17540,7 +18186,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -17586,6 +18232,209 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postProjectsUndelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        orgId: string;
+                        name: string;
+                        slug: string;
+                        iconUrl: string | null;
+                        writeRateLimit: {
+                            perSecond: number;
+                            burst: number;
+                        } | null;
+                        createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "version_purged" | "project_deleted" | "project_purged";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -18138,7 +18987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict` */
+            /** @description Conflict: `conflict`, `invitation_required`, `slug_taken`, `path_case_conflict`, `version_conflict`, `version_exists`, `upload_incomplete`, `file_locked`, `version_not_confirmed`, `stale_version`, `file_not_in_branch`, `idempotency_in_progress`, `sync_session_incomplete`, `branch_exists`, `branch_protected`, `merge_conflict`, `project_not_deleted` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18146,7 +18995,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict";
+                        code: "conflict" | "invitation_required" | "slug_taken" | "path_case_conflict" | "version_conflict" | "version_exists" | "upload_incomplete" | "file_locked" | "version_not_confirmed" | "stale_version" | "file_not_in_branch" | "idempotency_in_progress" | "sync_session_incomplete" | "branch_exists" | "branch_protected" | "merge_conflict" | "project_not_deleted";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -19205,6 +20054,9 @@ export interface operations {
                             burst: number;
                         } | null;
                         createdAt: string;
+                        deletedAt: string | null;
+                        purgeAfter: string | null;
+                        purgedAt: string | null;
                     };
                 };
             };

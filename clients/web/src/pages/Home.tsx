@@ -7,6 +7,7 @@ import { ErrorNotice, LoadMore, QueryState } from '../components/States.tsx';
 import { usePages } from '../paging.ts';
 import { formatTime } from '../format.ts';
 import type { MyInvitation, Org, Project } from '../types.ts';
+import { DeletedProject } from './DeleteProject.tsx';
 
 /** The person's organizations and their projects. */
 export function HomePage() {
@@ -90,14 +91,19 @@ function OrgProjects({ org }: { org: Org }) {
       <QueryState query={projects} isEmpty={(d) => d.data.length === 0} empty="No projects yet.">
         {(data) => (
           <Stack gap="xs">
-            {data.data.map((project) => (
-              <Anchor key={project.id} component={Link} to={`/projects/${project.id}/files`}>
-                {project.name}{' '}
-                <Text span c="dimmed" size="sm">
-                  ({project.slug})
-                </Text>
-              </Anchor>
-            ))}
+            {data.data.map((project) =>
+              // Only the owners are shown deleted projects: the ones they can still bring back.
+              project.deletedAt ? (
+                <DeletedProject key={project.id} project={project} />
+              ) : (
+                <Anchor key={project.id} component={Link} to={`/projects/${project.id}/files`}>
+                  {project.name}{' '}
+                  <Text span c="dimmed" size="sm">
+                    ({project.slug})
+                  </Text>
+                </Anchor>
+              ),
+            )}
             <LoadMore query={projects} what={`projects of ${org.name}`} />
           </Stack>
         )}

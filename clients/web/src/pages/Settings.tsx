@@ -6,9 +6,10 @@ import { ErrorNotice } from '../components/States.tsx';
 import type { Project, WriteRateLimit } from '../types.ts';
 import { useProject } from './ProjectLayout.tsx';
 import { WebhooksSection } from './Webhooks.tsx';
+import { DeleteProjectSection } from './DeleteProject.tsx';
 
 /**
- * Project settings: the write rate limit and the webhooks (owners and admins). A project without a
+ * Project settings: the write rate limit and the webhooks (owners and admins), and deleting the project (owners). A project without a
  * limit of its own gets the server's default, so the page names that default rather than showing
  * empty fields, and says which of the two applies.
  */
@@ -64,6 +65,7 @@ export function SettingsPage() {
       )}
       <ErrorNotice error={save.error} />
       {manages && <WebhooksSection />}
+      <DeleteProjectSection />
     </Stack>
   );
 }

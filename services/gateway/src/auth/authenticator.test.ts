@@ -24,6 +24,7 @@ const found = (over: Partial<identity.KeyIdentity> = {}): identity.KeyIdentity =
   orgId: 'o',
   orgName: 'Org',
   orgSlug: 'org',
+  projectPurgeAfter: null,
   ...over,
 });
 
@@ -67,6 +68,23 @@ describe('Authenticator', () => {
     const after = auth.authenticate(bearer, 'dev');
     keys.answer(found({ revoked: true }));
     await expect(after).rejects.toMatchObject({ code: 'key_revoked' });
+    expect(keys.lookups).toBe(2);
+  });
+
+  it("refuses a deleted project's key with when it is purged; forgetProject drops the project's keys, not others'", async () => {
+    const keys = fakeKeys();
+    const auth = new Authenticator(keys, { ttlMs: 60_000 });
+    const first = auth.authenticate(bearer, 'dev');
+    keys.answer(found());
+    await first;
+    auth.forgetProject('another project');
+    await auth.authenticate(bearer, 'dev');
+    expect(keys.lookups).toBe(1);
+
+    auth.forgetProject('p');
+    const after = auth.authenticate(bearer, 'dev');
+    keys.answer(found({ projectPurgeAfter: '2026-12-06T10:00:00.000Z' }));
+    await expect(after).rejects.toMatchObject({ code: 'project_deleted', details: { purgeAfter: '2026-12-06T10:00:00.000Z' } });
     expect(keys.lookups).toBe(2);
   });
 

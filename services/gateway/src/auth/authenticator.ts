@@ -2,6 +2,7 @@ import { errors } from '@lode/errors';
 import { identity } from '@lode/contracts';
 import { bearerToken, looksLikeApiKey } from './api-key.ts';
 import type { FailureThrottle } from './failure-throttle.ts';
+import { refuseDeletedProject } from './identity.ts';
 import type { KeyDirectory } from './key-directory.ts';
 
 interface CacheEntry {
@@ -75,6 +76,7 @@ export class Authenticator {
     const found = await this.#lookup(key);
     if (!found) throw errors.invalidKey();
     if (found.revoked) throw errors.keyRevoked();
+    refuseDeletedProject(found);
     if (!found.role) throw errors.forbidden("The key's user is no longer a member of the project's organization");
 
     if (found.deviceId !== null) {
@@ -97,14 +99,28 @@ export class Authenticator {
   }
 
   /**
-   * Whether the key's last lookup here found it good for this device: live, its user still a member,
+   * Forgets at once, in this process, every key of a project whose keys just stopped working (the
+   * project deleted), and lookups still running, as forgetKey does.
+   */
+  forgetProject(projectId: string): void {
+    for (const [key, entry] of this.#cache) if (!entry.settled || entry.identity?.projectId === projectId) this.#cache.delete(key);
+  }
+
+  /**
+   * Whether the key's last lookup here found it good for this device: live, its project too, its user still a member,
    * and unbound or bound to this device. Expired entries stay in the cache until pushed out of it, so
    * this outlives ttlMs.
    */
   #vouchesFor(key: string, deviceId: string | undefined): boolean {
     const entry = this.#cache.get(key);
     const known = entry?.settled ? entry.identity : entry?.previous;
-    return known !== undefined && !known.revoked && known.role !== null && (known.deviceId === null || known.deviceId === deviceId);
+    return (
+      known !== undefined &&
+      !known.revoked &&
+      known.projectPurgeAfter === null &&
+      known.role !== null &&
+      (known.deviceId === null || known.deviceId === deviceId)
+    );
   }
 
   #lookup(key: string): Promise<identity.KeyIdentity | undefined> {

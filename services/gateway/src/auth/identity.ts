@@ -1,3 +1,4 @@
+import { errors } from '@lode/errors';
 import type { Actor, identity } from '@lode/contracts';
 
 /** The caller's identity fields, flat, as validate-key returns them. */
@@ -15,6 +16,14 @@ export function toCallerIdentity(key: identity.KeyIdentity) {
     orgName: key.orgName,
     orgSlug: key.orgSlug,
   };
+}
+
+/**
+ * A deleted project is inert until it is purged or brought back: its callers, by key or session,
+ * are refused with when it goes for good.
+ */
+export function refuseDeletedProject(key: identity.KeyIdentity): void {
+  if (key.projectPurgeAfter !== null) throw errors.projectDeleted(key.projectPurgeAfter);
 }
 
 export function toActor(key: identity.KeyIdentity): Actor {

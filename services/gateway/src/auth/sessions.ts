@@ -3,6 +3,7 @@ import { errors } from '@lode/errors';
 import { sessions, type ReplyOf } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { Authenticator } from './authenticator.ts';
+import { refuseDeletedProject } from './identity.ts';
 import { pathProjectId, requireKey, type Recheck } from './middleware.ts';
 import { checkCsrf, sessionToken } from './session-cookie.ts';
 
@@ -48,12 +49,14 @@ export function requireKeyOrSession(authenticator: Authenticator, bus: Bus): Req
     if (!session) throw sessionExpired();
     checkCsrf(req, session.csrfTokenHash);
     if (!project) throw errors.notFound('Project');
+    refuseDeletedProject(project);
     res.locals.session = session;
     res.locals.identity = project;
     res.locals.recheck = (async () => {
       const again = await bus.call(sessions.resolveSession, { tokenHash, projectId });
       if (!again.session) throw sessionExpired();
       if (!again.project) throw errors.notFound('Project');
+      refuseDeletedProject(again.project);
       return again.project;
     }) satisfies Recheck;
     next();

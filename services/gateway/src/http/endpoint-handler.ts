@@ -4,7 +4,7 @@ import { errors } from '@lode/errors';
 import { uuid, type Endpoint, type HttpAuth } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { Authenticator } from '../auth/authenticator.ts';
-import { actorOf } from '../auth/middleware.ts';
+import { actorOf, pathProjectId } from '../auth/middleware.ts';
 import { sessionOf } from '../auth/sessions.ts';
 import { paramNames } from '../openapi/path-params.ts';
 import { idempotencyKeyOf } from './idempotency-key.ts';
@@ -70,6 +70,8 @@ export function endpointHandler(bus: Bus, authenticator: Authenticator, endpoint
       : { ...caller, ...params, ...(query as object), ...(body as object), ...(http.idempotent ? { idempotencyKey } : {}) };
     const reply = await bus.call(contract, request, http.timeoutMs ? { timeoutMs: http.timeoutMs(request) } : undefined);
     if (http.forgetsKey) authenticator.forgetKey((reply as { id: string }).id);
+    const projectId = http.forgetsProject ? pathProjectId(req) : undefined;
+    if (projectId !== undefined) authenticator.forgetProject(projectId);
     res.status(http.status ?? 200).json(reply);
   };
 }

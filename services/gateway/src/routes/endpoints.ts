@@ -24,13 +24,15 @@ export function endpointRoutes(deps: EndpointRoutesDeps): Router {
   for (const endpoint of deps.endpoints ?? ENDPOINTS) {
     const { http } = endpoint;
     if (http.auth !== deps.auth) continue;
-    if (!http.path.startsWith(`${deps.mount}/`)) throw new Error(`${endpoint.contract.subject}: ${http.path} is not under ${deps.mount}`);
+    // A binding may be the mount itself (DELETE /api/v1/projects/:projectId): its route is the router's root.
+    if (http.path !== deps.mount && !http.path.startsWith(`${deps.mount}/`))
+      throw new Error(`${endpoint.contract.subject}: ${http.path} is not under ${deps.mount}`);
     const handlers = [
       ...(deps.before ?? []),
       ...(http.write && deps.limitWrites ? [deps.limitWrites] : []),
       endpointHandler(deps.bus, deps.authenticator, endpoint),
     ];
-    router[http.method](http.path.slice(deps.mount.length), ...handlers);
+    router[http.method](http.path.slice(deps.mount.length) || '/', ...handlers);
   }
   return router;
 }

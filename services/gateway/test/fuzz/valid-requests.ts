@@ -456,6 +456,13 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
     putAdminOrgsByOrgIdQuota: fc.tuple(adminId(f.admin.orgIds), quotaBody).map(([orgId, body]) => request({ params: { orgId }, body })),
     getAdminOrgsByOrgIdUsage: adminId(f.admin.orgIds).map((orgId) => request({ params: { orgId } })),
     getAdminProjectsUsage: fc.tuple(adminId(f.admin.projectIds), usageQuery).map(([projectId, query]) => request({ params: { projectId }, query })),
+    // Deleting the fuzz project would end the run: another project's id is the nearly valid request (404).
+    deleteProjects: fc.uuid().map((projectId) => request({ params: { projectId } })),
+    // The fuzz project is not deleted: bringing it back is refused (409), after every check ran.
+    postProjectsUndelete: fc.constant(request({ params: project })),
+    // The admin fixture's project may be deleted and brought back again any number of times.
+    deleteAdminProjects: adminId(f.admin.projectIds).map((projectId) => request({ params: { projectId } })),
+    postAdminProjectsUndelete: adminId(f.admin.projectIds).map((projectId) => request({ params: { projectId } })),
 
     getOpenapiJson: fc.constant(request({})),
     docs: fc.constant(request({})),

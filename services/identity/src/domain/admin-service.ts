@@ -98,9 +98,16 @@ export class AdminService {
     return view.project(row);
   }
 
+  /** Every project, deleted and purged ones too (their times say so): operators see what became of each. */
   async listProjects(orgId: string, query: PageQuery) {
     await this.#requireOrg(orgId);
-    return this.#pager.page('projects', query, (after, limit) => this.#projects.listByOrg(this.#db, orgId, after, limit), createdAtPosition, view.project);
+    return this.#pager.page(
+      'projects',
+      query,
+      (after, limit) => this.#projects.listByOrg(this.#db, orgId, after, limit, 'all'),
+      createdAtPosition,
+      view.project,
+    );
   }
 
   async #requireOrg(orgId: string) {

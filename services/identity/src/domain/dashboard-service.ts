@@ -63,9 +63,16 @@ export class DashboardService {
     return { data: (await this.#members.orgsOf(this.#db, viewerId)).map((r) => ({ ...view.org(r), role: r.role })) };
   }
 
+  /** Deleted projects are hidden, except from the owners, who alone can bring them back until they are purged. */
   async orgProjects(viewerId: string, orgId: string, query: PageQuery) {
-    await this.#roleIn(orgId, viewerId);
-    return this.#pager.page('projects', query, (after, limit) => this.#projects.listByOrg(this.#db, orgId, after, limit), createdAtPosition, view.project);
+    const listing = (await this.#roleIn(orgId, viewerId)) === 'owner' ? 'restorable' : 'live';
+    return this.#pager.page(
+      'projects',
+      query,
+      (after, limit) => this.#projects.listByOrg(this.#db, orgId, after, limit, listing),
+      createdAtPosition,
+      view.project,
+    );
   }
 
   async createOrgProject(viewerId: string, orgId: string, name: string, slug: string) {
@@ -178,6 +185,9 @@ export class DashboardService {
     const project = await this.#projects.find(this.#db, projectId);
     const membership = project && (await this.#members.find(this.#db, project.org_id, viewerId));
     if (!project || !membership) throw errors.notFound('Project');
+    // Its members learn it was deleted (and when it goes for good); nothing else is done to it.
+    if (project.purged_at) throw errors.projectPurged(project.purged_at.toISOString());
+    if (project.purge_after) throw errors.projectDeleted(project.purge_after.toISOString());
     return { project, role: membership.role };
   }
 

@@ -50,6 +50,9 @@ export class KeysService {
   async create(projectId: string, userId: string) {
     const project = await this.#projects.find(this.#db, projectId);
     if (!project) throw errors.notFound('Project');
+    // A deleted project's keys are refused: a new one would be too.
+    if (project.purged_at) throw errors.projectPurged(project.purged_at.toISOString());
+    if (project.purge_after) throw errors.projectDeleted(project.purge_after.toISOString());
     if (!(await this.#members.find(this.#db, project.org_id, userId))) {
       throw errors.validation("The user is not a member of the project's organization");
     }

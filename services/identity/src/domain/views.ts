@@ -16,6 +16,16 @@ export const view = {
     iconUrl: r.icon_url,
     writeRateLimit: r.write_rate_per_second === null || r.write_rate_burst === null ? null : { perSecond: r.write_rate_per_second, burst: r.write_rate_burst },
     createdAt: r.created_at.toISOString(),
+    deletedAt: r.deleted_at?.toISOString() ?? null,
+    purgeAfter: r.purge_after?.toISOString() ?? null,
+    purgedAt: r.purged_at?.toISOString() ?? null,
+  }),
+  deletion: (r: ProjectRow & { deleted_at: Date; purge_after: Date }) => ({
+    projectId: r.id,
+    orgId: r.org_id,
+    name: r.name,
+    deletedAt: r.deleted_at.toISOString(),
+    purgeAfter: r.purge_after.toISOString(),
   }),
   key: (r: ApiKeyRow): KeyView => ({
     id: r.id,

@@ -22,6 +22,16 @@ export class ApiKeysRepository {
     return rows[0];
   }
 
+  /** Deletes up to `limit` keys of purged projects; answers how many. */
+  async deleteOfPurgedProjects(db: Queryable, limit: number): Promise<number> {
+    const { rowCount } = await db.query(
+      `DELETE FROM api_keys WHERE id IN (
+         SELECT k.id FROM projects p JOIN api_keys k ON k.project_id = p.id WHERE p.purged_at IS NOT NULL LIMIT $1)`,
+      [limit],
+    );
+    return rowCount ?? 0;
+  }
+
   async resetDevice(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {
     const { rows } = await db.query<ApiKeyRow>(`UPDATE api_keys SET device_id = NULL, device_bound_at = NULL WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
     return rows[0];

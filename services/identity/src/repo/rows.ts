@@ -28,6 +28,11 @@ export interface ProjectRow {
   write_rate_per_second: number | null;
   write_rate_burst: number | null;
   created_at: Date;
+  deleted_at: Date | null;
+  /** The user who deleted it; null when an operator did. */
+  deleted_by: string | null;
+  purge_after: Date | null;
+  purged_at: Date | null;
 }
 export interface ApiKeyRow {
   id: string;

@@ -14,8 +14,13 @@ import type { QuotaService } from './quota-service.ts';
 /** What initiating one file came to: an upload form (single PUT or parts), a dedup form, or a failure of that entry alone. */
 export type InitiateOutcome = upload.UploadForm | upload.MultipartForm | upload.DedupForm | { path: string; failure: AppError };
 
+/** Every object of a project is stored under this prefix, so that purging the project finds them all. */
+export function projectKeyPrefix(projectId: string): string {
+  return `p/${projectId}/`;
+}
+
 export function storageKeyFor(projectId: string, uploadId: string): string {
-  return `p/${projectId}/u/${uploadId}`;
+  return `${projectKeyPrefix(projectId)}u/${uploadId}`;
 }
 
 /** The upload flow: reserve a version, let the client PUT, confirm. */

@@ -31,6 +31,7 @@ export const OPERATION_GROUPS: readonly OperationGroup[] = [
     'Storage',
     "What a project's storage holds and costs, and taking it back: usage with its history, obliterating files or versions, quotas (docs/storage.md).",
   ),
+  boundGroup('Projects', 'Deleting a project: its owners delete it, it is purged after the undo window unless brought back (docs/api.md, Deleting a project).'),
   boundGroup('Plugins', "Shared plugins: a project's tools, versioned, published through the same presigned upload as files (docs/api.md, Plugins)."),
   boundGroup(
     'Webhooks',

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { SeededProject } from '@lode/testkit';
+import { startTestStack, type TestStack } from '@lode/system/testing';
+import { launchChromium, screenshot } from './browser.ts';
+
+/** Generous: two cores shared by many runs make a page's first paint slow, never wrong. */
+const UI_TIMEOUT = 30_000;
+
+/** An owner deletes the project from its settings (typing its name), and brings it back from the home page. */
+describe('deleting a project in Chromium', () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let owner: SeededProject;
+  let page: Page;
+
+  beforeAll(async () => {
+    [stack, browser] = await Promise.all([startTestStack({ bus: 'local' }), launchChromium()]);
+    owner = await stack.seed.project({ role: 'owner' });
+    const link = await stack.seed.admin.post<{ url: string }>(`/admin/v1/users/${owner.userId}/sign-in-links`);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(UI_TIMEOUT);
+    page = await context.newPage();
+    await page.goto(link.body.url);
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const commits = () => owner.api.get(`/api/v1/projects/${owner.projectId}/commits`);
+
+  it('asks for the name, deletes, and restores from the home page', async () => {
+    const { name } = (await stack.seed.admin.get(`/admin/v1/orgs/${owner.orgId}/projects`)).body.data[0] as { name: string };
+    await page.goto(`${stack.baseUrl}/projects/${owner.projectId}/settings`);
+    await page.getByRole('button', { name: 'Delete project' }).click();
+    const dialog = page.getByRole('dialog');
+    const confirm = dialog.getByRole('button', { name: 'Delete project' });
+    await dialog.getByRole('textbox', { name: 'Project name' }).fill(`${name}x`);
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByRole('textbox', { name: 'Project name' }).fill(name);
+    await confirm.click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    const deleted = page.getByRole('group', { name: `Deleted project ${name}` });
+    await deleted.waitFor();
+    expect((await commits()).status).toBe(410);
+    await screenshot(page, 'delete-project-01-deleted');
+
+    await deleted.getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('link', { name: new RegExp(name) }).waitFor();
+    expect((await commits()).status).toBe(200);
+  });
+});
