@@ -74,7 +74,7 @@ describe.each([
     return new ApiClient(stack.baseUrl, { cookie, 'x-csrf-token': res.body.csrfToken as string });
   }
 
-  /** Something of the project in every service: versions and commits (and the sync read model), a draft, a lock, a webhook, a restore, a Git LFS object, a quota. */
+  /** Something of the project in every service: versions and commits (and the sync read model), a draft, a lock, a webhook, a restore, a Git LFS object, a quota, retention rules. */
   async function populate(project: SeededProject): Promise<void> {
     const client = new StorageClient(stack, project);
     const first = await client.push('Art/hero.bin', randomBytes(300));
@@ -88,6 +88,7 @@ describe.each([
     expect((await project.api.post(client.url('/locks'), { fileIds: [first.fileId] })).status).toBe(200);
     expect((await project.api.post(client.url('/webhooks'), { url: 'https://203.0.113.7/hook', events: ['commit.created'] })).status).toBe(201);
     expect((await project.api.request('PUT', client.url('/quota'), { bytes: 10_000_000 })).status).toBe(200);
+    expect((await project.api.request('PUT', client.url('/retention'), { rules: [{ glob: 'Art/**', keepLast: 5 }] })).status).toBe(200);
     // The sync read model follows the commits' events: populated once its rows exist.
     await expect
       .poll(async () => Object.keys(await rowsOf(project.projectId)).filter((t) => t.startsWith('sync.')).length, { timeout: 20_000 })

@@ -16,6 +16,7 @@ const PROJECT_TABLES: readonly ProjectTable[] = [
   { table: 'project_usage' },
   { table: 'usage_history' },
   { table: 'project_quotas' },
+  { table: 'retention_policies' },
 ];
 
 /** SQL of a purged project's removal: the uploads the store still holds open, then every row. */
