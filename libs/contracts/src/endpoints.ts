@@ -11,6 +11,7 @@ import * as webhooks from './webhooks.ts';
 import * as sessions from './sessions.ts';
 import * as identity from './identity.ts';
 import * as storage from './storage.ts';
+import * as sync from './sync.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isContract = (value: unknown): value is Contract => isObject(value) && typeof value.subject === 'string' && 'request' in value && 'reply' in value;
@@ -42,4 +43,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
   sessions,
   identity,
   storage,
+  sync,
 ].flatMap(routesOf);

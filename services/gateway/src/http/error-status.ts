@@ -36,6 +36,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   branch_protected: 409,
   merge_conflict: 409,
   version_purged: 410,
+  changes_expired: 410,
   content_mismatch: 422,
   idempotency_key_reused: 422,
   nothing_to_restore: 422,
