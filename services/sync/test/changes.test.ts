@@ -4,8 +4,8 @@ import type { SeededProject } from '@lode/testkit';
 import { workspace } from './helpers.ts';
 
 /** GET /changes of a project: the reply's status and body. */
-function changesOf(p: SeededProject, query: Record<string, string | number>) {
-  const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+function changesOf(p: SeededProject, query: Record<string, string | number | undefined>) {
+  const search = new URLSearchParams(Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
   return p.api.get(`/api/v1/projects/${p.projectId}/changes?${search.toString()}`);
 }
 
