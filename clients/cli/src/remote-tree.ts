@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Change, SyncRow } from '@lode/sdk';
+import type { Change, SyncRow, UploadedFile } from '@lode/sdk';
 import { readJsonFile, writeJsonFile } from './json-file.ts';
 import { STATE_DIR, type Workspace } from './workspace.ts';
 
@@ -82,4 +82,24 @@ export function treeFromRows(rows: readonly SyncRow[], localHash: (path: string)
     files[row.path.toLowerCase()] = [row.path, row.fileId, row.remoteVersion, sha256, row.remoteSize, row.remoteCommitSeq];
   }
   return files;
+}
+
+/**
+ * After this workspace's own commit to the recorded branch: when it is the commit right after the
+ * record's (commit numbers are the project's, so nothing else came between), the branch is the
+ * record plus what it committed, and the record moves to it without asking. Otherwise the next
+ * status brings the commit in as changes.
+ */
+export async function recordOwnCommit(
+  workspace: Workspace,
+  scope: TreeScope,
+  commitSeq: number,
+  committed: { uploads: readonly UploadedFile[]; deletes: readonly { path: string }[] },
+): Promise<void> {
+  const tree = await loadRemoteTree(workspace, scope);
+  if (!tree || tree.seq !== commitSeq - 1) return;
+  for (const u of committed.uploads) tree.files[u.path.toLowerCase()] = [u.path, u.fileId, u.version, u.sha256, u.size, commitSeq];
+  for (const d of committed.deletes) delete tree.files[d.path.toLowerCase()];
+  tree.seq = commitSeq;
+  await saveRemoteTree(workspace, tree);
 }
