@@ -172,4 +172,36 @@ describe('lode status from the record of the branch (incremental)', () => {
       ['b.bin', 'deleted_remote'],
     ]);
   }, 300_000);
+
+  it('pushes a few edits with as many requests whatever the size of the workspace', async () => {
+    /** The requests one push of three edits makes, and how many files its sync requests list. */
+    const pushOfThreeEdits = async (files: number) => {
+      const { ada } = await team();
+      for (let i = 0; i < files; i++) await write(ada.dir, `Dir${i % 4}/f${i}.txt`, `file ${i}`);
+      await push(ada.ctx, await Workspace.find(ada.dir), { message: 'all', scopes: [] });
+      await workspaceStatus(ada.ctx.client, await Workspace.find(ada.dir), 'main');
+      for (let i = 0; i < 3; i++) await write(ada.dir, `Dir${i % 4}/f${i}.txt`, `edited ${i}`);
+      const requests: string[] = [];
+      const syncsBefore = ada.ctx.client.syncs.length;
+      const realFetch = globalThis.fetch;
+      globalThis.fetch = (input, init) => {
+        requests.push(`${init?.method ?? 'GET'} ${new URL(input instanceof Request ? input.url : input.toString()).pathname.replace(/[0-9a-f-]{36}/g, ':id')}`);
+        return realFetch(input, init);
+      };
+      try {
+        const report = await push(ada.ctx, await Workspace.find(ada.dir), { message: 'edits', scopes: [] });
+        expect(report.uploaded).toBe(3);
+      } finally {
+        globalThis.fetch = realFetch;
+      }
+      const listed = ada.ctx.client.syncs.slice(syncsBefore).reduce((sum, request) => sum + request.files.length, 0);
+      return { requests: requests.sort(), listed };
+    };
+    const small = await pushOfThreeEdits(10);
+    const large = await pushOfThreeEdits(200);
+    expect(small.requests).toEqual(expect.arrayContaining(['GET /api/v1/projects/:id/changes', 'POST /api/v1/projects/:id/sync']));
+    expect(large.requests).toEqual(small.requests);
+    // Only the edited files go to POST /sync: the rest are up_to_date from the record.
+    expect(large.listed).toBe(3);
+  }, 300_000);
 });
