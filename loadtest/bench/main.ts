@@ -14,7 +14,8 @@
  *             commit and sync projects shrink to a tenth (every file is pushed through the API).
  * --only      scenarios by name: validate-key, lock-unlock, versions, initiate-batch, confirm-batch, push,
  *             push-memory, commit-1, commit-large, restore, download-urls, log-page, tree-page, sync,
- *             draft-commit, sdk-push, cli, large-file (1 GiB up as one PUT and in parts, down in 1
+ *             draft-commit, sdk-push, cli, workspace-status (lode status and push of 100 edits on 100,000
+ *             small files, beside git status on the same tree), large-file (1 GiB up as one PUT and in parts, down in 1
  *             and 4 ranges, against bare storage), git-lfs (the stock git-lfs client beside lode push and pull;
  *             LODE_BENCH_GIT_LFS_FILES, _FILE_KIB and _BIG_MIB set its files), usage (GET /usage of a
  *             1,000,000-version project), gc (the object collector against bare storage DELETEs).

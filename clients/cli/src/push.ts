@@ -15,6 +15,7 @@ import {
 import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { formatBytes, percentUsed, plural } from './output.ts';
+import { recordOwnCommit } from './remote-tree.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
 import { branchExists, inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
@@ -216,6 +217,8 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
   for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };
   for (const d of pending.deletes) delete workspace.state.files[d.path];
   await workspace.save();
+  const scope = { server: ctx.client.transport.baseUrl, projectId: await ctx.client.projectId({ signal: ctx.signal }), branch: workspace.state.branch };
+  await recordOwnCommit(workspace, scope, commit.sequenceNum, pending);
   await store.finish();
   return commit;
 }

@@ -1,4 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
@@ -56,33 +57,31 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   const found: LocalEntry[] = [];
   const partials: string[] = [];
   const nested: string[] = [];
-  const walk = async (dir: string, prefix: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true });
+  // Synchronous on purpose: a workspace is many small folders and files, and one call per entry
+  // costs less than a promise per entry through the thread pool, several times less for 100,000.
+  const walk = (dir: string, prefix: string): void => {
+    const entries = readdirSync(dir, { withFileTypes: true });
     // A workspace inside this one is its own: its files would be pushed twice, under two paths.
-    if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && (await isFile(stateFile(dir)))) {
+    if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && isFile(stateFile(dir))) {
       nested.push(prefix);
       return;
     }
-    const subdirs: [string, string][] = [];
     for (const entry of entries) {
       // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
       const projectPath = prefix + entry.name.normalize('NFC');
+      const localPath = `${dir}${path.sep}${entry.name}`;
       if (entry.isDirectory()) {
-        if (!rules.ignores(`${projectPath}/`)) subdirs.push([path.join(dir, entry.name), `${projectPath}/`]);
+        if (!rules.ignores(`${projectPath}/`)) walk(localPath, `${projectPath}/`);
       } else if (entry.isFile() && isPartialDownload(entry.name)) {
-        partials.push(path.join(dir, entry.name));
+        partials.push(localPath);
       } else if (entry.isFile() && !rules.ignores(projectPath)) {
-        found.push({ path: projectPath, localPath: path.join(dir, entry.name), size: 0, mtimeMs: 0 });
+        // Gone between the listing and now: not a file of the workspace any more.
+        const info = statSync(localPath, { throwIfNoEntry: false });
+        if (info) found.push({ path: projectPath, localPath, size: info.size, mtimeMs: info.mtimeMs });
       }
     }
-    await mapLimit(subdirs, 8, ([full, sub]) => walk(full, sub));
   };
-  await walk(workspace.root, '');
-  await mapLimit(found, 32, async (entry) => {
-    const info = await stat(entry.localPath);
-    entry.size = info.size;
-    entry.mtimeMs = info.mtimeMs;
-  });
+  walk(path.resolve(workspace.root), '');
   // Paths under a nested workspace are left alone too, remote ones included: pull would write over
   // its files and push delete them. Compared ignoring case, as the project names files.
   const nestedKeys = nested.map((prefix) => prefix.toLowerCase());
@@ -95,11 +94,8 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   };
 }
 
-async function isFile(file: string): Promise<boolean> {
-  return stat(file).then(
-    (info) => info.isFile(),
-    () => false,
-  );
+function isFile(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 /** Paths in code-unit order, the order the server lists them in (not the locale's). */
@@ -143,7 +139,10 @@ export async function hashEntries(
     digests.set(entry.path, await hashFile(entry.localPath, signal, entry.size, { multipartThreshold }));
   });
   const hashed = entries.map((entry): HashedEntry => ({ ...entry, digest: digests.get(entry.path) as ContentDigest }));
-  // The cache keeps only files that exist now, so it never outgrows the workspace.
-  workspace.hashes = Object.fromEntries(hashed.map((e) => [e.path, { ...e.digest, mtimeMs: e.mtimeMs }]));
+  // The cache keeps only files that exist now, so it never outgrows the workspace. Every file found
+  // in it and as many files as it holds: it is already that, and stays the object saved last.
+  if (misses.length > 0 || Object.keys(cache).length !== entries.length) {
+    workspace.hashes = Object.fromEntries(hashed.map((e) => [e.path, { ...e.digest, mtimeMs: e.mtimeMs }]));
+  }
   return hashed;
 }

@@ -7,6 +7,13 @@ import type { Branch, LodeClient, Page, SyncRow } from '@lode/sdk';
 import { branchExists, caseCollisions, inScope, localStatus, workspaceStatus } from './status.ts';
 import { Workspace } from './workspace.ts';
 
+/** A server without GET /changes: each status compares in full and records nothing. */
+const WITHOUT_CHANGES = {
+  transport: { baseUrl: 'http://lode.test' },
+  projectId: async () => 'project',
+  changes: async () => Promise.reject(new Error('no such route')),
+};
+
 describe('push and pull scopes', () => {
   it('takes everything without scopes, and a path under a folder or equal to a file', () => {
     expect(inScope('Levels/Forest.umap', [])).toBe(true);
@@ -83,6 +90,7 @@ describe('a file the server stored under a name its rule now refuses', () => {
   });
   const serverHolding = (rows: SyncRow[]) =>
     ({
+      ...WITHOUT_CHANGES,
       sync: async () => ({ files: rows, latestCommitSeq: 1 }),
       listBranches: async () => ({ data: [{ name: 'main', headSequenceNum: 1, forkedFrom: null }], nextCursor: null }),
     }) as unknown as LodeClient;
@@ -140,7 +148,11 @@ describe('how the workspace reads a row, knowing what it synced', () => {
 
 describe('the branch a status is about', () => {
   const server = (branches: { name: string; headSequenceNum: number | null; forkedFrom: Branch['forkedFrom'] }[], rows: SyncRow[]) =>
-    ({ sync: async () => ({ files: rows, latestCommitSeq: 9 }), listBranches: async () => ({ data: branches, nextCursor: null }) }) as unknown as LodeClient;
+    ({
+      ...WITHOUT_CHANGES,
+      sync: async () => ({ files: rows, latestCommitSeq: 9 }),
+      listBranches: async () => ({ data: branches, nextCursor: null }),
+    }) as unknown as LodeClient;
   const A_SHA = createHash('sha256').update('a').digest('hex');
   const upToDate: SyncRow = { path: 'a.txt', status: 'up_to_date', fileId: 'f-a', remoteVersion: 3, remoteSha256: A_SHA, remoteCommitSeq: 7, remoteSize: 1 };
 

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { chunk, pathProblem, type Branch, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { pathProblem, type Branch, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { compareWithBranch } from './compare-branch.ts';
 import { CliError, EXIT } from './failure.ts';
 import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
 import type { SyncedFile, Workspace } from './workspace.ts';
@@ -52,9 +52,6 @@ export interface WorkspaceStatus {
   partials: string[];
 }
 
-/** A sync request holds at most this many files; more go as one session of batches. */
-const SYNC_BATCH = 10_000;
-
 /**
  * Scans and hashes the workspace (hash cache first) and asks the server how each file stands, with
  * the last synced version as `baseVersion`, so an edit on both sides reads as `conflict`. Paths
@@ -62,13 +59,15 @@ const SYNC_BATCH = 10_000;
  * Updates the workspace's record of what it has synced (saved by the caller) when `branch` is the
  * workspace's, or becomes it: `follow` makes the workspace follow `branch` once it is known to exist.
  * `multipartThreshold`: files from this size are hashed for a multipart upload (scan.ts, hashEntries).
+ * The server is asked only what changed since the last status where the workspace has a record of
+ * the branch (compare-branch.ts); `full` sends the whole workspace, as when there is none.
  */
 export async function workspaceStatus(
   client: LodeClient,
   workspace: Workspace,
   branch: string,
   signal?: AbortSignal,
-  options: { follow?: boolean; multipartThreshold?: number } = {},
+  options: { follow?: boolean; multipartThreshold?: number; full?: boolean } = {},
 ): Promise<WorkspaceStatus> {
   const head = await requireBranch(client, branch, workspace.state.branch, signal);
   if (options.follow) workspace.state.branch = branch;
@@ -90,20 +89,7 @@ export async function workspaceStatus(
     const synced = workspace.state.files[e.path];
     return { path: e.path, sha256: e.digest.sha256, ...(synced ? { baseVersion: synced.version } : {}) };
   });
-  const batches = files.length === 0 ? [[]] : chunk(files, SYNC_BATCH);
-  const session = batches.length > 1 ? randomUUID() : undefined;
-  const rows: SyncRow[] = [];
-  let latestCommitSeq = 0;
-  // Every batch but the last may go in any order; the last (includeRemoteOnly) must come after them all.
-  for (const [index, batch] of batches.entries()) {
-    const last = index === batches.length - 1;
-    const answer = await client.sync(
-      { files: batch, branch, includeRemoteOnly: last || undefined, session: session ? { id: session, batch: index } : undefined },
-      { signal },
-    );
-    rows.push(...answer.files);
-    latestCommitSeq = Math.max(latestCommitSeq, answer.latestCommitSeq);
-  }
+  const { rows, latestCommitSeq } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
   const entries: StatusEntry[] = [];
   for (const row of rows) {

@@ -32,15 +32,25 @@ export class Workspace {
   readonly root: string;
   state: WorkspaceState;
   hashes: Record<string, CachedDigest>;
+  /**
+   * What the files hold, as last read or written: a save writes only what changed, and a status
+   * of a large unchanged workspace writes nothing. The cache is replaced whole when it changes.
+   */
+  #savedState: string | undefined;
+  #savedHashes: Record<string, CachedDigest> | undefined;
 
-  private constructor(root: string, state: WorkspaceState, hashes: Record<string, CachedDigest>) {
+  private constructor(root: string, state: WorkspaceState, hashes: Record<string, CachedDigest>, saved: boolean) {
     this.root = root;
     this.state = state;
     this.hashes = hashes;
+    if (saved) {
+      this.#savedState = JSON.stringify(state);
+      this.#savedHashes = hashes;
+    }
   }
 
   static async create(root: string, branch: string): Promise<Workspace> {
-    const workspace = new Workspace(root, { branch, files: {} }, {});
+    const workspace = new Workspace(root, { branch, files: {} }, {}, false);
     await workspace.save();
     return workspace;
   }
@@ -55,7 +65,7 @@ export class Workspace {
           { code: 'bad_workspace_state' },
         );
       });
-      if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}));
+      if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}), true);
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
     }
   }
@@ -77,7 +87,15 @@ export class Workspace {
   }
 
   async save(): Promise<void> {
-    await writeJsonFile(stateFile(this.root), this.state);
-    await writeJsonFile(path.join(this.root, STATE_DIR, 'hash-cache.json'), this.hashes);
+    const state = JSON.stringify(this.state);
+    if (state !== this.#savedState) {
+      await writeJsonFile(stateFile(this.root), this.state);
+      this.#savedState = state;
+    }
+    if (this.hashes !== this.#savedHashes) {
+      const hashes = this.hashes;
+      await writeJsonFile(path.join(this.root, STATE_DIR, 'hash-cache.json'), hashes);
+      this.#savedHashes = hashes;
+    }
   }
 }

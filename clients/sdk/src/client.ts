@@ -3,6 +3,8 @@ import { followEvents, type FeedMessage, type FeedOptions } from './events.ts';
 import { ApiTransport, type CallOptions, type ConnectionOptions } from './http.ts';
 import type {
   Branch,
+  ChangesPage,
+  ChangesQuery,
   Commit,
   CommitCreated,
   CommitEntry,
@@ -98,6 +100,14 @@ export class LodeClient {
 
   initiateUpload(file: InitiateFile, options: Signal = {}): Promise<UploadForm | MultipartForm | DedupForm> {
     return this.#project('POST', '/files/upload/initiate', file, options);
+  }
+
+  /**
+   * One page of the branch's files changed after commit `since` (docs/api.md, Changes); a 410
+   * `changes_expired` tells the caller to compare its whole workspace with sync instead.
+   */
+  changes(query: ChangesQuery, options: Signal = {}): Promise<ChangesPage> {
+    return this.#project('GET', '/changes', undefined, { ...options, query: { ...query } });
   }
 
   async initiateBatch(files: InitiateFile[], options: Signal = {}): Promise<InitiateResult[]> {

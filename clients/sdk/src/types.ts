@@ -18,6 +18,9 @@ export type Identity = ReplyOf<'/api/v1/auth/validate-key', 'post'>;
 export type SyncRequest = BodyOf<'/api/v1/projects/{projectId}/sync', 'post'>;
 export type SyncFile = SyncRequest['files'][number];
 export type SyncResponse = ReplyOf<'/api/v1/projects/{projectId}/sync', 'post'>;
+export type ChangesQuery = QueryOf<'/api/v1/projects/{projectId}/changes', 'get'>;
+export type ChangesPage = ReplyOf<'/api/v1/projects/{projectId}/changes', 'get'>;
+export type Change = ChangesPage['data'][number];
 export type SyncRow = SyncResponse['files'][number];
 export type SyncStatus = SyncRow['status'];
 

@@ -14,6 +14,7 @@ import * as storage from './storage.ts';
 import * as retention from './retention.ts';
 import * as orgStorage from './org-storage.ts';
 import * as projectDeletion from './project-deletion.ts';
+import * as sync from './sync.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isContract = (value: unknown): value is Contract => isObject(value) && typeof value.subject === 'string' && 'request' in value && 'reply' in value;
@@ -48,4 +49,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
   retention,
   orgStorage,
   projectDeletion,
+  sync,
 ].flatMap(routesOf);

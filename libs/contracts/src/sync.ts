@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isAppError } from '@lode/errors';
 import { defineContract } from './contract.ts';
-import { actorSchema, isVersion, positiveVersion, sha256Hex, uuid } from './common.ts';
+import { actorSchema, isVersion, MAX_INT4, positiveVersion, sha256Hex, uuid } from './common.ts';
 import { branchName } from './commit.ts';
 import { normalizePath } from './paths.ts';
 
@@ -197,4 +197,69 @@ export const listRemoteOnly = defineContract(
   z
     .object({ paths: column('paths', isString), rows: syncColumnsSchema, after: z.string().nullable() })
     .refine((page) => page.paths.length === page.rows.statuses.length, 'one path per row'),
+);
+
+// ---- Changes: what changed on a branch since a commit, for clients that keep the tree they synced ----
+
+/** Rows per page of GET /changes. */
+export const MAX_CHANGES_PAGE = 5000;
+export const DEFAULT_CHANGES_PAGE = 1000;
+/** The generation of main, which is never re-created; any other branch's is a UUID. */
+export const MAIN_GENERATION = 'main';
+
+export const changesQuerySchema = z.object({
+  branch: branchName.optional(),
+  /** The latestCommitSeq the client's copy of the branch is as of: files changed after it are listed. */
+  since: z.coerce.number().int().min(0).max(MAX_INT4, `must be at most ${MAX_INT4}`),
+  /**
+   * The branch generation the client's copy came from (a previous reply's `generation`): a branch
+   * deleted and created again under the same name answers changes_expired rather than a diff
+   * against another branch's tree.
+   */
+  generation: z.string().min(1).max(64).optional(),
+  cursor: z.string().min(1).max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_CHANGES_PAGE, `must be at most ${MAX_CHANGES_PAGE}`).default(DEFAULT_CHANGES_PAGE),
+});
+
+/** A file whose tip changed: live with its new version, or deleted (no content). */
+export const changeSchema = z.object({
+  path: z.string(),
+  fileId: uuid,
+  status: z.enum(['live', 'deleted']),
+  version: z.number().int().nullable(),
+  sha256: z.string().nullable(),
+  size: z.number().int().nullable(),
+  /** The commit that last changed the file, its deletion included. */
+  commitSeq: z.number().int(),
+});
+export type Change = z.infer<typeof changeSchema>;
+
+/**
+ * The branch's files whose tip changed after `since`, in (commitSeq, path) order, paged. Each page
+ * is answered once the read model holds the project's latest commit (as POST /sync), from one
+ * snapshot whose latestCommitSeq it names; a later page may list a file again with a later change,
+ * which supersedes the earlier row, so the pages together describe the branch as of the last page's
+ * latestCommitSeq. 410 changes_expired: the server cannot answer from `since` (a branch re-created,
+ * or a sequence it has not reached): the client compares its whole workspace with POST /sync.
+ */
+export const changes = defineContract(
+  'sync',
+  'changes',
+  z.object({ actor: actorSchema, ...changesQuerySchema.shape }),
+  z.object({
+    data: z.array(changeSchema),
+    latestCommitSeq: z.number().int().min(0),
+    /** Names this incarnation of the branch: pass it back as `generation`. */
+    generation: z.string(),
+    nextCursor: z.string().nullable(),
+  }),
+  {
+    method: 'get',
+    path: '/api/v1/projects/:projectId/changes',
+    tag: 'Sync',
+    summary: 'Files changed on a branch since a commit',
+    auth: 'key',
+    query: changesQuerySchema,
+    errors: [410, 503],
+  },
 );

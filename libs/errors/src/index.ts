@@ -44,6 +44,7 @@ export const errorCodes = [
   'empty_draft',
   'sync_session_incomplete',
   'sync_catching_up',
+  'changes_expired',
   'rate_limited',
   'too_many_feeds',
   'too_many_failed_attempts',
@@ -238,6 +239,9 @@ export const errors = {
       'Earlier batches of this sync session are unknown (not sent, not finished, or expired); send them first, or sync again with a new session',
       listed('missingBatches', missingBatches),
     ),
+  /** The server cannot list changes from the client's point: the client compares its whole workspace instead. */
+  changesExpired: (reason: string) =>
+    new AppError('changes_expired', `Cannot list changes since this point (${reason}); compare the whole workspace with POST /sync`, { reason }),
   internal: () => new AppError('internal', 'Internal error'),
 } as const;
 

@@ -13,6 +13,7 @@ import { listVersions, lockUnlock, validateKey } from './small-calls.ts';
 import { objectCollection, usageRead } from './storage.ts';
 import { syncProject } from './sync.ts';
 import { initiateBatch, push, pushMemory } from './uploads.ts';
+import { workspaceStatus } from './workspace-status.ts';
 
 /** Every scenario in running order: small calls while the database is small, the largest setups last. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -33,6 +34,7 @@ export const SCENARIOS: readonly Scenario[] = [
   draftCommit,
   sdkPush,
   cliTransfers,
+  workspaceStatus,
   largeFile,
   gitLfs,
   usageRead,

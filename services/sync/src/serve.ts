@@ -6,6 +6,7 @@ import type { SyncService } from './domain/sync-service.ts';
 export function syncRpcs(syncService: SyncService): Rpc[] {
   return [
     rpc(sync.compare, (request) => syncService.compare(request)),
+    rpc(sync.changes, (request) => syncService.changes(request)),
     rpc(sync.listRemoteOnly, ({ actor, branch, sessionId, after, limit }) => syncService.listRemoteOnly(actor, branch, sessionId, after, limit)),
   ];
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { servePing, serveRpcs, type Bus, type EventStream } from '@lode/bus';
-import { migrate, type Database } from '@lode/db';
+import { CursorCodec, migrate, type Database } from '@lode/db';
 import { runPeriodically } from '@lode/runtime';
 import type { Logger } from '@lode/telemetry';
 import { BranchesRepository } from './repo/branches-repo.ts';
@@ -30,6 +30,8 @@ export interface SyncDeps {
   logger: Logger;
   /** How long a sync waits for the read model to apply the project's latest commit. */
   catchUpMs: number;
+  /** Signs the cursors of GET /changes; every replica must share it. */
+  cursorSecret: string;
   /** Another consumer name builds a second, independent read model, e.g. a rebuild beside the live one. */
   consumerName?: string;
 }
@@ -65,6 +67,7 @@ export async function startSyncService(deps: SyncDeps): Promise<RunningSyncServi
     tree,
     sessions: new SessionsRepository(),
     applied,
+    cursors: new CursorCodec(deps.cursorSecret),
     catchUpMs: deps.catchUpMs,
     onSessionFinished: () => purge.kick(),
   });

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
+import { cursorSecretSetting } from '@lode/db';
 import { syncSettings } from './config.ts';
 import { startSyncService, type SyncDeps } from './start.ts';
 
-const settings = syncSettings;
+const settings = { ...syncSettings, ...cursorSecretSetting };
 
 /**
  * The sync service's settings and how they start it, for whatever hosts it: a process of its own
@@ -12,5 +13,5 @@ const settings = syncSettings;
 export const syncStartup = {
   settings,
   start: (runtime: Pick<SyncDeps, 'db' | 'bus' | 'events' | 'logger'>, config: z.output<z.ZodObject<typeof settings>>) =>
-    startSyncService({ ...runtime, catchUpMs: config.LODE_SYNC_CATCH_UP_MS }),
+    startSyncService({ ...runtime, catchUpMs: config.LODE_SYNC_CATCH_UP_MS, cursorSecret: config.LODE_CURSOR_SECRET }),
 };

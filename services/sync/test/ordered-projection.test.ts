@@ -47,7 +47,7 @@ describe('the sync projection with a project’s events split across replicas', 
   const start = () => {
     const bus = new LocalBus(logger);
     buses.push(bus);
-    return startSyncService({ db, bus, events, logger, catchUpMs: 1000, consumerName: CONSUMER });
+    return startSyncService({ db, bus, events, logger, catchUpMs: 1000, cursorSecret: 's'.repeat(32), consumerName: CONSUMER });
   };
   const progress = async (projectId: string) =>
     (await db.query<{ applied_seq: number }>('SELECT applied_seq FROM progress WHERE project_id = $1', [projectId])).rows[0]?.applied_seq ?? 0;

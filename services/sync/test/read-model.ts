@@ -36,6 +36,7 @@ export async function startReadModelNode(
     events: options.events ?? stack.events,
     logger,
     catchUpMs: options.catchUpMs ?? 30_000,
+    cursorSecret: stack.environment.LODE_CURSOR_SECRET ?? 's'.repeat(32),
     consumerName: options.consumer,
   });
   const { app } = createGatewayApp({

@@ -26,14 +26,15 @@ export function syncCommands(program: Command): void {
     .description('how each file stands against the branch (the 7 sync statuses, grouped)')
     .option('--branch <name>', 'the branch to compare with (default: the workspace’s)')
     .option('--all', 'list up-to-date files too')
+    .option('--full', 'send every file to the server instead of asking what changed since the last status')
     .addOption(multipartThresholdOption())
     .action(
-      connected(async ({ client, out, signal }, options: { branch?: string; all?: boolean; multipartThreshold?: number }) => {
+      connected(async ({ client, out, signal }, options: { branch?: string; all?: boolean; full?: boolean; multipartThreshold?: number }) => {
         const workspace = await Workspace.find();
         const branch = options.branch ?? workspace.state.branch;
         // Large files are hashed for the multipart upload a push would make, and cached so.
         const multipartThreshold = resolveMultipartThreshold(options.multipartThreshold);
-        const status = await workspaceStatus(client, workspace, branch, signal, { multipartThreshold });
+        const status = await workspaceStatus(client, workspace, branch, signal, { multipartThreshold, full: options.full });
         await workspace.save();
         const groups = groupByStatus(status.entries);
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));

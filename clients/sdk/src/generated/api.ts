@@ -645,6 +645,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Files changed on a branch since a commit */
+        get: operations["getProjectsChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/commits": {
         parameters: {
             query?: never;
@@ -3372,7 +3389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged`, `changes_expired` */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3380,7 +3397,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "version_purged" | "project_deleted" | "project_purged";
+                        code: "version_purged" | "project_deleted" | "project_purged" | "changes_expired";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -4100,7 +4117,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged`, `changes_expired` */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4108,7 +4125,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "version_purged" | "project_deleted" | "project_purged";
+                        code: "version_purged" | "project_deleted" | "project_purged" | "changes_expired";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -9836,6 +9853,214 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "content_mismatch" | "idempotency_key_reused" | "nothing_to_restore" | "nothing_to_merge" | "empty_draft";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many: the write rate limit, open live feeds, or failed authentications (retry after Retry-After seconds): `rate_limited`, `too_many_feeds`, `too_many_failed_attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_feeds" | "too_many_failed_attempts";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable; retry after Retry-After seconds: `service_unavailable`, `sync_catching_up` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "service_unavailable" | "sync_catching_up";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No answer in time; retry (with the same X-Idempotency-Key) after Retry-After seconds: `timeout` */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "timeout";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getProjectsChanges: {
+        parameters: {
+            query: {
+                branch?: string;
+                since: number;
+                generation?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            path: string;
+                            /** Format: uuid */
+                            fileId: string;
+                            /** @enum {string} */
+                            status: "live" | "deleted";
+                            version: number | null;
+                            sha256: string | null;
+                            size: number | null;
+                            commitSeq: number;
+                        }[];
+                        latestCommitSeq: number;
+                        generation: string;
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_json";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: `missing_key`, `invalid_key`, `key_revoked`, `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "missing_key" | "invalid_key" | "key_revoked" | "unauthorized";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden: `device_mismatch`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "device_mismatch" | "forbidden";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `route_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found" | "route_not_found";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged`, `changes_expired` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "version_purged" | "project_deleted" | "project_purged" | "changes_expired";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large`, `file_too_large`, `batch_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "batch_too_large";
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
                         message: string;
                     } & {
                         [key: string]: unknown;
@@ -18396,7 +18621,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged` */
+            /** @description Gone for good: `version_purged`, `project_deleted`, `project_purged`, `changes_expired` */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -18404,7 +18629,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "version_purged" | "project_deleted" | "project_purged";
+                        code: "version_purged" | "project_deleted" | "project_purged" | "changes_expired";
                         message: string;
                     } & {
                         [key: string]: unknown;

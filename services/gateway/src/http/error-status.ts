@@ -39,6 +39,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   project_deleted: 410,
   project_purged: 410,
   project_not_deleted: 409,
+  changes_expired: 410,
   content_mismatch: 422,
   idempotency_key_reused: 422,
   nothing_to_restore: 422,

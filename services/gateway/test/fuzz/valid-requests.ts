@@ -246,6 +246,14 @@ export function validRequests(f: FuzzFixtures): ValidRequests {
       // The cursor is bound to the filters it was made with.
       .map((q) => request({ params: project, query: defined(q.cursor ? { cursor: q.cursor, limit: '1' } : q) as Record<string, string> })),
     deleteProjectsLocks: fc.record({ fileIds, force: optional(fc.boolean()) }).map((body) => request({ params: project, body: defined(body) })),
+    getProjectsChanges: fc
+      .record({
+        branch: optional(fc.constantFrom(...BRANCHES)),
+        since: fc.integer({ min: 0, max: 5 }).map(String),
+        generation: optional(fc.constantFrom('main', '00000000-0000-4000-8000-000000000000')),
+        limit: optional(fc.integer({ min: 1, max: 5000 }).map(String)),
+      })
+      .map((q) => request({ params: project, query: defined(q) as Record<string, string> })),
     postProjectsSync: fc
       .record({
         files: fc.array(

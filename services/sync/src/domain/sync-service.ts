@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '@lode/errors';
 import { commit, type Actor, type ParsedRequestOf, type ReplyOf, type sync } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
-import type { Database, Queryable } from '@lode/db';
+import type { CursorCodec, Database, Queryable } from '@lode/db';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
-import type { ProgressRepository } from '../repo/progress-repo.ts';
+import type { AppliedProgress, ProgressRepository } from '../repo/progress-repo.ts';
 import type { SessionsRepository } from '../repo/sessions-repo.ts';
-import type { TreeRepository } from '../repo/tree-repo.ts';
+import type { ChangePosition, ListedFile, TreeRepository } from '../repo/tree-repo.ts';
 import type { AppliedSignal } from './applied-signal.ts';
 import { appendRow, decideStatus, emptyColumns } from './sync-status.ts';
 
@@ -26,6 +26,8 @@ export interface SyncServiceDeps {
   tree: TreeRepository;
   sessions: SessionsRepository;
   applied: AppliedSignal;
+  /** Signs the cursors of GET /changes. */
+  cursors: CursorCodec;
   /** How long a sync waits for the read model to apply the project's latest commit. */
   catchUpMs: number;
   /** Called when a session's listing is complete, to remove it in the background. */
@@ -57,6 +59,43 @@ export class SyncService {
       session && sessions.record(db, projectId, session, files.keys),
     ]);
     return { ...answer, remoteOnlySession: includeRemoteOnly && session ? session.id : null };
+  }
+
+  /**
+   * The branch's files changed after `since`, once the read model holds the project's latest commit
+   * (read your writes, as compare). changes_expired where the answer would be wrong: `since` beyond
+   * what the read model has applied (another server's, or a read model rebuilt behind it), or a
+   * generation other than the branch's (the name deleted and created again since).
+   */
+  async changes(request: ParsedRequestOf<typeof sync.changes>): Promise<ReplyOf<typeof sync.changes>> {
+    const { actor, since, generation, limit } = request;
+    const { projectId } = actor;
+    const name = request.branch ?? commit.MAIN_BRANCH;
+    const after = request.cursor === undefined ? undefined : this.#decodeChangesCursor(request.cursor, projectId, name, since);
+    const latest = await this.#deps.bus.call(commit.latestSequence, { projectId });
+    const { page, latestCommitSeq, current } = await this.#onceApplied(projectId, latest, async (tx, latestCommitSeq) => {
+      const current = await this.#deps.branches.incarnation(tx, projectId, name);
+      if (generation !== undefined && generation !== current.generation) throw errors.changesExpired('the branch was deleted and created again');
+      if (since > latestCommitSeq) throw errors.changesExpired(`commit ${since} is beyond the server's latest, ${latestCommitSeq}`);
+      return { page: await this.#deps.tree.listChanged(tx, projectId, current.branch, since, after, limit + 1), latestCommitSeq, current };
+    });
+    const more = page.length > limit;
+    const rows = more ? page.slice(0, limit) : page;
+    const last = rows.at(-1);
+    return {
+      data: rows.map(changeRow),
+      latestCommitSeq,
+      generation: current.generation,
+      nextCursor: more && last ? this.#deps.cursors.encode(['changes', projectId, name, since, last.commitSeq, last.pathKey]) : null,
+    };
+  }
+
+  /** A cursor is bound to its project, branch and `since`, so it cannot page through another listing (400). */
+  #decodeChangesCursor(cursor: string, projectId: string, name: string, since: number): ChangePosition {
+    const [kind, project, branch, from, commitSeq, pathKey, ...rest] = this.#deps.cursors.decode(cursor);
+    const fits = kind === 'changes' && project === projectId && branch === name && from === since && rest.length === 0;
+    if (!fits || typeof commitSeq !== 'number' || typeof pathKey !== 'string') throw errors.validation('Invalid cursor');
+    return { commitSeq, pathKey };
   }
 
   async listRemoteOnly(
@@ -94,27 +133,34 @@ export class SyncService {
    * read model's own progress row already says when it last moved.
    */
   async #answerOnceApplied(projectId: string, latest: Latest, branch: string | undefined, files: sync.BatchFiles) {
-    const { db, applied, catchUpMs } = this.#deps;
+    return this.#onceApplied(projectId, latest, async (tx, latestCommitSeq) => ({ rows: await this.#answer(tx, projectId, branch, files), latestCommitSeq }));
+  }
+
+  /**
+   * Runs `answer` in a read-only snapshot in which the read model has applied `latest`, with the
+   * sequence number that snapshot holds; waits for it (bounded), then 503 sync_catching_up.
+   */
+  async #onceApplied<T>(projectId: string, latest: Latest, answer: (tx: Queryable, latestCommitSeq: number) => Promise<T>): Promise<T> {
+    const { db, applied, catchUpMs, progress } = this.#deps;
     const deadline = performance.now() + catchUpMs;
     for (;;) {
-      const { rows, latestCommitSeq, secondsSinceAdvanced } = await db.transaction((tx) => this.#answer(tx, projectId, latest, branch, files));
-      if (rows) return { rows, latestCommitSeq };
+      const outcome = await db.transaction(async (tx): Promise<{ answered: T } | { behind: AppliedProgress }> => {
+        // JIT compiling these index-probe plans costs more than it saves: they are cheap index probes.
+        await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off');
+        const state = await progress.applied(tx, projectId);
+        if (state.appliedSeq < latest.sequenceNum || state.appliedChanges < latest.branchChanges) return { behind: state };
+        return { answered: await answer(tx, state.appliedSeq) };
+      });
+      if ('answered' in outcome) return outcome.answered;
       const left = deadline - performance.now();
-      if (left <= 0) throw errors.syncCatchingUp(latest.sequenceNum, latestCommitSeq, secondsSinceAdvanced);
+      if (left <= 0) throw errors.syncCatchingUp(latest.sequenceNum, outcome.behind.appliedSeq, outcome.behind.secondsSinceAdvanced);
       await applied.next(Math.min(left, CATCH_UP_POLL_MS));
     }
   }
 
-  /**
-   * One snapshot for the progress and the batch, so latestCommitSeq names exactly the state the
-   * rows describe even while later commits are being applied. No rows while it is before `latest`.
-   */
-  async #answer(tx: Queryable, projectId: string, latest: Latest, branch: string | undefined, files: sync.BatchFiles) {
-    const { progress, branches, tree } = this.#deps;
-    // JIT compiling these index-probe plans costs more than it saves: they are cheap index probes.
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off');
-    const { appliedSeq: latestCommitSeq, appliedChanges, secondsSinceAdvanced } = await progress.applied(tx, projectId);
-    if (latestCommitSeq < latest.sequenceNum || appliedChanges < latest.branchChanges) return { rows: undefined, latestCommitSeq, secondsSinceAdvanced };
+  /** A batch's rows, in the snapshot #onceApplied opened, so latestCommitSeq names exactly the state they describe. */
+  async #answer(tx: Queryable, projectId: string, branch: string | undefined, files: sync.BatchFiles) {
+    const { branches, tree } = this.#deps;
     const lineage = await branches.lineage(tx, projectId, branch ?? commit.MAIN_BRANCH);
     const found = await tree.compare(tx, projectId, lineage, files);
     const rows = emptyColumns();
@@ -122,6 +168,19 @@ export class SyncService {
       const baseVersion = files.baseVersions[i] ?? undefined;
       appendRow(rows, decideStatus({ local: { sha256: files.sha256s[i], baseVersion }, remote, contentKnown }), remote);
     });
-    return { rows, latestCommitSeq };
+    return rows;
   }
+}
+
+function changeRow(file: ListedFile): sync.Change {
+  const live = !file.deleted;
+  return {
+    path: file.path,
+    fileId: file.fileId,
+    status: live ? 'live' : 'deleted',
+    version: live ? file.version : null,
+    sha256: live ? file.sha256 : null,
+    size: live ? file.size : null,
+    commitSeq: file.commitSeq,
+  };
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from '@lode/db';
 import { MAIN_BRANCH } from '@lode/contracts/commit';
-import type { Lineage, Segment } from './sync-rows.ts';
+import { MAIN_GENERATION } from '@lode/contracts/sync';
+import type { Incarnation, Lineage, Segment } from './sync-rows.ts';
 
 const MAIN: Lineage = { branch: MAIN_BRANCH, segments: [{ branch: MAIN_BRANCH, after: 0, through: null }] };
 
@@ -41,5 +42,12 @@ export class BranchesRepository {
     if (name === MAIN_BRANCH) return MAIN;
     const { rows } = await q.query<{ lineage: Segment[] }>('SELECT lineage FROM branches WHERE project_id = $1 AND name = $2', [projectId, name]);
     return rows[0] ? { branch: name, segments: rows[0].lineage } : MAIN;
+  }
+
+  /** The tree a branch name reads and its generation: main's for main and for a branch the read model does not hold (as lineage). */
+  async incarnation(q: Queryable, projectId: string, name: string): Promise<Incarnation> {
+    if (name === MAIN_BRANCH) return { branch: MAIN_BRANCH, generation: MAIN_GENERATION };
+    const { rows } = await q.query<{ generation: string }>('SELECT generation FROM branches WHERE project_id = $1 AND name = $2', [projectId, name]);
+    return rows[0] ? { branch: name, generation: rows[0].generation } : { branch: MAIN_BRANCH, generation: MAIN_GENERATION };
   }
 }

@@ -18,3 +18,9 @@ export interface StagedRange {
   after: string;
   through: string;
 }
+
+/** The branch whose tree a name reads, and which incarnation of it (a deleted and re-created branch is another). */
+export interface Incarnation {
+  branch: string;
+  generation: string;
+}

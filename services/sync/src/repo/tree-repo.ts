@@ -14,6 +14,12 @@ export interface ListedFile extends RemoteFile {
   pathKey: string;
 }
 
+/** Where a page of changes starts: after this commit and path key. */
+export interface ChangePosition {
+  commitSeq: number;
+  pathKey: string;
+}
+
 /** The columns of a tree row that a comparison reads. */
 interface ProbedRow {
   file_id: string;
@@ -120,6 +126,20 @@ export class TreeRepository {
       const sha256 = row.listed_content ? files.sha256s[i] : row.sha256;
       return { remote: remoteFile({ ...(row as ProbedRow), sha256 }), contentKnown: row.content_known === true };
     });
+  }
+
+  /**
+   * A page of the branch's files, deleted ones included, changed after commit `since` and after
+   * `after` in (commit, path key) order: a range of the tree_changes index, however large the tree.
+   */
+  async listChanged(q: Queryable, projectId: string, branch: string, since: number, after: ChangePosition | undefined, limit: number): Promise<ListedFile[]> {
+    const { rows } = await q.query<TreeRow>(
+      `SELECT ${TREE_COLUMNS} FROM tree t
+       WHERE t.project_id = $1 AND t.branch = $2 AND t.commit_seq > $3 AND (t.commit_seq, t.path_key) > ($4, $5 COLLATE "C")
+       ORDER BY t.commit_seq, t.path_key LIMIT $6`,
+      [projectId, branch, since, after?.commitSeq ?? since, after?.pathKey ?? '', limit],
+    );
+    return rows.map((row) => ({ ...remoteFile(row), path: row.path, pathKey: row.path_key }));
   }
 
   /**

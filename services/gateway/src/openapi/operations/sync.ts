@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { byteSize, positiveVersion, sync, uuid } from '@lode/contracts';
 import type { OperationGroup } from '../operation.ts';
+import { boundGroup } from '../bound-operations.ts';
 
 /**
  * A row of the answer. The gateway streams it from the sync service's columns (routes/sync.ts,
@@ -31,5 +32,6 @@ export const syncOperations: OperationGroup = {
       reply: z.object({ files: z.array(syncRow), latestCommitSeq: z.number().int().min(0) }),
       errors: [409],
     },
+    ...boundGroup('Sync', '').operations,
   ],
 };

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { chunk, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
+import { compareIncrementally } from './incremental-status.ts';
+import { loadRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
+import type { Workspace } from './workspace.ts';
+
+/** A sync request holds at most this many files; more go as one session of batches. */
+const SYNC_BATCH = 10_000;
+
+export interface BranchComparison {
+  /** POST /sync's rows with includeRemoteOnly: one per listed file, then the remote-only ones. */
+  rows: SyncRow[];
+  latestCommitSeq: number;
+  /** Whether the whole workspace was sent (no usable record, `full`, or the server said to). */
+  full: boolean;
+}
+
+/**
+ * Compares the listed files with `branch` as POST /sync does. With a record of the branch's tree
+ * (remote-tree.ts) kept for the workspace's branch, it asks only what changed since and about the
+ * files that differ from the tip; otherwise, with `full`, or when the server cannot answer from the
+ * record, the whole workspace goes to POST /sync and the record is made again from the answer.
+ */
+export async function compareWithBranch(
+  client: LodeClient,
+  workspace: Workspace,
+  branch: string,
+  files: readonly SyncFile[],
+  options: { signal?: AbortSignal; full?: boolean } = {},
+): Promise<BranchComparison> {
+  const { signal } = options;
+  // Only the branch the workspace follows is recorded: a look at another would replace its record.
+  const recorded = branch === workspace.state.branch;
+  const scope: TreeScope = { server: client.transport.baseUrl, projectId: await client.projectId({ signal }), branch };
+  const tree = recorded && !options.full ? await loadRemoteTree(workspace, scope) : undefined;
+  if (tree) {
+    const answer = await compareIncrementally(client, tree, files, signal);
+    if (answer) {
+      if (answer.changed) await saveRemoteTree(workspace, tree);
+      return { rows: answer.rows, latestCommitSeq: answer.latestCommitSeq, full: false };
+    }
+  }
+  // The branch's generation before its files: were it created again meanwhile, the record names the
+  // old one and the next status is told to compare in full, never diffed against the wrong tree.
+  const generation = recorded ? await branchGeneration(client, branch, signal) : undefined;
+  const { rows, latestCommitSeq, oldestSeq } = await compareInFull(client, branch, files, signal);
+  if (generation !== undefined) {
+    const hashes = new Map(files.map((file) => [file.path, file.sha256]));
+    // Each batch is its own snapshot: from the oldest, the changes since bring them all to one.
+    const made: RemoteTree = { format: 1, ...scope, generation, seq: oldestSeq, files: treeFromRows(rows, (path) => hashes.get(path)) };
+    await saveRemoteTree(workspace, made);
+  }
+  return { rows, latestCommitSeq, full: true };
+}
+
+/** The branch's generation (GET /changes), or undefined from a server without the route: then nothing is recorded. */
+async function branchGeneration(client: LodeClient, branch: string, signal?: AbortSignal): Promise<string | undefined> {
+  return client.changes({ branch, since: 0, limit: 1 }, { signal }).then(
+    (page) => page.generation,
+    () => undefined,
+  );
+}
+
+/** Every listed file in batches of one session, the last listing the remote-only files. */
+async function compareInFull(client: LodeClient, branch: string, files: readonly SyncFile[], signal?: AbortSignal) {
+  const batches = files.length === 0 ? [[]] : chunk([...files], SYNC_BATCH);
+  const session = batches.length > 1 ? randomUUID() : undefined;
+  const rows: SyncRow[] = [];
+  let latestCommitSeq = 0;
+  let oldestSeq = Number.MAX_SAFE_INTEGER;
+  // Every batch but the last may go in any order; the last (includeRemoteOnly) must come after them all.
+  for (const [index, batch] of batches.entries()) {
+    const last = index === batches.length - 1;
+    const answer = await client.sync(
+      { files: batch, branch, includeRemoteOnly: last || undefined, session: session ? { id: session, batch: index } : undefined },
+      { signal },
+    );
+    rows.push(...answer.files);
+    latestCommitSeq = Math.max(latestCommitSeq, answer.latestCommitSeq);
+    oldestSeq = Math.min(oldestSeq, answer.latestCommitSeq);
+  }
+  return { rows, latestCommitSeq, oldestSeq };
+}

@@ -1,0 +1,84 @@
+import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
+import { applyChanges, type RemoteFile, type RemoteTree } from './remote-tree.ts';
+
+/** Rows per GET /changes page: the most the server gives. */
+const CHANGES_PAGE = 5000;
+/** Files per POST /sync request, as a full comparison sends them. */
+const SYNC_BATCH = 10_000;
+/**
+ * How many times the branch may move between reading its changes and asking about the files that
+ * differ before the comparison gives up and the caller compares in full: each round catches up with
+ * the commits made during the last.
+ */
+const ROUNDS = 5;
+
+export interface IncrementalAnswer {
+  rows: SyncRow[];
+  latestCommitSeq: number;
+  /** Whether the record moved on (to save it). */
+  changed: boolean;
+}
+
+/**
+ * The rows POST /sync would answer for `files` with includeRemoteOnly, from the record of the
+ * branch's tree brought up to date with GET /changes, asking the server only about the files whose
+ * content is not the branch's tip (new, edited, outdated, deleted there): a file whose hash is the
+ * tip's is up_to_date, and a live remote file not listed is missing, with the tip's fields. The
+ * server decides the rest, which needs the path's history on the branch's lineage. Every row is of
+ * one snapshot: the changes' latestCommitSeq and the sync's must agree, or the round starts again
+ * from the new point. Undefined when the server cannot answer from the record (410
+ * changes_expired) or the branch keeps moving: the caller compares in full.
+ */
+export async function compareIncrementally(
+  client: LodeClient,
+  tree: RemoteTree,
+  files: readonly SyncFile[],
+  signal?: AbortSignal,
+): Promise<IncrementalAnswer | undefined> {
+  let changed = false;
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const caughtUp = await catchUp(client, tree, signal);
+    if (!caughtUp) return undefined;
+    changed ||= caughtUp.changed;
+    const asked = files.filter((file) => tree.files[file.path.toLowerCase()]?.[3] !== file.sha256);
+    const answers = await Promise.all(chunk(asked, SYNC_BATCH).map((batch) => client.sync({ files: batch, branch: tree.branch }, { signal })));
+    if (answers.some((answer) => answer.latestCommitSeq !== tree.seq)) continue;
+    const askedRows = new Map(answers.flatMap((answer) => answer.files).map((row) => [row.path, row]));
+    const listed = new Set(files.map((file) => file.path.toLowerCase()));
+    const rows = files.map((file) => askedRows.get(file.path) ?? tipRow(file.path, 'up_to_date', tree.files[file.path.toLowerCase()]));
+    const remoteOnly = Object.entries(tree.files).filter(([key]) => !listed.has(key));
+    remoteOnly.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [, remote] of remoteOnly) rows.push(tipRow(remote[0], 'missing', remote));
+    return { rows, latestCommitSeq: tree.seq, changed };
+  }
+  return undefined;
+}
+
+/** Applies every change since the record's commit to it; undefined when the server answers changes_expired. */
+async function catchUp(client: LodeClient, tree: RemoteTree, signal?: AbortSignal): Promise<{ changed: boolean } | undefined> {
+  let changed = false;
+  let latest: number;
+  try {
+    for (let cursor: string | undefined; ;) {
+      const page = await client.changes({ branch: tree.branch, since: tree.seq, generation: tree.generation, limit: CHANGES_PAGE, cursor }, { signal });
+      changed = applyChanges(tree.files, page.data) || changed;
+      latest = page.latestCommitSeq;
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+  } catch (error) {
+    if (error instanceof LodeApiError && error.code === 'changes_expired') return undefined;
+    throw error;
+  }
+  // The pages together describe the branch as of the last one's commit.
+  changed ||= latest !== tree.seq;
+  tree.seq = latest;
+  return { changed };
+}
+
+/** The row the server answers for a file whose status follows from the tip alone. */
+function tipRow(path: string, status: 'up_to_date' | 'missing', remote: RemoteFile | undefined): SyncRow {
+  if (!remote) throw new Error(`no remote file for ${path}`);
+  const [, fileId, version, sha256, size, commitSeq] = remote;
+  return { path, status, fileId, remoteVersion: version, remoteSha256: sha256, remoteCommitSeq: commitSeq, remoteSize: size };
+}

@@ -1,0 +1,207 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LodeClient, type SyncRequest } from '@lode/sdk';
+import { startTestStack, type TestStack } from '@lode/system/testing';
+import type { SeededProject } from '@lode/testkit';
+import type { Context } from '../src/context.ts';
+import { Output } from '../src/output.ts';
+import { pull } from '../src/pull.ts';
+import { push } from '../src/push.ts';
+import { workspaceStatus } from '../src/status.ts';
+import { STATE_DIR, Workspace } from '../src/workspace.ts';
+import { emptyDir } from './workspace-fixtures.ts';
+
+const PATHS = ['a.bin', 'Dir/b.bin', 'Dir/c.bin', 'e.bin'];
+/** Few contents, so a file often gets back content it had before (outdated, deleted_remote, conflict). */
+const CONTENTS = ['one', 'two', 'three'];
+
+/** A client whose sync requests are recorded, to tell a full comparison from an incremental one. */
+class WatchedClient extends LodeClient {
+  readonly syncs: SyncRequest[] = [];
+
+  override sync(request: SyncRequest, options: { signal?: AbortSignal } = {}) {
+    this.syncs.push(request);
+    return super.sync(request, options);
+  }
+}
+
+interface Member {
+  dir: string;
+  ctx: Context & { client: WatchedClient };
+}
+
+const recordFile = (dir: string) => path.join(dir, STATE_DIR, 'remote-tree.json');
+
+describe('lode status from the record of the branch (incremental)', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ bus: 'local' });
+  });
+  afterAll(async () => stack?.stop());
+
+  const member = async (p: SeededProject): Promise<Member> => {
+    const dir = await emptyDir();
+    await Workspace.create(dir, 'main');
+    const client = new WatchedClient({ url: stack.baseUrl, key: p.key, deviceId: p.deviceId, projectId: p.projectId });
+    return { dir, ctx: { client, out: new Output(true), signal: new AbortController().signal } };
+  };
+
+  const team = async () => {
+    const owner = await stack.seed.project();
+    const teammate = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+    const members = { ada: await member(owner), bo: await member(teammate) };
+    // A branch the teammate may push to: main's files it does not change stay main's there.
+    await members.bo.ctx.client.transport.call('POST', `/api/v1/projects/${owner.projectId}/branches`, { name: 'side' });
+    return members;
+  };
+
+  /** Runs a push or pull that may be refused (a conflict, nothing to do): the state it leaves is what matters. */
+  const attempt = async (work: () => Promise<unknown>) => {
+    await work().catch((error: unknown) => {
+      if (!(error instanceof Error) || !('code' in error)) throw error;
+    });
+  };
+
+  /**
+   * Status from the record, then the full comparison of the same workspace (the record put back
+   * after it, so it keeps evolving from changes only): the same rows, statuses and synced record.
+   * Answers whether the incremental one listed the whole workspace.
+   */
+  const expectSameAsFull = async ({ dir, ctx }: Member): Promise<{ full: boolean }> => {
+    const before = ctx.client.syncs.length;
+    const incremental = await Workspace.find(dir);
+    const fromRecord = await workspaceStatus(ctx.client, incremental, incremental.state.branch, ctx.signal);
+    const full = ctx.client.syncs.slice(before).some((request) => request.includeRemoteOnly);
+    const record = await readFile(recordFile(dir), 'utf8');
+    const whole = await Workspace.find(dir);
+    const fromAll = await workspaceStatus(ctx.client, whole, whole.state.branch, ctx.signal, { full: true });
+    await writeFile(recordFile(dir), record);
+    expect(fromRecord).toEqual(fromAll);
+    expect(incremental.state).toEqual(whole.state);
+    await incremental.save();
+    return { full };
+  };
+
+  const write = async (dir: string, file: string, content: string) => {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), content);
+  };
+
+  const op = fc.oneof(
+    fc.record({
+      kind: fc.constant('edit' as const),
+      who: fc.constantFrom('ada', 'bo'),
+      file: fc.constantFrom(...PATHS),
+      content: fc.constantFrom(...CONTENTS),
+    }),
+    fc.record({ kind: fc.constant('delete' as const), who: fc.constantFrom('ada', 'bo'), file: fc.constantFrom(...PATHS) }),
+    fc.record({ kind: fc.constant('push' as const), who: fc.constantFrom('ada', 'bo'), branch: fc.constantFrom('main', 'main', 'side') }),
+    fc.record({ kind: fc.constant('pull' as const), who: fc.constantFrom('ada', 'bo') }),
+    fc.record({ kind: fc.constant('restore' as const), file: fc.constantFrom(...PATHS) }),
+  );
+  type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
+
+  const run = async (members: { ada: Member; bo: Member }, step: Op) => {
+    if (step.kind === 'restore') {
+      // A teammate brings a file of main back to its first version: a commit of old content.
+      const synced = (await Workspace.find(members.bo.dir)).state.files[step.file];
+      if (synced && synced.version > 1) await attempt(() => members.bo.ctx.client.restore([{ fileId: synced.fileId, toVersion: 1 }]));
+      return;
+    }
+    const { dir, ctx } = members[step.who];
+    if (step.kind === 'edit') await write(dir, step.file, step.content);
+    if (step.kind === 'delete') await rm(path.join(dir, step.file), { force: true });
+    if (step.kind === 'push') await attempt(async () => push(ctx, await Workspace.find(dir), { message: 'm', branch: step.branch, scopes: [] }));
+    if (step.kind === 'pull') await attempt(async () => pull(ctx, await Workspace.find(dir), { branch: 'main', scopes: [] }));
+  };
+
+  it('answers exactly what the full comparison answers, whatever happened on either side', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: 8 }), async (steps) => {
+        const members = await team();
+        await write(members.ada.dir, 'a.bin', 'one');
+        await attempt(async () => push(members.ada.ctx, await Workspace.find(members.ada.dir), { message: 'first', scopes: [] }));
+        expect((await expectSameAsFull(members.ada)).full).toBe(false);
+        for (const step of steps) {
+          await run(members, step);
+          // Ada follows main throughout: her record is never replaced by a full comparison.
+          expect((await expectSameAsFull(members.ada)).full).toBe(false);
+        }
+      }),
+      { numRuns: 5, endOnFailure: true },
+    );
+  }, 600_000);
+
+  it('compares in full without a usable record, and when the branch was created again', async () => {
+    const { ada, bo } = await team();
+    await write(ada.dir, 'a.bin', 'one');
+    await push(ada.ctx, await Workspace.find(ada.dir), { message: 'first', scopes: [] });
+    // The push's status had no record and made one.
+    expect(JSON.parse(await readFile(recordFile(ada.dir), 'utf8'))).toMatchObject({ branch: 'main', generation: 'main' });
+    expect(await expectSameAsFull(ada)).toEqual({ full: false });
+
+    await writeFile(recordFile(ada.dir), '{ not json');
+    expect(await expectSameAsFull(ada)).toEqual({ full: true });
+    expect(await expectSameAsFull(ada)).toEqual({ full: false });
+
+    // A record of another branch is no record of this one.
+    const record = JSON.parse(await readFile(recordFile(ada.dir), 'utf8')) as { branch: string };
+    await writeFile(recordFile(ada.dir), JSON.stringify({ ...record, branch: 'other' }));
+    expect(await expectSameAsFull(ada)).toEqual({ full: true });
+
+    // Bo works on a branch, which is deleted and created again from main: his record of the old
+    // one is answered changes_expired, and the full comparison says what the new one holds.
+    await write(bo.dir, 'b.bin', 'bo');
+    await push(bo.ctx, await Workspace.find(bo.dir), { message: 'side', branch: 'side', scopes: [] });
+    // The push moved his workspace to the branch: its record is made by one full comparison.
+    expect(await expectSameAsFull(bo)).toEqual({ full: true });
+    expect(await expectSameAsFull(bo)).toEqual({ full: false });
+    const base = `/api/v1/projects/${await bo.ctx.client.projectId()}/branches`;
+    await bo.ctx.client.transport.call('DELETE', `${base}/side`);
+    await push(ada.ctx, await Workspace.find(ada.dir), { message: 'after', scopes: [] }).catch(() => undefined);
+    await bo.ctx.client.transport.call('POST', base, { name: 'side' });
+    const recreated = await expectSameAsFull(bo);
+    expect(recreated).toEqual({ full: true });
+    const status = await workspaceStatus(bo.ctx.client, await Workspace.find(bo.dir), 'side');
+    expect(status.entries.map((e) => [e.path, e.status])).toEqual([
+      ['a.bin', 'missing'],
+      // Synced from the old branch and unchanged since: the new one does not hold it, pull removes it.
+      ['b.bin', 'deleted_remote'],
+    ]);
+  }, 300_000);
+
+  it('pushes a few edits with as many requests whatever the size of the workspace', async () => {
+    /** The requests one push of three edits makes, and how many files its sync requests list. */
+    const pushOfThreeEdits = async (files: number) => {
+      const { ada } = await team();
+      for (let i = 0; i < files; i++) await write(ada.dir, `Dir${i % 4}/f${i}.txt`, `file ${i}`);
+      await push(ada.ctx, await Workspace.find(ada.dir), { message: 'all', scopes: [] });
+      await workspaceStatus(ada.ctx.client, await Workspace.find(ada.dir), 'main');
+      for (let i = 0; i < 3; i++) await write(ada.dir, `Dir${i % 4}/f${i}.txt`, `edited ${i}`);
+      const requests: string[] = [];
+      const syncsBefore = ada.ctx.client.syncs.length;
+      const realFetch = globalThis.fetch;
+      globalThis.fetch = (input, init) => {
+        requests.push(`${init?.method ?? 'GET'} ${new URL(input instanceof Request ? input.url : input.toString()).pathname.replace(/[0-9a-f-]{36}/g, ':id')}`);
+        return realFetch(input, init);
+      };
+      try {
+        const report = await push(ada.ctx, await Workspace.find(ada.dir), { message: 'edits', scopes: [] });
+        expect(report.uploaded).toBe(3);
+      } finally {
+        globalThis.fetch = realFetch;
+      }
+      const listed = ada.ctx.client.syncs.slice(syncsBefore).reduce((sum, request) => sum + request.files.length, 0);
+      return { requests: requests.sort(), listed };
+    };
+    const small = await pushOfThreeEdits(10);
+    const large = await pushOfThreeEdits(200);
+    expect(small.requests).toEqual(expect.arrayContaining(['GET /api/v1/projects/:id/changes', 'POST /api/v1/projects/:id/sync']));
+    expect(large.requests).toEqual(small.requests);
+    // Only the edited files go to POST /sync: the rest are up_to_date from the record.
+    expect(large.listed).toBe(3);
+  }, 300_000);
+});

@@ -1,0 +1,123 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { timed } from '../load.ts';
+import { latencies } from '../stats.ts';
+import { benchProject } from './bare-transfers.ts';
+import { SYNC_BATCH } from './hops.ts';
+import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
+const MiB = 1024 * 1024;
+/** Timed runs of each status, after an untimed one: the median is reported. */
+const ROUNDS = 3;
+
+interface Shape {
+  files: number;
+  folders: number;
+  /** Files edited between the unchanged status and the next. */
+  edits: number;
+}
+
+/** The workspace of a large game project: 100,000 small files in 1,000 folders (quick: a twentieth). */
+const shapeFor = (quick: boolean): Shape => (quick ? { files: 5000, folders: 50, edits: 100 } : { files: 100_000, folders: 1000, edits: 100 });
+
+const fileName = (shape: Shape, i: number) => `d${String(i % shape.folders).padStart(4, '0')}/f${String(i).padStart(6, '0')}.txt`;
+
+/** About 80 bytes of text, different each call. */
+const smallContent = () => `${randomBytes(30).toString('hex')}\n${randomBytes(9).toString('hex')}\n`;
+
+/**
+ * `lode status` with nothing changed and with a few files edited, and `lode push` of those edits,
+ * on a workspace of many small files, each beside `git status` on the same tree in the same run
+ * (a git repository of the same files, committed, `.lode` left out): git's status is the bar.
+ */
+export const workspaceStatus: Scenario = {
+  name: 'workspace-status',
+  async run(ctx) {
+    const shape = shapeFor(ctx.profile.name === 'quick');
+    const dir = await mkdtemp(path.join(tmpdir(), 'lode-bench-status-'));
+    try {
+      const workspace = path.join(dir, 'ws');
+      ctx.log(`workspace-status: writing ${shape.files} files in ${shape.folders} folders`);
+      for (let folder = 0; folder < shape.folders; folder++) await mkdir(path.join(workspace, `d${String(folder).padStart(4, '0')}`), { recursive: true });
+      for (let i = 0; i < shape.files; i += 500) {
+        const slice = Array.from({ length: Math.min(500, shape.files - i) }, (_, j) => i + j);
+        await Promise.all(slice.map((n) => writeFile(path.join(workspace, fileName(shape, n)), smallContent())));
+      }
+      const git = (...args: string[]) => run('git', args, { cwd: workspace, maxBuffer: 256 * MiB });
+      ctx.log('workspace-status: git init, add, commit');
+      await git('init', '-q');
+      await writeFile(path.join(workspace, '.git', 'info', 'exclude'), '.lode/\n');
+      await git('add', '-A');
+      await git('-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench');
+
+      const { seeded } = await benchProject(ctx);
+      const env = {
+        ...process.env,
+        LODE_URL: ctx.deployment.baseUrl,
+        LODE_KEY: seeded.key,
+        LODE_DEVICE: seeded.deviceId,
+        XDG_CONFIG_HOME: path.join(dir, 'config'),
+      };
+      const lode = (...args: string[]) => run(process.execPath, [BIN, ...args, '--json'], { cwd: workspace, env, maxBuffer: 256 * MiB });
+      await lode('init');
+      ctx.log(`workspace-status: lode push of ${shape.files} files`);
+      const firstPushMs = await timed(() => lode('push', '-m', 'bench'));
+      // The first status after the push catches up with it; the record is then current.
+      const firstStatusMs = await timed(() => lode('status'));
+      ctx.log('workspace-status: unchanged status, lode and git');
+      const unchanged = await medianOf(ctx, () => lode('status'));
+      const gitUnchanged = await medianOf(ctx, () => git('status', '--porcelain'));
+
+      for (let i = 0; i < shape.edits; i++) await writeFile(path.join(workspace, fileName(shape, Math.floor((i * shape.files) / shape.edits))), smallContent());
+      ctx.log(`workspace-status: ${shape.edits} files edited, lode and git status`);
+      const { stdout } = await lode('status');
+      const counts = (JSON.parse(stdout) as { counts: Record<string, number> }).counts;
+      if (counts.modified !== shape.edits) throw new Error(`workspace-status: ${shape.edits} edits read as ${JSON.stringify(counts)}`);
+      const edited = await medianOf(ctx, () => lode('status'));
+      const gitEdited = await medianOf(ctx, () => git('status', '--porcelain'));
+      ctx.log(`workspace-status: lode push of ${shape.edits} edits`);
+      const pushMs = await timed(() => lode('push', '-m', 'edits'));
+      const afterPush = await timed(() => lode('status'));
+
+      const label = `${shape.files}x80B`;
+      const versus = (name: string, ms: number, gitMs: number, extra = ''): ScenarioResult => ({
+        name,
+        p50Ms: ms,
+        p99Ms: ms,
+        opsPerSec: 1000 / ms,
+        legs: ctx.legs(SYNC_BATCH),
+        note: `${(ms / gitMs).toFixed(2)}× git status (${(gitMs / 1000).toFixed(2)} s)${extra}`,
+      });
+      return [
+        versus(`status-unchanged-${label}`, unchanged, gitUnchanged, `; medians of ${ROUNDS}`),
+        versus(`status-${shape.edits}-edits-${label}`, edited, gitEdited, `; medians of ${ROUNDS}`),
+        {
+          name: `push-${shape.edits}-edits-${label}`,
+          p50Ms: pushMs,
+          p99Ms: pushMs,
+          opsPerSec: 1000 / pushMs,
+          legs: ctx.legs(SYNC_BATCH),
+          note: `one round; the status after it ${(afterPush / 1000).toFixed(2)} s; first push ${(firstPushMs / 1000).toFixed(1)} s, first status ${(firstStatusMs / 1000).toFixed(2)} s`,
+          targets: [{ label: 'push < 2 s', met: () => pushMs < 2000 }],
+        },
+      ];
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** The median of ROUNDS timed runs after an untimed one. */
+async function medianOf(ctx: BenchContext, call: () => Promise<unknown>): Promise<number> {
+  await call();
+  const times: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) times.push(await timed(call));
+  ctx.log(`  ${times.map((t) => `${(t / 1000).toFixed(2)} s`).join(', ')}`);
+  return latencies(times).p50Ms;
+}
