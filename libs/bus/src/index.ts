@@ -19,3 +19,4 @@ export { LocalEvents, type LocalEventsOptions } from './local-events.ts';
 export { JetStreamEvents, type JetStreamEventsOptions } from './jetstream-events.ts';
 export { connectService, type ServiceConnection, type BusConnectionSettings } from './service-connection.ts';
 export { rpc, serveRpcs, type Rpc } from './rpc-table.ts';
+export { consumeProjectPurges } from './project-purges.ts';

@@ -7,4 +7,4 @@ export { replayIdempotent, tryClaimIdempotencyKey, whileIdempotencyKeyClaimed, t
 export { LINE_SEPARATOR, textList, UNIT_SEPARATOR } from './text-list.ts';
 export { preferIndexScans } from './index-scans.ts';
 export { BEFORE_FIRST_ID, inKeySlices, ROWS_PER_SLICE, type Slice } from './key-slices.ts';
-export { deleteProjectRows, PROJECT_ROWS_PER_BATCH, type ProjectTable } from './project-rows.ts';
+export { deleteProjectRows, purgeProjectRows, PROJECT_ROWS_PER_BATCH, type ProjectTable } from './project-rows.ts';

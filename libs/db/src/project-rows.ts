@@ -1,3 +1,4 @@
+import type { Logger } from '@lode/telemetry';
 import type { Queryable } from './database.ts';
 
 /**
@@ -38,4 +39,12 @@ export async function deleteProjectRows(
     }
   }
   return deleted;
+}
+
+/** A service's purge of a project's rows from its tables, logged with what it deleted. */
+export function purgeProjectRows(db: Queryable, tables: readonly ProjectTable[], logger: Logger): (projectId: string) => Promise<void> {
+  return async (projectId) => {
+    const deleted = await deleteProjectRows(db, projectId, tables);
+    logger.info({ projectId, deleted }, 'purged project rows deleted');
+  };
 }

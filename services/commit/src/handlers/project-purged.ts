@@ -1,13 +1,12 @@
-import { projectDeletion } from '@lode/contracts';
-import type { EventConsumer, EventStream } from '@lode/bus';
-import { deleteProjectRows, type Database, type ProjectTable } from '@lode/db';
+import { consumeProjectPurges, type EventConsumer, type EventStream } from '@lode/bus';
+import { purgeProjectRows, type Database, type ProjectTable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 
 /**
  * The commit service's rows of a project, children before parents. Entries are found through their
  * commits: their indexes that lead with the project are partial.
  */
-export const PROJECT_TABLES: readonly ProjectTable[] = [
+const PROJECT_TABLES: readonly ProjectTable[] = [
   { table: 'draft_entries', where: 'draft_id IN (SELECT id FROM drafts WHERE project_id = $1)' },
   { table: 'drafts' },
   { table: 'commit_entries', where: 'commit_id IN (SELECT id FROM commits WHERE project_id = $1)' },
@@ -22,21 +21,7 @@ export const PROJECT_TABLES: readonly ProjectTable[] = [
   { table: 'project_sequences' },
 ];
 
-/**
- * Durable, shared by every replica: a purged project's rows are deleted here in batches, retried
- * until done. Deleting what is already gone changes nothing, so a redelivery or two replicas on
- * one project are harmless.
- */
-export const PROJECT_PURGER = 'commit-project-purger';
-
+/** Deletes a purged project's rows of this service, retried until done. */
 export function consumeProjectPurged(events: EventStream, db: Database, logger: Logger): Promise<EventConsumer> {
-  return events.consume(
-    PROJECT_PURGER,
-    projectDeletion.projectPurged,
-    async ({ projectId }) => {
-      const deleted = await deleteProjectRows(db, projectId, PROJECT_TABLES);
-      logger.info({ projectId, deleted }, 'purged project rows deleted');
-    },
-    { orderedBy: (event) => event.projectId },
-  );
+  return consumeProjectPurges(events, 'commit', purgeProjectRows(db, PROJECT_TABLES, logger));
 }

@@ -1,26 +1,11 @@
-import { projectDeletion } from '@lode/contracts';
-import type { EventConsumer, EventStream } from '@lode/bus';
-import { deleteProjectRows, type Database, type ProjectTable } from '@lode/db';
+import { consumeProjectPurges, type EventConsumer, type EventStream } from '@lode/bus';
+import { purgeProjectRows, type Database, type ProjectTable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 
 /** The restore service's rows of a project, children before parents. */
-export const PROJECT_TABLES: readonly ProjectTable[] = [{ table: 'restore_requests' }];
+const PROJECT_TABLES: readonly ProjectTable[] = [{ table: 'restore_requests' }];
 
-/**
- * Durable, shared by every replica: a purged project's rows are deleted here in batches, retried
- * until done. Deleting what is already gone changes nothing, so a redelivery or two replicas on
- * one project are harmless.
- */
-export const PROJECT_PURGER = 'restore-project-purger';
-
+/** Deletes a purged project's rows of this service, retried until done. */
 export function consumeProjectPurged(events: EventStream, db: Database, logger: Logger): Promise<EventConsumer> {
-  return events.consume(
-    PROJECT_PURGER,
-    projectDeletion.projectPurged,
-    async ({ projectId }) => {
-      const deleted = await deleteProjectRows(db, projectId, PROJECT_TABLES);
-      logger.info({ projectId, deleted }, 'purged project rows deleted');
-    },
-    { orderedBy: (event) => event.projectId },
-  );
+  return consumeProjectPurges(events, 'restore', purgeProjectRows(db, PROJECT_TABLES, logger));
 }
