@@ -119,10 +119,14 @@ describe('storage page in Chromium', () => {
     await expect(tab.getByRole('heading', { name: 'Organization quota' }).count()).resolves.toBe(0);
   });
 
-  it("shows the owner the organization's quota beside the project's", async () => {
+  it("shows the owner the organization's quota and storage by project beside the project's", async () => {
     expect((await stack.seed.admin.request('PUT', `/admin/v1/orgs/${owner.orgId}/quota`, { bytes: 2600 })).status).toBe(200);
     await page.goto(`${stack.baseUrl}/projects/${owner.projectId}/storage`);
     await page.getByText("1.3 KiB of 2.5 KiB stored (50.0 %), the server operator's organization quota").waitFor();
     await expect(page.getByRole('progressbar', { name: "Organization's share of its quota" }).getAttribute('aria-valuenow')).resolves.toBe('50');
+    const rows = page.getByRole('table', { name: 'Storage by project' }).locator('tbody tr');
+    await rows.first().waitFor();
+    await expect(rows.count()).resolves.toBe(1);
+    await expect(rows.nth(0).locator('td').allInnerTexts()).resolves.toEqual([expect.any(String), '1.3 KiB', '2.2 KiB', '3']);
   });
 });

@@ -117,7 +117,7 @@ function OrgQuotaSection() {
   return (
     <section aria-labelledby="storage-org-quota">
       <Title order={3} id="storage-org-quota" mb="sm">
-        Organization quota
+        Organization storage
       </Title>
       <QueryState query={org}>
         {(data) => (
@@ -130,6 +130,16 @@ function OrgQuotaSection() {
             <Text size="xs" c="dimmed">
               Uploads must fit both the project's quota and the organization's. Only the organization's owners change its quota.
             </Text>
+            <DataTable label="Storage by project" minWidth={560} columns={['Project', 'Stored', 'Logical size', 'Versions']}>
+              {data.projects.map((row) => (
+                <Table.Tr key={row.projectId} fw={row.projectId === projectId ? 600 : undefined}>
+                  <Table.Td>{row.name}</Table.Td>
+                  <Table.Td>{formatBytes(row.storedBytes)}</Table.Td>
+                  <Table.Td>{formatBytes(row.logicalBytes)}</Table.Td>
+                  <Table.Td>{row.versions.toLocaleString()}</Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
           </Stack>
         )}
       </QueryState>
