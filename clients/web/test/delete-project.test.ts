@@ -2,10 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { launchChromium, screenshot } from './browser.ts';
-
-/** Generous: two cores shared by many runs make a page's first paint slow, never wrong. */
-const UI_TIMEOUT = 30_000;
+import { launchChromium, screenshot, signedInPage } from './browser.ts';
 
 /** An owner deletes the project from its settings (typing its name), and brings it back from the home page. */
 describe('deleting a project in Chromium', () => {
@@ -17,12 +14,7 @@ describe('deleting a project in Chromium', () => {
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startTestStack({ bus: 'local' }), launchChromium()]);
     owner = await stack.seed.project({ role: 'owner' });
-    const link = await stack.seed.admin.post<{ url: string }>(`/admin/v1/users/${owner.userId}/sign-in-links`);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    page = await context.newPage();
-    await page.goto(link.body.url);
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    page = await signedInPage(browser, stack.seed.admin, owner.userId);
   });
   afterAll(async () => {
     await browser?.close();

@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { pushFile, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { launchChromium, screenshot } from './browser.ts';
+import { launchChromium, screenshot, signedInPage } from './browser.ts';
 
-/** Generous: two cores shared by many runs make a page's first paint slow, never wrong. */
-const UI_TIMEOUT = 30_000;
 /** More folders at the root than the dashboard's page (PAGE_SIZE, src/paging.ts) holds. */
 const FOLDERS = 130;
 /** Files in the first folder: more than a page, which a page of the flat tree listing held only them. */
@@ -21,13 +19,7 @@ describe('the dashboard file browser by folder, in Chromium', () => {
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startTestStack({ bus: 'local' }), launchChromium()]);
     owner = await stack.seed.project({ role: 'owner' });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    page = await context.newPage();
-    const link = await stack.seed.admin.post<{ url: string }>(`/admin/v1/users/${owner.userId}/sign-in-links`);
-    expect(link.status).toBe(201);
-    await page.goto(link.body.url);
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    page = await signedInPage(browser, stack.seed.admin, owner.userId, { width: 1280, height: 800 });
   });
   afterAll(async () => {
     await browser?.close();

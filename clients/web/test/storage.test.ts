@@ -3,10 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { pushFile, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { launchChromium, screenshot } from './browser.ts';
-
-/** Generous: two cores shared by many runs make a page's first paint slow, never wrong. */
-const UI_TIMEOUT = 30_000;
+import { launchChromium, screenshot, signedInPage } from './browser.ts';
 
 /**
  * The Storage page shows the project's figures as GET /usage answers them, a chart of its history,
@@ -33,13 +30,7 @@ describe('storage page in Chromium', () => {
     const operator = await stack.seed.admin.request('PUT', `/admin/v1/projects/${owner.projectId}/quota`, { bytes: 1600 });
     expect(operator.status).toBe(200);
 
-    const link = await stack.seed.admin.post<{ url: string }>(`/admin/v1/users/${owner.userId}/sign-in-links`);
-    expect(link.status).toBe(201);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    page = await context.newPage();
-    await page.goto(link.body.url);
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    page = await signedInPage(browser, stack.seed.admin, owner.userId);
   });
   afterAll(async () => {
     await browser?.close();
@@ -106,12 +97,7 @@ describe('storage page in Chromium', () => {
 
   it('shows a member the figures and the quota, without the form', async () => {
     const member = await stack.seed.member(owner.orgId, owner.projectId, 'member', 'Mia Member');
-    const link = await stack.seed.admin.post<{ url: string }>(`/admin/v1/users/${member.userId}/sign-in-links`);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    const tab = await context.newPage();
-    await tab.goto(link.body.url);
-    await tab.getByRole('heading', { name: 'Projects' }).waitFor();
+    const tab = await signedInPage(browser, stack.seed.admin, member.userId);
     await tab.goto(`${stack.baseUrl}/projects/${owner.projectId}/storage`);
     await tab.getByRole('group', { name: 'Stored', exact: true }).getByText('1.3 KiB').waitFor();
     await tab.getByText('Only owners and admins change the quota.').waitFor();
