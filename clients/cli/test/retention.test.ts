@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@lode/system/testing';
-import { CliUser } from './cli-runner.ts';
-import { emptyDir, expectOk, newWorkspace, writeText } from './workspace-fixtures.ts';
+import { emptyDir, expectOk, ownerAndMember, writeText } from './workspace-fixtures.ts';
 
 /** Each step starts a CLI process, seconds apiece on a loaded machine. */
 const TIMEOUT = 240_000;
@@ -16,11 +15,7 @@ describe('lode retention', () => {
   it(
     'sets a rule, shows its dry run, asks before a run, removes exactly that, and history names the rule',
     async () => {
-      const owner = await stack.seed.project();
-      const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
-      const ada = await CliUser.create(stack.baseUrl, owner);
-      const bo = await CliUser.create(stack.baseUrl, member);
-      const ws = await newWorkspace(ada);
+      const { ada, bo, ws } = await ownerAndMember(stack);
       for (const text of ['one', 'two, longer', 'three, the longest']) {
         await writeText(ws, 'Art/hero.psd', text);
         expectOk(await ada.run(ws, ['push', '-m', text]));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LodeClient } from '@lode/sdk';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { CliUser } from './cli-runner.ts';
-import { emptyDir, expectOk, newWorkspace, writeText } from './workspace-fixtures.ts';
+import { emptyDir, expectOk, newWorkspace, ownerAndMember, writeText } from './workspace-fixtures.ts';
 
 /** Each step starts a CLI process, seconds apiece on a loaded machine. */
 const TIMEOUT = 240_000;
@@ -20,11 +20,7 @@ describe('lode usage and lode obliterate', () => {
   it(
     'reports usage after a push, obliterates a file after its dry run, shows it removed in history, and pull reports version_purged',
     async () => {
-      const owner = await stack.seed.project();
-      const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
-      const ada = await CliUser.create(stack.baseUrl, owner);
-      const bo = await CliUser.create(stack.baseUrl, member);
-      const ws = await newWorkspace(ada);
+      const { owner, ada, bo, ws } = await ownerAndMember(stack);
       await writeFile(path.join(ws, 'level.umap'), randomBytes(2000));
       await writeText(ws, 'Secrets/keys.bin', 'first secret');
       expectOk(await ada.run(ws, ['push', '-m', 'one']));
@@ -115,11 +111,7 @@ describe('lode usage and lode obliterate', () => {
   it(
     "shows and sets the project's and the org's quotas, and the org's usage to its owners only",
     async () => {
-      const owner = await stack.seed.project();
-      const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
-      const ada = await CliUser.create(stack.baseUrl, owner);
-      const bo = await CliUser.create(stack.baseUrl, member);
-      const ws = await newWorkspace(ada);
+      const { owner, ada, bo, ws } = await ownerAndMember(stack);
       await writeFile(path.join(ws, 'level.umap'), randomBytes(2048));
       expectOk(await ada.run(ws, ['push', '-m', 'one']));
       expect((await stack.seed.admin.request('PUT', `/admin/v1/orgs/${owner.orgId}/quota`, { bytes: 2 ** 30 })).status).toBe(200);

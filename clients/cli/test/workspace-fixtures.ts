@@ -4,8 +4,9 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { StackOptions } from '@lode/system/testing';
-import type { CliResult, CliUser } from './cli-runner.ts';
+import type { StackOptions, TestStack } from '@lode/system/testing';
+import type { SeededProject } from '@lode/testkit';
+import { CliUser, type CliResult } from './cli-runner.ts';
 
 /**
  * The two ways Lode runs, for the tests whose transfers matter: `npm start`'s one process (in-process
@@ -25,6 +26,14 @@ export async function newWorkspace(user: CliUser): Promise<string> {
   const dir = await emptyDir();
   expectOk(await user.run(dir, ['init']));
   return dir;
+}
+
+/** A new project's owner, Ada, with a fresh workspace, and a member of it, Bo: each the CLI's user. */
+export async function ownerAndMember(stack: TestStack): Promise<{ owner: SeededProject; ada: CliUser; bo: CliUser; ws: string }> {
+  const owner = await stack.seed.project();
+  const member = await stack.seed.member(owner.orgId, owner.projectId, 'member');
+  const [ada, bo] = await Promise.all([CliUser.create(stack.baseUrl, owner), CliUser.create(stack.baseUrl, member)]);
+  return { owner, ada, bo, ws: await newWorkspace(ada) };
 }
 
 /** Writes `count` files of random bytes under `folder`, `size` bytes each. */
