@@ -10,8 +10,6 @@ import { view } from './views.ts';
 
 /** Deletions one purge run claims, each announced by its own event. */
 const PURGES_PER_RUN = 100;
-/** Keys of purged projects one statement deletes. */
-const KEYS_PER_BATCH = 1000;
 
 /** Why a project cannot be deleted or brought back as asked: the refusal its state calls for. */
 function stateRefusal(project: ProjectRow | undefined) {
@@ -75,16 +73,20 @@ export class ProjectDeletionService {
   }
 
   /**
-   * Claims the deletions due, announces them, and deletes the keys of purged projects, in batches.
-   * Replicas may run it at once: each claims other projects (SKIP LOCKED), and deleting keys
-   * already gone deletes nothing. Keys are deleted apart from the claim, so a run stopped halfway
-   * is finished by the next one. Answers how many projects it purged.
+   * Claims the deletions due, announces them and deletes their keys, in one transaction per batch:
+   * a purged project never keeps a key, and a run that finds nothing due touches no tombstone.
+   * Replicas may run it at once: each claims other projects (SKIP LOCKED). Answers how many
+   * projects it purged.
    */
   async purgeDue(): Promise<number> {
     let purged = 0;
     for (;;) {
       const claimed = await this.#db.transaction(async (tx) => {
         const rows = await this.#projects.claimDue(tx, PURGES_PER_RUN);
+        await this.#keys.deleteOfProjects(
+          tx,
+          rows.map((row) => row.id),
+        );
         await writeOutbox(
           tx,
           rows.map((row) => {
@@ -99,7 +101,6 @@ export class ProjectDeletionService {
       purged += claimed;
       if (claimed < PURGES_PER_RUN) break;
     }
-    while ((await this.#keys.deleteOfPurgedProjects(this.#db, KEYS_PER_BATCH)) === KEYS_PER_BATCH);
     return purged;
   }
 

@@ -22,13 +22,9 @@ export class ApiKeysRepository {
     return rows[0];
   }
 
-  /** Deletes up to `limit` keys of purged projects; answers how many. */
-  async deleteOfPurgedProjects(db: Queryable, limit: number): Promise<number> {
-    const { rowCount } = await db.query(
-      `DELETE FROM api_keys WHERE id IN (
-         SELECT k.id FROM projects p JOIN api_keys k ON k.project_id = p.id WHERE p.purged_at IS NOT NULL LIMIT $1)`,
-      [limit],
-    );
+  /** Deletes every key of these projects (purged ones: a tombstone keeps no key); answers how many. */
+  async deleteOfProjects(db: Queryable, projectIds: readonly string[]): Promise<number> {
+    const { rowCount } = await db.query('DELETE FROM api_keys WHERE project_id = ANY($1::uuid[])', [projectIds]);
     return rowCount ?? 0;
   }
 
