@@ -95,7 +95,7 @@ export class Authenticator {
    * running are dropped too: they may have read the key before the change.
    */
   forgetKey(keyId: string): void {
-    for (const [key, entry] of this.#cache) if (!entry.settled || entry.identity?.keyId === keyId) this.#cache.delete(key);
+    this.#forget((found) => found.keyId === keyId);
   }
 
   /**
@@ -103,7 +103,11 @@ export class Authenticator {
    * project deleted), and lookups still running, as forgetKey does.
    */
   forgetProject(projectId: string): void {
-    for (const [key, entry] of this.#cache) if (!entry.settled || entry.identity?.projectId === projectId) this.#cache.delete(key);
+    this.#forget((found) => found.projectId === projectId);
+  }
+
+  #forget(matches: (found: identity.KeyIdentity) => boolean): void {
+    for (const [key, entry] of this.#cache) if (!entry.settled || (entry.identity !== undefined && matches(entry.identity))) this.#cache.delete(key);
   }
 
   /**
