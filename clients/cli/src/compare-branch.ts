@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { chunk, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
-import { compareIncrementally } from './incremental-status.ts';
-import { loadRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
+import { compareIncrementally, SYNC_BATCH } from './incremental-status.ts';
+import { loadRemoteTree, newRemoteTree, saveRemoteTree, treeFromRows, type TreeScope } from './remote-tree.ts';
 import type { Workspace } from './workspace.ts';
-
-/** A sync request holds at most this many files; more go as one session of batches. */
-const SYNC_BATCH = 10_000;
 
 export interface BranchComparison {
   /** POST /sync's rows with includeRemoteOnly: one per listed file, then the remote-only ones. */
   rows: SyncRow[];
   latestCommitSeq: number;
-  /** Whether the whole workspace was sent (no usable record, `full`, or the server said to). */
-  full: boolean;
 }
 
 /**
@@ -37,7 +32,7 @@ export async function compareWithBranch(
     const answer = await compareIncrementally(client, tree, files, signal);
     if (answer) {
       if (answer.changed) await saveRemoteTree(workspace, tree);
-      return { rows: answer.rows, latestCommitSeq: answer.latestCommitSeq, full: false };
+      return { rows: answer.rows, latestCommitSeq: answer.latestCommitSeq };
     }
   }
   // The branch's generation before its files: were it created again meanwhile, the record names the
@@ -47,10 +42,17 @@ export async function compareWithBranch(
   if (generation !== undefined) {
     const hashes = new Map(files.map((file) => [file.path, file.sha256]));
     // Each batch is its own snapshot: from the oldest, the changes since bring them all to one.
-    const made: RemoteTree = { format: 1, ...scope, generation, seq: oldestSeq, files: treeFromRows(rows, (path) => hashes.get(path)) };
-    await saveRemoteTree(workspace, made);
+    await saveRemoteTree(
+      workspace,
+      newRemoteTree(
+        scope,
+        generation,
+        oldestSeq,
+        treeFromRows(rows, (path) => hashes.get(path)),
+      ),
+    );
   }
-  return { rows, latestCommitSeq, full: true };
+  return { rows, latestCommitSeq };
 }
 
 /** The branch's generation (GET /changes), or undefined from a server without the route: then nothing is recorded. */

@@ -3,8 +3,8 @@ import { applyChanges, type RemoteFile, type RemoteTree } from './remote-tree.ts
 
 /** Rows per GET /changes page: the most the server gives. */
 const CHANGES_PAGE = 5000;
-/** Files per POST /sync request, as a full comparison sends them. */
-const SYNC_BATCH = 10_000;
+/** Files per POST /sync request (the most the server takes); a full comparison sends more as a session of batches. */
+export const SYNC_BATCH = 10_000;
 /**
  * How many times the branch may move between reading its changes and asking about the files that
  * differ before the comparison gives up and the caller compares in full: each round catches up with

@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Change, SyncRow, UploadedFile } from '@lode/sdk';
 import { readJsonFile, writeJsonFile } from './json-file.ts';
@@ -46,13 +45,13 @@ export async function loadRemoteTree(workspace: Workspace, scope: TreeScope): Pr
   return tree as RemoteTree;
 }
 
-export async function saveRemoteTree(workspace: Workspace, tree: RemoteTree): Promise<void> {
-  await writeJsonFile(treeFile(workspace), tree);
+/** A new record of the branch's files as of commit `seq`. */
+export function newRemoteTree(scope: TreeScope, generation: string, seq: number, files: Record<string, RemoteFile>): RemoteTree {
+  return { format: FORMAT, ...scope, generation, seq, files };
 }
 
-/** Forgets the record: the next status compares in full. */
-export async function dropRemoteTree(workspace: Workspace): Promise<void> {
-  await rm(treeFile(workspace), { force: true });
+export async function saveRemoteTree(workspace: Workspace, tree: RemoteTree): Promise<void> {
+  await writeJsonFile(treeFile(workspace), tree);
 }
 
 /** Applies a page of changes in order: a later row of a file supersedes an earlier one. True when any file changed. */
