@@ -110,5 +110,16 @@ describe('GET changes through the gateway', () => {
     const recreated = await changesOf(p, { since: seq, branch: 'feat', generation });
     expect(recreated.status).toBe(410);
     expect(recreated.body.code).toBe('changes_expired');
+
+    // A cursor holds the generation of its first page, even when the client sent none.
+    const files = await Promise.all(['b.bin', 'c.bin'].map((path) => ws.push(path)));
+    await ws.commit({ set: files }, 'feat');
+    const first = await changesOf(p, { since: seq, branch: 'feat', limit: 1 });
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    expect((await p.api.delete(`${base}/branches/feat`)).status).toBe(200);
+    expect((await p.api.post(`${base}/branches`, { name: 'feat' })).status).toBe(201);
+    const next = await changesOf(p, { since: seq, branch: 'feat', limit: 1, cursor: first.body.nextCursor });
+    expect(next.status).toBe(410);
+    expect(next.body.code).toBe('changes_expired');
   });
 });

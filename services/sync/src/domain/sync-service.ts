@@ -71,13 +71,15 @@ export class SyncService {
     const { actor, since, generation, limit } = request;
     const { projectId } = actor;
     const name = request.branch ?? commit.MAIN_BRANCH;
-    const after = request.cursor === undefined ? undefined : this.#decodeChangesCursor(request.cursor, projectId, name, since);
+    const cursor = request.cursor === undefined ? undefined : this.#decodeChangesCursor(request.cursor, projectId, name, since);
     const latest = await this.#deps.bus.call(commit.latestSequence, { projectId });
     const { page, latestCommitSeq, current } = await this.#onceApplied(projectId, latest, async (tx, latestCommitSeq) => {
       const current = await this.#deps.branches.incarnation(tx, projectId, name);
-      if (generation !== undefined && generation !== current.generation) throw errors.changesExpired('the branch was deleted and created again');
+      // A cursor names the generation its first page listed: later pages must not read a branch made again meanwhile.
+      for (const asked of [generation, cursor?.generation])
+        if (asked !== undefined && asked !== current.generation) throw errors.changesExpired('the branch was deleted and created again');
       if (since > latestCommitSeq) throw errors.changesExpired(`commit ${since} is beyond the server's latest, ${latestCommitSeq}`);
-      return { page: await this.#deps.tree.listChanged(tx, projectId, current.branch, since, after, limit + 1), latestCommitSeq, current };
+      return { page: await this.#deps.tree.listChanged(tx, projectId, current.branch, since, cursor?.after, limit + 1), latestCommitSeq, current };
     });
     const more = page.length > limit;
     const rows = more ? page.slice(0, limit) : page;
@@ -86,16 +88,19 @@ export class SyncService {
       data: rows.map(changeRow),
       latestCommitSeq,
       generation: current.generation,
-      nextCursor: more && last ? this.#deps.cursors.encode(['changes', projectId, name, since, last.commitSeq, last.pathKey]) : null,
+      nextCursor: more && last ? this.#deps.cursors.encode(['changes', projectId, name, since, current.generation, last.commitSeq, last.pathKey]) : null,
     };
   }
 
-  /** A cursor is bound to its project, branch and `since`, so it cannot page through another listing (400). */
-  #decodeChangesCursor(cursor: string, projectId: string, name: string, since: number): ChangePosition {
-    const [kind, project, branch, from, commitSeq, pathKey, ...rest] = this.#deps.cursors.decode(cursor);
+  /**
+   * A cursor is bound to its project, branch and `since`, so it cannot page through another listing
+   * (400), and carries the branch's generation, checked against the branch's as each page is read.
+   */
+  #decodeChangesCursor(cursor: string, projectId: string, name: string, since: number): { generation: string; after: ChangePosition } {
+    const [kind, project, branch, from, generation, commitSeq, pathKey, ...rest] = this.#deps.cursors.decode(cursor);
     const fits = kind === 'changes' && project === projectId && branch === name && from === since && rest.length === 0;
-    if (!fits || typeof commitSeq !== 'number' || typeof pathKey !== 'string') throw errors.validation('Invalid cursor');
-    return { commitSeq, pathKey };
+    if (!fits || typeof generation !== 'string' || typeof commitSeq !== 'number' || typeof pathKey !== 'string') throw errors.validation('Invalid cursor');
+    return { generation, after: { commitSeq, pathKey } };
   }
 
   async listRemoteOnly(
