@@ -110,7 +110,7 @@ export class RetentionService {
   }
 
   /**
-   * The periodic job: applies the rules of every project whose last run is an interval old, one
+   * The periodic job: applies the rules of every project last claimed an interval ago, one
    * project at a time, each claimed so that replicas running it at once take different projects.
    * Answers how many projects it ran.
    */
@@ -144,10 +144,12 @@ export class RetentionService {
     tally.add(versions, kept, batch.lockedFiles);
   }
 
-  /** The run's `retention.applied` event, when it removed anything; answers when the run finished. */
+  /**  /**
+   * Records when the rules were last applied and, when the run removed anything, writes its
+   * `retention.applied` event, in one transaction; answers when the run finished.
+   */
   async #finish(projectId: string, runId: string, trigger: 'run' | 'schedule', by: Purger | null, tally: PlanTally): Promise<string> {
     const appliedAt = new Date().toISOString();
-    if (tally.versionCount === 0) return appliedAt;
     const { versionCount, fileCount, logicalBytes, freedObjects, freedBytes, lockedFiles } = tally;
     const event: retention.RetentionApplied = {
       projectId,
@@ -162,12 +164,15 @@ export class RetentionService {
       lockedFiles,
       appliedAt,
     };
-    await this.#db.transaction((tx) => writeOutbox(tx, [{ subject: retention.retentionApplied.subject, id: runId, data: event }]));
-    this.#onApplied();
+    await this.#db.transaction(async (tx) => {
+      await this.#repo.markApplied(tx, projectId, appliedAt);
+      if (versionCount > 0) await writeOutbox(tx, [{ subject: retention.retentionApplied.subject, id: runId, data: event }]);
+    });
+    if (versionCount > 0) this.#onApplied();
     return appliedAt;
   }
 
-  async #rules(projectId: string): Promise<CompiledRule[]> {
+nc #rules(projectId: string): Promise<CompiledRule[]> {
     return compileRules((await this.#repo.policy(this.#db, projectId))?.rules ?? []);
   }
 
