@@ -7,7 +7,15 @@ import type { PolicyRow, RetentionRepository } from '../repo/retention-repo.ts';
 import type { VersionPurger } from './version-purge.ts';
 import type { BatchPlan, RetentionEvaluator } from './retention-evaluator.ts';
 import { idOfPosition, planDigest } from './obliterate-plan.ts';
-import { compileRules, PlanTally, retentionClaimsOf, retentionTokenPosition, type CompiledRule, type RetentionClaims } from './retention-plan.ts';
+import {
+  compileRules,
+  PlanTally,
+  retentionClaimsOf,
+  retentionTokenPosition,
+  wholePlanDigest,
+  type CompiledRule,
+  type RetentionClaims,
+} from './retention-plan.ts';
 
 type Purger = { userId: string; userName: string };
 
@@ -87,14 +95,11 @@ export class RetentionService {
     if (Date.now() > claims.expiresAtMs) throw errors.conflict('The confirmToken has expired: run a dry run again', { reason: 'expired' });
     const rules = await this.#rules(projectId);
     const planned: { afterKey: string; throughKey: string; digest: string }[] = [];
-    const check = new PlanTally();
-    for await (const batch of this.#evaluator.batches(projectId, rules, claims.asOfMs)) {
-      check.add(batch.versions, new Set(), 0);
+    for await (const { afterKey, throughKey, versions } of this.#evaluator.batches(projectId, rules, claims.asOfMs)) {
       // Only each batch's range and digest are kept: a plan of millions of versions is never held whole.
-      const { afterKey, throughKey, versions } = batch;
       if (versions.length > 0) planned.push({ afterKey, throughKey, digest: planDigest(versions.map((v) => v.id)) });
     }
-    if (check.versionCount === 0 || check.digest !== claims.digest) throw planChanged(0);
+    if (planned.length === 0 || wholePlanDigest(planned.map((batch) => batch.digest)) !== claims.digest) throw planChanged(0);
     const runId = idOfPosition(retentionTokenPosition(claims));
     const by = { userId: actor.userId, userName: actor.userName };
     const tally = new PlanTally();
@@ -144,7 +149,7 @@ export class RetentionService {
     tally.add(versions, kept, batch.lockedFiles);
   }
 
-  /**  /**
+  /**
    * Records when the rules were last applied and, when the run removed anything, writes its
    * `retention.applied` event, in one transaction; answers when the run finished.
    */
@@ -172,7 +177,7 @@ export class RetentionService {
     return appliedAt;
   }
 
-nc #rules(projectId: string): Promise<CompiledRule[]> {
+  async #rules(projectId: string): Promise<CompiledRule[]> {
     return compileRules((await this.#repo.policy(this.#db, projectId))?.rules ?? []);
   }
 
