@@ -215,7 +215,7 @@ describe.each([
     await owner.push('changed/x.bin', randomBytes(5));
     const refused = await run(owner, dry.body.confirmToken);
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'conflict', reason: 'plan_changed' });
+    expect(refused.body).toMatchObject({ code: 'conflict', reason: 'plan_changed', removedVersions: 0 });
     expect((await run(owner, `${dry.body.confirmToken.slice(0, -2)}xx`)).status).toBe(403);
   });
 });

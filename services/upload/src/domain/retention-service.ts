@@ -200,10 +200,12 @@ export class RetentionService {
   }
 }
 
-function planChanged(removed: number): Error {
-  const done = removed === 0 ? '' : ` (${removed} versions of the plan were removed before it changed)`;
+/** The run stopped because its plan changed; `removedVersions` says how many of it were removed before (they stay removed). */
+function planChanged(removedVersions: number): Error {
+  const done = removedVersions === 0 ? '' : ` (${removedVersions} versions of the plan were removed before it changed)`;
   return errors.conflict(`What the retention rules remove changed since the dry run${done}: run a dry run again and confirm its plan`, {
     reason: 'plan_changed',
+    removedVersions,
   });
 }
 
