@@ -23,7 +23,8 @@ const KEY_CALL_TRIES = 10;
 /** The identity service, over the bus. */
 export function identityKeyDirectory(bus: Bus): KeyDirectory {
   return {
-    resolve: async (keyHash) => (await askAgainOnTimeout(() => bus.call(identity.resolveKey, { keyHash }, { timeoutMs: KEY_CALL_TRY_MS }))).identity ?? undefined,
+    resolve: async (keyHash) =>
+      (await askAgainOnTimeout(() => bus.call(identity.resolveKey, { keyHash }, { timeoutMs: KEY_CALL_TRY_MS }))).identity ?? undefined,
     bindDevice: async (keyId, deviceId) =>
       (await askAgainOnTimeout(() => bus.call(identity.bindDevice, { keyId, deviceId }, { timeoutMs: KEY_CALL_TRY_MS }))).deviceId,
   };
