@@ -103,7 +103,7 @@ export async function startUploadService({
   const usageRows = new UsageRepository();
   // The identity service owns orgs: which projects one holds, and a dashboard user's role in it.
   const directory = new OrgDirectory({
-    listProjects: (orgId, cursor) => bus.call(identity.listProjects, { orgId, cursor, limit: identity.MAX_ADMIN_PAGE_SIZE }),
+    listProjects: (orgId, page) => bus.call(identity.listProjects, { orgId, ...page }),
     myOrgs: async (viewerId) => (await bus.call(sessions.myOrgs, { viewerId })).data,
   });
   const orgUsageRows = new OrgUsageRepository();

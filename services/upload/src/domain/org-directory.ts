@@ -1,5 +1,5 @@
 import { errors } from '@lode/errors';
-import type { orgStorage, Role } from '@lode/contracts';
+import { identity, type orgStorage, type Role } from '@lode/contracts';
 import { TtlCache } from './ttl-cache.ts';
 
 /** A project of an org, as the identity service lists it. */
@@ -28,16 +28,22 @@ const PROJECTS_CACHE_MAX = 10_000;
  * stored here, so a project's org is never out of step with identity's.
  */
 export class OrgDirectory {
-  readonly #listProjects: (orgId: string, cursor: string | undefined) => Promise<ProjectPage>;
+  readonly #listProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
   readonly #myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
   readonly #cache = new TtlCache<string, readonly OrgProject[]>({ ttlMs: PROJECTS_CACHE_MS, maxEntries: PROJECTS_CACHE_MAX });
 
   constructor(deps: {
-    listProjects: (orgId: string, cursor: string | undefined) => Promise<ProjectPage>;
+    /** A page of the org's projects; an unknown org is the identity service's 404. */
+    listProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
     myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
   }) {
     this.#listProjects = deps.listProjects;
     this.#myOrgs = deps.myOrgs;
+  }
+
+  /** Refuses an org the identity service does not know (404), asking for one project of it at most. */
+  async assertOrg(orgId: string): Promise<void> {
+    await this.#listProjects(orgId, { cursor: undefined, limit: 1 });
   }
 
   /** Every project of the org, as of now. */
@@ -72,7 +78,7 @@ export class OrgDirectory {
     const projects: OrgProject[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.#listProjects(orgId, cursor);
+      const page = await this.#listProjects(orgId, { cursor, limit: identity.MAX_ADMIN_PAGE_SIZE });
       projects.push(...page.data);
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);

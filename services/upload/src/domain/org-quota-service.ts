@@ -44,8 +44,7 @@ export class OrgQuotaService {
     const role = await this.#directory.roleOf(orgId, caller);
     let row: OrgQuotaRow;
     if (role === 'operator') {
-      // Listing the org's projects is identity's 404 for an unknown org.
-      await this.#directory.projects(orgId);
+      await this.#directory.assertOrg(orgId);
       row = await this.#quotas.set(this.#db, orgId, 'operator', bytes);
     } else {
       if (role !== 'owner') throw errors.forbidden("Only the organization's owners may set its quota");
