@@ -5,7 +5,7 @@ import type { Database } from '@lode/db';
 import { writeOutbox } from '@lode/outbox';
 import { observeGauges } from '@lode/telemetry';
 import type { OrgProjects, OrgQuotaRepository, OrgQuotaRow } from '../repo/org-quota-repo.ts';
-import type { OrgUsageRepository } from '../repo/org-usage-repo.ts';
+import type { UsageRepository } from '../repo/usage-repo.ts';
 import type { OrgDirectory } from './org-directory.ts';
 import { effectiveOrgQuota, ownQuotaProblem, type QuotaBudget } from './quota-plan.ts';
 import { TtlCache } from './ttl-cache.ts';
@@ -26,12 +26,12 @@ const QUOTA_CACHE_MAX = 10_000;
 export class OrgQuotaService {
   readonly #db: Database;
   readonly #quotas: OrgQuotaRepository;
-  readonly #usage: OrgUsageRepository;
+  readonly #usage: UsageRepository;
   readonly #directory: OrgDirectory;
   readonly #onWarned: () => void;
   readonly #cache = new TtlCache<string, orgStorage.EffectiveOrgQuota | null>({ ttlMs: QUOTA_CACHE_MS, maxEntries: QUOTA_CACHE_MAX });
 
-  constructor(deps: { db: Database; quotas: OrgQuotaRepository; usage: OrgUsageRepository; directory: OrgDirectory; onWarned: () => void }) {
+  constructor(deps: { db: Database; quotas: OrgQuotaRepository; usage: UsageRepository; directory: OrgDirectory; onWarned: () => void }) {
     this.#db = deps.db;
     this.#quotas = deps.quotas;
     this.#usage = deps.usage;
@@ -69,7 +69,7 @@ export class OrgQuotaService {
   async budget(orgId: string, projectId: string): Promise<QuotaBudget | undefined> {
     const quota = await this.#cache.read(orgId, async (id) => (await this.limits(id)).quota);
     if (quota === null) return undefined;
-    const projects = await this.#usage.figuresByProject(this.#db, await this.#directory.projectIdsOf(orgId, projectId));
+    const projects = await this.#usage.figures(this.#db, await this.#directory.projectIdsOf(orgId, projectId));
     return { usedBytes: projects.reduce((sum, project) => sum + project.storedBytes, 0), quota };
   }
 

@@ -93,10 +93,10 @@ export class QuotaService {
     const [quota, orgBudget] = await Promise.all([this.#cache.read(projectId, (id) => this.effective(id)), this.#orgBudget(orgId, projectId)]);
     if (quota === null && orgBudget === undefined) return new Map();
     const [figures, dedupable] = await Promise.all([
-      quota === null ? undefined : this.#usage.figures(this.#db, projectId),
+      quota === null ? undefined : this.#usage.figures(this.#db, [projectId]),
       this.#quotas.dedupable(this.#db, projectId, uploads),
     ]);
-    const budgets: QuotaBudget[] = [...(quota && figures ? [{ usedBytes: figures.storedBytes, quota }] : []), ...(orgBudget ? [orgBudget] : [])];
+    const budgets: QuotaBudget[] = [...(quota && figures ? [{ usedBytes: figures[0].storedBytes, quota }] : []), ...(orgBudget ? [orgBudget] : [])];
     return quotaRefusals(
       budgets,
       uploads.map((u) => ({ index: u.index, size: u.size, dedup: dedupable.has(`${u.sha256}:${u.size}`) })),
