@@ -311,7 +311,8 @@ export class LodeClient {
   /**
    * Applies the retention rules now, in two steps (org owners and admins): `{ dryRun: true }`
    * answers what they remove and a `confirmToken`; `{ confirmToken }` removes exactly that, or is
-   * refused (409 conflict, `reason` plan_changed or expired): dry-run again.
+   * refused (409 conflict, `reason` plan_changed or expired, `removedVersions` of the plan removed
+   * before the run stopped): dry-run again.
    */
   applyRetention(mode: { dryRun: true } | { confirmToken: string }, options: Signal = {}): Promise<RetentionPlan> {
     return 'dryRun' in mode

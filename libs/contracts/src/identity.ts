@@ -40,6 +40,8 @@ export const keyIdentitySchema = z.object({
   orgSlug: z.string(),
   /** Set while the project is deleted (its keys are refused): when it will be purged. */
   projectPurgeAfter: isoTimestamp.nullable(),
+  /** Set once the project is purged (its keys are gone; its members' sessions are refused with it). */
+  projectPurgedAt: isoTimestamp.nullable(),
 });
 export type KeyIdentity = z.infer<typeof keyIdentitySchema>;
 

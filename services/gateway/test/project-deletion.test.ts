@@ -170,6 +170,7 @@ describe.each([
     // Usage deltas are folded into totals in the background: folded now, the keeper's rows stay as they are.
     await stack.upload.usage.fold();
     const keeperRows = await rowsOf(keeper.projectId);
+    const session = await signIn(doomed.userId);
 
     expect((await stack.seed.admin.delete(`/admin/v1/projects/${doomed.projectId}`)).status).toBe(200);
     // The window passes: as if it had been deleted that long ago.
@@ -187,5 +188,11 @@ describe.each([
     expect((await stack.seed.admin.delete(`/admin/v1/projects/${doomed.projectId}`)).body).toMatchObject({ code: 'project_purged' });
     const tombstone = (await stack.seed.admin.get(`/admin/v1/orgs/${doomed.orgId}/projects`)).body.data[0];
     expect(tombstone).toMatchObject({ id: doomed.projectId, purgedAt: expect.any(String) });
+    // A member's dashboard session is told it is purged, and when, as the project's own routes tell it.
+    for (const route of ['commits', 'overview']) {
+      const read = await session.get(`/api/v1/projects/${doomed.projectId}/${route}`);
+      expect(read.status, route).toBe(410);
+      expect(read.body, route).toMatchObject({ code: 'project_purged', purgedAt: tombstone.purgedAt });
+    }
   });
 });

@@ -56,7 +56,8 @@ describe.each([
 
     const set = await setRules(owner, rules);
     expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ rules, updatedBy: { userId: owner.project.userId }, updatedAt: expect.any(String) });
+    // Rules just set have never been applied, whenever the periodic job first runs them.
+    expect(set.body).toMatchObject({ rules, updatedBy: { userId: owner.project.userId }, updatedAt: expect.any(String), lastRunAt: null });
     expect((await member.api.get(member.url('/retention'))).body.rules).toEqual(rules);
     // Another project's key reads and runs its own project's rules, never these.
     expect((await stranger.api.get(stranger.url('/retention'))).body).toMatchObject({ rules: [], updatedBy: null });
@@ -135,13 +136,16 @@ describe.each([
         const done = await run(owner, dry.body.confirmToken);
         expect(done.status, JSON.stringify(done.body)).toBe(200);
         expect(done.body).toMatchObject({ ...dry.body, dryRun: false, confirmToken: null, expiresAt: null, appliedAt: expect.any(String) });
+        expect((await owner.api.get(owner.url('/retention'))).body.lastRunAt).toBe(done.body.appliedAt);
         // The plan is gone: the same token again is a plan that changed.
         const again = await run(owner, dry.body.confirmToken);
         expect(again.status).toBe(409);
         expect(again.body).toMatchObject({ code: 'conflict', reason: 'plan_changed' });
       } else {
+        const startedAt = new Date().toISOString();
         expect(await stack.upload.retention.runDue(0)).toBeGreaterThanOrEqual(1);
-        expect((await owner.api.get(owner.url('/retention'))).body.lastRunAt).toEqual(expect.any(String));
+        const { lastRunAt } = (await owner.api.get(owner.url('/retention'))).body;
+        expect(lastRunAt >= startedAt, `${lastRunAt} < ${startedAt}`).toBe(true);
       }
 
       // Nothing the rules may remove is left; the locked file waits for a later run.
@@ -211,7 +215,7 @@ describe.each([
     await owner.push('changed/x.bin', randomBytes(5));
     const refused = await run(owner, dry.body.confirmToken);
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'conflict', reason: 'plan_changed' });
+    expect(refused.body).toMatchObject({ code: 'conflict', reason: 'plan_changed', removedVersions: 0 });
     expect((await run(owner, `${dry.body.confirmToken.slice(0, -2)}xx`)).status).toBe(403);
   });
 });

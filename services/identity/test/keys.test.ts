@@ -31,6 +31,7 @@ describe('keys on the request path (lode.identity.v1)', () => {
       orgName: expect.any(String),
       orgSlug: expect.stringMatching(/^org-/),
       projectPurgeAfter: null,
+      projectPurgedAt: null,
     });
     const unknown = identity.apiKeyHash(`lode_${randomBytes(20).toString('hex')}`);
     expect(await stack.bus.call(identity.resolveKey, { keyHash: unknown })).toEqual({ identity: null });

@@ -31,7 +31,6 @@ import { RetentionEvaluator } from './domain/retention-evaluator.ts';
 import { RetentionService } from './domain/retention-service.ts';
 import { OrgDirectory } from './domain/org-directory.ts';
 import { OrgQuotaRepository } from './repo/org-quota-repo.ts';
-import { OrgUsageRepository } from './repo/org-usage-repo.ts';
 import { OrgQuotaService } from './domain/org-quota-service.ts';
 import { OrgUsageService } from './domain/org-usage-service.ts';
 import { ProjectPurgeRepository } from './repo/project-purge-repo.ts';
@@ -103,11 +102,10 @@ export async function startUploadService({
   const usageRows = new UsageRepository();
   // The identity service owns orgs: which projects one holds, and a dashboard user's role in it.
   const directory = new OrgDirectory({
-    listProjects: (orgId, cursor) => bus.call(identity.listProjects, { orgId, cursor, limit: identity.MAX_ADMIN_PAGE_SIZE }),
+    listProjects: (orgId, page) => bus.call(identity.listProjects, { orgId, ...page }),
     myOrgs: async (viewerId) => (await bus.call(sessions.myOrgs, { viewerId })).data,
   });
-  const orgUsageRows = new OrgUsageRepository();
-  const orgQuotas = new OrgQuotaService({ db, quotas: new OrgQuotaRepository(), usage: orgUsageRows, directory, onWarned: () => outbox.relay.kick() });
+  const orgQuotas = new OrgQuotaService({ db, quotas: new OrgQuotaRepository(), usage: usageRows, directory, onWarned: () => outbox.relay.kick() });
   const quotas = new QuotaService({
     db,
     quotas: new QuotaRepository(),
@@ -148,7 +146,7 @@ export async function startUploadService({
       obliterator,
       quotaService: quotas,
       retentionService: retention,
-      orgUsageService: new OrgUsageService({ db, usage: orgUsageRows, directory, quotas: orgQuotas }),
+      orgUsageService: new OrgUsageService({ db, usage: usageRows, directory, quotas: orgQuotas }),
       orgQuotaService: orgQuotas,
     }),
   );

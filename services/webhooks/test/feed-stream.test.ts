@@ -39,6 +39,7 @@ const identityOf = (keyId: string): identity.KeyIdentity => ({
   orgName: 'Studio',
   orgSlug: 'studio',
   projectPurgeAfter: null,
+  projectPurgedAt: null,
 });
 
 /**

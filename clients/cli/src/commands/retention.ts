@@ -94,20 +94,17 @@ async function rulesFile(path: string): Promise<RetentionRule[]> {
   return rules as RetentionRule[];
 }
 
-function explainRefusal(error: unknown): never {
+/** A refused dry run, set or run, told by the error's code and details (never by its message's words). */
+export function explainRefusal(error: unknown): never {
   if (!(error instanceof LodeApiError)) throw error;
   const details = { ...error.body, status: error.status, requestId: error.requestId };
   if (error.code === 'conflict') {
     const why =
       error.body.reason === 'expired' ? 'its confirmation expired (a dry run is good for 15 minutes)' : 'what the rules remove changed since the dry run';
-    throw new CliError(
-      `${error.message.includes('were removed') ? error.message : `Nothing was removed: ${why}`}. Run \`lode retention run\` again to see the new plan.`,
-      {
-        exitCode: EXIT.conflict,
-        code: 'conflict',
-        details,
-      },
-    );
+    // A run that stopped part way keeps what it removed before the plan changed.
+    const removed = typeof error.body.removedVersions === 'number' ? error.body.removedVersions : 0;
+    const done = removed === 0 ? 'Nothing was removed' : `Removed ${plural(removed, 'version')} of the plan, then stopped`;
+    throw new CliError(`${done}: ${why}. Run \`lode retention run\` again to see the new plan.`, { exitCode: EXIT.conflict, code: 'conflict', details });
   }
   if (error.code === 'forbidden')
     throw new CliError(`${error.message}. Only the organization's owners and admins may set or apply retention rules.`, { code: error.code, details });

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { ActionIcon, Button, Group, Paper, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Button, Group, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, get } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable } from '../components/DataTable.tsx';
+import { Figure } from '../components/Figure.tsx';
 import { ErrorNotice, QueryState } from '../components/States.tsx';
 import { formatBytes, formatTime } from '../format.ts';
 import { describeRule, EMPTY_DRAFT, rulesFromDrafts, toDraft, type Rule, type RuleDraft } from '../retention.ts';
@@ -163,14 +164,6 @@ function PreviewAndRun() {
 
 function PlanFigures(props: { plan: RetentionPlan }) {
   const { plan } = props;
-  const figure = (label: string, value: string) => (
-    <Paper withBorder p="xs" role="group" aria-label={label}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={600}>{value}</Text>
-    </Paper>
-  );
   return (
     <Stack gap="xs" aria-label={plan.dryRun ? 'Retention preview' : 'Retention run'} role="region">
       <Text size="sm">
@@ -181,11 +174,11 @@ function PlanFigures(props: { plan: RetentionPlan }) {
           : `Removed ${formatTime(plan.appliedAt)}: the collector deletes the freed objects once its grace has passed.`}
       </Text>
       <SimpleGrid cols={{ base: 2, sm: 5 }}>
-        {figure('Versions', plan.versionCount.toLocaleString())}
-        {figure('Files', plan.fileCount.toLocaleString())}
-        {figure('Logical size', formatBytes(plan.logicalBytes))}
-        {figure('Storage freed', formatBytes(plan.freedBytes))}
-        {figure('Locked files left', plan.lockedFiles.toLocaleString())}
+        <Figure label="Versions" value={plan.versionCount.toLocaleString()} />
+        <Figure label="Files" value={plan.fileCount.toLocaleString()} />
+        <Figure label="Logical size" value={formatBytes(plan.logicalBytes)} />
+        <Figure label="Storage freed" value={formatBytes(plan.freedBytes)} />
+        <Figure label="Locked files left" value={plan.lockedFiles.toLocaleString()} />
       </SimpleGrid>
       {plan.versions.length > 0 && (
         <DataTable label="Versions the rules remove" minWidth={560} columns={['Path', 'Version', 'Size', 'Made', 'Rule']}>

@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { Button, Group, NativeSelect, NumberInput, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, NativeSelect, NumberInput, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, get, withQuery } from '../api.ts';
 import { DataTable } from '../components/DataTable.tsx';
+import { Figure } from '../components/Figure.tsx';
 import { ErrorNotice, QueryState } from '../components/States.tsx';
 import { formatBytes } from '../format.ts';
 import type { OrgUsageReply, Quota, QuotaReply, UsageDay, UsageReply } from '../types.ts';
@@ -33,24 +34,6 @@ export function StoragePage() {
       <ExtensionsSection />
       <RetentionSection />
     </Stack>
-  );
-}
-
-function Figure(props: { label: string; value: string; hint?: string }) {
-  return (
-    <Paper withBorder p="sm" role="group" aria-label={props.label}>
-      <Text size="xs" c="dimmed">
-        {props.label}
-      </Text>
-      <Text fw={600} size="lg">
-        {props.value}
-      </Text>
-      {props.hint && (
-        <Text size="xs" c="dimmed">
-          {props.hint}
-        </Text>
-      )}
-    </Paper>
   );
 }
 

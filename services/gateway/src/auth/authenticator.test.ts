@@ -25,6 +25,7 @@ const found = (over: Partial<identity.KeyIdentity> = {}): identity.KeyIdentity =
   orgName: 'Org',
   orgSlug: 'org',
   projectPurgeAfter: null,
+  projectPurgedAt: null,
   ...over,
 });
 
@@ -71,7 +72,7 @@ describe('Authenticator', () => {
     expect(keys.lookups).toBe(2);
   });
 
-  it("refuses a deleted project's key with when it is purged; forgetProject drops the project's keys, not others'", async () => {
+  it("refuses a deleted project's key with when it is purged, a purged one's with when it was; forgetProject drops the project's keys, not others'", async () => {
     const keys = fakeKeys();
     const auth = new Authenticator(keys, { ttlMs: 60_000 });
     const first = auth.authenticate(bearer, 'dev');
@@ -86,6 +87,11 @@ describe('Authenticator', () => {
     keys.answer(found({ projectPurgeAfter: '2026-12-06T10:00:00.000Z' }));
     await expect(after).rejects.toMatchObject({ code: 'project_deleted', details: { purgeAfter: '2026-12-06T10:00:00.000Z' } });
     expect(keys.lookups).toBe(2);
+
+    auth.forgetProject('p');
+    const purged = auth.authenticate(bearer, 'dev');
+    keys.answer(found({ projectPurgeAfter: '2026-12-06T10:00:00.000Z', projectPurgedAt: '2026-12-06T10:00:01.000Z' }));
+    await expect(purged).rejects.toMatchObject({ code: 'project_purged', details: { purgedAt: '2026-12-06T10:00:01.000Z' } });
   });
 
   describe('with a budget of failures', () => {

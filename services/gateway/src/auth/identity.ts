@@ -20,9 +20,10 @@ export function toCallerIdentity(key: identity.KeyIdentity) {
 
 /**
  * A deleted project is inert until it is purged or brought back: its callers, by key or session,
- * are refused with when it goes for good.
+ * are refused with when it goes for good; once purged, with when it went (nothing brings it back).
  */
 export function refuseDeletedProject(key: identity.KeyIdentity): void {
+  if (key.projectPurgedAt !== null) throw errors.projectPurged(key.projectPurgedAt);
   if (key.projectPurgeAfter !== null) throw errors.projectDeleted(key.projectPurgeAfter);
 }
 

@@ -10,6 +10,7 @@ import type { UsersRepository } from '../repo/users-repo.ts';
 import type { AdminService } from './admin-service.ts';
 import type { KeysService } from './keys-service.ts';
 import { mayHandleKey, membershipChangeRefusal, writeLimitOverMaximum } from './dashboard-rules.ts';
+import { deletedProjectRefusal } from './deleted-project.ts';
 import type { Pager, PageQuery } from './pages.ts';
 import { viewerRoleIn } from './viewer-role.ts';
 import { view } from './views.ts';
@@ -186,8 +187,8 @@ export class DashboardService {
     const membership = project && (await this.#members.find(this.#db, project.org_id, viewerId));
     if (!project || !membership) throw errors.notFound('Project');
     // Its members learn it was deleted (and when it goes for good); nothing else is done to it.
-    if (project.purged_at) throw errors.projectPurged(project.purged_at.toISOString());
-    if (project.purge_after) throw errors.projectDeleted(project.purge_after.toISOString());
+    const refusal = deletedProjectRefusal(project);
+    if (refusal) throw refusal;
     return { project, role: membership.role };
   }
 

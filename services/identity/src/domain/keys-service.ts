@@ -8,6 +8,7 @@ import { createdAtPosition } from '../repo/keyset.ts';
 import type { MembershipsRepository } from '../repo/memberships-repo.ts';
 import type { ProjectsRepository } from '../repo/projects-repo.ts';
 import { generateApiKey, keyHint } from './api-key.ts';
+import { deletedProjectRefusal } from './deleted-project.ts';
 import type { Pager, PageQuery } from './pages.ts';
 import { view } from './views.ts';
 
@@ -51,8 +52,8 @@ export class KeysService {
     const project = await this.#projects.find(this.#db, projectId);
     if (!project) throw errors.notFound('Project');
     // A deleted project's keys are refused: a new one would be too.
-    if (project.purged_at) throw errors.projectPurged(project.purged_at.toISOString());
-    if (project.purge_after) throw errors.projectDeleted(project.purge_after.toISOString());
+    const refusal = deletedProjectRefusal(project);
+    if (refusal) throw refusal;
     if (!(await this.#members.find(this.#db, project.org_id, userId))) {
       throw errors.validation("The user is not a member of the project's organization");
     }

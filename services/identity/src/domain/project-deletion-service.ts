@@ -6,6 +6,7 @@ import type { ApiKeysRepository } from '../repo/api-keys-repo.ts';
 import type { MembershipsRepository } from '../repo/memberships-repo.ts';
 import type { ProjectsRepository } from '../repo/projects-repo.ts';
 import type { ProjectRow } from '../repo/rows.ts';
+import { deletedProjectRefusal } from './deleted-project.ts';
 import { view } from './views.ts';
 
 /** Deletions one purge run claims, each announced by its own event. */
@@ -14,9 +15,7 @@ const PURGES_PER_RUN = 100;
 /** Why a project cannot be deleted or brought back as asked: the refusal its state calls for. */
 function stateRefusal(project: ProjectRow | undefined) {
   if (!project) return errors.notFound('Project');
-  if (project.purged_at) return errors.projectPurged(project.purged_at.toISOString());
-  if (project.purge_after) return errors.projectDeleted(project.purge_after.toISOString());
-  return errors.projectNotDeleted();
+  return deletedProjectRefusal(project) ?? errors.projectNotDeleted();
 }
 
 /**

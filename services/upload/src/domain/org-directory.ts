@@ -1,5 +1,6 @@
 import { errors } from '@lode/errors';
-import type { orgStorage, Role } from '@lode/contracts';
+import { identity, type orgStorage, type Role } from '@lode/contracts';
+import { TtlCache } from './ttl-cache.ts';
 
 /** A project of an org, as the identity service lists it. */
 export interface OrgProject {
@@ -27,36 +28,34 @@ const PROJECTS_CACHE_MAX = 10_000;
  * stored here, so a project's org is never out of step with identity's.
  */
 export class OrgDirectory {
-  readonly #listProjects: (orgId: string, cursor: string | undefined) => Promise<ProjectPage>;
+  readonly #listProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
   readonly #myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
-  readonly #cache = new Map<string, { projects: readonly OrgProject[]; until: number }>();
+  readonly #cache = new TtlCache<string, readonly OrgProject[]>({ ttlMs: PROJECTS_CACHE_MS, maxEntries: PROJECTS_CACHE_MAX });
 
   constructor(deps: {
-    listProjects: (orgId: string, cursor: string | undefined) => Promise<ProjectPage>;
+    /** A page of the org's projects; an unknown org is the identity service's 404. */
+    listProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
     myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
   }) {
     this.#listProjects = deps.listProjects;
     this.#myOrgs = deps.myOrgs;
   }
 
-  /** Every project of the org, as of now (read page by page). */
-  async projects(orgId: string): Promise<OrgProject[]> {
-    const projects: OrgProject[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.#listProjects(orgId, cursor);
-      projects.push(...page.data);
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor !== undefined);
-    if (this.#cache.size >= PROJECTS_CACHE_MAX) this.#cache.clear();
-    this.#cache.set(orgId, { projects, until: Date.now() + PROJECTS_CACHE_MS });
+  /** Refuses an org the identity service does not know (404), asking for one project of it at most. */
+  async assertOrg(orgId: string): Promise<void> {
+    await this.#listProjects(orgId, { cursor: undefined, limit: 1 });
+  }
+
+  /** Every project of the org, as of now. */
+  async projects(orgId: string): Promise<readonly OrgProject[]> {
+    const projects = await this.#allProjects(orgId);
+    this.#cache.set(orgId, projects);
     return projects;
   }
 
   /** The org's project ids as lately read, with `projectId` (a project of the org) always among them. */
   async projectIdsOf(orgId: string, projectId?: string): Promise<string[]> {
-    const cached = this.#cache.get(orgId);
-    const projects = cached && cached.until > Date.now() ? cached.projects : await this.projects(orgId);
+    const projects = await this.#cache.read(orgId, (id) => this.#allProjects(id));
     const ids = projects.map((project) => project.id);
     return projectId === undefined || ids.includes(projectId) ? ids : [...ids, projectId];
   }
@@ -72,5 +71,17 @@ export class OrgDirectory {
     const membership = (await this.#myOrgs(caller.viewerId)).find((org) => org.id === orgId);
     if (!membership) throw errors.notFound('Organization');
     return membership.role;
+  }
+
+  /** Every project of the org, read page by page. */
+  async #allProjects(orgId: string): Promise<OrgProject[]> {
+    const projects: OrgProject[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.#listProjects(orgId, { cursor, limit: identity.MAX_ADMIN_PAGE_SIZE });
+      projects.push(...page.data);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return projects;
   }
 }

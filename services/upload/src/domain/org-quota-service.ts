@@ -5,9 +5,10 @@ import type { Database } from '@lode/db';
 import { writeOutbox } from '@lode/outbox';
 import { observeGauges } from '@lode/telemetry';
 import type { OrgProjects, OrgQuotaRepository, OrgQuotaRow } from '../repo/org-quota-repo.ts';
-import type { OrgUsageRepository } from '../repo/org-usage-repo.ts';
+import type { UsageRepository } from '../repo/usage-repo.ts';
 import type { OrgDirectory } from './org-directory.ts';
 import { effectiveOrgQuota, ownQuotaProblem, type QuotaBudget } from './quota-plan.ts';
+import { TtlCache } from './ttl-cache.ts';
 
 type OrgQuotaRequest = ParsedRequestOf<typeof orgStorage.setOrgQuota>;
 
@@ -25,12 +26,12 @@ const QUOTA_CACHE_MAX = 10_000;
 export class OrgQuotaService {
   readonly #db: Database;
   readonly #quotas: OrgQuotaRepository;
-  readonly #usage: OrgUsageRepository;
+  readonly #usage: UsageRepository;
   readonly #directory: OrgDirectory;
   readonly #onWarned: () => void;
-  readonly #cache = new Map<string, { quota: orgStorage.EffectiveOrgQuota | null; until: number }>();
+  readonly #cache = new TtlCache<string, orgStorage.EffectiveOrgQuota | null>({ ttlMs: QUOTA_CACHE_MS, maxEntries: QUOTA_CACHE_MAX });
 
-  constructor(deps: { db: Database; quotas: OrgQuotaRepository; usage: OrgUsageRepository; directory: OrgDirectory; onWarned: () => void }) {
+  constructor(deps: { db: Database; quotas: OrgQuotaRepository; usage: UsageRepository; directory: OrgDirectory; onWarned: () => void }) {
     this.#db = deps.db;
     this.#quotas = deps.quotas;
     this.#usage = deps.usage;
@@ -43,8 +44,7 @@ export class OrgQuotaService {
     const role = await this.#directory.roleOf(orgId, caller);
     let row: OrgQuotaRow;
     if (role === 'operator') {
-      // Listing the org's projects is identity's 404 for an unknown org.
-      await this.#directory.projects(orgId);
+      await this.#directory.assertOrg(orgId);
       row = await this.#quotas.set(this.#db, orgId, 'operator', bytes);
     } else {
       if (role !== 'owner') throw errors.forbidden("Only the organization's owners may set its quota");
@@ -67,9 +67,9 @@ export class OrgQuotaService {
    * projects' stored bytes together now; nothing more is read for an org without one.
    */
   async budget(orgId: string, projectId: string): Promise<QuotaBudget | undefined> {
-    const quota = await this.#cachedQuota(orgId);
+    const quota = await this.#cache.read(orgId, async (id) => (await this.limits(id)).quota);
     if (quota === null) return undefined;
-    const projects = await this.#usage.figuresByProject(this.#db, await this.#directory.projectIdsOf(orgId, projectId));
+    const projects = await this.#usage.figures(this.#db, await this.#directory.projectIdsOf(orgId, projectId));
     return { usedBytes: projects.reduce((sum, project) => sum + project.storedBytes, 0), quota };
   }
 
@@ -127,15 +127,5 @@ export class OrgQuotaService {
   async #projectsOf(orgIds: readonly string[]): Promise<OrgProjects[]> {
     const listed = await Promise.allSettled(orgIds.map(async (orgId) => ({ orgId, projectIds: await this.#directory.projectIdsOf(orgId) })));
     return listed.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  }
-
-  async #cachedQuota(orgId: string): Promise<orgStorage.EffectiveOrgQuota | null> {
-    const now = Date.now();
-    const cached = this.#cache.get(orgId);
-    if (cached && cached.until > now) return cached.quota;
-    const { quota } = await this.limits(orgId);
-    if (this.#cache.size >= QUOTA_CACHE_MAX) this.#cache.clear();
-    this.#cache.set(orgId, { quota, until: now + QUOTA_CACHE_MS });
-    return quota;
   }
 }

@@ -1,13 +1,13 @@
 import { errors } from '@lode/errors';
 import { managesOrg, storage, type orgStorage, type ParsedRequestOf } from '@lode/contracts';
 import type { Database } from '@lode/db';
-import type { OrgUsageDay, OrgUsageRepository } from '../repo/org-usage-repo.ts';
+import type { UsageFigures, UsageRepository } from '../repo/usage-repo.ts';
 import type { OrgDirectory } from './org-directory.ts';
 import type { OrgQuotaService } from './org-quota-service.ts';
 
 type OrgUsageRequest = ParsedRequestOf<typeof orgStorage.orgUsage>;
 
-const ZERO: Omit<OrgUsageDay, 'day'> = { logicalBytes: 0, storedBytes: 0, versions: 0, objects: 0 };
+const ZERO: UsageFigures = { logicalBytes: 0, storedBytes: 0, versions: 0, objects: 0 };
 
 /**
  * An org's storage usage (docs/storage.md, Organization usage and quotas): its projects' running
@@ -16,11 +16,11 @@ const ZERO: Omit<OrgUsageDay, 'day'> = { logicalBytes: 0, storedBytes: 0, versio
  */
 export class OrgUsageService {
   readonly #db: Database;
-  readonly #usage: OrgUsageRepository;
+  readonly #usage: UsageRepository;
   readonly #directory: OrgDirectory;
   readonly #quotas: OrgQuotaService;
 
-  constructor(deps: { db: Database; usage: OrgUsageRepository; directory: OrgDirectory; quotas: OrgQuotaService }) {
+  constructor(deps: { db: Database; usage: UsageRepository; directory: OrgDirectory; quotas: OrgQuotaService }) {
     this.#db = deps.db;
     this.#usage = deps.usage;
     this.#directory = deps.directory;
@@ -35,7 +35,7 @@ export class OrgUsageService {
     const projects = await this.#directory.projects(orgId);
     const ids = projects.map((project) => project.id);
     const [figures, past, day, quota] = await Promise.all([
-      this.#usage.figuresByProject(this.#db, ids),
+      this.#usage.figures(this.#db, ids),
       this.#usage.pastDays(this.#db, ids, storage.USAGE_HISTORY_DAYS),
       this.#usage.today(this.#db),
       this.#quotas.limits(orgId),

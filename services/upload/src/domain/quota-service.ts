@@ -6,6 +6,7 @@ import { writeOutbox } from '@lode/outbox';
 import type { QuotaRepository, QuotaRow } from '../repo/quota-repo.ts';
 import type { UsageRepository } from '../repo/usage-repo.ts';
 import { effectiveQuota, ownQuotaProblem, quotaRefusals, type QuotaBudget } from './quota-plan.ts';
+import { TtlCache } from './ttl-cache.ts';
 
 type QuotaRequest = ParsedRequestOf<typeof storage.setQuota>;
 
@@ -41,7 +42,7 @@ export class QuotaService {
   readonly #assertProject: (projectId: string) => Promise<void>;
   readonly #onWarned: () => void;
   readonly #orgBudget: (orgId: string, projectId: string) => Promise<QuotaBudget | undefined>;
-  readonly #cache = new Map<string, { quota: storage.EffectiveQuota | null; until: number }>();
+  readonly #cache = new TtlCache<string, storage.EffectiveQuota | null>({ ttlMs: QUOTA_CACHE_MS, maxEntries: QUOTA_CACHE_MAX });
 
   constructor(deps: {
     db: Database;
@@ -89,13 +90,13 @@ export class QuotaService {
   async refusals(scope: { projectId: string; orgId: string }, uploads: readonly InitiatingUpload[]): Promise<Map<number, AppError>> {
     if (uploads.length === 0) return new Map();
     const { projectId, orgId } = scope;
-    const [quota, orgBudget] = await Promise.all([this.#cachedQuota(projectId), this.#orgBudget(orgId, projectId)]);
+    const [quota, orgBudget] = await Promise.all([this.#cache.read(projectId, (id) => this.effective(id)), this.#orgBudget(orgId, projectId)]);
     if (quota === null && orgBudget === undefined) return new Map();
     const [figures, dedupable] = await Promise.all([
-      quota === null ? undefined : this.#usage.figures(this.#db, projectId),
+      quota === null ? undefined : this.#usage.figures(this.#db, [projectId]),
       this.#quotas.dedupable(this.#db, projectId, uploads),
     ]);
-    const budgets: QuotaBudget[] = [...(quota && figures ? [{ usedBytes: figures.storedBytes, quota }] : []), ...(orgBudget ? [orgBudget] : [])];
+    const budgets: QuotaBudget[] = [...(quota && figures ? [{ usedBytes: figures[0].storedBytes, quota }] : []), ...(orgBudget ? [orgBudget] : [])];
     return quotaRefusals(
       budgets,
       uploads.map((u) => ({ index: u.index, size: u.size, dedup: dedupable.has(`${u.sha256}:${u.size}`) })),
@@ -120,15 +121,5 @@ export class QuotaService {
     });
     if (crossed > 0) this.#onWarned();
     return crossed;
-  }
-
-  async #cachedQuota(projectId: string): Promise<storage.EffectiveQuota | null> {
-    const now = Date.now();
-    const cached = this.#cache.get(projectId);
-    if (cached && cached.until > now) return cached.quota;
-    const quota = await this.effective(projectId);
-    if (this.#cache.size >= QUOTA_CACHE_MAX) this.#cache.clear();
-    this.#cache.set(projectId, { quota, until: now + QUOTA_CACHE_MS });
-    return quota;
   }
 }

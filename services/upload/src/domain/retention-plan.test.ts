@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { retention } from '@lode/contracts';
-import { compileGlob, compileRules, isRemoved, PlanTally, policyFor, retentionClaimsOf, retentionTokenPosition } from './retention-plan.ts';
+import { planDigest } from './obliterate-plan.ts';
+import { compileGlob, compileRules, isRemoved, PlanTally, policyFor, retentionClaimsOf, retentionTokenPosition, wholePlanDigest } from './retention-plan.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = Date.parse('2026-11-30T00:00:00.000Z');
@@ -97,6 +98,8 @@ describe('a retention plan', () => {
     other.add([v(1, 'f1', 'k1', 10)], new Set(), 0);
     other.add([v(3, 'f2', 'k3', 30)], new Set(), 0);
     expect(other.digest).not.toBe(tally.digest);
+    // A run checks the dry run's digest from the batches' digests alone.
+    expect(tally.digest).toBe(wholePlanDigest([planDigest([v(1, 'f1', 'k1', 10).id, v(2, 'f1', 'k2', 20).id]), planDigest([v(3, 'f2', 'k3', 30).id])]));
   });
 
   it('reads back the claims it signs, and nothing that is not a retention token', () => {

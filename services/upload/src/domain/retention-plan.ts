@@ -92,6 +92,11 @@ export function retentionClaimsOf(position: readonly (string | number)[]): Reten
   return { projectId, asOfMs, digest, expiresAtMs };
 }
 
+/** A plan's digest, from the digests of its batches that remove anything, in keyset order. */
+export function wholePlanDigest(batchDigests: readonly string[]): string {
+  return createHash('sha256').update(batchDigests.join('.')).digest('base64url').slice(0, 22);
+}
+
 /** The figures of a plan (or a run), added up batch by batch. */
 export class PlanTally {
   readonly listed: retention.RetentionVersion[] = [];
@@ -122,9 +127,8 @@ export class PlanTally {
     this.batchDigests.push(planDigest(versions.map((v) => v.id)));
   }
 
-  /** The plan's digest, from its batches' digests in keyset order. */
   get digest(): string {
-    return createHash('sha256').update(this.batchDigests.join('.')).digest('base64url').slice(0, 22);
+    return wholePlanDigest(this.batchDigests);
   }
 
   figures(): Omit<retention.RetentionPlan, 'dryRun' | 'runId' | 'confirmToken' | 'expiresAt' | 'appliedAt'> {

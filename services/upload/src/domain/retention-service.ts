@@ -7,7 +7,15 @@ import type { PolicyRow, RetentionRepository } from '../repo/retention-repo.ts';
 import type { VersionPurger } from './version-purge.ts';
 import type { BatchPlan, RetentionEvaluator } from './retention-evaluator.ts';
 import { idOfPosition, planDigest } from './obliterate-plan.ts';
-import { compileRules, PlanTally, retentionClaimsOf, retentionTokenPosition, type CompiledRule, type RetentionClaims } from './retention-plan.ts';
+import {
+  compileRules,
+  PlanTally,
+  retentionClaimsOf,
+  retentionTokenPosition,
+  wholePlanDigest,
+  type CompiledRule,
+  type RetentionClaims,
+} from './retention-plan.ts';
 
 type Purger = { userId: string; userName: string };
 
@@ -87,14 +95,11 @@ export class RetentionService {
     if (Date.now() > claims.expiresAtMs) throw errors.conflict('The confirmToken has expired: run a dry run again', { reason: 'expired' });
     const rules = await this.#rules(projectId);
     const planned: { afterKey: string; throughKey: string; digest: string }[] = [];
-    const check = new PlanTally();
-    for await (const batch of this.#evaluator.batches(projectId, rules, claims.asOfMs)) {
-      check.add(batch.versions, new Set(), 0);
+    for await (const { afterKey, throughKey, versions } of this.#evaluator.batches(projectId, rules, claims.asOfMs)) {
       // Only each batch's range and digest are kept: a plan of millions of versions is never held whole.
-      const { afterKey, throughKey, versions } = batch;
       if (versions.length > 0) planned.push({ afterKey, throughKey, digest: planDigest(versions.map((v) => v.id)) });
     }
-    if (check.versionCount === 0 || check.digest !== claims.digest) throw planChanged(0);
+    if (planned.length === 0 || wholePlanDigest(planned.map((batch) => batch.digest)) !== claims.digest) throw planChanged(0);
     const runId = idOfPosition(retentionTokenPosition(claims));
     const by = { userId: actor.userId, userName: actor.userName };
     const tally = new PlanTally();
@@ -110,7 +115,7 @@ export class RetentionService {
   }
 
   /**
-   * The periodic job: applies the rules of every project whose last run is an interval old, one
+   * The periodic job: applies the rules of every project last claimed an interval ago, one
    * project at a time, each claimed so that replicas running it at once take different projects.
    * Answers how many projects it ran.
    */
@@ -144,10 +149,12 @@ export class RetentionService {
     tally.add(versions, kept, batch.lockedFiles);
   }
 
-  /** The run's `retention.applied` event, when it removed anything; answers when the run finished. */
+  /**
+   * Records when the rules were last applied and, when the run removed anything, writes its
+   * `retention.applied` event, in one transaction; answers when the run finished.
+   */
   async #finish(projectId: string, runId: string, trigger: 'run' | 'schedule', by: Purger | null, tally: PlanTally): Promise<string> {
     const appliedAt = new Date().toISOString();
-    if (tally.versionCount === 0) return appliedAt;
     const { versionCount, fileCount, logicalBytes, freedObjects, freedBytes, lockedFiles } = tally;
     const event: retention.RetentionApplied = {
       projectId,
@@ -162,8 +169,11 @@ export class RetentionService {
       lockedFiles,
       appliedAt,
     };
-    await this.#db.transaction((tx) => writeOutbox(tx, [{ subject: retention.retentionApplied.subject, id: runId, data: event }]));
-    this.#onApplied();
+    await this.#db.transaction(async (tx) => {
+      await this.#repo.markApplied(tx, projectId, appliedAt);
+      if (versionCount > 0) await writeOutbox(tx, [{ subject: retention.retentionApplied.subject, id: runId, data: event }]);
+    });
+    if (versionCount > 0) this.#onApplied();
     return appliedAt;
   }
 
@@ -190,10 +200,12 @@ export class RetentionService {
   }
 }
 
-function planChanged(removed: number): Error {
-  const done = removed === 0 ? '' : ` (${removed} versions of the plan were removed before it changed)`;
+/** The run stopped because its plan changed; `removedVersions` says how many of it were removed before (they stay removed). */
+function planChanged(removedVersions: number): Error {
+  const done = removedVersions === 0 ? '' : ` (${removedVersions} versions of the plan were removed before it changed)`;
   return errors.conflict(`What the retention rules remove changed since the dry run${done}: run a dry run again and confirm its plan`, {
     reason: 'plan_changed',
+    removedVersions,
   });
 }
 

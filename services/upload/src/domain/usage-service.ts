@@ -41,22 +41,23 @@ export class UsageService {
     const prefix = request.prefix === undefined ? null : prefixOf(request.prefix);
     // A key's project exists; the operator names any id, and an unknown one is 404, not zeros.
     if (request.operator) await this.#assertProject(projectId);
-    const [today, past, collectable, quota, underPrefix, extensions] = await Promise.all([
-      this.#usage.figures(this.#db, projectId),
-      this.#usage.pastDays(this.#db, projectId, storage.USAGE_HISTORY_DAYS),
+    const [[own], past, day, collectable, quota, underPrefix, extensions] = await Promise.all([
+      this.#usage.figures(this.#db, [projectId]),
+      this.#usage.pastDays(this.#db, [projectId], storage.USAGE_HISTORY_DAYS),
+      this.#usage.today(this.#db),
       this.#collectable.pending(this.#db, projectId),
       this.#quotaOf(projectId),
       prefix === null ? undefined : this.#usage.underPrefix(this.#db, projectId, prefix.key),
       request.by === 'extension' ? this.#usage.byExtension(this.#db, projectId, prefix?.key ?? null, storage.MAX_USAGE_EXTENSIONS) : undefined,
     ]);
-    const { day: _today, ...figures } = today;
+    const { projectId: _id, ...figures } = own;
     return {
       projectId,
       ...figures,
       quota,
       collectable,
       // Today's point is the figures as of now, folded or not.
-      history: [...past, today],
+      history: [...past, { day, ...figures }],
       ...(prefix && underPrefix ? { byPrefix: { prefix: prefix.path, ...underPrefix } } : {}),
       ...(extensions ? { byExtension: extensions } : {}),
     };

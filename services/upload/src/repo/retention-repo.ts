@@ -9,6 +9,7 @@ export interface PolicyRow {
   updatedAt: string;
   updatedBy: string;
   updatedByName: string;
+  /** When the rules were last applied (a confirmed run, or a periodic run that finished); not the job's claim. */
   lastRunAt: string | null;
 }
 
@@ -24,7 +25,7 @@ export interface CandidateVersion extends PlannedVersion {
   rank: number;
 }
 
-const POLICY = `rules, ${TIME('updated_at')} AS "updatedAt", updated_by AS "updatedBy", updated_by_name AS "updatedByName", ${TIME('last_run_at')} AS "lastRunAt"`;
+const POLICY = `rules, ${TIME('updated_at')} AS "updatedAt", updated_by AS "updatedBy", updated_by_name AS "updatedByName", ${TIME('last_applied_at')} AS "lastRunAt"`;
 
 /** SQL for retention: the projects' rules, the files in keyset order, the versions past what the rules keep. */
 export class RetentionRepository {
@@ -48,10 +49,15 @@ export class RetentionRepository {
     return rows[0];
   }
 
+  /** Records that the project's rules were applied at `appliedAt` (an ISO instant). */
+  async markApplied(q: Queryable, projectId: string, appliedAt: string): Promise<void> {
+    await q.query('UPDATE retention_policies SET last_applied_at = $2 WHERE project_id = $1', [projectId, appliedAt]);
+  }
+
   /**
-   * Claims one project with rules whose last periodic run is older than `intervalMs` (or never
-   * ran), marking it run now: replicas racing for it take different projects (SKIP LOCKED), and a
-   * claimed project waits a whole interval before it is claimed again. Only projects last claimed
+   * Claims one project with rules whose last claim (`last_run_at`, the job's schedule only) is older
+   * than `intervalMs` (or never made), marking it claimed now: replicas racing for it take different
+   * projects (SKIP LOCKED), and a claimed project waits a whole interval before it is claimed again. Only projects last claimed
    * before `passStartedAt`: a pass claims each project once, whatever the interval.
    */
   async claimDue(q: Queryable, intervalMs: number, passStartedAt: Date): Promise<{ projectId: string; rules: retention.RetentionRule[] } | undefined> {

@@ -1,6 +1,6 @@
 import type { Queryable } from '@lode/db';
 
-/** A project's figures (bytes and counts), as usage reports them. */
+/** Figures (bytes and counts) of a project, or of projects added up, as usage reports them. */
 export interface UsageFigures {
   logicalBytes: number;
   storedBytes: number;
@@ -13,7 +13,7 @@ export interface UsageDayRow extends UsageFigures {
   day: string;
 }
 
-export interface FoldedProject extends UsageFigures {
+export interface ProjectFigures extends UsageFigures {
   projectId: string;
 }
 
@@ -39,8 +39,8 @@ const LIVE_UNDER_PREFIX = `
 
 /**
  * SQL for storage usage: the deltas every change appends (usage_deltas), their fold into running
- * totals and a daily history, the read of both, breakdowns read on request, and a recount from
- * scratch that the totals must always equal.
+ * totals and a daily history, the read of both for a project or an org's projects together,
+ * breakdowns read on request, and a recount from scratch that the totals must always equal.
  */
 export class UsageRepository {
   /**
@@ -50,8 +50,8 @@ export class UsageRepository {
    * on its row (taken in project order, so two folds never deadlock). Answers the projects folded,
    * with their new totals.
    */
-  async fold(q: Queryable, limit: number): Promise<FoldedProject[]> {
-    const { rows } = await q.query<FoldedProject>(
+  async fold(q: Queryable, limit: number): Promise<ProjectFigures[]> {
+    const { rows } = await q.query<ProjectFigures>(
       `WITH moved AS (
          DELETE FROM usage_deltas WHERE id IN (SELECT id FROM usage_deltas ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
          RETURNING project_id, logical_bytes, stored_bytes, versions, objects
@@ -85,41 +85,53 @@ export class UsageRepository {
   }
 
   /**
-   * The project's figures now, on today's date (UTC, the database's clock, as the history's days):
-   * its totals plus the deltas not folded yet, in one statement, so a fold running meanwhile (deltas
-   * deleted, totals raised, in one transaction) is seen whole or not at all.
+   * Each project's figures now, a project without usage yet at zero: its totals plus its deltas not
+   * folded yet, in one statement, so a fold running meanwhile (deltas deleted, totals raised, in one
+   * transaction) is seen whole or not at all. A few index probes per project, whatever it holds.
    */
-  async figures(q: Queryable, projectId: string): Promise<UsageDayRow> {
-    const { rows } = await q.query<UsageDayRow>(
-      `SELECT to_char((now() AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
-              (coalesce(u.logical_bytes, 0) + d.logical_bytes)::bigint AS "logicalBytes", (coalesce(u.stored_bytes, 0) + d.stored_bytes)::bigint AS "storedBytes",
-              (coalesce(u.versions, 0) + d.versions)::bigint AS versions, (coalesce(u.objects, 0) + d.objects)::bigint AS objects
-       FROM (SELECT coalesce(sum(logical_bytes), 0) AS logical_bytes, coalesce(sum(stored_bytes), 0) AS stored_bytes,
-                    coalesce(sum(versions), 0) AS versions, coalesce(sum(objects), 0) AS objects
-             FROM usage_deltas WHERE project_id = $1) AS d
-       LEFT JOIN project_usage u ON u.project_id = $1`,
-      [projectId],
+  async figures(q: Queryable, projectIds: readonly string[]): Promise<ProjectFigures[]> {
+    const { rows } = await q.query<ProjectFigures>(
+      `SELECT p.project_id AS "projectId",
+              (coalesce(u.logical_bytes, 0) + coalesce(d.logical_bytes, 0))::bigint AS "logicalBytes",
+              (coalesce(u.stored_bytes, 0) + coalesce(d.stored_bytes, 0))::bigint AS "storedBytes",
+              (coalesce(u.versions, 0) + coalesce(d.versions, 0))::bigint AS versions,
+              (coalesce(u.objects, 0) + coalesce(d.objects, 0))::bigint AS objects
+       FROM unnest($1::uuid[]) AS p(project_id)
+       LEFT JOIN project_usage u ON u.project_id = p.project_id
+       LEFT JOIN (
+         SELECT project_id, sum(logical_bytes) AS logical_bytes, sum(stored_bytes) AS stored_bytes, sum(versions) AS versions, sum(objects) AS objects
+         FROM usage_deltas WHERE project_id = ANY($1::uuid[]) GROUP BY project_id
+       ) d ON d.project_id = p.project_id`,
+      [projectIds],
     );
-    return rows[0];
+    return rows;
   }
 
   /**
-   * One point per UTC day from `days - 1` days before today up to yesterday, each the latest history
-   * row on or before it (a day without changes carries the previous one); days before the first row
-   * have none. One index probe per day.
+   * One point per UTC day from `days - 1` days before today up to yesterday, each the sum of the
+   * projects' latest history rows on or before it (a day without changes carries the previous one);
+   * days before any project's first row have none. One index probe per project and day.
    */
-  async pastDays(q: Queryable, projectId: string, days: number): Promise<UsageDayRow[]> {
+  async pastDays(q: Queryable, projectIds: readonly string[], days: number): Promise<UsageDayRow[]> {
     const { rows } = await q.query<UsageDayRow>(
-      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, h.logical_bytes AS "logicalBytes", h.stored_bytes AS "storedBytes", h.versions, h.objects
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, sum(h.logical_bytes)::bigint AS "logicalBytes", sum(h.stored_bytes)::bigint AS "storedBytes",
+              sum(h.versions)::bigint AS versions, sum(h.objects)::bigint AS objects
        FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date - 1, interval '1 day') AS d(day)
+       CROSS JOIN unnest($1::uuid[]) AS p(project_id)
        CROSS JOIN LATERAL (
          SELECT logical_bytes, stored_bytes, versions, objects FROM usage_history
-         WHERE project_id = $1 AND day <= d.day ORDER BY day DESC LIMIT 1
+         WHERE project_id = p.project_id AND day <= d.day ORDER BY day DESC LIMIT 1
        ) h
-       ORDER BY d.day`,
-      [projectId, days],
+       GROUP BY d.day ORDER BY d.day`,
+      [projectIds, days],
     );
     return rows;
+  }
+
+  /** Today's date as the history's days read it (UTC, the database's clock). */
+  async today(q: Queryable): Promise<string> {
+    const { rows } = await q.query<{ day: string }>(`SELECT to_char((now() AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day`);
+    return rows[0].day;
   }
 
   /** The live versions of the files at `prefixKey` or under it (all files when null): counted on request. */
@@ -178,8 +190,8 @@ export class UsageRepository {
   }
 
   /** Every project's folded totals, for the gauges a scrape reads. */
-  async foldedTotals(q: Queryable): Promise<FoldedProject[]> {
-    const { rows } = await q.query<FoldedProject>(`SELECT project_id AS "projectId", ${FIGURES} FROM project_usage`);
+  async foldedTotals(q: Queryable): Promise<ProjectFigures[]> {
+    const { rows } = await q.query<ProjectFigures>(`SELECT project_id AS "projectId", ${FIGURES} FROM project_usage`);
     return rows;
   }
 }
