@@ -521,8 +521,10 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
       const pulling = bo.spawn(b, ['pull', '--multipart-threshold', '1GiB']);
       const result = collect(pulling);
       // The progress header comes before the download starts: the interrupt lands while 150 MB are still to move.
+      // Once: a second Ctrl-C stops the CLI outright, and the progress line may be drawn again.
+      let interrupted = false;
       pulling.stderr?.on('data', (d: Buffer) => {
-        if (d.toString().includes('pull: 1 file,')) pulling.kill('SIGINT');
+        if (!interrupted && d.toString().includes('pull: 1 file,')) interrupted = pulling.kill('SIGINT');
       });
       const stopped = await result;
       // On a machine slow to deliver the signal the pull may have finished first: nothing was interrupted then.
@@ -551,14 +553,15 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
       // One range at a time (-j 1): the interrupt lands once the first ones are on disk.
       const pulling = bo.spawn(b, ['pull', '-j', '1', '--multipart-threshold', '64MiB']);
       const result = collect(pulling);
-      // Once: a second Ctrl-C stops the CLI outright.
+      // Once: a second Ctrl-C stops the CLI outright. Checks of the record overlap on a slow disk, so
+      // whether one was sent is asked again after the check's last await, in the tick that sends it.
       let interrupted = false;
       const watcher = setInterval(() => {
         void readdir(path.join(b, 'Video')).then(
           async (names) => {
             const record = names.find((n) => n.endsWith('.lode-ranges'));
             if (interrupted || !record || !(await readFile(path.join(b, 'Video', record), 'utf8')).includes('[[0,')) return;
-            interrupted = pulling.kill('SIGINT');
+            if (!interrupted) interrupted = pulling.kill('SIGINT');
           },
           () => undefined,
         );
