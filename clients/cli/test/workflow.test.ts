@@ -31,6 +31,15 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
 
   const commitCount = async (user: CliUser, dir: string) => (expectOk(await user.run(dir, ['log', '--json', '-n', '200'])).json.data as unknown[]).length;
 
+  /**
+   * What the CLI alone decides (names, ignores, options, partial files, interrupts, its output) does
+   * not depend on the server's bus: it runs against the embedded one only. What crosses the server
+   * (pushes, pulls, conflicts, locks, branches, resumed drafts) runs on both.
+   */
+  const clientSide = (name: string, test: () => Promise<void>, timeout: number) => {
+    if (bus === 'local') it(name, test, timeout);
+  };
+
   it(
     'pushes a workspace, pulls it byte for byte into an empty one, and a second push uploads nothing',
     async () => {
@@ -161,7 +170,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'leaves what .lodeignore names alone both ways, files already in the project included: never deleted for the team, never overwritten',
     async () => {
       const { ada, bo } = await team();
@@ -289,7 +298,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'sets aside names the API cannot store, syncing the rest; push refuses them until renamed or ignored',
     async () => {
       const { ada } = await team();
@@ -312,7 +321,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'keeps to its own workspace: leaves a nested workspace alone both ways, refuses to init over an unreadable state, and `.` names the root',
     async () => {
       const { ada, bo } = await team();
@@ -387,7 +396,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'pushes a decomposed (macOS) name as its NFC path, updates it in place on pull, and refuses names that differ only in case',
     async () => {
       const { ada, bo } = await team();
@@ -465,7 +474,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'reverts edited and deleted files to the version last synced, byte for byte, and leaves a new file alone',
     async () => {
       const { ada, bo } = await team();
@@ -509,7 +518,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'stops a pull on Ctrl-C saying what to do, with no partial file left; the next pull completes',
     async () => {
       const { ada, bo } = await team();
@@ -542,7 +551,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'stops a pull of a file in ranges on Ctrl-C keeping only its hidden partial file, which the next pull resumes from',
     async () => {
       const { ada, bo } = await team();
@@ -585,7 +594,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'clears the partial downloads a killed pull left, once an hour old, and keeps a fresh one and any other file',
     async () => {
       const { ada } = await team();
@@ -737,7 +746,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'downloads the version --version names, byte for byte (the option is the command’s, not the CLI’s version)',
     async () => {
       const { ada } = await team();
@@ -775,7 +784,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'refuses a bad option value with exit 2, naming the option (as JSON with --json), before any call',
     async () => {
       const { ada } = await team();
@@ -808,7 +817,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'ends with its own exit code and no stack trace when the reader of its output goes away (`lode status --json --all | head -c 100`)',
     async () => {
       const { ada } = await team();
@@ -826,7 +835,7 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
     TIMEOUT,
   );
 
-  it(
+  clientSide(
     'explains usage errors with exit 2 and API errors with exit 1, as JSON with --json',
     async () => {
       const { ada } = await team();
