@@ -13,10 +13,24 @@ export function localBlobWriter(storage: LocalBlobStorage): BlobWriter {
   return (versions) => writeBulkBlobs(storage, versions);
 }
 
+/** PUTs in flight while seeding S3: more only queue in a small store and outlive the client's socket timeout. */
+const S3_SEED_CONCURRENCY = 8;
+/** A seeding PUT is the setup, not the figure: one that times out on a loaded store is sent again. */
+const S3_SEED_TRIES = 5;
+
 /** On S3 with the SDK; a restore's HEAD checks the size only there. */
 export function s3BlobWriter(storage: S3BlobStorage, bucket: string): BlobWriter {
+  const put = async (v: BulkVersion) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await storage.client.send(new PutObjectCommand({ Bucket: bucket, Key: v.storageKey, Body: bulkContent(v) }));
+      } catch (error) {
+        if (tries >= S3_SEED_TRIES) throw error;
+      }
+    }
+  };
   return async (versions) => {
     await storage.ensureReady();
-    await mapConcurrently(versions, 32, (v) => storage.client.send(new PutObjectCommand({ Bucket: bucket, Key: v.storageKey, Body: bulkContent(v) })));
+    await mapConcurrently(versions, S3_SEED_CONCURRENCY, put);
   };
 }
