@@ -1,8 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
+import { workspaceIgnores } from './ignore-rules.ts';
 import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
@@ -27,33 +26,11 @@ export interface ScannedWorkspace {
 }
 
 /**
- * Other version-control systems' state inside a workspace (a game checked out of git or Perforce and
- * shared through Lode too): their own business, never the project's, so left out unless `.lodeignore`
- * takes one back with a `!` rule.
- */
-const DEFAULT_IGNORES = ['.git/', '.svn/', '.hg/', '.p4*'];
-
-/**
- * The defaults, then `.lodeignore` at the workspace root in gitignore syntax (a later rule wins, so
- * it can re-include a default), then the workspace's own state and temporary files, which no rule
- * can take back.
- */
-async function ignoreRules(root: string): Promise<Ignore> {
-  const rules = ignore().add(DEFAULT_IGNORES);
-  try {
-    rules.add(await readFile(path.join(root, '.lodeignore'), 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  return rules.add([`${STATE_DIR}/`, '*.lode-tmp', '*.lode-partial', '*.lode-ranges']);
-}
-
-/**
  * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks and
  * workspaces nested inside are skipped), and the downloads' temporary files apart.
  */
 export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorkspace> {
-  const rules = await ignoreRules(workspace.root);
+  const ignores = await workspaceIgnores(workspace.root);
   const found: LocalEntry[] = [];
   const partials: string[] = [];
   const nested: string[] = [];
@@ -71,10 +48,10 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
       const projectPath = prefix + entry.name.normalize('NFC');
       const localPath = `${dir}${path.sep}${entry.name}`;
       if (entry.isDirectory()) {
-        if (!rules.ignores(`${projectPath}/`)) walk(localPath, `${projectPath}/`);
+        if (!ignores(`${projectPath}/`)) walk(localPath, `${projectPath}/`);
       } else if (entry.isFile() && isPartialDownload(entry.name)) {
         partials.push(localPath);
-      } else if (entry.isFile() && !rules.ignores(projectPath)) {
+      } else if (entry.isFile() && !ignores(projectPath)) {
         // Gone between the listing and now: not a file of the workspace any more.
         const info = statSync(localPath, { throwIfNoEntry: false });
         if (info) found.push({ path: projectPath, localPath, size: info.size, mtimeMs: info.mtimeMs });
@@ -89,7 +66,7 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   return {
     files: found.sort((a, b) => comparePaths(a.path, b.path)),
     partials,
-    ignores: (projectPath) => rules.ignores(projectPath) || underNested(projectPath),
+    ignores: (projectPath) => ignores(projectPath) || underNested(projectPath),
     nested: nested.map((prefix) => prefix.slice(0, -1)),
   };
 }
