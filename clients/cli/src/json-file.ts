@@ -4,10 +4,16 @@ import path from 'node:path';
 
 /** A JSON file, or `fallback` when it does not exist. */
 export async function readJsonFile<T>(file: string, fallback: T): Promise<T> {
+  const text = await readTextFile(file);
+  return text === undefined ? fallback : (JSON.parse(text) as T);
+}
+
+/** A file's text, or undefined when it does not exist. */
+export async function readTextFile(file: string): Promise<string | undefined> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as T;
+    return await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
@@ -43,7 +49,11 @@ function queued(file: string, change: () => Promise<void>): Promise<void> {
  */
 export async function writeJsonFile(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
   // Serialized now: the value may change while an earlier write of the file is still going on.
-  const text = JSON.stringify(value, null, options.indent);
+  return writeTextFile(file, JSON.stringify(value, null, options.indent), options);
+}
+
+/** `text` written as writeJsonFile writes a value's JSON, for a caller that has it serialized already. */
+export async function writeTextFile(file: string, text: string, options: WriteOptions = {}): Promise<void> {
   return queued(file, () => replaceFile(file, text, options));
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ContentDigest } from '@lode/sdk';
 import { CliError } from './failure.ts';
-import { readJsonFile, writeJsonFile } from './json-file.ts';
+import { readJsonFile, readTextFile, writeJsonFile, writeTextFile } from './json-file.ts';
 
 export const STATE_DIR = '.lode';
 
@@ -39,18 +39,19 @@ export class Workspace {
   #savedState: string | undefined;
   #savedHashes: Record<string, CachedDigest> | undefined;
 
-  private constructor(root: string, state: WorkspaceState, hashes: Record<string, CachedDigest>, saved: boolean) {
+  /** `savedState`: the state file's text, when the state was read from it (what `save` compares with). */
+  private constructor(root: string, state: WorkspaceState, hashes: Record<string, CachedDigest>, savedState?: string) {
     this.root = root;
     this.state = state;
     this.hashes = hashes;
-    if (saved) {
-      this.#savedState = JSON.stringify(state);
+    if (savedState !== undefined) {
+      this.#savedState = savedState;
       this.#savedHashes = hashes;
     }
   }
 
   static async create(root: string, branch: string): Promise<Workspace> {
-    const workspace = new Workspace(root, { branch, files: {} }, {}, false);
+    const workspace = new Workspace(root, { branch, files: {} }, {});
     await workspace.save();
     return workspace;
   }
@@ -59,13 +60,15 @@ export class Workspace {
   static async find(from: string = process.cwd()): Promise<Workspace> {
     for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
       const file = stateFile(dir);
-      const state = await readJsonFile<WorkspaceState | null>(file, null).catch((error: unknown) => {
-        throw new CliError(
-          `Cannot read the workspace state ${file}: ${(error as Error).message}. Fix its permissions, or remove the .lode folder holding it (then lode init and lode pull make it again).`,
-          { code: 'bad_workspace_state' },
-        );
-      });
-      if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}), true);
+      const saved = await readTextFile(file)
+        .then((text) => (text === undefined ? undefined : { text, state: JSON.parse(text) as WorkspaceState | null }))
+        .catch((error: unknown) => {
+          throw new CliError(
+            `Cannot read the workspace state ${file}: ${(error as Error).message}. Fix its permissions, or remove the .lode folder holding it (then lode init and lode pull make it again).`,
+            { code: 'bad_workspace_state' },
+          );
+        });
+      if (saved?.state) return new Workspace(dir, saved.state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}), saved.text);
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
     }
   }
@@ -89,7 +92,7 @@ export class Workspace {
   async save(): Promise<void> {
     const state = JSON.stringify(this.state);
     if (state !== this.#savedState) {
-      await writeJsonFile(stateFile(this.root), this.state);
+      await writeTextFile(stateFile(this.root), state);
       this.#savedState = state;
     }
     if (this.hashes !== this.#savedHashes) {
