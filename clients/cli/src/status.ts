@@ -1,6 +1,7 @@
 import { pathProblem, type Branch, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
 import { compareWithBranch } from './compare-branch.ts';
 import { CliError, EXIT } from './failure.ts';
+import type { RemoteTree } from './remote-tree.ts';
 import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
 import type { SyncedFile, Workspace } from './workspace.ts';
 
@@ -50,6 +51,8 @@ export interface WorkspaceStatus {
   nested: string[];
   /** Downloads' temporary files on disk (scan.ts). */
   partials: string[];
+  /** The record of the branch's tree as this status left it (compare-branch.ts), when the branch is the workspace's. */
+  tree?: RemoteTree;
 }
 
 /**
@@ -89,7 +92,7 @@ export async function workspaceStatus(
     const synced = workspace.state.files[e.path];
     return { path: e.path, sha256: e.digest.sha256, ...(synced ? { baseVersion: synced.version } : {}) };
   });
-  const { rows, latestCommitSeq } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
+  const { rows, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
   const entries: StatusEntry[] = [];
   for (const row of rows) {
@@ -117,6 +120,7 @@ export async function workspaceStatus(
     unstorable,
     nested: scanned.nested,
     partials: scanned.partials,
+    tree,
   };
 }
 
