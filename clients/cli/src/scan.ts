@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
 import { workspaceIgnores } from './ignore-rules.ts';
-import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
+import { STATE_DIR, stateFile, type CachedDigest, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
   path: string;
@@ -103,23 +103,33 @@ export async function hashEntries(
   multipartThreshold: number = DEFAULT_MULTIPART_THRESHOLD,
 ): Promise<HashedEntry[]> {
   const cache = workspace.hashes;
-  const digests = new Map<string, ContentDigest>();
-  const misses: LocalEntry[] = [];
-  for (const entry of entries) {
+  const hashed = new Array<HashedEntry>(entries.length);
+  const misses: number[] = [];
+  let found = 0;
+  for (const [index, entry] of entries.entries()) {
     const cached = cache[entry.path];
-    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold)) digests.set(entry.path, cached);
-    else misses.push(entry);
+    if (cached !== undefined) found += 1;
+    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold))
+      hashed[index] = { ...entry, digest: cached };
+    else misses.push(index);
   }
-  misses.sort((a, b) => b.size - a.size);
+  misses.sort((a, b) => entries[b].size - entries[a].size);
   // The workers queue what they are given: enough in hand to keep them all busy.
-  await mapLimit(misses, 32, async (entry) => {
-    digests.set(entry.path, await hashFile(entry.localPath, signal, entry.size, { multipartThreshold }));
+  await mapLimit(misses, 32, async (index) => {
+    const entry = entries[index];
+    hashed[index] = { ...entry, digest: await hashFile(entry.localPath, signal, entry.size, { multipartThreshold }) };
   });
-  const hashed = entries.map((entry): HashedEntry => ({ ...entry, digest: digests.get(entry.path) as ContentDigest }));
   // The cache keeps only files that exist now, so it never outgrows the workspace. Every file found
-  // in it and as many files as it holds: it is already that, and stays the object saved last.
-  if (misses.length > 0 || Object.keys(cache).length !== entries.length) {
-    workspace.hashes = Object.fromEntries(hashed.map((e) => [e.path, { ...e.digest, mtimeMs: e.mtimeMs }]));
+  // in it and as many files as it holds: it is already that, and stays the object saved last. Only
+  // files hashed now besides: a copy with theirs, the others' records shared.
+  const cacheSize = Object.keys(cache).length;
+  if (misses.length > 0 || cacheSize !== entries.length) {
+    const kept: Record<string, CachedDigest> = found === cacheSize ? { ...cache } : {};
+    for (const index of found === cacheSize ? misses : hashed.keys()) {
+      const e = hashed[index];
+      kept[e.path] = { ...e.digest, mtimeMs: e.mtimeMs };
+    }
+    workspace.hashes = kept;
   }
   return hashed;
 }

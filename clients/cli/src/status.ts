@@ -1,4 +1,4 @@
-import { pathProblem, type Branch, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { pathProblem, type Branch, type LodeClient, type SyncFile, type SyncRow, type SyncStatus } from '@lode/sdk';
 import { compareWithBranch } from './compare-branch.ts';
 import { CliError, EXIT } from './failure.ts';
 import type { RemoteTree } from './remote-tree.ts';
@@ -81,16 +81,13 @@ export async function workspaceStatus(
     return problem ? [{ path: e.path, problem, remote: false }] : [];
   });
   const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
-  const local = await hashEntries(
-    workspace,
-    scanned.files.filter((e) => !setAside.has(pathKey(e.path))),
-    signal,
-    options.multipartThreshold,
-  );
-  const byPath = new Map(local.map((e) => [e.path, e]));
-  const files = local.map((e) => {
+  const storable = setAside.size === 0 ? scanned.files : scanned.files.filter((e) => !setAside.has(pathKey(e.path)));
+  const local = await hashEntries(workspace, storable, signal, options.multipartThreshold);
+  const byPath = new Map<string, HashedEntry>();
+  for (const e of local) byPath.set(e.path, e);
+  const files = local.map((e): SyncFile => {
     const synced = workspace.state.files[e.path];
-    return { path: e.path, sha256: e.digest.sha256, ...(synced ? { baseVersion: synced.version } : {}) };
+    return synced ? { path: e.path, sha256: e.digest.sha256, baseVersion: synced.version } : { path: e.path, sha256: e.digest.sha256 };
   });
   const { rows, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
@@ -140,7 +137,7 @@ export async function workspaceStatus(
  */
 export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?: string): FileStatus {
   const tipDeleted = row.fileId !== null && row.remoteVersion === null;
-  if (here !== undefined && synced?.sha256 === here && ['modified', 'conflict', 'local_only'].includes(row.status))
+  if (here !== undefined && synced?.sha256 === here && (row.status === 'modified' || row.status === 'conflict' || row.status === 'local_only'))
     return tipDeleted || row.status === 'local_only' ? 'deleted_remote' : 'outdated';
   if (tipDeleted && synced === undefined && (row.status === 'modified' || row.status === 'deleted_remote')) return 'local_only';
   if (row.status === 'modified' && synced === undefined && row.remoteVersion !== null) return 'conflict';
@@ -158,9 +155,12 @@ function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: Rea
   const files = workspace.state.files;
   const liveRemotely = new Set<string>();
   for (const row of rows) {
-    if (row.remoteVersion !== null) liveRemotely.add(row.path);
+    if (row.remoteVersion !== null && !local.has(row.path)) liveRemotely.add(row.path);
     if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256) {
-      files[row.path] = { fileId: row.fileId, version: row.remoteVersion, sha256: row.remoteSha256 };
+      const known = files[row.path];
+      // Most files stay at the version recorded: their records are kept, not made again.
+      if (known?.fileId !== row.fileId || known.version !== row.remoteVersion || known.sha256 !== row.remoteSha256)
+        files[row.path] = { fileId: row.fileId, version: row.remoteVersion, sha256: row.remoteSha256 };
     }
   }
   for (const path of Object.keys(files)) if (!local.has(path) && !liveRemotely.has(path)) delete files[path];
@@ -205,17 +205,20 @@ export async function findBranch(client: Pick<LodeClient, 'listBranches'>, name:
  * case as the studios' Windows and macOS file systems do (docs/api.md, Paths), in path order.
  */
 export function caseCollisions(paths: readonly string[]): string[][] {
-  const byKey = new Map<string, string[]>();
+  // A group only for a key met twice: nearly every path has a key of its own.
+  const first = new Map<string, string>();
+  const groups = new Map<string, string[]>();
   for (const p of paths) {
     const key = pathKey(p);
-    const group = byKey.get(key);
-    if (group) group.push(p);
-    else byKey.set(key, [p]);
+    const seen = first.get(key);
+    if (seen === undefined) first.set(key, p);
+    else {
+      const group = groups.get(key);
+      if (group) group.push(p);
+      else groups.set(key, [seen, p]);
+    }
   }
-  return [...byKey.values()]
-    .filter((group) => group.length > 1)
-    .map((group) => group.sort(comparePaths))
-    .sort((a, b) => comparePaths(a[0], b[0]));
+  return [...groups.values()].map((group) => group.sort(comparePaths)).sort((a, b) => comparePaths(a[0], b[0]));
 }
 
 /** What names one file to the project: its NFC path ignoring letter case (docs/api.md, Paths). */
