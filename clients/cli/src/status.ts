@@ -238,6 +238,7 @@ export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEnt
  * usage error (a typo, or a path .lodeignore leaves alone), not "nothing to do".
  */
 export function scopedEntries(status: WorkspaceStatus, scopes: string[]): StatusEntry[] {
+  if (scopes.length === 0) return status.entries;
   // Every file and every folder above one, once: each scope is then one lookup, however many there are.
   // Set-aside names count, so that naming one reaches push's refusal of it, not "no such file".
   const named = new Set<string>();
@@ -253,7 +254,7 @@ export function scopedEntries(status: WorkspaceStatus, scopes: string[]): Status
       details: { paths: unmatched },
     });
   }
-  return scopes.length === 0 ? status.entries : status.entries.filter((e) => inScope(e.path, scopes));
+  return status.entries.filter((e) => inScope(e.path, scopes));
 }
 
 /** Whether a project path is one of `scopes` or under one (no scopes: everything). */
