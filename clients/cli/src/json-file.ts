@@ -4,16 +4,10 @@ import path from 'node:path';
 
 /** A JSON file, or `fallback` when it does not exist. */
 export async function readJsonFile<T>(file: string, fallback: T): Promise<T> {
-  const text = await readTextFile(file);
-  return text === undefined ? fallback : (JSON.parse(text) as T);
-}
-
-/** A file's text, or undefined when it does not exist. */
-export async function readTextFile(file: string): Promise<string | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return JSON.parse(await readFile(file, 'utf8')) as T;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
     throw error;
   }
 }
@@ -49,11 +43,7 @@ function queued(file: string, change: () => Promise<void>): Promise<void> {
  */
 export async function writeJsonFile(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
   // Serialized now: the value may change while an earlier write of the file is still going on.
-  return writeTextFile(file, JSON.stringify(value, null, options.indent), options);
-}
-
-/** `text` written as writeJsonFile writes a value's JSON, for a caller that has it serialized already. */
-export async function writeTextFile(file: string, text: string, options: WriteOptions = {}): Promise<void> {
+  const text = JSON.stringify(value, null, options.indent);
   return queued(file, () => replaceFile(file, text, options));
 }
 

@@ -214,9 +214,9 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
   // the next routine push would carry the experiment onto it. The versions of other files synced on
   // the branch followed before stay their bases: unchanged, they read as that branch's content
   // (status.ts, localStatus), which pull replaces with this branch's.
-  workspace.state.branch = pending.request.branch ?? 'main';
-  for (const u of pending.uploads) workspace.state.files[u.path] = { fileId: u.fileId, version: u.version, sha256: u.sha256 };
-  for (const d of pending.deletes) delete workspace.state.files[d.path];
+  workspace.follow(pending.request.branch ?? 'main');
+  for (const u of pending.uploads) workspace.recordSynced(u.path, u.fileId, u.version, u.sha256);
+  for (const d of pending.deletes) workspace.forgetSynced(d.path);
   await workspace.save();
   const scope = { server: ctx.client.transport.baseUrl, projectId: await ctx.client.projectId({ signal: ctx.signal }), branch: workspace.state.branch };
   await recordOwnCommit(workspace, scope, commit.sequenceNum, pending, tree);

@@ -73,7 +73,7 @@ export async function workspaceStatus(
   options: { follow?: boolean; multipartThreshold?: number; full?: boolean } = {},
 ): Promise<WorkspaceStatus> {
   const head = await requireBranch(client, branch, workspace.state.branch, signal);
-  if (options.follow) workspace.state.branch = branch;
+  if (options.follow) workspace.follow(branch);
   const scanned = await scanWorkspace(workspace);
   // One such name in a sync would fail the whole request: they are set aside and reported instead.
   const unstorable = scanned.files.flatMap((e): UnstorableFile[] => {
@@ -152,18 +152,13 @@ export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?:
  * is forgotten, so a file brought back later is new rather than "edited here, deleted there" for ever.
  */
 function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: ReadonlyMap<string, HashedEntry>): void {
-  const files = workspace.state.files;
   const liveRemotely = new Set<string>();
   for (const row of rows) {
     if (row.remoteVersion !== null && !local.has(row.path)) liveRemotely.add(row.path);
-    if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256) {
-      const known = files[row.path];
-      // Most files stay at the version recorded: their records are kept, not made again.
-      if (known?.fileId !== row.fileId || known.version !== row.remoteVersion || known.sha256 !== row.remoteSha256)
-        files[row.path] = { fileId: row.fileId, version: row.remoteVersion, sha256: row.remoteSha256 };
-    }
+    if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256)
+      workspace.recordSynced(row.path, row.fileId, row.remoteVersion, row.remoteSha256);
   }
-  for (const path of Object.keys(files)) if (!local.has(path) && !liveRemotely.has(path)) delete files[path];
+  for (const path of Object.keys(workspace.state.files)) if (!local.has(path) && !liveRemotely.has(path)) workspace.forgetSynced(path);
 }
 
 /**
