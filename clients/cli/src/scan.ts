@@ -26,8 +26,8 @@ export interface ScannedWorkspace {
 }
 
 /**
- * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks and
- * workspaces nested inside are skipped), and the downloads' temporary files apart.
+ * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC, in path
+ * order (symlinks and workspaces nested inside are skipped), and the downloads' temporary files apart.
  */
 export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorkspace> {
   const ignores = await workspaceIgnores(workspace.root);
@@ -43,12 +43,16 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
       nested.push(prefix);
       return;
     }
-    for (const entry of entries) {
-      // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
-      const projectPath = prefix + entry.name.normalize('NFC');
+    // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
+    // A folder's name with its '/': each folder's entries sorted so, the walk finds the files in
+    // path order, and they need no sort all together.
+    const named = entries.map((entry) => ({ entry, name: entry.name.normalize('NFC') + (entry.isDirectory() ? '/' : '') }));
+    named.sort((a, b) => comparePaths(a.name, b.name));
+    for (const { entry, name } of named) {
+      const projectPath = prefix + name;
       const localPath = `${dir}${path.sep}${entry.name}`;
       if (entry.isDirectory()) {
-        if (!ignores(`${projectPath}/`)) walk(localPath, `${projectPath}/`);
+        if (!ignores(projectPath)) walk(localPath, projectPath);
       } else if (entry.isFile() && isPartialDownload(entry.name)) {
         partials.push(localPath);
       } else if (entry.isFile() && !ignores(projectPath)) {
@@ -64,7 +68,7 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   const nestedKeys = nested.map((prefix) => prefix.toLowerCase());
   const underNested = (projectPath: string) => nestedKeys.some((key) => `${projectPath.toLowerCase()}/`.startsWith(key));
   return {
-    files: found.sort((a, b) => comparePaths(a.path, b.path)),
+    files: found,
     partials,
     ignores: (projectPath) => ignores(projectPath) || underNested(projectPath),
     nested: nested.map((prefix) => prefix.slice(0, -1)),
