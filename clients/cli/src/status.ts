@@ -76,10 +76,11 @@ export async function workspaceStatus(
   if (options.follow) workspace.follow(branch);
   const scanned = await scanWorkspace(workspace);
   // One such name in a sync would fail the whole request: they are set aside and reported instead.
-  const unstorable = scanned.files.flatMap((e): UnstorableFile[] => {
+  const unstorable: UnstorableFile[] = [];
+  for (const e of scanned.files) {
     const problem = pathProblem(e.path);
-    return problem ? [{ path: e.path, problem, remote: false }] : [];
-  });
+    if (problem) unstorable.push({ path: e.path, problem, remote: false });
+  }
   const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
   const storable = setAside.size === 0 ? scanned.files : scanned.files.filter((e) => !setAside.has(pathKey(e.path)));
   const local = await hashEntries(workspace, storable, signal, options.multipartThreshold);
