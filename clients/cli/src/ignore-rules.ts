@@ -35,8 +35,8 @@ export async function workspaceIgnores(root: string): Promise<IgnoreTest> {
  * The rules of `lines` (gitignore syntax), as the ignore library applies them, asked only about the
  * paths a rule could ignore: a path that holds none of the rules' literal texts matches no rule
  * that ignores, nor does any folder above it (a prefix of it), so it is kept without the library's
- * test of every rule. Most paths of a workspace hold none, and the library's test costs several
- * times more than looking for a few short texts.
+ * test of every rule. Most paths of a workspace hold none, and the library's test of a path costs
+ * more than looking for a few short texts in it.
  */
 export function ignoreTest(lines: readonly string[]): IgnoreTest {
   const rules = ignore().add([...lines]);
