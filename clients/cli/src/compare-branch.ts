@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { chunk, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { compareIncrementally, SYNC_BATCH } from './incremental-status.ts';
-import { loadRemoteTree, newRemoteTree, saveRemoteTree, treeFromRows, type TreeScope } from './remote-tree.ts';
+import { loadRemoteTree, newRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface BranchComparison {
   /** POST /sync's rows with includeRemoteOnly: one per listed file, then the remote-only ones. */
   rows: SyncRow[];
   latestCommitSeq: number;
+  /** The record of the branch as it now stands on disk, when the branch is the workspace's. */
+  tree?: RemoteTree;
 }
 
 /**
@@ -32,27 +34,24 @@ export async function compareWithBranch(
     const answer = await compareIncrementally(client, tree, files, signal);
     if (answer) {
       if (answer.changed) await saveRemoteTree(workspace, tree);
-      return { rows: answer.rows, latestCommitSeq: answer.latestCommitSeq };
+      return { rows: answer.rows, latestCommitSeq: answer.latestCommitSeq, tree };
     }
   }
   // The branch's generation before its files: were it created again meanwhile, the record names the
   // old one and the next status is told to compare in full, never diffed against the wrong tree.
   const generation = recorded ? await branchGeneration(client, branch, signal) : undefined;
   const { rows, latestCommitSeq, oldestSeq } = await compareInFull(client, branch, files, signal);
-  if (generation !== undefined) {
-    const hashes = new Map(files.map((file) => [file.path, file.sha256]));
-    // Each batch is its own snapshot: from the oldest, the changes since bring them all to one.
-    await saveRemoteTree(
-      workspace,
-      newRemoteTree(
-        scope,
-        generation,
-        oldestSeq,
-        treeFromRows(rows, (path) => hashes.get(path)),
-      ),
-    );
-  }
-  return { rows, latestCommitSeq };
+  if (generation === undefined) return { rows, latestCommitSeq };
+  const hashes = new Map(files.map((file) => [file.path, file.sha256]));
+  // Each batch is its own snapshot: from the oldest, the changes since bring them all to one.
+  const made = newRemoteTree(
+    scope,
+    generation,
+    oldestSeq,
+    treeFromRows(rows, (path) => hashes.get(path)),
+  );
+  await saveRemoteTree(workspace, made);
+  return { rows, latestCommitSeq, tree: made };
 }
 
 /** The branch's generation (GET /changes), or undefined from a server without the route: then nothing is recorded. */

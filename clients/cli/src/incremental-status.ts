@@ -40,15 +40,16 @@ export async function compareIncrementally(
     const caughtUp = await catchUp(client, tree, signal);
     if (!caughtUp) return undefined;
     changed ||= caughtUp.changed;
-    const asked = files.filter((file) => tree.files[file.path.toLowerCase()]?.[3] !== file.sha256);
+    const keys = files.map((file) => file.path.toLowerCase());
+    const asked = files.filter((file, i) => tree.files[keys[i]]?.[3] !== file.sha256);
     const answers = await Promise.all(chunk(asked, SYNC_BATCH).map((batch) => client.sync({ files: batch, branch: tree.branch }, { signal })));
     if (answers.some((answer) => answer.latestCommitSeq !== tree.seq)) continue;
     const askedRows = new Map(answers.flatMap((answer) => answer.files).map((row) => [row.path, row]));
-    const listed = new Set(files.map((file) => file.path.toLowerCase()));
-    const rows = files.map((file) => askedRows.get(file.path) ?? tipRow(file.path, 'up_to_date', tree.files[file.path.toLowerCase()]));
-    const remoteOnly = Object.entries(tree.files).filter(([key]) => !listed.has(key));
-    remoteOnly.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [, remote] of remoteOnly) rows.push(tipRow(remote[0], 'missing', remote));
+    const rows = files.map((file, i) => askedRows.get(file.path) ?? tipRow(file.path, 'up_to_date', tree.files[keys[i]]));
+    const listed = new Set(keys);
+    const remoteOnly = Object.keys(tree.files).filter((key) => !listed.has(key));
+    remoteOnly.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const key of remoteOnly) rows.push(tipRow(tree.files[key][0], 'missing', tree.files[key]));
     return { rows, latestCommitSeq: tree.seq, changed };
   }
   return undefined;

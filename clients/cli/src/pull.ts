@@ -80,11 +80,11 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   } finally {
     progress.stop();
   }
-  for (const d of result.done) files[d.path] = { fileId: d.fileId, version: d.version, sha256: d.sha256 };
+  for (const d of result.done) workspace.recordSynced(d.path, d.fileId, d.version, d.sha256);
   for (const e of toRemove) {
     await rm(onDisk(e), { force: true });
     await removeEmptyFolders(workspace.root, path.dirname(onDisk(e)));
-    delete files[e.path];
+    workspace.forgetSynced(e.path);
   }
   await workspace.save();
   if (result.failures.length > 0) {

@@ -41,8 +41,11 @@ export async function loadRemoteTree(workspace: Workspace, scope: TreeScope): Pr
   const tree = await readJsonFile<Partial<RemoteTree> | null>(treeFile(workspace), null).catch(() => null);
   if (!tree || tree.format !== FORMAT || typeof tree.files !== 'object' || tree.files === null) return undefined;
   if (!Number.isSafeInteger(tree.seq) || (tree.seq as number) < 0 || typeof tree.generation !== 'string') return undefined;
-  if (tree.server !== scope.server || tree.projectId !== scope.projectId || tree.branch !== scope.branch) return undefined;
-  return tree as RemoteTree;
+  return recordsScope(tree as RemoteTree, scope) ? (tree as RemoteTree) : undefined;
+}
+
+function recordsScope(tree: RemoteTree, scope: TreeScope): boolean {
+  return tree.server === scope.server && tree.projectId === scope.projectId && tree.branch === scope.branch;
 }
 
 /** A new record of the branch's files as of commit `seq`. */
@@ -87,15 +90,17 @@ export function treeFromRows(rows: readonly SyncRow[], localHash: (path: string)
  * After this workspace's own commit to the recorded branch: when it is the commit right after the
  * record's (commit numbers are the project's, so nothing else came between), the branch is the
  * record plus what it committed, and the record moves to it without asking. Otherwise the next
- * status brings the commit in as changes.
+ * status brings the commit in as changes. `known`: the record as this command already holds it
+ * (its status's), which spares reading it again.
  */
 export async function recordOwnCommit(
   workspace: Workspace,
   scope: TreeScope,
   commitSeq: number,
   committed: { uploads: readonly UploadedFile[]; deletes: readonly { path: string }[] },
+  known?: RemoteTree,
 ): Promise<void> {
-  const tree = await loadRemoteTree(workspace, scope);
+  const tree = known && recordsScope(known, scope) ? known : await loadRemoteTree(workspace, scope);
   if (!tree || tree.seq !== commitSeq - 1) return;
   for (const u of committed.uploads) tree.files[u.path.toLowerCase()] = [u.path, u.fileId, u.version, u.sha256, u.size, commitSeq];
   for (const d of committed.deletes) delete tree.files[d.path.toLowerCase()];

@@ -51,6 +51,14 @@ describe('what a scan of the workspace leaves out', () => {
   });
 });
 
+describe('the files a scan lists', () => {
+  it('come in path order (code units), a folder’s files after a file whose name its name begins', async () => {
+    const names = ['a.txt', 'a/b.txt', 'a-b/c.txt', 'B.txt', 'a/Z/y.txt', 'a/z.txt', 'é.txt', 'ab.txt'];
+    const scanned = await scanWorkspace(await workspaceWith(Object.fromEntries(names.map((n) => [n, n]))));
+    expect(scanned.files.map((f) => f.path)).toEqual(['B.txt', 'a-b/c.txt', 'a.txt', 'a/Z/y.txt', 'a/b.txt', 'a/z.txt', 'ab.txt', 'é.txt']);
+  });
+});
+
 describe('downloads in progress', () => {
   it('are set apart from the files, a large one’s resumable bytes and record of ranges included, and never taken back', async () => {
     const sha = 'ab12'.repeat(4);

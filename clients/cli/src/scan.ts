@@ -1,9 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
-import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
+import { workspaceIgnores } from './ignore-rules.ts';
+import { STATE_DIR, stateFile, type CachedDigest, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
   path: string;
@@ -27,33 +26,11 @@ export interface ScannedWorkspace {
 }
 
 /**
- * Other version-control systems' state inside a workspace (a game checked out of git or Perforce and
- * shared through Lode too): their own business, never the project's, so left out unless `.lodeignore`
- * takes one back with a `!` rule.
- */
-const DEFAULT_IGNORES = ['.git/', '.svn/', '.hg/', '.p4*'];
-
-/**
- * The defaults, then `.lodeignore` at the workspace root in gitignore syntax (a later rule wins, so
- * it can re-include a default), then the workspace's own state and temporary files, which no rule
- * can take back.
- */
-async function ignoreRules(root: string): Promise<Ignore> {
-  const rules = ignore().add(DEFAULT_IGNORES);
-  try {
-    rules.add(await readFile(path.join(root, '.lodeignore'), 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  return rules.add([`${STATE_DIR}/`, '*.lode-tmp', '*.lode-partial', '*.lode-ranges']);
-}
-
-/**
- * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC (symlinks and
- * workspaces nested inside are skipped), and the downloads' temporary files apart.
+ * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC, in path
+ * order (symlinks and workspaces nested inside are skipped), and the downloads' temporary files apart.
  */
 export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorkspace> {
-  const rules = await ignoreRules(workspace.root);
+  const ignores = await workspaceIgnores(workspace.root);
   const found: LocalEntry[] = [];
   const partials: string[] = [];
   const nested: string[] = [];
@@ -66,15 +43,19 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
       nested.push(prefix);
       return;
     }
-    for (const entry of entries) {
-      // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
-      const projectPath = prefix + entry.name.normalize('NFC');
+    // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
+    // A folder's name with its '/': each folder's entries sorted so, the walk finds the files in
+    // path order, and they need no sort all together.
+    const named = entries.map((entry) => ({ entry, name: entry.name.normalize('NFC') + (entry.isDirectory() ? '/' : '') }));
+    named.sort((a, b) => comparePaths(a.name, b.name));
+    for (const { entry, name } of named) {
+      const projectPath = prefix + name;
       const localPath = `${dir}${path.sep}${entry.name}`;
       if (entry.isDirectory()) {
-        if (!rules.ignores(`${projectPath}/`)) walk(localPath, `${projectPath}/`);
+        if (!ignores(projectPath)) walk(localPath, projectPath);
       } else if (entry.isFile() && isPartialDownload(entry.name)) {
         partials.push(localPath);
-      } else if (entry.isFile() && !rules.ignores(projectPath)) {
+      } else if (entry.isFile() && !ignores(projectPath)) {
         // Gone between the listing and now: not a file of the workspace any more.
         const info = statSync(localPath, { throwIfNoEntry: false });
         if (info) found.push({ path: projectPath, localPath, size: info.size, mtimeMs: info.mtimeMs });
@@ -87,9 +68,9 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
   const nestedKeys = nested.map((prefix) => prefix.toLowerCase());
   const underNested = (projectPath: string) => nestedKeys.some((key) => `${projectPath.toLowerCase()}/`.startsWith(key));
   return {
-    files: found.sort((a, b) => comparePaths(a.path, b.path)),
+    files: found,
     partials,
-    ignores: (projectPath) => rules.ignores(projectPath) || underNested(projectPath),
+    ignores: (projectPath) => ignores(projectPath) || underNested(projectPath),
     nested: nested.map((prefix) => prefix.slice(0, -1)),
   };
 }
@@ -126,23 +107,33 @@ export async function hashEntries(
   multipartThreshold: number = DEFAULT_MULTIPART_THRESHOLD,
 ): Promise<HashedEntry[]> {
   const cache = workspace.hashes;
-  const digests = new Map<string, ContentDigest>();
-  const misses: LocalEntry[] = [];
-  for (const entry of entries) {
+  const hashed = new Array<HashedEntry>(entries.length);
+  const misses: number[] = [];
+  let found = 0;
+  for (const [index, entry] of entries.entries()) {
     const cached = cache[entry.path];
-    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold)) digests.set(entry.path, cached);
-    else misses.push(entry);
+    if (cached !== undefined) found += 1;
+    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold))
+      hashed[index] = { ...entry, digest: cached };
+    else misses.push(index);
   }
-  misses.sort((a, b) => b.size - a.size);
+  misses.sort((a, b) => entries[b].size - entries[a].size);
   // The workers queue what they are given: enough in hand to keep them all busy.
-  await mapLimit(misses, 32, async (entry) => {
-    digests.set(entry.path, await hashFile(entry.localPath, signal, entry.size, { multipartThreshold }));
+  await mapLimit(misses, 32, async (index) => {
+    const entry = entries[index];
+    hashed[index] = { ...entry, digest: await hashFile(entry.localPath, signal, entry.size, { multipartThreshold }) };
   });
-  const hashed = entries.map((entry): HashedEntry => ({ ...entry, digest: digests.get(entry.path) as ContentDigest }));
   // The cache keeps only files that exist now, so it never outgrows the workspace. Every file found
-  // in it and as many files as it holds: it is already that, and stays the object saved last.
-  if (misses.length > 0 || Object.keys(cache).length !== entries.length) {
-    workspace.hashes = Object.fromEntries(hashed.map((e) => [e.path, { ...e.digest, mtimeMs: e.mtimeMs }]));
+  // in it and as many files as it holds: it is already that, and stays the object saved last. Only
+  // files hashed now besides: a copy with theirs, the others' records shared.
+  const cacheSize = Object.keys(cache).length;
+  if (misses.length > 0 || cacheSize !== entries.length) {
+    const kept: Record<string, CachedDigest> = found === cacheSize ? { ...cache } : {};
+    for (const index of found === cacheSize ? misses : hashed.keys()) {
+      const e = hashed[index];
+      kept[e.path] = { ...e.digest, mtimeMs: e.mtimeMs };
+    }
+    workspace.hashes = kept;
   }
   return hashed;
 }

@@ -97,7 +97,7 @@ describe('a file the server stored under a name its rule now refuses', () => {
 
   it('is listed, not downloaded; one this workspace synced and has since deleted is still deleted for the team', async () => {
     const workspace = await Workspace.create(await mkdtemp(path.join(tmpdir(), 'lode-status-')), 'main');
-    workspace.state.files['Old\u0089.txt'] = { fileId: 'f-old', version: 1, sha256: 'a'.repeat(64) };
+    workspace.recordSynced('Old\u0089.txt', 'f-old', 1, 'a'.repeat(64));
     const status = await workspaceStatus(
       serverHolding([row('Old\u0089.txt', 'f-old'), row('Theirs\u0089.txt', 'f-theirs'), row('fine.txt', 'f-fine')]),
       workspace,

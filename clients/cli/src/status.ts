@@ -1,6 +1,7 @@
-import { pathProblem, type Branch, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { pathProblem, type Branch, type LodeClient, type SyncFile, type SyncRow, type SyncStatus } from '@lode/sdk';
 import { compareWithBranch } from './compare-branch.ts';
 import { CliError, EXIT } from './failure.ts';
+import type { RemoteTree } from './remote-tree.ts';
 import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
 import type { SyncedFile, Workspace } from './workspace.ts';
 
@@ -50,6 +51,8 @@ export interface WorkspaceStatus {
   nested: string[];
   /** Downloads' temporary files on disk (scan.ts). */
   partials: string[];
+  /** The record of the branch's tree as this status left it (compare-branch.ts), when the branch is the workspace's. */
+  tree?: RemoteTree;
 }
 
 /**
@@ -70,26 +73,24 @@ export async function workspaceStatus(
   options: { follow?: boolean; multipartThreshold?: number; full?: boolean } = {},
 ): Promise<WorkspaceStatus> {
   const head = await requireBranch(client, branch, workspace.state.branch, signal);
-  if (options.follow) workspace.state.branch = branch;
+  if (options.follow) workspace.follow(branch);
   const scanned = await scanWorkspace(workspace);
   // One such name in a sync would fail the whole request: they are set aside and reported instead.
-  const unstorable = scanned.files.flatMap((e): UnstorableFile[] => {
+  const unstorable: UnstorableFile[] = [];
+  for (const e of scanned.files) {
     const problem = pathProblem(e.path);
-    return problem ? [{ path: e.path, problem, remote: false }] : [];
-  });
+    if (problem) unstorable.push({ path: e.path, problem, remote: false });
+  }
   const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
-  const local = await hashEntries(
-    workspace,
-    scanned.files.filter((e) => !setAside.has(pathKey(e.path))),
-    signal,
-    options.multipartThreshold,
-  );
-  const byPath = new Map(local.map((e) => [e.path, e]));
-  const files = local.map((e) => {
+  const storable = setAside.size === 0 ? scanned.files : scanned.files.filter((e) => !setAside.has(pathKey(e.path)));
+  const local = await hashEntries(workspace, storable, signal, options.multipartThreshold);
+  const byPath = new Map<string, HashedEntry>();
+  for (const e of local) byPath.set(e.path, e);
+  const files = local.map((e): SyncFile => {
     const synced = workspace.state.files[e.path];
-    return { path: e.path, sha256: e.digest.sha256, ...(synced ? { baseVersion: synced.version } : {}) };
+    return synced ? { path: e.path, sha256: e.digest.sha256, baseVersion: synced.version } : { path: e.path, sha256: e.digest.sha256 };
   });
-  const { rows, latestCommitSeq } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
+  const { rows, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
   const entries: StatusEntry[] = [];
   for (const row of rows) {
@@ -117,6 +118,7 @@ export async function workspaceStatus(
     unstorable,
     nested: scanned.nested,
     partials: scanned.partials,
+    tree,
   };
 }
 
@@ -136,7 +138,7 @@ export async function workspaceStatus(
  */
 export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?: string): FileStatus {
   const tipDeleted = row.fileId !== null && row.remoteVersion === null;
-  if (here !== undefined && synced?.sha256 === here && ['modified', 'conflict', 'local_only'].includes(row.status))
+  if (here !== undefined && synced?.sha256 === here && (row.status === 'modified' || row.status === 'conflict' || row.status === 'local_only'))
     return tipDeleted || row.status === 'local_only' ? 'deleted_remote' : 'outdated';
   if (tipDeleted && synced === undefined && (row.status === 'modified' || row.status === 'deleted_remote')) return 'local_only';
   if (row.status === 'modified' && synced === undefined && row.remoteVersion !== null) return 'conflict';
@@ -151,15 +153,13 @@ export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?:
  * is forgotten, so a file brought back later is new rather than "edited here, deleted there" for ever.
  */
 function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: ReadonlyMap<string, HashedEntry>): void {
-  const files = workspace.state.files;
   const liveRemotely = new Set<string>();
   for (const row of rows) {
-    if (row.remoteVersion !== null) liveRemotely.add(row.path);
-    if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256) {
-      files[row.path] = { fileId: row.fileId, version: row.remoteVersion, sha256: row.remoteSha256 };
-    }
+    if (row.remoteVersion !== null && !local.has(row.path)) liveRemotely.add(row.path);
+    if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256)
+      workspace.recordSynced(row.path, row.fileId, row.remoteVersion, row.remoteSha256);
   }
-  for (const path of Object.keys(files)) if (!local.has(path) && !liveRemotely.has(path)) delete files[path];
+  for (const path of Object.keys(workspace.state.files)) if (!local.has(path) && !liveRemotely.has(path)) workspace.forgetSynced(path);
 }
 
 /**
@@ -201,17 +201,20 @@ export async function findBranch(client: Pick<LodeClient, 'listBranches'>, name:
  * case as the studios' Windows and macOS file systems do (docs/api.md, Paths), in path order.
  */
 export function caseCollisions(paths: readonly string[]): string[][] {
-  const byKey = new Map<string, string[]>();
+  // A group only for a key met twice: nearly every path has a key of its own.
+  const first = new Map<string, string>();
+  const groups = new Map<string, string[]>();
   for (const p of paths) {
     const key = pathKey(p);
-    const group = byKey.get(key);
-    if (group) group.push(p);
-    else byKey.set(key, [p]);
+    const seen = first.get(key);
+    if (seen === undefined) first.set(key, p);
+    else {
+      const group = groups.get(key);
+      if (group) group.push(p);
+      else groups.set(key, [seen, p]);
+    }
   }
-  return [...byKey.values()]
-    .filter((group) => group.length > 1)
-    .map((group) => group.sort(comparePaths))
-    .sort((a, b) => comparePaths(a[0], b[0]));
+  return [...groups.values()].map((group) => group.sort(comparePaths)).sort((a, b) => comparePaths(a[0], b[0]));
 }
 
 /** What names one file to the project: its NFC path ignoring letter case (docs/api.md, Paths). */
@@ -231,6 +234,7 @@ export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEnt
  * usage error (a typo, or a path .lodeignore leaves alone), not "nothing to do".
  */
 export function scopedEntries(status: WorkspaceStatus, scopes: string[]): StatusEntry[] {
+  if (scopes.length === 0) return status.entries;
   // Every file and every folder above one, once: each scope is then one lookup, however many there are.
   // Set-aside names count, so that naming one reaches push's refusal of it, not "no such file".
   const named = new Set<string>();
@@ -246,7 +250,7 @@ export function scopedEntries(status: WorkspaceStatus, scopes: string[]): Status
       details: { paths: unmatched },
     });
   }
-  return scopes.length === 0 ? status.entries : status.entries.filter((e) => inScope(e.path, scopes));
+  return status.entries.filter((e) => inScope(e.path, scopes));
 }
 
 /** Whether a project path is one of `scopes` or under one (no scopes: everything). */

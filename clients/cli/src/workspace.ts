@@ -30,29 +30,54 @@ export interface CachedDigest extends ContentDigest {
 
 export class Workspace {
   readonly root: string;
-  state: WorkspaceState;
   hashes: Record<string, CachedDigest>;
   /**
-   * What the files hold, as last read or written: a save writes only what changed, and a status
-   * of a large unchanged workspace writes nothing. The cache is replaced whole when it changes.
+   * Changed only through follow, recordSynced and forgetSynced, which note whether it changed: a save
+   * writes only what changed, and a status of a large unchanged workspace neither writes nor
+   * serializes it. The cache is replaced whole when it changes.
    */
-  #savedState: string | undefined;
+  readonly #state: WorkspaceState;
+  #stateChanged: boolean;
   #savedHashes: Record<string, CachedDigest> | undefined;
 
+  /** `saved`: read from the workspace's files, not made new. */
   private constructor(root: string, state: WorkspaceState, hashes: Record<string, CachedDigest>, saved: boolean) {
     this.root = root;
-    this.state = state;
+    this.#state = state;
+    this.#stateChanged = !saved;
     this.hashes = hashes;
-    if (saved) {
-      this.#savedState = JSON.stringify(state);
-      this.#savedHashes = hashes;
-    }
+    if (saved) this.#savedHashes = hashes;
   }
 
   static async create(root: string, branch: string): Promise<Workspace> {
     const workspace = new Workspace(root, { branch, files: {} }, {}, false);
     await workspace.save();
     return workspace;
+  }
+
+  get state(): Readonly<{ branch: string; files: Readonly<Record<string, Readonly<SyncedFile>>> }> {
+    return this.#state;
+  }
+
+  /** Makes `branch` the one push and pull use when `--branch` is not given. */
+  follow(branch: string): void {
+    if (branch === this.#state.branch) return;
+    this.#state.branch = branch;
+    this.#stateChanged = true;
+  }
+
+  /** Records the version of a path this workspace has synced. */
+  recordSynced(projectPath: string, fileId: string, version: number, sha256: string): void {
+    const known = this.#state.files[projectPath];
+    if (known?.fileId === fileId && known.version === version && known.sha256 === sha256) return;
+    this.#state.files[projectPath] = { fileId, version, sha256 };
+    this.#stateChanged = true;
+  }
+
+  forgetSynced(projectPath: string): void {
+    if (!Object.hasOwn(this.#state.files, projectPath)) return;
+    delete this.#state.files[projectPath];
+    this.#stateChanged = true;
   }
 
   /** The workspace holding `from`: the nearest folder upwards with a `.lode/state.json`. */
@@ -87,10 +112,13 @@ export class Workspace {
   }
 
   async save(): Promise<void> {
-    const state = JSON.stringify(this.state);
-    if (state !== this.#savedState) {
-      await writeJsonFile(stateFile(this.root), this.state);
-      this.#savedState = state;
+    if (this.#stateChanged) {
+      // Noted as saved before the write: a change made while it goes on is saved by the next save.
+      this.#stateChanged = false;
+      await writeJsonFile(stateFile(this.root), this.#state).catch((error: unknown) => {
+        this.#stateChanged = true;
+        throw error;
+      });
     }
     if (this.hashes !== this.#savedHashes) {
       const hashes = this.hashes;

@@ -31,7 +31,8 @@ export function pathProblem(raw: string): string | undefined {
   for (const segment of path.split('/')) {
     if (segment === '') return 'it has an empty segment';
     if (segment === '.' || segment === '..') return '"." and ".." segments are not allowed';
-    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) return `a name is longer than ${MAX_SEGMENT_BYTES} bytes`;
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: only a longer name needs its bytes counted.
+    if (segment.length * 3 > MAX_SEGMENT_BYTES && Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) return `a name is longer than ${MAX_SEGMENT_BYTES} bytes`;
   }
   return undefined;
 }

@@ -50,7 +50,8 @@ export function syncCommands(program: Command): void {
             caseCollisions,
             unstorable,
             nestedWorkspaces: status.nested,
-            files: status.entries.map((e) => ({ ...e.row, status: e.status })),
+            // The server's row as it is where the workspace reads it alike, as nearly every file is.
+            files: status.entries.map((e) => (e.row.status === e.status ? e.row : { ...e.row, status: e.status })),
           },
           () => {
             const lines = [
