@@ -1,14 +1,21 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testS3Options } from '@lode/testkit';
 import { S3BlobStorage } from '../src/index.ts';
 
 /** More objects than one listing page (1,000) holds, so that listings must continue. */
 const OBJECTS = 1050;
+/**
+ * One bucket and prefix for every run, the keys and sizes derived from their index: the objects
+ * stay, so a run PUTs only those no run before it has (all of them the first time) instead of a
+ * fresh bucket's worth again. Other objects would need another prefix.
+ */
+const BUCKET = 'lode-test-head-many';
+const PREFIX = 'p/3f0c1c52-9d0e-4c55-8a53-1a4c4f1e7d01/u/';
 
 describe('S3 driver headMany and contentMany against a real S3 (Swift s3api)', () => {
-  const options = testS3Options();
+  const options = testS3Options(BUCKET);
   let storage: S3BlobStorage;
   /** The stored keys of one project's prefix, in S3's order, each holding (index % 7) + 1 bytes. */
   let keys: string[];
@@ -21,9 +28,10 @@ describe('S3 driver headMany and contentMany against a real S3 (Swift s3api)', (
   beforeAll(async () => {
     storage = new S3BlobStorage(options);
     await storage.ensureReady();
-    const prefix = `p/${randomUUID()}/u/`;
-    keys = Array.from({ length: OBJECTS }, () => `${prefix}${randomUUID()}`).sort();
-    for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((key, j) => put(key, sizeOf(i + j))));
+    keys = Array.from({ length: OBJECTS }, (_, i) => `${PREFIX}${String(i).padStart(4, '0')}`);
+    const stored = await storedSizes();
+    const missing = keys.flatMap((key, i) => (stored.get(key) === sizeOf(i) ? [] : [i]));
+    for (let i = 0; i < missing.length; i += 50) await Promise.all(missing.slice(i, i + 50).map((index) => put(keys[index], sizeOf(index))));
     storage.client.middlewareStack.add(
       (next, context) => async (args) => {
         sent.push(context.commandName as string);
@@ -32,6 +40,17 @@ describe('S3 driver headMany and contentMany against a real S3 (Swift s3api)', (
       { step: 'initialize', name: 'testRequestCounter' },
     );
   });
+  /** What the bucket holds under PREFIX, by key. */
+  async function storedSizes(): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await storage.client.send(new ListObjectsV2Command({ Bucket: options.bucket, Prefix: PREFIX, ContinuationToken }));
+      for (const { Key, Size } of page.Contents ?? []) if (Key) sizes.set(Key, Size ?? 0);
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return sizes;
+  }
   beforeEach(() => {
     sent = [];
   });

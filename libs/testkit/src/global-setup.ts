@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { testLogDir } from './test-logs.ts';
 
@@ -27,8 +28,14 @@ function portOpen(port: number): Promise<boolean> {
  *
  * The run folder of logs and secrets (test-logs.ts) starts empty: the check after the run must see
  * this run's lines and secrets only.
+ *
+ * Every Node started from here on (the workers, and the service processes, CLIs and fixtures the
+ * tests spawn) inherits Node's compile cache: a run spawns hundreds of processes that load the same
+ * modules, and each would otherwise compile them all again on a machine whose cores the tests share.
+ * Node keys each entry by its version and the source's hash, so a stale entry is never used.
  */
 export default async function setup(): Promise<void> {
+  process.env.NODE_COMPILE_CACHE ??= path.join(tmpdir(), 'lode-node-compile-cache');
   rmSync(testLogDir(), { recursive: true, force: true });
   mkdirSync(testLogDir(), { recursive: true });
   execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/node'), [path.join(REPO_ROOT, 'clients/web/build-if-stale.ts')], {

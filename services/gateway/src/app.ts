@@ -28,7 +28,7 @@ import { syncRoutes } from './routes/sync.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { webRoutes } from './routes/web.ts';
-import { eventRoutes } from './routes/events.ts';
+import { DEFAULT_FEED_LIFETIME, eventRoutes } from './routes/events.ts';
 import { lfsErrors, lfsRoutes } from './lfs/lfs-routes.ts';
 
 export interface GatewayDeps {
@@ -58,6 +58,8 @@ export interface GatewayDeps {
   webRoot?: string;
   /** Longest silence on a live event feed before a keep-alive comment (LODE_FEED_HEARTBEAT_MS). */
   feedHeartbeatMs?: number;
+  /** How often an open feed authenticates its caller again; the deployed value unless given (a test's, to see a removal soon). */
+  feedRecheckMs?: number;
 }
 
 export interface Gateway {
@@ -111,7 +113,7 @@ export function createGatewayApp(deps: GatewayDeps): Gateway {
   project.use(mountedAt(projectMount), requireKeyOrSession(authenticator, deps.bus), requireOwnProject, jsonBody(projectBodyLimit(ceiling)));
   project.use(endpointRoutes({ bus: deps.bus, authenticator, auth: 'key', mount: projectMount, limitWrites: writes }));
   project.use(syncRoutes(deps.bus));
-  project.use(eventRoutes(deps.bus, deps.feedHeartbeatMs));
+  project.use(eventRoutes(deps.bus, deps.feedHeartbeatMs, { ...DEFAULT_FEED_LIFETIME, recheckMs: deps.feedRecheckMs ?? DEFAULT_FEED_LIFETIME.recheckMs }));
   app.use(projectMount, project);
   app.use(webRoutes(deps.webRoot));
 

@@ -49,8 +49,10 @@ export async function startInProcess(options: InProcessOptions): Promise<InProce
   );
   const databases: Database[] = [];
   const running = new Map<string, RunningService>();
+  // At once: each service's stop waits out its own consumers' pulls and in-flight work, which
+  // depend on no other service's stop (the bus they call each other on stays open).
   const stop = async () => {
-    for (const service of running.values()) await service.stop();
+    await Promise.all([...running.values()].map((service) => service.stop()));
   };
   const closeDatabases = async () => {
     await Promise.all(databases.map((db) => db.close()));

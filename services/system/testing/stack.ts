@@ -39,6 +39,8 @@ export interface StackOptions {
   draftTtlMs?: number;
   /** Longest silence on a live event feed before its keep-alive comment. */
   feedHeartbeatMs?: number;
+  /** How often an open feed authenticates its caller again (5 s as deployed). */
+  feedRecheckMs?: number;
   /** Settings the services read, over the test defaults (LODE_WEBHOOK_ALLOW_PRIVATE: 'false', say). */
   environment?: Record<string, string>;
 }
@@ -146,6 +148,7 @@ export async function startTestStack(options: StackOptions): Promise<TestStack> 
     services: PROJECT_SERVICES,
     localObjects: local && createLocalObjectHandler(local),
     feedHeartbeatMs: options.feedHeartbeatMs,
+    feedRecheckMs: options.feedRecheckMs,
   });
   const server = await listen(gateway.app, port, '127.0.0.1');
 

@@ -9,8 +9,9 @@ describe.each(['local', 'nats'] as const)('the live event feed, GET /events as S
   let stack: TestStack;
   const open: FeedClient[] = [];
   beforeAll(async () => {
-    // A short heartbeat, so an idle feed shows its keep-alive comment within the test.
-    stack = await startTestStack({ bus, feedHeartbeatMs: 200 });
+    // A short heartbeat, so an idle feed shows its keep-alive comment within the test. A short
+    // recheck and key cache, so a feed sees its member removed without waiting out the deployed ones.
+    stack = await startTestStack({ bus, feedHeartbeatMs: 200, feedRecheckMs: 500, authCacheMs: 500 });
   });
   // A feed left open would hold the gateway's server open at stop.
   afterEach(async () => {
