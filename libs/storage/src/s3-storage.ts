@@ -65,6 +65,16 @@ const CONNECT_TIMEOUT_MS = 2000;
 const IDLE_TIMEOUT_MS = 3000;
 const MAX_ATTEMPTS = 2;
 
+/**
+ * A multi-object delete answers only once the store has deleted every object, and some stores
+ * (Swift's s3api, Ceph) delete them a few at a time: a batch of hundreds is seconds of silence,
+ * which the idle limit above would cut, every try. Such batches go through a client that waits
+ * this long instead: they come from background jobs (the collectors, a project's purge), which no
+ * bus timeout bounds. A delete of a few keys, as a request makes, keeps the short limit.
+ */
+const BULK_DELETE_IDLE_TIMEOUT_MS = 60_000;
+const FEW_KEYS = 16;
+
 /** HEADs in flight at once: enough to hide S3's latency, well inside the SDK's pool of 50 sockets. */
 const HEADS_IN_FLIGHT = 32;
 
@@ -91,6 +101,7 @@ const WANTED_KEYS_PER_PAGE = 32;
 export class S3BlobStorage implements BlobStorage {
   readonly driver = 's3' as const;
   readonly client: S3Client;
+  readonly #bulkDeletes: S3Client;
   readonly #presigner: QueryPresigner;
   readonly #options: S3StorageOptions;
   readonly #base: URL;
@@ -98,21 +109,30 @@ export class S3BlobStorage implements BlobStorage {
   constructor(options: S3StorageOptions) {
     this.#options = options;
     const credentials = { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey };
-    this.client = new S3Client({
-      endpoint: options.endpoint,
-      region: options.region,
-      credentials,
-      forcePathStyle: options.forcePathStyle,
-      // The SDK's default CRC32 checksums break presigned PUTs and stream aws-chunked bodies.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: MAX_ATTEMPTS,
-      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
-    });
+    const clientWaiting = (idleTimeoutMs: number) =>
+      new S3Client({
+        endpoint: options.endpoint,
+        region: options.region,
+        credentials,
+        forcePathStyle: options.forcePathStyle,
+        // The SDK's default CRC32 checksums break presigned PUTs and stream aws-chunked bodies.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        maxAttempts: MAX_ATTEMPTS,
+        requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: idleTimeoutMs },
+      });
+    this.client = clientWaiting(IDLE_TIMEOUT_MS);
+    this.#bulkDeletes = clientWaiting(BULK_DELETE_IDLE_TIMEOUT_MS);
     this.#presigner = new QueryPresigner(credentials, options.region);
     const endpoint = options.endpoint ?? `https://s3.${options.region}.amazonaws.com`;
     this.#base = new URL(endpoint);
     if (!options.forcePathStyle) this.#base.hostname = `${options.bucket}.${this.#base.hostname}`;
+  }
+
+  /** Closes both clients' connections. */
+  destroy(): void {
+    this.client.destroy();
+    this.#bulkDeletes.destroy();
   }
 
   async presignPut(input: PresignPutInput): Promise<PresignedPut> {
@@ -252,7 +272,7 @@ export class S3BlobStorage implements BlobStorage {
       const batch = keys.slice(i, i + MAX_DELETE_BATCH);
       const command = new DeleteObjectsCommand({ Bucket: this.#options.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } });
       withContentMd5(command);
-      const result = await this.client.send(command).catch((error: unknown) => {
+      const result = await (batch.length > FEW_KEYS ? this.#bulkDeletes : this.client).send(command).catch((error: unknown) => {
         throw asStorageOutage(error);
       });
       const failed = (result.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');

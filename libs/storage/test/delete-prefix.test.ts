@@ -37,7 +37,7 @@ async function s3Driver(): Promise<Driver> {
     async put(key) {
       await storage.client.send(new PutObjectCommand({ Bucket: options.bucket, Key: key, Body: 'x' }));
     },
-    close: async () => storage.client.destroy(),
+    close: async () => storage.destroy(),
   };
 }
 

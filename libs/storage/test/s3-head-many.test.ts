@@ -54,7 +54,7 @@ describe('S3 driver headMany and contentMany against a real S3 (Swift s3api)', (
   beforeEach(() => {
     sent = [];
   });
-  afterAll(() => storage?.client.destroy());
+  afterAll(() => storage?.destroy());
 
   it('reads each distinct object once for contentMany: size and SHA-256 in key order, null for a missing key, nothing HEADed or listed', async () => {
     const missing = `${keys[0]}-gone`;

@@ -11,7 +11,7 @@ describe('S3 driver against a real S3 (Swift s3api): multipart uploads', () => {
     storage = new S3BlobStorage(testS3Options());
     await storage.ensureReady();
   });
-  afterAll(() => storage?.client.destroy());
+  afterAll(() => storage?.destroy());
 
   multipartScenarios(
     () => storage,

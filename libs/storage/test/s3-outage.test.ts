@@ -13,6 +13,7 @@ import { S3BlobStorage } from '../src/index.ts';
 describe('the S3 driver while the store is down or stalled', () => {
   let proxy: StorageFaultProxy;
   let storage: S3BlobStorage;
+  let bucket: string;
   const key = `p/outage/u/${randomBytes(6).toString('hex')}`;
   const bytes = randomBytes(64);
   const unavailable = (call: Promise<unknown>) =>
@@ -23,13 +24,14 @@ describe('the S3 driver while the store is down or stalled', () => {
 
   beforeAll(async () => {
     const options = testS3Options();
+    bucket = options.bucket;
     proxy = await startStorageFaultProxy(options.endpoint!);
     storage = new S3BlobStorage({ ...options, endpoint: proxy.url });
     await storage.ensureReady();
     await storage.client.send(new PutObjectCommand({ Bucket: options.bucket, Key: key, Body: bytes }));
   });
   afterAll(async () => {
-    storage?.client.destroy();
+    storage?.destroy();
     await proxy?.close();
   });
 
@@ -50,6 +52,21 @@ describe('the S3 driver while the store is down or stalled', () => {
       proxy.setMode('pass');
     }
     expect(await storage.head(key)).toEqual({ size: bytes.length, verifiedSha256: undefined });
+  });
+
+  // Some stores delete a batch's objects a few at a time and answer when done: seconds of silence
+  // that must not read as a stalled store, while a HEAD so slow still does.
+  it('waits for a store that takes seconds to answer a batch delete', { timeout: 45_000 }, async () => {
+    const keys = Array.from({ length: 100 }, (_, i) => `${key}-batch-${i}`);
+    await Promise.all(keys.slice(0, 4).map((Key) => storage.client.send(new PutObjectCommand({ Bucket: bucket, Key, Body: 'x' }))));
+    proxy.setMode('slow', { slowMs: 5000 });
+    try {
+      expect(await unavailable(storage.delete(keys))).toEqual({ resolved: undefined });
+      expect(await unavailable(storage.head(key))).toEqual({ code: 'service_unavailable', retryAfterSeconds: 1 });
+    } finally {
+      proxy.setMode('pass');
+    }
+    expect(await storage.headMany(keys.slice(0, 4))).toEqual([null, null, null, null]);
   });
 
   // The store holds every request for a minute; the driver must give up long before (the test's

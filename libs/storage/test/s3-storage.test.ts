@@ -15,7 +15,7 @@ describe('S3 driver against a real S3 (Swift s3api): storage refuses every body 
     storage = new S3BlobStorage(options);
     await storage.ensureReady();
   });
-  afterAll(() => storage?.client.destroy());
+  afterAll(() => storage?.destroy());
 
   const presign = async (bytes: Buffer, expiresInSeconds = 300) => {
     const key = `p/test/u/object-${Date.now()}-${++counter}`;
