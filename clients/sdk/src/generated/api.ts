@@ -4446,7 +4446,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                             description: string;
                             disabled: boolean;
                             disabledReason: string | null;
@@ -4606,7 +4606,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     /** @default  */
                     description?: string;
                 };
@@ -4623,7 +4623,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -4807,7 +4807,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -5128,7 +5128,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     description?: string;
                     disabled?: boolean;
                     /** @constant */
@@ -5147,7 +5147,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -18950,7 +18950,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                             description: string;
                             disabled: boolean;
                             disabledReason: string | null;
@@ -19125,7 +19125,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     /** @default  */
                     description?: string;
                 };
@@ -19142,7 +19142,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -19341,7 +19341,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -19692,7 +19692,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     description?: string;
                     disabled?: boolean;
                     /** @constant */
@@ -19711,7 +19711,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
