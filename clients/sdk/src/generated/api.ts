@@ -3167,6 +3167,8 @@ export interface operations {
                             projectId: string;
                             name: string;
                             slug: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
                         }[];
                         history: {
                             logicalBytes: number;
@@ -8773,6 +8775,8 @@ export interface operations {
                             projectId: string;
                             name: string;
                             slug: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
                         }[];
                         history: {
                             logicalBytes: number;
@@ -15751,6 +15755,8 @@ export interface operations {
                             projectId: string;
                             name: string;
                             slug: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
                         }[];
                         history: {
                             logicalBytes: number;
