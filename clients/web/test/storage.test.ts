@@ -105,14 +105,23 @@ describe('storage page in Chromium', () => {
     await expect(tab.getByRole('heading', { name: 'Organization quota' }).count()).resolves.toBe(0);
   });
 
-  it("shows the owner the organization's quota and storage by project beside the project's", async () => {
+  it("shows the owner the organization's quota and storage by project beside the project's, a deleted one marked", async () => {
     expect((await stack.seed.admin.request('PUT', `/admin/v1/orgs/${owner.orgId}/quota`, { bytes: 2600 })).status).toBe(200);
+    const old = await stack.seed.admin.post<{ id: string }>(`/admin/v1/orgs/${owner.orgId}/projects`, { name: 'Old Game', slug: 'old-game' });
+    expect((await stack.seed.admin.delete(`/admin/v1/projects/${old.body.id}`)).status).toBe(200);
     await page.goto(`${stack.baseUrl}/projects/${owner.projectId}/storage`);
     await page.getByText("1.3 KiB of 2.5 KiB stored (50.0 %), the server operator's organization quota").waitFor();
     await expect(page.getByRole('progressbar', { name: "Organization's share of its quota" }).getAttribute('aria-valuenow')).resolves.toBe('50');
     const rows = page.getByRole('table', { name: 'Storage by project' }).locator('tbody tr');
     await rows.first().waitFor();
-    await expect(rows.count()).resolves.toBe(1);
+    await expect(rows.count()).resolves.toBe(2);
     await expect(rows.nth(0).locator('td').allInnerTexts()).resolves.toEqual([expect.any(String), '1.3 KiB', '2.2 KiB', '3']);
+    // Listed until its purge, when its storage goes.
+    await expect(rows.nth(1).locator('td').allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/^Old Game \(deleted; purged after .+\)$/),
+      '0 B',
+      '0 B',
+      '0',
+    ]);
   });
 });

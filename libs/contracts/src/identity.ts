@@ -228,6 +228,13 @@ export const listProjects = defineContract('identity', 'list_projects', z.object
   query: listQuery,
 });
 
+/**
+ * An org's projects that still hold data: live ones, and deleted ones inside their undo window
+ * (`deletedAt` set), whose storage exists until they are purged; purged ones never. For the services
+ * that count an org's storage; an unknown org is 404. Internal: no route.
+ */
+export const listStoredProjects = defineContract('identity', 'list_stored_projects', z.object({ orgId: uuid, ...pageQuery }), pageOf(projectSchema));
+
 /** The key itself is in this reply and never again: only its hash is stored. */
 export const createKey = defineContract('identity', 'create_key', z.object({ projectId: uuid, userId: uuid }), apiKeySchema.extend({ key: z.string() }), {
   ...adminRoute,

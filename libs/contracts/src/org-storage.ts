@@ -37,13 +37,20 @@ export const orgQuotaReplySchema = z.object({
 });
 export type OrgQuotaReply = z.infer<typeof orgQuotaReplySchema>;
 
-export const orgProjectUsageSchema = usageFiguresSchema.extend({ projectId: uuid, name: z.string(), slug: z.string() });
+export const orgProjectUsageSchema = usageFiguresSchema.extend({
+  projectId: uuid,
+  name: z.string(),
+  slug: z.string(),
+  /** Set while the project is deleted: its storage counts until it is purged after `purgeAfter`, when it leaves the list. */
+  deletedAt: z.string().nullable(),
+  purgeAfter: z.string().nullable(),
+});
 export type OrgProjectUsage = z.infer<typeof orgProjectUsageSchema>;
 
 export const orgUsageReplySchema = usageFiguresSchema.extend({
   orgId: uuid,
   ...orgQuotaReplySchema.shape,
-  /** Every project of the org with its figures, the most stored bytes first. */
+  /** Every project of the org that still holds data (deleted ones until their purge) with its figures, the most stored bytes first. */
   projects: z.array(orgProjectUsageSchema),
   /** One point per day for the last 90 days, each the sum of the projects' points that day, oldest first; the last is today, as of now. */
   history: z.array(usageDaySchema),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { uuid } from './common.ts';
 import { commitKindSchema, committedEntrySchema } from './commit.ts';
 import { lockedFileSchema, lockReleaseReasonSchema } from './lock.ts';
+import { retentionTriggerSchema } from './retention.ts';
 
 /**
  * The public event catalogue (docs/api.md, Events): what webhooks receive and the live feed streams.
@@ -15,6 +16,7 @@ export const PUBLIC_EVENT_TYPES = [
   'branch.deleted',
   'plugin.published',
   'file.obliterated',
+  'retention.applied',
   'quota.warning',
 ] as const;
 export const publicEventTypeSchema = z.enum(PUBLIC_EVENT_TYPES);
@@ -64,6 +66,25 @@ export const fileObliteratedData = z.object({
   freedBytes: z.number().int().min(0),
   by: z.object({ userId: uuid, userName: z.string() }),
   obliteratedAt: z.string(),
+});
+
+/**
+ * Retention rules removed versions, by a confirmed run (`by` who confirmed it) or the periodic job
+ * (`by: null`): the audit record of a run, its counts and what it frees. A run that removed nothing
+ * has no event.
+ */
+export const retentionAppliedData = z.object({
+  runId: uuid,
+  trigger: retentionTriggerSchema,
+  by: z.object({ userId: uuid, userName: z.string() }).nullable(),
+  versionCount: z.number().int().min(1),
+  fileCount: z.number().int().min(1),
+  logicalBytes: z.number().int().min(0),
+  freedObjects: z.number().int().min(0),
+  freedBytes: z.number().int().min(0),
+  /** Files with versions the rules would remove, left alone because someone holds a lock on them. */
+  lockedFiles: z.number().int().min(0),
+  appliedAt: z.string(),
 });
 
 /**

@@ -161,13 +161,16 @@ export const retentionRun = defineContract('upload', 'retention_run', retentionR
   request: ({ actor, body }) => ({ actor, ...body }),
 });
 
+/** What applied the rules: a run an owner or admin confirmed, or the periodic job. */
+export const retentionTriggerSchema = z.enum(['run', 'schedule']);
+
 /** Retention removed versions, by a confirmed run or the periodic job. Goes out through the upload service's outbox. */
 export const retentionApplied = defineEvent(
   'retention.applied',
   z.object({
     projectId: uuid,
     runId: uuid,
-    trigger: z.enum(['run', 'schedule']),
+    trigger: retentionTriggerSchema,
     /** Who confirmed the run; null for the periodic job. */
     by: z.object({ userId: uuid, userName: z.string() }).nullable(),
     versionCount: count,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, type SeededProject } from '@lode/testkit';
+import { ApiClient, describeContent, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { StorageClient } from './storage-helpers.ts';
 
@@ -151,6 +151,46 @@ describe.each([
     expect((await owner.api.get(`${projectPath}/commits`)).status).toBe(410);
     expect((await stack.seed.admin.post(`/admin/v1/projects/${owner.projectId}/undelete`)).status).toBe(200);
     expect((await owner.api.get(`${projectPath}/commits`)).status).toBe(200);
+  });
+
+  it("keeps a deleted project in its org's usage and quota, marked, until its purge; a purged one neither shows nor counts", async () => {
+    const owner = await stack.seed.project();
+    const made = await stack.seed.admin.post<{ id: string }>(`/admin/v1/orgs/${owner.orgId}/projects`, {
+      name: 'Doomed',
+      slug: `doomed-${randomBytes(4).toString('hex')}`,
+    });
+    expect(made.status).toBe(201);
+    const kept = new StorageClient(stack, owner);
+    const doomed = new StorageClient(stack, await stack.seed.member(owner.orgId, made.body.id, 'owner'));
+    await kept.push('a.bin', randomBytes(100));
+    await doomed.push('b.bin', randomBytes(300));
+    expect((await stack.seed.admin.request('PUT', `/admin/v1/orgs/${owner.orgId}/quota`, { bytes: 500 })).status).toBe(200);
+    const orgUsage = async () => {
+      const res = await kept.api.get(kept.url('/org/usage'));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    };
+    const initiate = () => kept.api.post(kept.url('/files/upload/initiate'), { path: 'c.bin', ...describeContent(randomBytes(150)) });
+
+    // Deleted, its storage stays until the purge: listed, marked, and counted against the org's quota.
+    const deleted = await stack.seed.admin.delete(`/admin/v1/projects/${made.body.id}`);
+    expect(deleted.status).toBe(200);
+    expect(await orgUsage()).toMatchObject({
+      storedBytes: 400,
+      projects: [
+        { projectId: made.body.id, storedBytes: 300, deletedAt: deleted.body.deletedAt, purgeAfter: deleted.body.purgeAfter },
+        { projectId: owner.projectId, storedBytes: 100, deletedAt: null, purgeAfter: null },
+      ],
+    });
+    expect((await initiate()).status).toBe(507);
+
+    // Purged, its data is gone: the org's usage lists and counts its other project only, and the quota has room again.
+    await db.query(`UPDATE identity.projects SET purge_after = now() WHERE id = $1`, [made.body.id]);
+    await expect
+      .poll(async () => (await orgUsage()).projects.map((p: { projectId: string }) => p.projectId), { timeout: 30_000, interval: 200 })
+      .toEqual([owner.projectId]);
+    expect(await orgUsage()).toMatchObject({ storedBytes: 100, projects: [{ projectId: owner.projectId, storedBytes: 100 }] });
+    await expect.poll(async () => (await initiate()).status, { timeout: 30_000, interval: 500 }).toBe(200);
   });
 
   it('purges a deleted project past its window: every row of every service and every object go, other projects keep theirs', async () => {

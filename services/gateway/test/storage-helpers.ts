@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
+import { webhooks, type Actor, type publicEvents } from '@lode/contracts';
 import { describeContent, pushFile, type ApiClient, type PushedFile, type SeededProject } from '@lode/testkit';
 import type { TestStack } from '@lode/system/testing';
 
@@ -96,6 +97,14 @@ export class StorageClient {
     });
     await verify.arrayBuffer();
     return { batch: batch.status, put: put.status, verify: verify.status };
+  }
+
+  /** The project's public events of one type, oldest first, as the feed (and so its webhooks) has them. */
+  async feed(type: publicEvents.PublicEventType): Promise<publicEvents.PublicEvent[]> {
+    const { projectId, orgId, userId, keyId } = this.project;
+    const actor: Actor = { projectId, orgId, userId, keyId, userName: 'x', userAvatarUrl: null, role: 'owner' };
+    const { events } = await this.#stack.bus.call(webhooks.readFeed, { actor, after: 0, types: [type], limit: 10, waitMs: 0 });
+    return events.map((e) => e.event);
   }
 
   async usage(query = ''): Promise<any> {

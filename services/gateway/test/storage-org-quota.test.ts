@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhooks, type Actor } from '@lode/contracts';
 import { ApiClient, describeContent } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { figuresOf, StorageClient } from './storage-helpers.ts';
@@ -162,12 +161,7 @@ describe.each(['local', 's3'] as const)('org usage and quotas (%s storage)', (st
   it('warns each project of the org once per crossing of 80 %', async () => {
     const { first, second } = await org();
     await setOperator(first.project.orgId, 1000);
-    const feed = async (client: StorageClient) => {
-      const { projectId, orgId, userId, keyId } = client.project;
-      const actor: Actor = { projectId, orgId, userId, keyId, userName: 'x', userAvatarUrl: null, role: 'owner' };
-      const { events } = await stack.bus.call(webhooks.readFeed, { actor, after: 0, types: ['quota.warning'], limit: 10, waitMs: 0 });
-      return events.map((e) => e.event.data);
-    };
+    const feed = async (client: StorageClient) => (await client.feed('quota.warning')).map((event) => event.data);
     const settle = async () => {
       await stack.upload.usage.fold();
       return stack.upload.orgQuotas.warnCrossings();

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhooks, type Actor } from '@lode/contracts';
 import { describeContent } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { StorageClient } from './storage-helpers.ts';
@@ -118,17 +117,7 @@ describe.each(['local', 's3'] as const)('storage quotas (%s storage)', (storageD
   it('warns once per crossing of 80 %, on the feed and to webhooks', async () => {
     const client = await project();
     await setOperator(client, 1000);
-    const actor: Actor = {
-      projectId: client.project.projectId,
-      orgId: client.project.orgId,
-      userId: client.project.userId,
-      userName: 'x',
-      userAvatarUrl: null,
-      keyId: client.project.keyId,
-      role: 'owner',
-    };
-    const warnings = async () =>
-      (await stack.bus.call(webhooks.readFeed, { actor, after: 0, types: ['quota.warning'], limit: 10, waitMs: 0 })).events.map((e) => e.event.data);
+    const warnings = async () => (await client.feed('quota.warning')).map((event) => event.data);
     const settle = async () => {
       await stack.upload.usage.fold();
       return stack.upload.quotas.warnCrossings();

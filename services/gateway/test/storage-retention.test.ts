@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retention } from '@lode/contracts';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { describeContent } from '@lode/testkit';
 import { StorageClient } from './storage-helpers.ts';
@@ -14,7 +13,6 @@ describe.each([
   let owner: StorageClient;
   let member: StorageClient;
   let stranger: StorageClient;
-  const applied: retention.RetentionApplied[] = [];
   const setRules = (client: StorageClient, rules: unknown) => client.api.request('PUT', client.url('/retention'), { rules });
   const dryRun = (client: StorageClient) => client.api.post(client.url('/retention/dry-run'), {});
   const run = (client: StorageClient, confirmToken: string) => client.api.post(client.url('/retention/run'), { confirmToken });
@@ -25,14 +23,6 @@ describe.each([
     owner = new StorageClient(stack, project);
     member = new StorageClient(stack, await stack.seed.member(project.orgId, project.projectId, 'member'));
     stranger = new StorageClient(stack, await stack.seed.project());
-    await stack.events.consume(
-      `retention-test-${storageDriver}`,
-      retention.retentionApplied,
-      async (event) => {
-        applied.push(event);
-      },
-      { deliverFrom: 'all' },
-    );
   });
   afterAll(async () => stack?.stop());
 
@@ -132,11 +122,13 @@ describe.each([
       ]);
 
       const before = await owner.usage();
+      let ran: { runId: string; appliedAt: string } | undefined;
       if (mode === 'run') {
         const done = await run(owner, dry.body.confirmToken);
         expect(done.status, JSON.stringify(done.body)).toBe(200);
         expect(done.body).toMatchObject({ ...dry.body, dryRun: false, confirmToken: null, expiresAt: null, appliedAt: expect.any(String) });
         expect((await owner.api.get(owner.url('/retention'))).body.lastRunAt).toBe(done.body.appliedAt);
+        ran = done.body;
         // The plan is gone: the same token again is a plan that changed.
         const again = await run(owner, dry.body.confirmToken);
         expect(again.status).toBe(409);
@@ -166,18 +158,28 @@ describe.each([
       expect(Buffer.from(await (await fetch(sharedCopy.downloadUrl)).arrayBuffer()).equals(shared)).toBe(true);
       expect(branchTip.downloadUrl).toEqual(expect.any(String));
 
-      // Each run's counts go out as an event, with who ran it (nobody for the periodic job).
+      // Each run's counts reach the feed (and so webhooks) as its audit event, with who ran it (nobody for the periodic job).
       await expect
-        .poll(() => applied.filter((e) => e.projectId === owner.project.projectId && e.trigger === mode), { timeout: 10_000 })
+        .poll(async () => (await owner.feed('retention.applied')).filter((event) => event.data.trigger === mode), { timeout: 10_000 })
         .toEqual([
-          expect.objectContaining({
-            versionCount: 3,
-            fileCount: 2,
-            logicalBytes: 300 + 30 + 12,
-            freedObjects: 2,
-            lockedFiles: 1,
-            by: mode === 'run' ? by : null,
-          }),
+          {
+            id: expect.any(String),
+            type: 'retention.applied',
+            projectId: owner.project.projectId,
+            occurredAt: ran?.appliedAt ?? expect.any(String),
+            data: {
+              runId: ran?.runId ?? expect.any(String),
+              trigger: mode,
+              by,
+              versionCount: 3,
+              fileCount: 2,
+              logicalBytes: 300 + 30 + 12,
+              freedObjects: 2,
+              freedBytes: 30 + 12,
+              lockedFiles: 1,
+              appliedAt: ran?.appliedAt ?? expect.any(String),
+            },
+          },
         ]);
 
       const after = await owner.usageAndRecount();

@@ -44,6 +44,7 @@ export function identityRpcs({
     rpc(identity.listMembers, ({ orgId, ...query }) => admin.listMembers(orgId, query)),
     rpc(identity.createProject, ({ orgId, ...project }) => admin.createProject(orgId, project)),
     rpc(identity.listProjects, ({ orgId, ...query }) => admin.listProjects(orgId, query)),
+    rpc(identity.listStoredProjects, ({ orgId, ...query }) => admin.listStoredProjects(orgId, query)),
 
     rpc(projectDeletion.deleteProject, ({ actor }) => deletions.deleteByOwner(actor)),
     rpc(projectDeletion.adminDeleteProject, ({ projectId }) => deletions.deleteByOperator(projectId)),

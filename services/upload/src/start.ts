@@ -102,7 +102,7 @@ export async function startUploadService({
   const usageRows = new UsageRepository();
   // The identity service owns orgs: which projects one holds, and a dashboard user's role in it.
   const directory = new OrgDirectory({
-    listProjects: (orgId, page) => bus.call(identity.listProjects, { orgId, ...page }),
+    storedProjects: (orgId, page) => bus.call(identity.listStoredProjects, { orgId, ...page }),
     myOrgs: async (viewerId) => (await bus.call(sessions.myOrgs, { viewerId })).data,
   });
   const orgQuotas = new OrgQuotaService({ db, quotas: new OrgQuotaRepository(), usage: usageRows, directory, onWarned: () => outbox.relay.kick() });

@@ -29,7 +29,7 @@ const PURGE_INTERVAL_MS = 3_600_000;
 export interface WebhooksDeps {
   db: Database;
   bus: Bus;
-  /** Where the services' internal events come from (commit.created, branch.changed, lock.changed, plugin.published). */
+  /** Where the services' internal events come from: those handlers/internal-events.ts turns into public ones. */
   events: EventStream;
   logger: Logger;
   config: WebhooksConfig;

@@ -135,6 +135,38 @@ describe.each(['local', 'nats'] as const)('webhooks (%s bus)', (bus) => {
     expect(log[0]).toMatchObject({ eventType: 'lock.released', attempts: 1, lastStatus: 204, lastError: null, nextAttemptAt: null });
   });
 
+  it('deliver a confirmed retention run as its audit record: who confirmed it, what it removed and what it frees', async () => {
+    const { owner } = await subscribed(['retention.applied']);
+    const project = `/api/v1/projects/${owner.projectId}`;
+    await pushFile(owner.api, owner.projectId, 'Builds/game.pak', randomBytes(40));
+    await pushFile(owner.api, owner.projectId, 'Builds/game.pak', randomBytes(60));
+    expect((await owner.api.request('PUT', `${project}/retention`, { rules: [{ glob: 'Builds/**', keepLast: 1 }] })).status).toBe(200);
+    const dry = await owner.api.post(`${project}/retention/dry-run`, {});
+    const run = await owner.api.post(`${project}/retention/run`, { confirmToken: dry.body.confirmToken });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    const got = await eventually('retention.applied delivered', () =>
+      harness.receiver.delivered('retention.applied').find((r) => JSON.parse(r.body).projectId === owner.projectId),
+    );
+    expect(JSON.parse(got.body)).toEqual({
+      id: got.headers['webhook-id'],
+      type: 'retention.applied',
+      projectId: owner.projectId,
+      occurredAt: run.body.appliedAt,
+      data: {
+        runId: run.body.runId,
+        trigger: 'run',
+        by: { userId: owner.userId, userName: expect.any(String) },
+        versionCount: 1,
+        fileCount: 1,
+        logicalBytes: 40,
+        freedObjects: 1,
+        freedBytes: 40,
+        lockedFiles: 0,
+        appliedAt: run.body.appliedAt,
+      },
+    });
+  });
+
   it('retry 5xx and 429 (honouring Retry-After) until the endpoint recovers: each event is accepted exactly once', async () => {
     const { owner, hook } = await subscribed(['lock.acquired']);
     harness.receiver.answer = ({ attempt }) =>

@@ -65,11 +65,19 @@ export function settingsLine(whose: 'Project' | 'Organization', settings: QuotaS
   return `${whose} quota: ${applies} applies; operator's ${part(settings.operatorBytes)}, own ${part(own)}`;
 }
 
-/** `lode usage --org`: the org's figures, its quota and its projects, the largest first. */
+/**
+ * `lode usage --org`: the org's figures, its quota and its projects, the largest first; a deleted
+ * project is marked, with when its purge frees its storage.
+ */
 export function orgUsageLines(org: OrgUsage): string[] {
   const cells = [
     ['project', 'stored', 'logical', 'versions'],
-    ...org.projects.map((p) => [p.slug, formatBytes(p.storedBytes), formatBytes(p.logicalBytes), `${p.versions}`]),
+    ...org.projects.map((p) => [
+      p.deletedAt === null ? p.slug : `${p.slug} (deleted; purged after ${p.purgeAfter})`,
+      formatBytes(p.storedBytes),
+      formatBytes(p.logicalBytes),
+      `${p.versions}`,
+    ]),
   ];
   const widths = cells[0].map((_, i) => Math.max(...cells.map((row) => row[i].length)));
   return [

@@ -3167,6 +3167,8 @@ export interface operations {
                             projectId: string;
                             name: string;
                             slug: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
                         }[];
                         history: {
                             logicalBytes: number;
@@ -4446,7 +4448,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                             description: string;
                             disabled: boolean;
                             disabledReason: string | null;
@@ -4606,7 +4608,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     /** @default  */
                     description?: string;
                 };
@@ -4623,7 +4625,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -4807,7 +4809,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -5128,7 +5130,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     description?: string;
                     disabled?: boolean;
                     /** @constant */
@@ -5147,7 +5149,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -8773,6 +8775,8 @@ export interface operations {
                             projectId: string;
                             name: string;
                             slug: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
                         }[];
                         history: {
                             logicalBytes: number;
@@ -15751,6 +15755,8 @@ export interface operations {
                             projectId: string;
                             name: string;
                             slug: string;
+                            deletedAt: string | null;
+                            purgeAfter: string | null;
                         }[];
                         history: {
                             logicalBytes: number;
@@ -18950,7 +18956,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                            events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                             description: string;
                             disabled: boolean;
                             disabledReason: string | null;
@@ -19125,7 +19131,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     /** @default  */
                     description?: string;
                 };
@@ -19142,7 +19148,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -19341,7 +19347,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;
@@ -19692,7 +19698,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                    events?: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                     description?: string;
                     disabled?: boolean;
                     /** @constant */
@@ -19711,7 +19717,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "quota.warning")[];
+                        events: ("commit.created" | "lock.acquired" | "lock.released" | "branch.created" | "branch.deleted" | "plugin.published" | "file.obliterated" | "retention.applied" | "quota.warning")[];
                         description: string;
                         disabled: boolean;
                         disabledReason: string | null;

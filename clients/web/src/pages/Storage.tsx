@@ -5,7 +5,7 @@ import { api, ApiError, get, withQuery } from '../api.ts';
 import { DataTable } from '../components/DataTable.tsx';
 import { Figure } from '../components/Figure.tsx';
 import { ErrorNotice, QueryState } from '../components/States.tsx';
-import { formatBytes } from '../format.ts';
+import { formatBytes, formatTime } from '../format.ts';
 import type { OrgUsageReply, Quota, QuotaReply, UsageDay, UsageReply } from '../types.ts';
 import { BYTE_UNITS, chartSeries, dedupSaving, inUnit, quotaFill, toBytes, type ByteUnit, type ChartPoint } from '../usage.ts';
 import { useProject } from './ProjectLayout.tsx';
@@ -116,7 +116,13 @@ function OrgQuotaSection() {
             <DataTable label="Storage by project" minWidth={560} columns={['Project', 'Stored', 'Logical size', 'Versions']}>
               {data.projects.map((row) => (
                 <Table.Tr key={row.projectId} fw={row.projectId === projectId ? 600 : undefined}>
-                  <Table.Td>{row.name}</Table.Td>
+                  <Table.Td>
+                    {row.name}
+                    {row.deletedAt !== null && (
+                      // Its storage counts until the purge, when it leaves the list.
+                      <Text span size="sm" c="dimmed">{` (deleted; purged after ${formatTime(row.purgeAfter)})`}</Text>
+                    )}
+                  </Table.Td>
                   <Table.Td>{formatBytes(row.storedBytes)}</Table.Td>
                   <Table.Td>{formatBytes(row.logicalBytes)}</Table.Td>
                   <Table.Td>{row.versions.toLocaleString()}</Table.Td>

@@ -5,7 +5,7 @@ import type { identity, ParsedRequestOf, Role } from '@lode/contracts';
 import { createdAtPosition } from '../repo/keyset.ts';
 import type { MembershipsRepository } from '../repo/memberships-repo.ts';
 import type { OrgsRepository } from '../repo/orgs-repo.ts';
-import type { ProjectsRepository } from '../repo/projects-repo.ts';
+import type { ProjectListing, ProjectsRepository } from '../repo/projects-repo.ts';
 import type { UsersRepository } from '../repo/users-repo.ts';
 import type { Pager, PageQuery } from './pages.ts';
 import { view } from './views.ts';
@@ -99,12 +99,24 @@ export class AdminService {
   }
 
   /** Every project, deleted and purged ones too (their times say so): operators see what became of each. */
-  async listProjects(orgId: string, query: PageQuery) {
+  listProjects(orgId: string, query: PageQuery) {
+    return this.#projectsOf(orgId, query, 'all');
+  }
+
+  /**
+   * The projects whose data still exists, for the storage counted against the org: a deleted project
+   * keeps its versions and objects until it is purged, a purged one has none left.
+   */
+  listStoredProjects(orgId: string, query: PageQuery) {
+    return this.#projectsOf(orgId, query, 'restorable');
+  }
+
+  async #projectsOf(orgId: string, query: PageQuery, listing: ProjectListing) {
     await this.#requireOrg(orgId);
     return this.#pager.page(
       'projects',
       query,
-      (after, limit) => this.#projects.listByOrg(this.#db, orgId, after, limit, 'all'),
+      (after, limit) => this.#projects.listByOrg(this.#db, orgId, after, limit, listing),
       createdAtPosition,
       view.project,
     );

@@ -5,9 +5,9 @@ describe("an org's directory", () => {
   /** A directory over an org of `count` projects, recording the pages asked for. */
   function directory(count: number) {
     const asked: { cursor: string | undefined; limit: number }[] = [];
-    const projects = Array.from({ length: count }, (_, i) => ({ id: `p${i}`, name: `P${i}`, slug: `p${i}` }));
+    const projects = Array.from({ length: count }, (_, i) => ({ id: `p${i}`, name: `P${i}`, slug: `p${i}`, deletedAt: null, purgeAfter: null }));
     const org = new OrgDirectory({
-      listProjects: async (_orgId, page) => {
+      storedProjects: async (_orgId, page) => {
         asked.push(page);
         const from = Number(page.cursor ?? 0);
         const to = from + page.limit;

@@ -2,11 +2,13 @@ import { errors } from '@lode/errors';
 import { identity, type orgStorage, type Role } from '@lode/contracts';
 import { TtlCache } from './ttl-cache.ts';
 
-/** A project of an org, as the identity service lists it. */
+/** A project of an org that still holds data, as the identity service lists it; `deletedAt` set while it waits for its purge. */
 export interface OrgProject {
   id: string;
   name: string;
   slug: string;
+  deletedAt: string | null;
+  purgeAfter: string | null;
 }
 
 interface ProjectPage {
@@ -24,29 +26,31 @@ const PROJECTS_CACHE_MAX = 10_000;
 
 /**
  * What the upload service knows of orgs, asked of the identity service, which owns them: the projects
- * an org holds (an unknown org is its 404), and a dashboard user's role in one. Nothing of it is
- * stored here, so a project's org is never out of step with identity's.
+ * an org holds that still hold data (an unknown org is its 404), and a dashboard user's role in one.
+ * Nothing of it is stored here, so a project's org, or its deletion, is never out of step with
+ * identity's. A purged project is not listed: its data is gone, so it neither shows in the org's
+ * usage nor counts against the org's quota; a deleted one is, until its purge, as its storage is.
  */
 export class OrgDirectory {
-  readonly #listProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
+  readonly #storedProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
   readonly #myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
   readonly #cache = new TtlCache<string, readonly OrgProject[]>({ ttlMs: PROJECTS_CACHE_MS, maxEntries: PROJECTS_CACHE_MAX });
 
   constructor(deps: {
-    /** A page of the org's projects; an unknown org is the identity service's 404. */
-    listProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
+    /** A page of the org's projects that still hold data (not purged); an unknown org is the identity service's 404. */
+    storedProjects: (orgId: string, page: { cursor: string | undefined; limit: number }) => Promise<ProjectPage>;
     myOrgs: (viewerId: string) => Promise<readonly { id: string; role: Role }[]>;
   }) {
-    this.#listProjects = deps.listProjects;
+    this.#storedProjects = deps.storedProjects;
     this.#myOrgs = deps.myOrgs;
   }
 
   /** Refuses an org the identity service does not know (404), asking for one project of it at most. */
   async assertOrg(orgId: string): Promise<void> {
-    await this.#listProjects(orgId, { cursor: undefined, limit: 1 });
+    await this.#storedProjects(orgId, { cursor: undefined, limit: 1 });
   }
 
-  /** Every project of the org, as of now. */
+  /** Every project of the org that still holds data, as of now. */
   async projects(orgId: string): Promise<readonly OrgProject[]> {
     const projects = await this.#allProjects(orgId);
     this.#cache.set(orgId, projects);
@@ -78,7 +82,7 @@ export class OrgDirectory {
     const projects: OrgProject[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.#listProjects(orgId, { cursor, limit: identity.MAX_ADMIN_PAGE_SIZE });
+      const page = await this.#storedProjects(orgId, { cursor, limit: identity.MAX_ADMIN_PAGE_SIZE });
       projects.push(...page.data);
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);

@@ -64,7 +64,8 @@ export class OrgQuotaService {
 
   /**
    * What an initiate in `projectId` is held to by its org: the org quota (cached) and the org's
-   * projects' stored bytes together now; nothing more is read for an org without one.
+   * projects' stored bytes together now (a deleted project's until its purge, as they still take
+   * space; a purged one's never); nothing more is read for an org without one.
    */
   async budget(orgId: string, projectId: string): Promise<QuotaBudget | undefined> {
     const quota = await this.#cache.read(orgId, async (id) => (await this.limits(id)).quota);

@@ -12,7 +12,9 @@ const ZERO: UsageFigures = { logicalBytes: 0, storedBytes: 0, versions: 0, objec
 /**
  * An org's storage usage (docs/storage.md, Organization usage and quotas): its projects' running
  * totals added up, read for the projects the identity service lists for it, so a read costs a few
- * index probes per project whatever they hold. For the org's owners and admins and the operator.
+ * index probes per project whatever they hold. A deleted project is listed, marked, until its purge,
+ * since its storage exists until then; a purged one is not. For the org's owners and admins and the
+ * operator.
  */
 export class OrgUsageService {
   readonly #db: Database;
@@ -42,9 +44,9 @@ export class OrgUsageService {
     ]);
     const byId = new Map(figures.map((row) => [row.projectId, row]));
     const rows = projects
-      .map(({ id, name, slug }) => {
+      .map(({ id, name, slug, deletedAt, purgeAfter }) => {
         const { projectId: _id, ...own } = byId.get(id) ?? { projectId: id, ...ZERO };
-        return { projectId: id, name, slug, ...own };
+        return { projectId: id, name, slug, deletedAt, purgeAfter, ...own };
       })
       .sort((a, b) => b.storedBytes - a.storedBytes || b.logicalBytes - a.logicalBytes || a.slug.localeCompare(b.slug));
     const total = rows.reduce(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { publicEvents, type commit } from '@lode/contracts';
-import { fromBranchChanged, fromCommitCreated, fromLocksChanged, publicEventId } from './public-event-plan.ts';
+import { publicEvents, type commit, type retention } from '@lode/contracts';
+import { fromBranchChanged, fromCommitCreated, fromLocksChanged, fromRetentionApplied, publicEventId } from './public-event-plan.ts';
 
 const projectId = randomUUID();
 
@@ -54,5 +54,26 @@ describe('public events', () => {
       'l1',
     );
     expect(released).toMatchObject({ type: 'lock.released', data: { reason: 'forced' } });
+  });
+
+  it('tell a retention run as its audit record, at the moment it finished, with the run as its source', () => {
+    const run: retention.RetentionApplied = {
+      projectId,
+      runId: randomUUID(),
+      trigger: 'schedule',
+      by: null,
+      versionCount: 3,
+      fileCount: 2,
+      logicalBytes: 342,
+      freedObjects: 2,
+      freedBytes: 42,
+      lockedFiles: 1,
+      appliedAt: '2026-11-24T03:00:00.000Z',
+    };
+    const event = fromRetentionApplied(run, run.runId);
+    expect(publicEvents.publicEventSchema.parse(event)).toBeTruthy();
+    const { projectId: _, ...data } = run;
+    expect(event).toEqual({ id: publicEventId(run.runId, 'retention.applied'), type: 'retention.applied', projectId, occurredAt: run.appliedAt, data });
+    expect(publicEvents.retentionAppliedData.parse(event.data)).toEqual(data);
   });
 });

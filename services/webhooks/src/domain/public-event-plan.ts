@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { publicEvents, type branches, type commit, type EventOf, type lock, type plugins, type storage } from '@lode/contracts';
+import { publicEvents, type branches, type commit, type EventOf, type lock, type plugins, type retention, type storage } from '@lode/contracts';
 
 type PublicEvent = publicEvents.PublicEvent;
 
@@ -63,6 +63,12 @@ export function fromPluginPublished(event: EventOf<typeof plugins.pluginPublishe
 export function fromFileObliterated(event: storage.FileObliterated, internalId: string): PublicEvent {
   const { projectId, ...data } = event;
   return envelope(internalId, 'file.obliterated', projectId, event.obliteratedAt, data);
+}
+
+/** A retention run, as its audit record: what applied the rules (and who confirmed it), what it removed and freed. */
+export function fromRetentionApplied(event: retention.RetentionApplied, internalId: string): PublicEvent {
+  const { projectId, ...data } = event;
+  return envelope(internalId, 'retention.applied', projectId, event.appliedAt, data);
 }
 
 /** A project's stored bytes crossed 80 % of its quota. */

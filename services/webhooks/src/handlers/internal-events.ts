@@ -1,4 +1,4 @@
-import { branches, commit, lock, plugins, storage } from '@lode/contracts';
+import { branches, commit, lock, plugins, retention, storage } from '@lode/contracts';
 import type { EventConsumer, EventStream } from '@lode/bus';
 import type { EventRecorder } from '../domain/event-recorder.ts';
 import {
@@ -8,6 +8,7 @@ import {
   fromLocksChanged,
   fromPluginPublished,
   fromQuotaWarning,
+  fromRetentionApplied,
 } from '../domain/public-event-plan.ts';
 
 /**
@@ -37,6 +38,12 @@ export async function consumeInternalEvents(events: EventStream, recorder: Event
       `${PUBLIC_EVENTS_CONSUMER}-obliterations`,
       storage.fileObliterated,
       (event, meta) => recorder.record(fromFileObliterated(event, meta.id)),
+      byProject,
+    ),
+    events.consume(
+      `${PUBLIC_EVENTS_CONSUMER}-retention`,
+      retention.retentionApplied,
+      (event, meta) => recorder.record(fromRetentionApplied(event, meta.id)),
       byProject,
     ),
     events.consume(`${PUBLIC_EVENTS_CONSUMER}-quotas`, storage.quotaWarning, (event, meta) => recorder.record(fromQuotaWarning(event, meta.id)), byProject),
