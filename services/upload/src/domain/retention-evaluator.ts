@@ -39,18 +39,33 @@ export class RetentionEvaluator {
     this.#batchSize = options.batchSize;
   }
 
-  /** Every batch of the project, in order, as the rules stand at `asOfMs`; none without rules. */
+  /**
+   * Every batch of the project, in order, as the rules stand at `asOfMs`; none without rules. The
+   * next batch is evaluated while the caller works on this one (a dry run's object probe, a run's
+   * purge): its files are others, so nothing the caller does to this batch changes the next one's plan.
+   */
   async *batches(projectId: string, rules: readonly CompiledRule[], asOfMs: number): AsyncGenerator<BatchPlan> {
     if (rules.length === 0) return;
-    let afterKey = '';
-    for (;;) {
-      const files = await this.#repo.fileBatch(this.#db, projectId, afterKey, null, this.#batchSize);
-      if (files.length === 0) return;
-      const throughKey = files[files.length - 1].pathKey;
-      yield { afterKey, throughKey, ...(await this.#evaluate(projectId, rules, asOfMs, files)) };
-      if (files.length < this.#batchSize) return;
-      afterKey = throughKey;
+    let next = this.#after(projectId, rules, asOfMs, '');
+    try {
+      for (;;) {
+        const batch = await next;
+        if (!batch) return;
+        next = batch.last ? Promise.resolve(undefined) : this.#after(projectId, rules, asOfMs, batch.plan.throughKey);
+        yield batch.plan;
+      }
+    } finally {
+      // A caller that stops early (a failed purge) leaves the read ahead unawaited: its failure is nobody's.
+      next.catch(() => undefined);
     }
+  }
+
+  /** The batch of files after `afterKey`, evaluated; undefined past the last file. */
+  async #after(projectId: string, rules: readonly CompiledRule[], asOfMs: number, afterKey: string): Promise<{ plan: BatchPlan; last: boolean } | undefined> {
+    const files = await this.#repo.fileBatch(this.#db, projectId, afterKey, null, this.#batchSize);
+    if (files.length === 0) return undefined;
+    const throughKey = files[files.length - 1].pathKey;
+    return { plan: { afterKey, throughKey, ...(await this.#evaluate(projectId, rules, asOfMs, files)) }, last: files.length < this.#batchSize };
   }
 
   /** One batch again, by the range an earlier evaluation covered (files made since in the range included). */
