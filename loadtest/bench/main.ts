@@ -18,7 +18,9 @@
  *             small files, beside git status on the same tree), large-file (1 GiB up as one PUT and in parts, down in 1
  *             and 4 ranges, against bare storage), git-lfs (the stock git-lfs client beside lode push and pull;
  *             LODE_BENCH_GIT_LFS_FILES, _FILE_KIB and _BIG_MIB set its files), usage (GET /usage of a
- *             1,000,000-version project), gc (the object collector against bare storage DELETEs).
+ *             1,000,000-version project), gc (the object collector against bare storage DELETEs),
+ *             retention (the rules' evaluation, a dry run over 1,000,000 versions;
+ *             LODE_BENCH_RETENTION_VERSIONS sets another size).
  * --quick     a smoke run: small sizes, few rounds; its figures are not for quoting.
  * --json      writes {mode, baselines: {<name>: {p50Ms, p99Ms, opsPerSec}}, scenarios: [{name,
  *             opsPerSec, p50Ms, p99Ms, ratioToBaseline}]}; with --mode all, an array of one such

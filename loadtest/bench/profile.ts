@@ -75,3 +75,12 @@ export function profileFor(quick: boolean, bulkSetup: boolean): Profile {
   if (bulkSetup || quick) return base;
   return { ...base, commitLarge: { ...base.commitLarge, files: 2500 }, sync: { ...base.sync, files: 10_000 } };
 }
+
+/** A size the environment sets in units of `unit` (a count, KiB, MiB), or `fallback` when it sets none. */
+export function sizeFromEnv(name: string, unit: number, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of at least 0, not ${value}`);
+  return Math.round(n * unit);
+}

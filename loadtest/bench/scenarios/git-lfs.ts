@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 // The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
 import type { LocalFile } from '../../../clients/sdk/src/index.ts';
 import { timed } from '../load.ts';
+import { sizeFromEnv } from '../profile.ts';
 import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, transferResult, writeBenchFiles } from './bare-transfers.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
 
@@ -28,17 +29,10 @@ interface Shape {
  */
 function shapeFor(quick: boolean): Shape {
   const base: Shape = quick ? { files: 50, fileBytes: 64 * KiB, bigBytes: 5 * MiB } : { files: 2000, fileBytes: 64 * KiB, bigBytes: 200 * MiB };
-  const env = (name: string, unit: number, fallback: number) => {
-    const value = process.env[name];
-    if (value === undefined || value === '') return fallback;
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of at least 0, not ${value}`);
-    return Math.round(n * unit);
-  };
   return {
-    files: env('LODE_BENCH_GIT_LFS_FILES', 1, base.files),
-    fileBytes: env('LODE_BENCH_GIT_LFS_FILE_KIB', KiB, base.fileBytes),
-    bigBytes: env('LODE_BENCH_GIT_LFS_BIG_MIB', MiB, base.bigBytes),
+    files: sizeFromEnv('LODE_BENCH_GIT_LFS_FILES', 1, base.files),
+    fileBytes: sizeFromEnv('LODE_BENCH_GIT_LFS_FILE_KIB', KiB, base.fileBytes),
+    bigBytes: sizeFromEnv('LODE_BENCH_GIT_LFS_BIG_MIB', MiB, base.bigBytes),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { retention } from '@lode/contracts';
 import { timed } from '../load.ts';
+import { sizeFromEnv } from '../profile.ts';
 import type { Scenario, ScenarioResult } from './scenario.ts';
 import { seed, withUploadSchema } from './storage.ts';
 
@@ -19,6 +20,9 @@ const BATCH_PG = 3;
  * walk alone), one removing half of them (the bus questions and object probes too). Reported as
  * versions evaluated per second, from which a run over 10,000,000 versions can be extrapolated.
  *
+ * LODE_BENCH_RETENTION_VERSIONS sets another size in either profile (10000000 for the mark the
+ * storage goals name).
+ *
  * The extra versions are written directly (pushing them would take hours), as copies of each
  * file's seeded version (renumbered to be the newest) a year older; nothing is purged.
  */
@@ -30,7 +34,7 @@ export const retentionMark: Scenario = {
       ctx.log('retention: skipped (needs bulk seeding: its project is too large to push through the API)');
       return [];
     }
-    const { versions } = ctx.profile.retention;
+    const versions = sizeFromEnv('LODE_BENCH_RETENTION_VERSIONS', 1, ctx.profile.retention.versions);
     const p = await ctx.fixtures.project();
     const files = Math.ceil(versions / VERSIONS_PER_FILE);
     await seed(ctx, p, files, 'retention');
