@@ -1,8 +1,7 @@
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { projectPath } from './api.ts';
-
-const LIVE_TYPES = ['commit.created', 'lock.acquired', 'lock.released', 'branch.created', 'branch.deleted'];
+import { LIVE_TYPES } from './events.ts';
 
 /**
  * Keeps a project's pages current: every event of the project's live feed (Server-Sent Events,

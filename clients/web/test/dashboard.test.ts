@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { sessions } from '@lode/contracts';
+import { publicEvents, sessions } from '@lode/contracts';
 import { ApiClient, pushFile, type SeededProject } from '@lode/testkit';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import { launchChromium, screenshot } from './browser.ts';
@@ -212,9 +212,14 @@ describe('web dashboard in Chromium', () => {
     await screenshot(page, '09-members');
     await page.getByRole('tab', { name: 'Settings' }).click();
     await page.getByLabel('Payload URL').fill('https://203.0.113.7/hook');
+    // The form offers every type of the server's catalogue, the storage events too, not only the first ones.
+    const offered = page.locator('form', { has: page.getByLabel('Payload URL') }).getByRole('checkbox');
+    expect(await Promise.all((await offered.all()).map((box) => box.getAttribute('value')))).toEqual([...publicEvents.PUBLIC_EVENT_TYPES]);
+    await page.getByRole('checkbox', { name: 'retention.applied', exact: true }).check();
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.getByText(/^whsec_/).waitFor();
-    await page.getByRole('table', { name: 'Webhooks' }).getByText('https://203.0.113.7/hook').waitFor();
+    const hook = page.getByRole('table', { name: 'Webhooks' }).getByRole('row', { name: /203\.0\.113\.7\/hook/ });
+    await hook.getByText('commit.created, retention.applied').waitFor();
     await screenshot(page, '10-settings');
   });
 

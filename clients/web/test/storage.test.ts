@@ -8,7 +8,7 @@ import { launchChromium, screenshot, signedInPage } from './browser.ts';
 /**
  * The Storage page shows the project's figures as GET /usage answers them, a chart of its history,
  * the breakdown by extension on request, and lets an owner set the project's own quota, showing the
- * server's refusal of one above the operator's.
+ * server's refusal of one above the operator's. It follows the live feed: an obliteration shows at once.
  */
 describe('storage page in Chromium', () => {
   let stack: TestStack;
@@ -123,5 +123,25 @@ describe('storage page in Chromium', () => {
       '0 B',
       '0',
     ]);
+  });
+
+  it('refreshes the figures from the live feed when a file is obliterated elsewhere, without a reload', async () => {
+    // A project of its own, without a quota: no quota warning can refresh the page instead.
+    const other = await stack.seed.project({ role: 'owner' });
+    await pushFile(other.api, other.projectId, 'Levels/forest.umap', randomBytes(1000));
+    await pushFile(other.api, other.projectId, 'Secrets/keys.bin', randomBytes(300));
+    const tab = await signedInPage(browser, stack.seed.admin, other.userId);
+    // The feed takes its position before its response starts: from then on no event is missed.
+    const feed = tab.waitForResponse((response) => response.url().includes(`/api/v1/projects/${other.projectId}/events?`));
+    await tab.goto(`${stack.baseUrl}/projects/${other.projectId}/storage`);
+    await feed;
+    const versions = tab.getByRole('group', { name: 'Versions', exact: true });
+    await versions.getByText('2', { exact: true }).waitFor();
+    const obliterate = (body: object) => other.api.post(`/api/v1/projects/${other.projectId}/obliterate`, body);
+    const dry = await obliterate({ path: 'Secrets/keys.bin', dryRun: true });
+    expect(dry.status).toBe(200);
+    expect((await obliterate({ path: 'Secrets/keys.bin', confirmToken: dry.body.confirmToken })).status).toBe(200);
+    await versions.getByText('1', { exact: true }).waitFor();
+    await tab.context().close();
   });
 });

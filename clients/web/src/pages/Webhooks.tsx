@@ -5,10 +5,9 @@ import { api, get } from '../api.ts';
 import { QueryTable } from '../components/QueryTable.tsx';
 import { ShownOnce } from '../components/ShownOnce.tsx';
 import { ErrorNotice } from '../components/States.tsx';
+import { EVENT_TYPES, type EventType } from '../events.ts';
 import type { Webhook } from '../types.ts';
 import { useProject } from './ProjectLayout.tsx';
-
-const EVENT_TYPES = ['commit.created', 'lock.acquired', 'lock.released', 'branch.created', 'branch.deleted', 'plugin.published'];
 
 /** The project's webhooks (owners and admins): add one (its signing secret shown once), ping, delete. */
 export function WebhooksSection() {
@@ -18,7 +17,7 @@ export function WebhooksSection() {
   const hooks = useQuery({ queryKey, queryFn: () => get<{ data: Webhook[] }>(`${base}/webhooks`) });
   const refresh = () => client.invalidateQueries({ queryKey });
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>(['commit.created']);
+  const [events, setEvents] = useState<EventType[]>(['commit.created']);
   const create = useMutation({
     mutationFn: () => api<Webhook & { secret: string }>('POST', `${base}/webhooks`, { url, events }),
     onSuccess: async () => {
