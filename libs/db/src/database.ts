@@ -35,7 +35,10 @@ export class Database implements Queryable {
       connectionString: options.connectionString,
       max: options.max ?? 10,
       application_name: options.applicationName ?? `lode-${options.schema}`,
-      options: `-c search_path=${options.schema}`,
+      // No JIT: every statement here is short, and a plan whose estimate crosses jit_above_cost
+      // (stale statistics after a bulk load are enough) pays 100 ms and more to compile code for a
+      // statement that runs in milliseconds.
+      options: `-c search_path=${options.schema} -c jit=off`,
       // A statement or an idle transaction past its limit ends with an error the caller can retry
       // (503), instead of holding a connection and its locks until the pool is exhausted.
       statement_timeout: timeouts.statementTimeoutMs,
