@@ -143,7 +143,13 @@ export async function seed(ctx: BenchContext, p: BenchProject, versions: number,
 }
 
 export async function withUploadSchema<T>(databaseUrl: string, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = new Database({ connectionString: databaseUrl, schema: serviceNamed('upload').schema, max: 2 });
+  // Seeding writes millions of rows in one statement: no limit a service's requests need.
+  const db = new Database({
+    connectionString: databaseUrl,
+    schema: serviceNamed('upload').schema,
+    max: 2,
+    timeouts: { statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 },
+  });
   try {
     return await work(db);
   } finally {
