@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
-import { actorSchema, positiveVersion, uuid } from './common.ts';
+import { actorSchema, positiveVersion, uuid, userRefSchema } from './common.ts';
 import { branchName, commitMessage, commitSchema, MAIN_BRANCH, MAX_COMMIT_ENTRIES, pageQuerySchema, PROJECT_PATH } from './commit.ts';
 
 const sequenceNum = z.number().int().min(1);
@@ -21,7 +21,7 @@ export const branchSchema = z.object({
   /** Null for main until the project's first commit or branch. */
   createdAt: z.string().nullable(),
   /** Null for main and for branches made before branches were recorded with their creator. */
-  createdBy: z.object({ userId: uuid, userName: z.string() }).nullable(),
+  createdBy: userRefSchema.nullable(),
 });
 export type Branch = z.infer<typeof branchSchema>;
 

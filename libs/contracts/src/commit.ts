@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@lode/errors';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
-import { actorSchema, byteSize, isSize, isVersion, positiveVersion, SHA256_HEX, sha256Hex, uuid } from './common.ts';
+import { actorSchema, byteSize, isSize, isVersion, positiveVersion, SHA256_HEX, sha256Hex, uuid, userRefSchema } from './common.ts';
 import { isUuid, uuidList } from './uuid-list.ts';
 import { loopChecked } from './loop-checked.ts';
 import { normalizePath } from './paths.ts';
@@ -150,7 +150,7 @@ export const create = defineContract(
  */
 export const purgeSchema = z.object({
   at: z.string(),
-  by: z.object({ userId: uuid, userName: z.string() }).nullable(),
+  by: userRefSchema.nullable(),
   reason: z.enum(['obliterate', 'retention']),
   /** The retention rule's glob, for a version retention removed. */
   rule: z.string().optional(),
@@ -270,7 +270,7 @@ export const commitCreated = defineEvent(
      */
     branchChanges: z.number().int().min(0).optional(),
     message: z.string(),
-    author: z.object({ userId: uuid, userName: z.string() }),
+    author: userRefSchema,
     createdAt: z.string(),
     fileCount: z.number().int().min(0),
     part: z.number().int().min(1),

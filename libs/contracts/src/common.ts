@@ -3,6 +3,9 @@ import { errors } from '@lode/errors';
 
 /** Lower-cased, as Postgres prints them, so ids compare equal however a client spelled them. */
 export const uuid = z.uuid().transform((s) => s.toLowerCase());
+
+/** A user as a record or an event names them: their id, and their name as it was then. */
+export const userRefSchema = z.object({ userId: uuid, userName: z.string() });
 export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 export const sha256Hex = z
   .string()

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import semver from 'semver';
 import { defineContract } from './contract.ts';
 import { defineEvent } from './event.ts';
-import { actorSchema, byteSize, sha256Hex, uuid } from './common.ts';
+import { actorSchema, byteSize, sha256Hex, uuid, userRefSchema } from './common.ts';
 import { pageQuerySchema, PROJECT_PATH } from './commit.ts';
 import { base64Md5, confirmTimeoutMs, requiredHeadersSchema } from './upload.ts';
 
@@ -43,8 +43,6 @@ export const pluginSchema = z.object({
 });
 export type Plugin = z.infer<typeof pluginSchema>;
 
-export const publisherSchema = z.object({ userId: uuid, userName: z.string() });
-
 /** A published version as recorded: what its API view and its event both carry. */
 const publishedVersionSchema = z.object({
   name: z.string(),
@@ -52,7 +50,7 @@ const publishedVersionSchema = z.object({
   sha256: z.string(),
   size: byteSize,
   description: z.string().nullable(),
-  publishedBy: publisherSchema,
+  publishedBy: userRefSchema,
   createdAt: z.string(),
 });
 

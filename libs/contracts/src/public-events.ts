@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from './common.ts';
+import { uuid, userRefSchema } from './common.ts';
 import { commitKindSchema, committedEntrySchema } from './commit.ts';
 import { lockedFileSchema, lockReleaseReasonSchema } from './lock.ts';
 import { retentionTriggerSchema } from './retention.ts';
@@ -35,7 +35,7 @@ export const commitCreatedData = z.object({
   /** How the commit was made: a commit, a restore, a merge, a finalized draft. */
   kind: commitKindSchema,
   message: z.string(),
-  author: z.object({ userId: uuid, userName: z.string() }),
+  author: userRefSchema,
   createdAt: z.string(),
   fileCount: z.number().int().min(0),
   /** The first COMMIT_EVENT_ENTRIES entries in commit order; `entriesTruncated` when there are more. */
@@ -64,7 +64,7 @@ export const fileObliteratedData = z.object({
   versionCount: z.number().int().min(0),
   logicalBytes: z.number().int().min(0),
   freedBytes: z.number().int().min(0),
-  by: z.object({ userId: uuid, userName: z.string() }),
+  by: userRefSchema,
   obliteratedAt: z.string(),
 });
 
@@ -76,7 +76,7 @@ export const fileObliteratedData = z.object({
 export const retentionAppliedData = z.object({
   runId: uuid,
   trigger: retentionTriggerSchema,
-  by: z.object({ userId: uuid, userName: z.string() }).nullable(),
+  by: userRefSchema.nullable(),
   versionCount: z.number().int().min(1),
   fileCount: z.number().int().min(1),
   logicalBytes: z.number().int().min(0),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
-import { actorSchema, byteSize, positiveVersion, uuid } from './common.ts';
+import { actorSchema, byteSize, positiveVersion, uuid, userRefSchema } from './common.ts';
 import { PROJECT_PATH } from './commit.ts';
 import { defineEvent, type EventOf } from './event.ts';
 import { hasControlCharacter, MAX_PATH_LENGTH } from './paths.ts';
@@ -67,7 +67,7 @@ export const retentionReplySchema = z.object({
   rules: z.array(retentionRuleSchema),
   /** Who last set the rules, and when; null while the project never had any. */
   updatedAt: z.string().nullable(),
-  updatedBy: z.object({ userId: uuid, userName: z.string() }).nullable(),
+  updatedBy: userRefSchema.nullable(),
   /** When the periodic job last applied them. */
   lastRunAt: z.string().nullable(),
 });
@@ -172,7 +172,7 @@ export const retentionApplied = defineEvent(
     runId: uuid,
     trigger: retentionTriggerSchema,
     /** Who confirmed the run; null for the periodic job. */
-    by: z.object({ userId: uuid, userName: z.string() }).nullable(),
+    by: userRefSchema.nullable(),
     versionCount: count,
     fileCount: count,
     logicalBytes: byteSize,

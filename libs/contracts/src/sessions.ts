@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract, defineRoute } from './contract.ts';
-import { isoTimestamp, roleSchema, uuid } from './common.ts';
+import { isoTimestamp, roleSchema, uuid, userRefSchema } from './common.ts';
 import {
   apiKeyHash,
   apiKeySchema,
@@ -207,14 +207,13 @@ export const removeMember = defineContract(
 /** `expired`: still pending, past `expiresAt`; the others are final. */
 export const invitationStateSchema = z.enum(['pending', 'expired', 'accepted', 'declined', 'revoked']);
 export type InvitationState = z.infer<typeof invitationStateSchema>;
-const invitedBy = z.object({ userId: uuid, userName: z.string() });
 
 /** An invitation as its org's owners and admins see it. */
 export const orgInvitationSchema = z.object({
   id: uuid,
   email: z.string(),
   role: roleSchema,
-  invitedBy,
+  invitedBy: userRefSchema,
   createdAt: isoTimestamp,
   expiresAt: isoTimestamp,
   state: invitationStateSchema,
@@ -255,7 +254,14 @@ export const revokeInvitation = defineContract(
 );
 
 /** An invitation as the person invited sees it. */
-export const myInvitationSchema = z.object({ id: uuid, org: orgSchema, role: roleSchema, invitedBy, createdAt: isoTimestamp, expiresAt: isoTimestamp });
+export const myInvitationSchema = z.object({
+  id: uuid,
+  org: orgSchema,
+  role: roleSchema,
+  invitedBy: userRefSchema,
+  createdAt: isoTimestamp,
+  expiresAt: isoTimestamp,
+});
 
 /** The pending invitations to the viewer's email address (none when they have no address). */
 export const myInvitations = defineContract('identity', 'my_invitations', z.object(viewer), z.object({ data: z.array(myInvitationSchema) }), {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract, defineRoute } from './contract.ts';
-import { actorSchema, byteSize, positiveVersion, roleSchema, uuid } from './common.ts';
+import { actorSchema, byteSize, positiveVersion, roleSchema, uuid, userRefSchema } from './common.ts';
 import { MAX_COMMIT_ENTRIES, PROJECT_PATH, purgeSchema } from './commit.ts';
 import { defineEvent, type EventOf } from './event.ts';
 import { MAX_PATH_LENGTH } from './paths.ts';
@@ -208,7 +208,7 @@ export const fileObliterated = defineEvent(
     versionCount: count,
     logicalBytes: byteSize,
     freedBytes: byteSize,
-    by: z.object({ userId: uuid, userName: z.string() }),
+    by: userRefSchema,
     obliteratedAt: z.string(),
   }),
 );
