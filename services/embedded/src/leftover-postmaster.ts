@@ -38,7 +38,7 @@ export async function forgetOwner(dataDir: string): Promise<void> {
 export async function stopLeftoverPostmaster(dataDir: string, databaseDir: string, logger: Logger): Promise<void> {
   const lockFile = path.join(databaseDir, 'postmaster.pid');
   const pid = await lockHolder(lockFile);
-  if (pid === undefined) return;
+  if (pid === undefined) return clearUnwrittenLock(lockFile, databaseDir, logger);
   const holder = await processInfo(pid);
   // A postmaster killed with its Lode is dead but, until its new parent reaps it, still answers to
   // its pid, which Postgres would take for a live server holding the lock: wait until it is gone.
@@ -58,6 +58,25 @@ export async function stopLeftoverPostmaster(dataDir: string, databaseDir: strin
     if (Date.now() > deadline) throw new Error(`The leftover embedded Postgres (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
     await sleep(100);
   }
+}
+
+/**
+ * A postmaster killed between creating its lock file and writing its pid leaves the file empty, and
+ * Postgres refuses to start on an empty lock (it cannot tell a crash from a server still starting).
+ * With no server of this cluster running, nothing can be writing it: it is removed.
+ */
+async function clearUnwrittenLock(lockFile: string, databaseDir: string, logger: Logger): Promise<void> {
+  const text = await readFile(lockFile, 'utf8').catch(() => undefined);
+  if (text === undefined || text.trim() !== '') return;
+  if (await serverRunning(databaseDir)) return;
+  logger.warn({ lockFile }, 'removing the empty lock file of an embedded Postgres killed as it started');
+  await rm(lockFile, { force: true });
+}
+
+/** Whether any process runs a server on `databaseDir` (`ps` lists every process, on Linux and macOS alike). */
+async function serverRunning(databaseDir: string): Promise<boolean> {
+  const { stdout } = await run('ps', ['-A', '-o', 'args=']);
+  return stdout.split('\n').some((line) => line.includes(`-D ${databaseDir} `) || line.trimEnd().endsWith(`-D ${databaseDir}`));
 }
 
 async function waitUntilGone(pid: number, timeoutMs: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,11 +39,34 @@ async function zombie(holdMs: number): Promise<number> {
   return pid;
 }
 
-it('waits for a killed, unreaped postmaster to be gone before Postgres reads its lock file', { timeout: 60_000 }, async () => {
+async function newCluster(): Promise<{ dataDir: string; databaseDir: string }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lode-leftover-'));
   folders.push(dataDir);
   const databaseDir = path.join(dataDir, 'postgres');
   await mkdir(databaseDir);
+  return { dataDir, databaseDir };
+}
+
+it('removes the empty lock file of a postmaster killed before it wrote its pid, unless a server of the cluster runs', async () => {
+  const { dataDir, databaseDir } = await newCluster();
+  const lockFile = path.join(databaseDir, 'postmaster.pid');
+  await writeFile(lockFile, '');
+  // A process whose command line names the cluster as a server's does: it may be writing the lock.
+  const starting = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)', '--', '-D', databaseDir], { stdio: 'ignore' });
+  try {
+    await stopLeftoverPostmaster(dataDir, databaseDir, createLogger('test', 'silent'));
+    expect(existsSync(lockFile)).toBe(true);
+  } finally {
+    starting.kill();
+  }
+  await new Promise((resolve) => starting.once('exit', resolve));
+
+  await stopLeftoverPostmaster(dataDir, databaseDir, createLogger('test', 'silent'));
+  expect(existsSync(lockFile)).toBe(false);
+});
+
+it('waits for a killed, unreaped postmaster to be gone before Postgres reads its lock file', { timeout: 60_000 }, async () => {
+  const { dataDir, databaseDir } = await newCluster();
   const pid = await zombie(2_000);
   await writeFile(path.join(databaseDir, 'postmaster.pid'), `${pid}\n${databaseDir}\n`);
 
