@@ -24,6 +24,11 @@ const WAITING_NOTICE_MS = 2_000;
  * Connects, retrying forever: a process started while NATS is down waits for it (its /readyz
  * answers 503 meanwhile) instead of exiting, and a connection that drops redials until the server
  * is back, resubscribing everything.
+ *
+ * Without async traces: nats.js would otherwise build an Error (a captured stack) for every request
+ * and every timeout it arms, whether it fails or not, and the outbox relay makes one such request per
+ * event it publishes to JetStream. A failure still rejects with nats.js's error, naming what failed,
+ * only without the stack of the call that started it.
  */
 export async function connectNats(url: string, name: string, logger?: Logger): Promise<NatsConnection> {
   const servers = url.split(',');
@@ -36,6 +41,7 @@ export async function connectNats(url: string, name: string, logger?: Logger): P
       waitOnFirstConnect: true,
       reconnectTimeWait: RECONNECT_WAIT_MS,
       reconnectJitter: RECONNECT_JITTER_MS,
+      noAsyncTraces: true,
     });
   } finally {
     clearTimeout(notice);
