@@ -108,9 +108,13 @@ export class OutboxRelay {
     this.#unobserve ??= this.#observeBacklog();
   }
 
-  /** Publishes soon, without waiting for the next poll: called after a local commit. */
+  /**
+   * Publishes soon, without waiting for the next poll: called after a local commit. The run starts on
+   * the next turn of the event loop, after the caller's pending callbacks: a handler that kicks just
+   * before it answers sends its reply first, and the relay's queries do not go out ahead of it.
+   */
   kick(): void {
-    this.#task?.kick();
+    setImmediate(() => this.#task?.kick());
   }
 
   async stop(): Promise<void> {
