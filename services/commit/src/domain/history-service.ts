@@ -27,22 +27,24 @@ export class HistoryService {
     // No committed version yet: the file may still exist (uploaded, not committed) or belong elsewhere.
     if (rows.length === 0 && before === undefined) await this.#requireFile(actor.projectId, fileId);
     const page = rows.slice(0, limit);
-    const purges = await this.#purges(actor.projectId, fileId, page);
-    const data = await Promise.all(
-      page.map(async (row, i) => ({
-        id: row.id,
-        version: row.version,
-        size: row.size,
-        sha256: row.sha256,
-        uploaderId: row.uploaderId,
-        uploaderName: row.uploaderName,
-        commitId: row.commitId,
-        // An obliterated version stays in the history, shown as removed, with nothing to download.
-        downloadUrl: purges[i] ? null : await this.#links.sign(row.storageKey, row.path),
-        createdAt: row.createdAt.toISOString(),
-        purged: purges[i],
-      })),
-    );
+    const purging = this.#purges(actor.projectId, fileId, page);
+    // Signing is local arithmetic: the page's URLs are signed while the purges' call is out. One turn
+    // of the microtask queue first, in which the bus sends the request it queued.
+    await Promise.resolve();
+    const [purges, urls] = await Promise.all([purging, Promise.all(page.map((row) => this.#links.sign(row.storageKey, row.path)))]);
+    const data = page.map((row, i) => ({
+      id: row.id,
+      version: row.version,
+      size: row.size,
+      sha256: row.sha256,
+      uploaderId: row.uploaderId,
+      uploaderName: row.uploaderName,
+      commitId: row.commitId,
+      // An obliterated version stays in the history, shown as removed, with nothing to download.
+      downloadUrl: purges[i] ? null : urls[i],
+      createdAt: row.createdAt.toISOString(),
+      purged: purges[i],
+    }));
     const last = page.at(-1);
     return { data, nextCursor: rows.length > limit && last ? this.#cursors.encode([fileId, last.version]) : null };
   }
