@@ -158,27 +158,53 @@ export function headerLine(header: IndexHeader): string {
   return `${MAGIC}\t${INDEX_FORMAT}\t${JSON.stringify(header)}\n`;
 }
 
-/** The fields of one line, read from its start: a small array of strings, made only for a path asked about. */
-export function lineFields(text: string, start: number): string[] {
-  const end = text.indexOf('\n', start);
-  return text.slice(start, end).split('\t');
+/**
+ * Where each field of the line being decoded ends (its tab, or the newline): found once per
+ * decoding, so that only the fields asked for become strings.
+ */
+const ends = new Int32Array(FIELDS);
+
+function locate(text: string, start: number, fields: number): void {
+  let at = start;
+  for (let i = 0; i < fields; i += 1) {
+    const tab = text.indexOf(i === FIELDS - 1 ? '\n' : '\t', at);
+    ends[i] = tab;
+    at = tab + 1;
+  }
 }
 
-export function localFrom(f: readonly string[]): CachedDigest {
-  const digest: CachedDigest = { size: Number(f[F.size]), sha256: f[F.sha], mtimeMs: Number(f[F.mtime]) };
-  if (f[F.md5] !== '') digest.md5 = f[F.md5];
-  if (f[F.partDigests] !== '') digest.parts = JSON.parse(f[F.partDigests]) as CachedDigest['parts'];
+const begin = (start: number, i: number) => (i === 0 ? start : ends[i - 1] + 1);
+const field = (text: string, start: number, i: number) => text.slice(begin(start, i), ends[i]);
+const isEmpty = (start: number, i: number) => ends[i] === begin(start, i);
+const isSame = (text: string, start: number, i: number) => ends[i] - begin(start, i) === 1 && text.charCodeAt(ends[i] - 1) === 61;
+
+/** A whole number field, read in place. */
+function integer(text: string, start: number, i: number): number {
+  let n = 0;
+  for (let at = begin(start, i); at < ends[i]; at += 1) n = n * 10 + text.charCodeAt(at) - 48;
+  return n;
+}
+
+/** The local digest of the line whose fields start at `start`. */
+export function localAt(text: string, start: number): CachedDigest {
+  locate(text, start, F.partDigests + 1);
+  const digest: CachedDigest = { size: integer(text, start, F.size), sha256: field(text, start, F.sha), mtimeMs: Number(field(text, start, F.mtime)) };
+  if (!isEmpty(start, F.md5)) digest.md5 = field(text, start, F.md5);
+  if (!isEmpty(start, F.partDigests)) digest.parts = JSON.parse(field(text, start, F.partDigests)) as CachedDigest['parts'];
   return digest;
 }
 
-export function syncedFrom(f: readonly string[]): SyncedFile {
-  return { fileId: f[F.sFileId], version: Number(f[F.sVersion]), sha256: f[F.sSha] === '=' ? f[F.sha] : f[F.sSha] };
+export function syncedAt(text: string, start: number): SyncedFile {
+  locate(text, start, F.sSha + 1);
+  const sha256 = field(text, start, isSame(text, start, F.sSha) ? F.sha : F.sSha);
+  return { fileId: field(text, start, F.sFileId), version: integer(text, start, F.sVersion), sha256 };
 }
 
-export function remoteFrom(path: string, f: readonly string[]): RemoteFile {
-  const fileId = f[F.rFileId] === '=' ? f[F.sFileId] : f[F.rFileId];
-  const sha256 = f[F.rSha] === '=' ? f[F.sha] : f[F.rSha];
-  return [path, fileId, Number(f[F.rVersion]), sha256, Number(f[F.rSize]), Number(f[F.rSeq])];
+export function remoteAt(path: string, text: string, start: number): RemoteFile {
+  locate(text, start, FIELDS);
+  const fileId = field(text, start, isSame(text, start, F.rFileId) ? F.sFileId : F.rFileId);
+  const sha256 = field(text, start, isSame(text, start, F.rSha) ? F.sha : F.rSha);
+  return [path, fileId, integer(text, start, F.rVersion), sha256, integer(text, start, F.rSize), integer(text, start, F.rSeq)];
 }
 
 /** What one path's line holds, decoded. */

@@ -3,17 +3,16 @@ import { appendFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises'
 import path from 'node:path';
 import {
   headerLine,
-  lineFields,
-  localFrom,
+  localAt,
   LOCAL,
   logLine,
   parseIndex,
   parseLog,
   recordLine,
   REMOTE,
-  remoteFrom,
+  remoteAt,
   SYNCED,
-  syncedFrom,
+  syncedAt,
   type CachedDigest,
   type Change,
   type ParsedIndex,
@@ -83,19 +82,19 @@ export class WorkspaceIndex {
       'local',
       LOCAL,
       (key) => this.#lineOf(key),
-      (_, f) => localFrom(f),
+      (_, text, start) => localAt(text, start),
     );
     this.synced = this.#table<SyncedFile>(
       'synced',
       SYNCED,
       (key) => this.#lineOf(key),
-      (_, f) => syncedFrom(f),
+      (_, text, start) => syncedAt(text, start),
     );
     this.remote = this.#table<RemoteFile>(
       'remote',
       REMOTE,
       (key) => (this.#baseRemote ? this.#remoteLines().get(key) : undefined),
-      (line, f) => remoteFrom(this.#base?.paths[line] ?? '', f),
+      (line, text, start) => remoteAt((this.#base as ParsedIndex).paths[line], text, start),
     );
   }
 
@@ -244,7 +243,7 @@ export class WorkspaceIndex {
     kind: 'local' | 'synced' | 'remote',
     part: number,
     lineOf: (key: string) => number | undefined,
-    decode: (line: number, f: string[]) => V,
+    decode: (line: number, text: string, start: number) => V,
   ): Table<V> {
     const overlay = this.#overlays[kind] as Map<string, V | null>;
     const inBase = (key: string): number | undefined => {
@@ -257,7 +256,7 @@ export class WorkspaceIndex {
       const line = inBase(key);
       if (line === undefined) return undefined;
       const base = this.#base as ParsedIndex;
-      return decode(line, lineFields(base.text, base.starts[line]));
+      return decode(line, base.text, base.starts[line]);
     };
     const has = (key: string): boolean => {
       const over = overlay.get(key);
