@@ -200,6 +200,26 @@ export function syncedAt(text: string, start: number): SyncedFile {
   return { fileId: field(text, start, F.sFileId), version: integer(text, start, F.sVersion), sha256 };
 }
 
+/** Whether a field is `value`, compared in place. */
+const fieldIs = (text: string, start: number, i: number, value: string) =>
+  ends[i] - begin(start, i) === value.length && text.startsWith(value, begin(start, i));
+
+/** The synced version's number alone: what a status sends as `baseVersion`. */
+export function syncedVersionAt(text: string, start: number): number {
+  locate(text, start, F.sVersion + 1);
+  return integer(text, start, F.sVersion);
+}
+
+/** Whether the line's synced version is `synced`, compared in place. */
+export function syncedIsAt(text: string, start: number, synced: SyncedFile): boolean {
+  locate(text, start, F.sSha + 1);
+  return (
+    fieldIs(text, start, F.sFileId, synced.fileId) &&
+    integer(text, start, F.sVersion) === synced.version &&
+    fieldIs(text, start, isSame(text, start, F.sSha) ? F.sha : F.sSha, synced.sha256)
+  );
+}
+
 export function remoteAt(path: string, text: string, start: number): RemoteFile {
   locate(text, start, FIELDS);
   const fileId = field(text, start, isSame(text, start, F.rFileId) ? F.sFileId : F.rFileId);

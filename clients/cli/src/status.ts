@@ -86,10 +86,9 @@ export async function workspaceStatus(
   const local = await hashEntries(workspace, storable, signal, options.multipartThreshold);
   const byPath = new Map<string, HashedEntry>();
   for (const e of local) byPath.set(e.path, e);
-  const syncedFiles = workspace.state.files;
   const files = local.map((e): SyncFile => {
-    const synced = syncedFiles.get(e.path);
-    return synced ? { path: e.path, sha256: e.digest.sha256, baseVersion: synced.version } : { path: e.path, sha256: e.digest.sha256 };
+    const baseVersion = workspace.index.syncedVersion(e.path);
+    return baseVersion !== undefined ? { path: e.path, sha256: e.digest.sha256, baseVersion } : { path: e.path, sha256: e.digest.sha256 };
   });
   const { rows, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);

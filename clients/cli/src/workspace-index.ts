@@ -13,6 +13,8 @@ import {
   remoteAt,
   SYNCED,
   syncedAt,
+  syncedIsAt,
+  syncedVersionAt,
   type CachedDigest,
   type Change,
   type ParsedIndex,
@@ -129,6 +131,28 @@ export class WorkspaceIndex {
     for (const file of files) this.#put('remote', file[0].toLowerCase(), file);
     this.#scope = scope;
     this.#rewrite = true;
+  }
+
+  /** The version `path` was last synced at: its `baseVersion`, read without decoding the rest. */
+  syncedVersion(path: string): number | undefined {
+    const over = this.#overlays.synced.get(path);
+    if (over !== undefined) return over?.version;
+    const line = this.#baseLine(path, SYNCED);
+    return line === undefined ? undefined : syncedVersionAt(this.#base!.text, this.#base!.starts[line]);
+  }
+
+  /** Whether `path` is recorded as synced at exactly `synced`, compared in place. */
+  syncedIs(path: string, synced: SyncedFile): boolean {
+    const over = this.#overlays.synced.get(path);
+    if (over !== undefined) return over !== null && over.fileId === synced.fileId && over.version === synced.version && over.sha256 === synced.sha256;
+    const line = this.#baseLine(path, SYNCED);
+    return line !== undefined && syncedIsAt(this.#base!.text, this.#base!.starts[line], synced);
+  }
+
+  /** The line of the index's text holding `part` of `path`, if it does. */
+  #baseLine(path: string, part: number): number | undefined {
+    const line = this.#base?.lines.get(path);
+    return line !== undefined && this.#base!.parts[line] & part ? line : undefined;
   }
 
   /** Whether anything changed since the last save. */

@@ -64,9 +64,8 @@ export class Workspace {
 
   /** Records the version of a path this workspace has synced. */
   recordSynced(projectPath: string, fileId: string, version: number, sha256: string): void {
-    const known = this.index.synced.get(projectPath);
-    if (known?.fileId === fileId && known.version === version && known.sha256 === sha256) return;
-    this.index.synced.set(projectPath, { fileId, version, sha256 });
+    const synced = { fileId, version, sha256 };
+    if (!this.index.syncedIs(projectPath, synced)) this.index.synced.set(projectPath, synced);
   }
 
   forgetSynced(projectPath: string): void {
