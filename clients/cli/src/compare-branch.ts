@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chunk, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { compareIncrementally, SYNC_BATCH } from './incremental-status.ts';
-import { loadRemoteTree, newRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
+import { loadRemoteTree, replaceRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface BranchComparison {
@@ -29,11 +29,11 @@ export async function compareWithBranch(
   // Only the branch the workspace follows is recorded: a look at another would replace its record.
   const recorded = branch === workspace.state.branch;
   const scope: TreeScope = { server: client.transport.baseUrl, projectId: await client.projectId({ signal }), branch };
-  const tree = recorded && !options.full ? await loadRemoteTree(workspace, scope) : undefined;
+  const tree = recorded && !options.full ? loadRemoteTree(workspace, scope) : undefined;
   if (tree) {
     const answer = await compareIncrementally(client, tree, files, signal);
     if (answer) {
-      if (answer.changed) await saveRemoteTree(workspace, tree);
+      if (answer.changed) saveRemoteTree(workspace, tree);
       return { rows: answer.rows, latestCommitSeq: answer.latestCommitSeq, tree };
     }
   }
@@ -44,13 +44,13 @@ export async function compareWithBranch(
   if (generation === undefined) return { rows, latestCommitSeq };
   const hashes = new Map(files.map((file) => [file.path, file.sha256]));
   // Each batch is its own snapshot: from the oldest, the changes since bring them all to one.
-  const made = newRemoteTree(
+  const made = replaceRemoteTree(
+    workspace,
     scope,
     generation,
     oldestSeq,
     treeFromRows(rows, (path) => hashes.get(path)),
   );
-  await saveRemoteTree(workspace, made);
   return { rows, latestCommitSeq, tree: made };
 }
 

@@ -41,15 +41,20 @@ export async function compareIncrementally(
     if (!caughtUp) return undefined;
     changed ||= caughtUp.changed;
     const keys = files.map((file) => file.path.toLowerCase());
-    const asked = files.filter((file, i) => tree.files[keys[i]]?.[3] !== file.sha256);
+    // Each tip decoded once, for both the question and the row.
+    const tips = keys.map((key) => tree.files.get(key));
+    const asked = files.filter((file, i) => tips[i]?.[3] !== file.sha256);
     const answers = await Promise.all(chunk(asked, SYNC_BATCH).map((batch) => client.sync({ files: batch, branch: tree.branch }, { signal })));
     if (answers.some((answer) => answer.latestCommitSeq !== tree.seq)) continue;
     const askedRows = new Map(answers.flatMap((answer) => answer.files).map((row) => [row.path, row]));
-    const rows = files.map((file, i) => askedRows.get(file.path) ?? tipRow(file.path, 'up_to_date', tree.files[keys[i]]));
+    const rows = files.map((file, i) => askedRows.get(file.path) ?? tipRow(file.path, 'up_to_date', tips[i]));
     const listed = new Set(keys);
-    const remoteOnly = Object.keys(tree.files).filter((key) => !listed.has(key));
+    const remoteOnly = tree.files.keys().filter((key) => !listed.has(key));
     remoteOnly.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const key of remoteOnly) rows.push(tipRow(tree.files[key][0], 'missing', tree.files[key]));
+    for (const key of remoteOnly) {
+      const remote = tree.files.get(key);
+      rows.push(tipRow(remote?.[0] ?? key, 'missing', remote));
+    }
     return { rows, latestCommitSeq: tree.seq, changed };
   }
   return undefined;

@@ -62,7 +62,7 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   await workspace.save();
   const files = workspace.state.files;
   const toDownload = scoped.filter((e) => (e.status === 'outdated' || e.status === 'missing') && e.row.fileId);
-  const toRemove = scoped.filter((e) => e.status === 'deleted_remote' && e.local && files[e.path]?.sha256 === e.local.digest.sha256);
+  const toRemove = scoped.filter((e) => e.status === 'deleted_remote' && e.local && files.get(e.path)?.sha256 === e.local.digest.sha256);
   const totalBytes = toDownload.reduce((sum, e) => sum + (e.row.remoteSize ?? 0), 0);
   const threshold = options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD;
   const totalParts = toDownload.reduce((sum, e) => {

@@ -15,7 +15,7 @@ import {
 import type { Context } from './context.ts';
 import { CliError, describeLock, EXIT } from './failure.ts';
 import { formatBytes, percentUsed, plural } from './output.ts';
-import { recordOwnCommit, type RemoteTree } from './remote-tree.ts';
+import { recordOwnCommit } from './remote-tree.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
 import { branchExists, inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
@@ -138,7 +138,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   ];
   const pending: PendingCommit = { request: { message: options.message, branch, fileVersions }, uploads: uploaded, deletes };
   await store.recordCommit(pending);
-  report.commit = await sendCommit(ctx, workspace, store, pending, status.tree);
+  report.commit = await sendCommit(ctx, workspace, store, pending);
   report.switchedFrom = switchedFrom();
   const sent = result.done.filter((d) => !d.dedup);
   report.uploaded = sent.length;
@@ -191,10 +191,10 @@ async function resumeInterrupted(ctx: Context, workspace: Workspace, store: Jour
 
 /**
  * Sends the journal's commit with its key; on success makes the workspace follow the commit's branch,
- * records the new versions as synced and closes the journal. `tree`: the record of the branch this
- * push's status left, moved past the commit in memory rather than read again.
+ * records the new versions as synced, moves the record of the branch past the commit, and closes the
+ * journal.
  */
-async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStore, pending: PendingCommit, tree?: RemoteTree): Promise<CommitCreated> {
+async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStore, pending: PendingCommit): Promise<CommitCreated> {
   let commit: CommitCreated;
   try {
     commit = await commitFiles(ctx.client, pending.request, {
@@ -217,9 +217,9 @@ async function sendCommit(ctx: Context, workspace: Workspace, store: JournalStor
   workspace.follow(pending.request.branch ?? 'main');
   for (const u of pending.uploads) workspace.recordSynced(u.path, u.fileId, u.version, u.sha256);
   for (const d of pending.deletes) workspace.forgetSynced(d.path);
-  await workspace.save();
   const scope = { server: ctx.client.transport.baseUrl, projectId: await ctx.client.projectId({ signal: ctx.signal }), branch: workspace.state.branch };
-  await recordOwnCommit(workspace, scope, commit.sequenceNum, pending, tree);
+  recordOwnCommit(workspace, scope, commit.sequenceNum, pending);
+  await workspace.save();
   await store.finish();
   return commit;
 }

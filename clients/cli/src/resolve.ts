@@ -31,7 +31,7 @@ export async function resolveFiles(
   options: { orLocked?: boolean } = {},
 ): Promise<NamedFile[]> {
   const projectPaths = paths.map((p) => (workspace ? workspace.projectPath(p) : p.replace(/^\/+/, '')));
-  const known = projectPaths.map((p) => workspace?.state.files[p]);
+  const known = projectPaths.map((p) => workspace?.state.files.get(p));
   const unknown = projectPaths.filter((_, i) => !known[i]);
   // download-urls takes at most 1,000 paths a call; lock and unlock take any number.
   const looked: DownloadResult[] = [];

@@ -5,7 +5,7 @@ import { plural } from './output.ts';
 import { resolveMultipartThreshold } from './commands/option-values.ts';
 import { hashEntries, scanWorkspace } from './scan.ts';
 import { inScope } from './status.ts';
-import type { Workspace } from './workspace.ts';
+import type { SyncedFile, Workspace } from './workspace.ts';
 
 export interface RevertReport {
   /** Put back as last synced: edited here, or deleted here. */
@@ -31,7 +31,11 @@ export async function revert(ctx: Context, workspace: Workspace, scopes: string[
     ctx.signal,
     resolveMultipartThreshold(undefined),
   );
-  const synced = Object.entries(workspace.state.files).filter(([path]) => inScope(path, scopes) && !scanned.ignores(path));
+  const files = workspace.state.files;
+  const synced = files
+    .keys()
+    .filter((path) => inScope(path, scopes) && !scanned.ignores(path))
+    .map((path): [string, SyncedFile] => [path, files.get(path) as SyncedFile]);
   const named = [...local.map((e) => e.path), ...synced.map(([path]) => path)];
   const unmatched = scopes.filter((scope) => !named.some((path) => inScope(path, [scope])));
   if (unmatched.length > 0) {
@@ -43,7 +47,7 @@ export async function revert(ctx: Context, workspace: Workspace, scopes: string[
   }
 
   const onDisk = new Map(local.map((e) => [e.path, e]));
-  const report: RevertReport = { reverted: [], unchanged: [], notInLode: local.filter((e) => !workspace.state.files[e.path]).map((e) => e.path) };
+  const report: RevertReport = { reverted: [], unchanged: [], notInLode: local.filter((e) => !files.has(e.path)).map((e) => e.path) };
   const targets = synced.flatMap(([path, base]) => {
     const here = onDisk.get(path);
     if (here?.digest.sha256 === base.sha256) {

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
 import { workspaceIgnores } from './ignore-rules.ts';
-import { STATE_DIR, stateFile, type CachedDigest, type Workspace } from './workspace.ts';
+import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
   path: string;
@@ -109,10 +109,8 @@ export async function hashEntries(
   const cache = workspace.hashes;
   const hashed = new Array<HashedEntry>(entries.length);
   const misses: number[] = [];
-  let found = 0;
   for (const [index, entry] of entries.entries()) {
-    const cached = cache[entry.path];
-    if (cached !== undefined) found += 1;
+    const cached = cache.get(entry.path);
     if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold))
       hashed[index] = { ...entry, digest: cached };
     else misses.push(index);
@@ -123,17 +121,15 @@ export async function hashEntries(
     const entry = entries[index];
     hashed[index] = { ...entry, digest: await hashFile(entry.localPath, signal, entry.size, { multipartThreshold }) };
   });
-  // The cache keeps only files that exist now, so it never outgrows the workspace. Every file found
-  // in it and as many files as it holds: it is already that, and stays the object saved last. Only
-  // files hashed now besides: a copy with theirs, the others' records shared.
-  const cacheSize = Object.keys(cache).length;
-  if (misses.length > 0 || cacheSize !== entries.length) {
-    const kept: Record<string, CachedDigest> = found === cacheSize ? { ...cache } : {};
-    for (const index of found === cacheSize ? misses : hashed.keys()) {
-      const e = hashed[index];
-      kept[e.path] = { ...e.digest, mtimeMs: e.mtimeMs };
-    }
-    workspace.hashes = kept;
+  for (const index of misses) {
+    const e = hashed[index];
+    cache.set(e.path, { ...e.digest, mtimeMs: e.mtimeMs });
+  }
+  // The cache keeps only files that exist now, so it never outgrows the workspace: it holds every
+  // entry now, so one of another path is there only when it holds more.
+  if (cache.size !== entries.length) {
+    const listed = new Set(entries.map((e) => e.path));
+    for (const p of cache.keys()) if (!listed.has(p)) cache.delete(p);
   }
   return hashed;
 }

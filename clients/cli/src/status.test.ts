@@ -185,8 +185,13 @@ describe('the branch a status is about', () => {
       [upToDate],
     );
     await workspaceStatus(client, workspace, 'exp');
-    expect(workspace.state).toEqual({ branch: 'main', files: {} });
+    // The branch followed and the synced versions, as plain values.
+    const state = () => ({
+      branch: workspace.state.branch,
+      files: Object.fromEntries(workspace.state.files.keys().map((p) => [p, workspace.state.files.get(p)])),
+    });
+    expect(state()).toEqual({ branch: 'main', files: {} });
     await workspaceStatus(client, workspace, 'exp', undefined, { follow: true });
-    expect(workspace.state).toEqual({ branch: 'exp', files: { 'a.txt': { fileId: 'f-a', version: 3, sha256: A_SHA } } });
+    expect(state()).toEqual({ branch: 'exp', files: { 'a.txt': { fileId: 'f-a', version: 3, sha256: A_SHA } } });
   });
 });

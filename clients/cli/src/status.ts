@@ -87,8 +87,8 @@ export async function workspaceStatus(
   const byPath = new Map<string, HashedEntry>();
   for (const e of local) byPath.set(e.path, e);
   const files = local.map((e): SyncFile => {
-    const synced = workspace.state.files[e.path];
-    return synced ? { path: e.path, sha256: e.digest.sha256, baseVersion: synced.version } : { path: e.path, sha256: e.digest.sha256 };
+    const baseVersion = workspace.index.syncedVersion(e.path);
+    return baseVersion !== undefined ? { path: e.path, sha256: e.digest.sha256, baseVersion } : { path: e.path, sha256: e.digest.sha256 };
   });
   const { rows, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
@@ -96,7 +96,8 @@ export async function workspaceStatus(
   for (const row of rows) {
     const here = byPath.get(row.path);
     if (!here && scanned.ignores(row.path)) continue;
-    const status = localStatus(row, workspace.state.files[row.path], here?.digest.sha256);
+    // An up_to_date row stays so whatever was synced: the record is not decoded for it.
+    const status = row.status === 'up_to_date' ? row.status : localStatus(row, workspace.state.files.get(row.path), here?.digest.sha256);
     // A file stored under a name the rule now refuses is not downloaded: here it could be neither
     // synced nor pushed. One this workspace synced and has since deleted (or renamed) stays, so that
     // push deletes it for the team: a commit names files by id, which the rule does not touch.
@@ -159,7 +160,7 @@ function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: Rea
     if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256)
       workspace.recordSynced(row.path, row.fileId, row.remoteVersion, row.remoteSha256);
   }
-  for (const path of Object.keys(workspace.state.files)) if (!local.has(path) && !liveRemotely.has(path)) workspace.forgetSynced(path);
+  for (const path of workspace.state.files.keys()) if (!local.has(path) && !liveRemotely.has(path)) workspace.forgetSynced(path);
 }
 
 /**

@@ -1,7 +1,9 @@
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ContentDigest } from '@lode/sdk';
 import { CliError } from './failure.ts';
-import { readJsonFile, writeJsonFile } from './json-file.ts';
+import { validScope, type CachedDigest, type RemoteFile, type SyncedFile } from './index-format.ts';
+import { readJsonFile } from './json-file.ts';
+import { writeDurably, WorkspaceIndex, type ReadonlyTable, type Table } from './workspace-index.ts';
 
 export const STATE_DIR = '.lode';
 
@@ -10,87 +12,87 @@ export function stateFile(root: string): string {
   return path.join(root, STATE_DIR, 'state.json');
 }
 
-/** The version of a path this workspace last synced: its `baseVersion` next time. */
-export interface SyncedFile {
-  fileId: string;
-  version: number;
-  sha256: string;
-}
+export type { CachedDigest, SyncedFile } from './index-format.ts';
 
-export interface WorkspaceState {
+/** `.lode/state.json` from this format on: the branch only, the per-path records being in the index. */
+const STATE_FORMAT = 2;
+
+interface StateFile {
+  format?: number;
   /** The branch push and pull use when `--branch` is not given. */
   branch: string;
-  files: Record<string, SyncedFile>;
-}
-
-/** A file's digest, valid while its size and mtime stay as recorded: an unchanged file is never hashed twice. */
-export interface CachedDigest extends ContentDigest {
-  mtimeMs: number;
+  /** Before the index: the synced versions by path, with the hash cache and remote tree in files of their own. */
+  files?: Record<string, SyncedFile>;
 }
 
 export class Workspace {
   readonly root: string;
-  hashes: Record<string, CachedDigest>;
-  /**
-   * Changed only through follow, recordSynced and forgetSynced, which note whether it changed: a save
-   * writes only what changed, and a status of a large unchanged workspace neither writes nor
-   * serializes it. The cache is replaced whole when it changes.
-   */
-  readonly #state: WorkspaceState;
-  #stateChanged: boolean;
-  #savedHashes: Record<string, CachedDigest> | undefined;
+  /** The per-path records: hash cache, synced versions and the record of the branch's tree (workspace-index.ts). */
+  readonly index: WorkspaceIndex;
+  /** Changed only through follow, recordSynced and forgetSynced: a save writes only what changed. */
+  #branch: string;
+  #branchChanged: boolean;
 
-  /** `saved`: read from the workspace's files, not made new. */
-  private constructor(root: string, state: WorkspaceState, hashes: Record<string, CachedDigest>, saved: boolean) {
+  private constructor(root: string, branch: string, index: WorkspaceIndex, saved: boolean) {
     this.root = root;
-    this.#state = state;
-    this.#stateChanged = !saved;
-    this.hashes = hashes;
-    if (saved) this.#savedHashes = hashes;
+    this.#branch = branch;
+    this.#branchChanged = !saved;
+    this.index = index;
   }
 
   static async create(root: string, branch: string): Promise<Workspace> {
-    const workspace = new Workspace(root, { branch, files: {} }, {}, false);
+    const workspace = new Workspace(root, branch, WorkspaceIndex.empty(path.join(root, STATE_DIR)), false);
     await workspace.save();
     return workspace;
   }
 
-  get state(): Readonly<{ branch: string; files: Readonly<Record<string, Readonly<SyncedFile>>> }> {
-    return this.#state;
+  /** Each file's digest, valid while its size and mtime stay as recorded. */
+  get hashes(): Table<CachedDigest> {
+    return this.index.local;
+  }
+
+  get state(): Readonly<{ branch: string; files: ReadonlyTable<SyncedFile> }> {
+    return { branch: this.#branch, files: this.index.synced };
   }
 
   /** Makes `branch` the one push and pull use when `--branch` is not given. */
   follow(branch: string): void {
-    if (branch === this.#state.branch) return;
-    this.#state.branch = branch;
-    this.#stateChanged = true;
+    if (branch === this.#branch) return;
+    this.#branch = branch;
+    this.#branchChanged = true;
   }
 
   /** Records the version of a path this workspace has synced. */
   recordSynced(projectPath: string, fileId: string, version: number, sha256: string): void {
-    const known = this.#state.files[projectPath];
-    if (known?.fileId === fileId && known.version === version && known.sha256 === sha256) return;
-    this.#state.files[projectPath] = { fileId, version, sha256 };
-    this.#stateChanged = true;
+    const synced = { fileId, version, sha256 };
+    if (!this.index.syncedIs(projectPath, synced)) this.index.synced.set(projectPath, synced);
   }
 
   forgetSynced(projectPath: string): void {
-    if (!Object.hasOwn(this.#state.files, projectPath)) return;
-    delete this.#state.files[projectPath];
-    this.#stateChanged = true;
+    this.index.synced.delete(projectPath);
   }
 
   /** The workspace holding `from`: the nearest folder upwards with a `.lode/state.json`. */
   static async find(from: string = process.cwd()): Promise<Workspace> {
     for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
       const file = stateFile(dir);
-      const state = await readJsonFile<WorkspaceState | null>(file, null).catch((error: unknown) => {
+      const state = await readJsonFile<StateFile | null>(file, null).catch((error: unknown) => {
         throw new CliError(
           `Cannot read the workspace state ${file}: ${(error as Error).message}. Fix its permissions, or remove the .lode folder holding it (then lode init and lode pull make it again).`,
           { code: 'bad_workspace_state' },
         );
       });
-      if (state) return new Workspace(dir, state, await readJsonFile(path.join(dir, STATE_DIR, 'hash-cache.json'), {}), true);
+      if (state) {
+        const records = path.join(dir, STATE_DIR);
+        if (state.files !== undefined) {
+          // Converted: the index is written durably, then state.json, and only then do the old files go.
+          const workspace = new Workspace(dir, state.branch, await convertRecords(records, state.files), false);
+          await workspace.save();
+          await Promise.all([OLD_HASH_CACHE, OLD_REMOTE_TREE].map((name) => rm(path.join(records, name), { force: true })));
+          return workspace;
+        }
+        return new Workspace(dir, state.branch, await WorkspaceIndex.load(records), true);
+      }
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
     }
   }
@@ -112,18 +114,52 @@ export class Workspace {
   }
 
   async save(): Promise<void> {
-    if (this.#stateChanged) {
+    // The index first: the state file is what makes a folder a workspace (and, before the index, held
+    // its records), so it is replaced only once the records it points to are in place.
+    await this.index.save();
+    if (this.#branchChanged) {
       // Noted as saved before the write: a change made while it goes on is saved by the next save.
-      this.#stateChanged = false;
-      await writeJsonFile(stateFile(this.root), this.#state).catch((error: unknown) => {
-        this.#stateChanged = true;
+      this.#branchChanged = false;
+      await writeStateFile(this.root, this.#branch).catch((error: unknown) => {
+        this.#branchChanged = true;
         throw error;
       });
     }
-    if (this.hashes !== this.#savedHashes) {
-      const hashes = this.hashes;
-      await writeJsonFile(path.join(this.root, STATE_DIR, 'hash-cache.json'), hashes);
-      this.#savedHashes = hashes;
-    }
   }
+}
+
+function writeStateFile(root: string, branch: string): Promise<void> {
+  return writeDurably(stateFile(root), JSON.stringify({ format: STATE_FORMAT, branch }));
+}
+
+/**
+ * The records before the index (state.json with its files, hash-cache.json, remote-tree.json) as an
+ * index, to be saved. A crash before the new state.json is in place leaves the old records, converted
+ * again next time.
+ */
+async function convertRecords(records: string, files: Record<string, SyncedFile>): Promise<WorkspaceIndex> {
+  const index = WorkspaceIndex.empty(records);
+  for (const [p, synced] of Object.entries(files)) index.synced.set(p, synced);
+  // The cache and the tree are only ever a saving: unreadable, they are rebuilt.
+  const hashes = await readJsonFile<Record<string, CachedDigest>>(path.join(records, OLD_HASH_CACHE), {}).catch(() => ({}));
+  for (const [p, digest] of Object.entries(hashes)) index.local.set(p, digest);
+  const tree = await readJsonFile<OldRemoteTree | null>(path.join(records, OLD_REMOTE_TREE), null).catch(() => null);
+  if (tree?.format === 1 && typeof tree.files === 'object' && tree.files !== null) {
+    const scope = { server: tree.server, projectId: tree.projectId, branch: tree.branch, generation: tree.generation, seq: tree.seq };
+    if (validScope(scope)) index.replaceRemote(scope, Object.values(tree.files));
+  }
+  return index;
+}
+
+const OLD_HASH_CACHE = 'hash-cache.json';
+const OLD_REMOTE_TREE = 'remote-tree.json';
+
+interface OldRemoteTree {
+  format: number;
+  server: string;
+  projectId: string;
+  branch: string;
+  generation: string;
+  seq: number;
+  files: Record<string, RemoteFile>;
 }

@@ -6,10 +6,11 @@ import { LodeClient, type SyncRequest } from '@lode/sdk';
 import { startTestStack, type TestStack } from '@lode/system/testing';
 import type { SeededProject } from '@lode/testkit';
 import type { Context } from '../src/context.ts';
+import type { RemoteScope } from '../src/index-format.ts';
 import { Output } from '../src/output.ts';
 import { pull } from '../src/pull.ts';
 import { push } from '../src/push.ts';
-import { workspaceStatus } from '../src/status.ts';
+import { workspaceStatus, type WorkspaceStatus } from '../src/status.ts';
 import { STATE_DIR, Workspace } from '../src/workspace.ts';
 import { emptyDir } from './workspace-fixtures.ts';
 
@@ -32,7 +33,26 @@ interface Member {
   ctx: Context & { client: WatchedClient };
 }
 
-const recordFile = (dir: string) => path.join(dir, STATE_DIR, 'remote-tree.json');
+/** The workspace's records (workspace-index.ts): the index and the log of changes since. */
+const recordFiles = (dir: string) => ['index', 'index.log'].map((name) => path.join(dir, STATE_DIR, name));
+const readRecords = (dir: string) => Promise.all(recordFiles(dir).map((file) => readFile(file, 'utf8').catch(() => null)));
+const writeRecords = (dir: string, texts: (string | null)[]) =>
+  Promise.all(recordFiles(dir).map((file, i) => (texts[i] === null ? rm(file, { force: true }) : writeFile(file, texts[i]))));
+
+/** A table's contents as plain values. */
+const plain = <V>(table: { keys(): string[]; get(key: string): V | undefined }) =>
+  Object.fromEntries(
+    table
+      .keys()
+      .sort()
+      .map((k) => [k, table.get(k)]),
+  );
+
+/** What a workspace records as synced, as plain values. */
+const syncedState = (workspace: Workspace) => ({ branch: workspace.state.branch, files: plain(workspace.state.files) });
+
+/** A status with the record of the tree it left as plain values. */
+const plainStatus = (status: WorkspaceStatus) => ({ ...status, tree: status.tree && { ...status.tree, files: plain(status.tree.files) } });
 
 describe('lode status from the record of the branch (incremental)', () => {
   let stack: TestStack;
@@ -75,12 +95,12 @@ describe('lode status from the record of the branch (incremental)', () => {
     const incremental = await Workspace.find(dir);
     const fromRecord = await workspaceStatus(ctx.client, incremental, incremental.state.branch, ctx.signal);
     const full = ctx.client.syncs.slice(before).some((request) => request.includeRemoteOnly);
-    const record = await readFile(recordFile(dir), 'utf8');
+    const records = await readRecords(dir);
     const whole = await Workspace.find(dir);
     const fromAll = await workspaceStatus(ctx.client, whole, whole.state.branch, ctx.signal, { full: true });
-    await writeFile(recordFile(dir), record);
-    expect(fromRecord).toEqual(fromAll);
-    expect(incremental.state).toEqual(whole.state);
+    await writeRecords(dir, records);
+    expect(plainStatus(fromRecord)).toEqual(plainStatus(fromAll));
+    expect(syncedState(incremental)).toEqual(syncedState(whole));
     await incremental.save();
     return { full };
   };
@@ -107,7 +127,7 @@ describe('lode status from the record of the branch (incremental)', () => {
   const run = async (members: { ada: Member; bo: Member }, step: Op) => {
     if (step.kind === 'restore') {
       // A teammate brings a file of main back to its first version: a commit of old content.
-      const synced = (await Workspace.find(members.bo.dir)).state.files[step.file];
+      const synced = (await Workspace.find(members.bo.dir)).state.files.get(step.file);
       if (synced && synced.version > 1) await attempt(() => members.bo.ctx.client.restore([{ fileId: synced.fileId, toVersion: 1 }]));
       return;
     }
@@ -141,16 +161,19 @@ describe('lode status from the record of the branch (incremental)', () => {
     await write(ada.dir, 'a.bin', 'one');
     await push(ada.ctx, await Workspace.find(ada.dir), { message: 'first', scopes: [] });
     // The push's status had no record and made one.
-    expect(JSON.parse(await readFile(recordFile(ada.dir), 'utf8'))).toMatchObject({ branch: 'main', generation: 'main' });
+    expect((await Workspace.find(ada.dir)).index.scope).toMatchObject({ branch: 'main', generation: 'main' });
     expect(await expectSameAsFull(ada)).toEqual({ full: false });
 
-    await writeFile(recordFile(ada.dir), '{ not json');
+    // An index of a format this code does not know is not read: the records are made again.
+    const [index] = await readRecords(ada.dir);
+    await writeFile(recordFiles(ada.dir)[0], (index as string).replace(/^lode-index\t1\t/, 'lode-index\t99\t'));
     expect(await expectSameAsFull(ada)).toEqual({ full: true });
     expect(await expectSameAsFull(ada)).toEqual({ full: false });
 
     // A record of another branch is no record of this one.
-    const record = JSON.parse(await readFile(recordFile(ada.dir), 'utf8')) as { branch: string };
-    await writeFile(recordFile(ada.dir), JSON.stringify({ ...record, branch: 'other' }));
+    const moved = await Workspace.find(ada.dir);
+    moved.index.setScope({ ...(moved.index.scope as RemoteScope), branch: 'other' });
+    await moved.save();
     expect(await expectSameAsFull(ada)).toEqual({ full: true });
 
     // Bo works on a branch, which is deleted and created again from main: his record of the old

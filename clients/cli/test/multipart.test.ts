@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashFile, LodeClient, multipartEntry, putFile, resumablePaths, type MultipartForm, type PartDigests } from '@lode/sdk';
+import { hashFile, LodeClient, multipartEntry, putFile, resumablePaths, type MultipartForm } from '@lode/sdk';
 import { startTestStack, type TestStack } from '@lode/system/testing';
+import { Workspace } from '../src/workspace.ts';
 import { CliUser, collect } from './cli-runner.ts';
 import { expectOk, expectSameTree, newWorkspace, RUN_MODES, writeText } from './workspace-fixtures.ts';
 
@@ -44,10 +45,10 @@ describe.each(RUN_MODES)('lode push and pull of large files in parts (%s)', (_mo
       await writeText(a, 'notes.txt', 'small');
       const pushed = expectOk(await ada.run(a, ['push', '-m', 'intro', '--json', ...THRESHOLD]));
       expect(pushed.json).toMatchObject({ uploaded: 2, partsUploaded: 3, partsResumed: 0 });
-      const cache = JSON.parse(await readFile(path.join(a, '.lode/hash-cache.json'), 'utf8')) as Record<string, { md5?: string; parts?: PartDigests }>;
-      expect(cache['Cinematics/intro.mov'].parts?.md5s).toHaveLength(3);
-      expect(cache['Cinematics/intro.mov'].md5).toBeUndefined();
-      expect(cache['notes.txt'].md5).toBeDefined();
+      const cache = (await Workspace.find(a)).hashes;
+      expect(cache.get('Cinematics/intro.mov')?.parts?.md5s).toHaveLength(3);
+      expect(cache.get('Cinematics/intro.mov')?.md5).toBeUndefined();
+      expect(cache.get('notes.txt')?.md5).toBeDefined();
 
       const b = await newWorkspace(bo);
       const pulled = expectOk(await bo.run(b, ['pull', '--json', ...THRESHOLD]));

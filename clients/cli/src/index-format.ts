@@ -1,0 +1,322 @@
+import { crc32 } from 'node:zlib';
+import type { ContentDigest } from '@lode/sdk';
+
+/**
+ * The text of `.lode/index` and `.lode/index.log`, without I/O (workspace-index.ts reads and writes
+ * them). The index holds, for each path, what the workspace knows of it in one line of tab-separated
+ * fields: its local digest (the hash cache), the version it last synced, and the branch tip's file
+ * (the record of the remote tree). Fields are decoded when asked for, so that a path nobody asks
+ * about costs its line's place in one string, not objects.
+ *
+ *   lode-index <TAB> 1 <TAB> {"id":…,"remote":{server,projectId,branch,generation,seq}|null}
+ *   path <TAB> parts <TAB> size <TAB> mtimeMs <TAB> sha256 <TAB> md5 <TAB> partDigests
+ *        <TAB> syncedFileId <TAB> syncedVersion <TAB> syncedSha256
+ *        <TAB> remoteFileId <TAB> remoteVersion <TAB> remoteSha256 <TAB> remoteSize <TAB> remoteCommitSeq
+ *
+ * `parts` is a digit, the sum of 1 (local digest), 2 (synced) and 4 (remote): absent parts' fields
+ * are empty. A sha256 of `=` is the local digest's, a remote fileId of `=` the synced one's: they are
+ * nearly always equal, and that halves the line. The remote part sits on the line of the remote
+ * file's own path; it is looked up by path key (lower case), as the project names files.
+ *
+ * The log holds changes made since the index was written, one per line, each starting with the id
+ * of the index it applies to and ending with a CRC-32 of the rest: a line torn by a crash, or one
+ * written against an index since rewritten, is skipped, never misread.
+ */
+
+export const INDEX_FORMAT = 1;
+const MAGIC = 'lode-index';
+
+export const LOCAL = 1;
+export const SYNCED = 2;
+export const REMOTE = 4;
+
+/** The version of a path this workspace last synced: its `baseVersion` next time. */
+export interface SyncedFile {
+  fileId: string;
+  version: number;
+  sha256: string;
+}
+
+/** A file's digest, valid while its size and mtime stay as recorded: an unchanged file is never hashed twice. */
+export interface CachedDigest extends ContentDigest {
+  mtimeMs: number;
+}
+
+/** A live file of the branch as the server last told this workspace: path, file id, version, SHA-256, size, commit. */
+export type RemoteFile = [path: string, fileId: string, version: number, sha256: string, size: number, commitSeq: number];
+
+/** Which server, project, branch and incarnation of it the remote parts describe, as of commit `seq`. */
+export interface RemoteScope {
+  server: string;
+  projectId: string;
+  branch: string;
+  generation: string;
+  seq: number;
+}
+
+export interface IndexHeader {
+  /** Names this writing of the index: log lines carry it, so none outlives a rewrite. */
+  id: string;
+  remote: RemoteScope | null;
+}
+
+/** Field numbers after the path. */
+const F = {
+  parts: 0,
+  size: 1,
+  mtime: 2,
+  sha: 3,
+  md5: 4,
+  partDigests: 5,
+  sFileId: 6,
+  sVersion: 7,
+  sSha: 8,
+  rFileId: 9,
+  rVersion: 10,
+  rSha: 11,
+  rSize: 12,
+  rSeq: 13,
+};
+const FIELDS = 14;
+
+/** The index's text as written: its header and the place of each path's line. */
+export interface ParsedIndex {
+  header: IndexHeader;
+  text: string;
+  /** Path → line number. */
+  lines: Map<string, number>;
+  /** Where each line's fields start (after the path's tab). */
+  starts: Int32Array;
+  /** Each line's parts (LOCAL | SYNCED | REMOTE). */
+  parts: Uint8Array;
+  paths: string[];
+}
+
+/** Paths with a control character, or that would read as an escaped one, are written as JSON strings. */
+function encodePath(p: string): string {
+  // eslint-disable-next-line no-control-regex
+  return p.startsWith('"') || /[\u0000-\u001f]/.test(p) ? JSON.stringify(p) : p;
+}
+
+function decodePath(field: string): string {
+  return field.startsWith('"') ? (JSON.parse(field) as string) : field;
+}
+
+/** The index's text, or undefined when it is not one this code can read (another format, a damaged header): then it is rebuilt. */
+export function parseIndex(text: string): ParsedIndex | undefined {
+  const headerEnd = text.indexOf('\n');
+  if (headerEnd < 0) return undefined;
+  const header = parseHeader(text.slice(0, headerEnd));
+  if (!header) return undefined;
+  const paths: string[] = [];
+  const startList: number[] = [];
+  const partList: number[] = [];
+  const lines = new Map<string, number>();
+  for (let at = headerEnd + 1; at < text.length;) {
+    const end = text.indexOf('\n', at);
+    // A line without its newline was never fully written: the whole file is then not to be trusted.
+    if (end < 0) return undefined;
+    const tab = text.indexOf('\t', at);
+    if (tab < 0 || tab > end) return undefined;
+    const p = decodePath(text.slice(at, tab));
+    lines.set(p, paths.length);
+    paths.push(p);
+    startList.push(tab + 1);
+    partList.push(text.charCodeAt(tab + 1) - 48);
+    at = end + 1;
+  }
+  return { header, text, lines, starts: Int32Array.from(startList), parts: Uint8Array.from(partList), paths };
+}
+
+function parseHeader(line: string): IndexHeader | undefined {
+  const [magic, format, json] = line.split('\t');
+  if (magic !== MAGIC || format !== String(INDEX_FORMAT) || json === undefined) return undefined;
+  try {
+    const header = JSON.parse(json) as Partial<IndexHeader>;
+    if (typeof header.id !== 'string' || (header.remote !== null && !validScope(header.remote))) return undefined;
+    return header as IndexHeader;
+  } catch {
+    return undefined;
+  }
+}
+
+export function validScope(scope: unknown): scope is RemoteScope {
+  const s = scope as Partial<RemoteScope> | null | undefined;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.server === 'string' &&
+    typeof s.projectId === 'string' &&
+    typeof s.branch === 'string' &&
+    typeof s.generation === 'string' &&
+    Number.isSafeInteger(s.seq) &&
+    (s.seq as number) >= 0
+  );
+}
+
+export function headerLine(header: IndexHeader): string {
+  return `${MAGIC}\t${INDEX_FORMAT}\t${JSON.stringify(header)}\n`;
+}
+
+/**
+ * Where each field of the line being decoded ends (its tab, or the newline): found once per
+ * decoding, so that only the fields asked for become strings.
+ */
+const ends = new Int32Array(FIELDS);
+
+function locate(text: string, start: number, fields: number): void {
+  let at = start;
+  for (let i = 0; i < fields; i += 1) {
+    const tab = text.indexOf(i === FIELDS - 1 ? '\n' : '\t', at);
+    ends[i] = tab;
+    at = tab + 1;
+  }
+}
+
+const begin = (start: number, i: number) => (i === 0 ? start : ends[i - 1] + 1);
+const field = (text: string, start: number, i: number) => text.slice(begin(start, i), ends[i]);
+const isEmpty = (start: number, i: number) => ends[i] === begin(start, i);
+const isSame = (text: string, start: number, i: number) => ends[i] - begin(start, i) === 1 && text.charCodeAt(ends[i] - 1) === 61;
+
+/** A whole number field, read in place. */
+function integer(text: string, start: number, i: number): number {
+  let n = 0;
+  for (let at = begin(start, i); at < ends[i]; at += 1) n = n * 10 + text.charCodeAt(at) - 48;
+  return n;
+}
+
+/** The local digest of the line whose fields start at `start`. */
+export function localAt(text: string, start: number): CachedDigest {
+  locate(text, start, F.partDigests + 1);
+  const digest: CachedDigest = { size: integer(text, start, F.size), sha256: field(text, start, F.sha), mtimeMs: Number(field(text, start, F.mtime)) };
+  if (!isEmpty(start, F.md5)) digest.md5 = field(text, start, F.md5);
+  if (!isEmpty(start, F.partDigests)) digest.parts = JSON.parse(field(text, start, F.partDigests)) as CachedDigest['parts'];
+  return digest;
+}
+
+export function syncedAt(text: string, start: number): SyncedFile {
+  locate(text, start, F.sSha + 1);
+  const sha256 = field(text, start, isSame(text, start, F.sSha) ? F.sha : F.sSha);
+  return { fileId: field(text, start, F.sFileId), version: integer(text, start, F.sVersion), sha256 };
+}
+
+/** Whether a field is `value`, compared in place. */
+const fieldIs = (text: string, start: number, i: number, value: string) =>
+  ends[i] - begin(start, i) === value.length && text.startsWith(value, begin(start, i));
+
+/** The synced version's number alone: what a status sends as `baseVersion`. */
+export function syncedVersionAt(text: string, start: number): number {
+  locate(text, start, F.sVersion + 1);
+  return integer(text, start, F.sVersion);
+}
+
+/** Whether the line's synced version is `synced`, compared in place. */
+export function syncedIsAt(text: string, start: number, synced: SyncedFile): boolean {
+  locate(text, start, F.sSha + 1);
+  return (
+    fieldIs(text, start, F.sFileId, synced.fileId) &&
+    integer(text, start, F.sVersion) === synced.version &&
+    fieldIs(text, start, isSame(text, start, F.sSha) ? F.sha : F.sSha, synced.sha256)
+  );
+}
+
+export function remoteAt(path: string, text: string, start: number): RemoteFile {
+  locate(text, start, FIELDS);
+  const fileId = field(text, start, isSame(text, start, F.rFileId) ? F.sFileId : F.rFileId);
+  const sha256 = field(text, start, isSame(text, start, F.rSha) ? F.sha : F.rSha);
+  return [path, fileId, integer(text, start, F.rVersion), sha256, integer(text, start, F.rSize), integer(text, start, F.rSeq)];
+}
+
+/** What one path's line holds, decoded. */
+export interface PathRecord {
+  local?: CachedDigest;
+  synced?: SyncedFile;
+  remote?: RemoteFile;
+}
+
+/** One path's line, or '' when it holds nothing. */
+export function recordLine(path: string, record: PathRecord): string {
+  const { local, synced, remote } = record;
+  const parts = (local ? LOCAL : 0) | (synced ? SYNCED : 0) | (remote ? REMOTE : 0);
+  if (parts === 0) return '';
+  const f = new Array<string>(FIELDS).fill('');
+  f[F.parts] = String(parts);
+  if (local) {
+    f[F.size] = String(local.size);
+    f[F.mtime] = String(local.mtimeMs);
+    f[F.sha] = local.sha256;
+    f[F.md5] = local.md5 ?? '';
+    f[F.partDigests] = local.parts ? JSON.stringify({ partSize: local.parts.partSize, md5s: local.parts.md5s }) : '';
+  }
+  if (synced) {
+    f[F.sFileId] = synced.fileId;
+    f[F.sVersion] = String(synced.version);
+    f[F.sSha] = local?.sha256 === synced.sha256 ? '=' : synced.sha256;
+  }
+  if (remote) {
+    f[F.rFileId] = synced?.fileId === remote[1] ? '=' : remote[1];
+    f[F.rVersion] = String(remote[2]);
+    f[F.rSha] = local?.sha256 === remote[3] ? '=' : remote[3];
+    f[F.rSize] = String(remote[4]);
+    f[F.rSeq] = String(remote[5]);
+  }
+  return `${encodePath(path)}\t${f.join('\t')}\n`;
+}
+
+/** A change, as the log holds it and replays it. */
+export type Change =
+  | { kind: 'local'; path: string; value: CachedDigest | null }
+  | { kind: 'synced'; path: string; value: SyncedFile | null }
+  | { kind: 'remote'; key: string; value: RemoteFile | null }
+  | { kind: 'scope'; value: RemoteScope | null };
+
+/** One log line: a newline first too, so that a line torn by a crash never runs into the next writer's. */
+export function logLine(indexId: string, change: Change): string {
+  const body = `${indexId}\t${JSON.stringify(changeFields(change))}`;
+  return `\n${body}\t${crc32(body).toString(16)}\n`;
+}
+
+function changeFields(change: Change): unknown[] {
+  switch (change.kind) {
+    case 'local':
+      return ['l', change.path, change.value];
+    case 'synced':
+      return ['s', change.path, change.value];
+    case 'remote':
+      return ['r', change.key, change.value];
+    case 'scope':
+      return ['t', change.value];
+  }
+}
+
+/** The log's changes to the index `indexId`, in order: lines torn, damaged or of another index are skipped. */
+export function parseLog(text: string, indexId: string): Change[] {
+  const changes: Change[] = [];
+  for (const line of text.split('\n')) {
+    const crcTab = line.lastIndexOf('\t');
+    const idTab = line.indexOf('\t');
+    if (crcTab <= 0 || idTab === crcTab || line.slice(0, idTab) !== indexId) continue;
+    const body = line.slice(0, crcTab);
+    if (crc32(body).toString(16) !== line.slice(crcTab + 1)) continue;
+    const change = parseChange(body.slice(idTab + 1));
+    if (change) changes.push(change);
+  }
+  return changes;
+}
+
+function parseChange(json: string): Change | undefined {
+  let fields: unknown[];
+  try {
+    fields = JSON.parse(json) as unknown[];
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(fields)) return undefined;
+  const [kind, a, b] = fields;
+  if (kind === 't') return { kind: 'scope', value: a === null || validScope(a) ? a : null };
+  if (typeof a !== 'string') return undefined;
+  if (kind === 'l') return { kind: 'local', path: a, value: b as CachedDigest | null };
+  if (kind === 's') return { kind: 'synced', path: a, value: b as SyncedFile | null };
+  if (kind === 'r') return { kind: 'remote', key: a, value: b as RemoteFile | null };
+  return undefined;
+}

@@ -1,0 +1,182 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CachedDigest, RemoteFile, RemoteScope, SyncedFile } from './index-format.ts';
+import { WorkspaceIndex } from './workspace-index.ts';
+import { STATE_DIR, Workspace } from './workspace.ts';
+
+const sha = (c: string) => c.repeat(64);
+const digest = (c: string, extra: Partial<CachedDigest> = {}): CachedDigest => ({
+  size: 3,
+  sha256: sha(c),
+  md5: `md5${c}==`,
+  mtimeMs: 1_700_000_000_123.5,
+  ...extra,
+});
+const scope: RemoteScope = { server: 'http://lode', projectId: 'p1', branch: 'main', generation: 'g1', seq: 7 };
+
+/** Every record of an index as plain values, to compare two of them. */
+function contents(index: WorkspaceIndex) {
+  const all = <V>(table: { keys(): string[]; get(key: string): V | undefined }) =>
+    Object.fromEntries(
+      table
+        .keys()
+        .sort()
+        .map((k) => [k, table.get(k)]),
+    );
+  return { scope: index.scope, local: all(index.local), synced: all(index.synced), remote: all(index.remote) };
+}
+
+async function records(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'lode-index-'));
+}
+
+/** An index with a few paths of every kind, saved. */
+async function sample(dir: string): Promise<WorkspaceIndex> {
+  const index = WorkspaceIndex.empty(dir);
+  index.local.set('a.txt', digest('a'));
+  index.local.set('Big/b.mov', { size: 9, sha256: sha('b'), mtimeMs: 5, parts: { partSize: 4, md5s: ['x==', 'y==', 'z=='] } });
+  index.local.set('tab\there', digest('c'));
+  index.local.set('"quoted"', digest('d'));
+  const synced: SyncedFile = { fileId: 'f-a', version: 2, sha256: sha('a') };
+  index.synced.set('a.txt', synced);
+  index.synced.set('gone.txt', { fileId: 'f-g', version: 1, sha256: sha('e') });
+  const files: RemoteFile[] = [
+    ['a.txt', 'f-a', 2, sha('a'), 3, 6],
+    ['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7],
+  ];
+  index.replaceRemote(scope, files);
+  await index.save();
+  return index;
+}
+
+describe('the workspace index', () => {
+  it('reads back what it wrote, path by path, names with tabs and quotes included', async () => {
+    const dir = await records();
+    const written = await sample(dir);
+    const read = await WorkspaceIndex.load(dir);
+    expect(contents(read)).toEqual(contents(written));
+    expect(read.remote.get('dir/upper.txt')).toEqual(['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7]);
+    expect(read.local.get('Big/b.mov')?.parts?.md5s).toEqual(['x==', 'y==', 'z==']);
+    expect([read.local.size, read.synced.size, read.remote.size]).toEqual([4, 2, 2]);
+    expect(read.changed).toBe(false);
+  });
+
+  it('appends a few changes as lines of the log, and replays them in order', async () => {
+    const dir = await records();
+    await sample(dir);
+    const index = await WorkspaceIndex.load(dir);
+    const indexBefore = await readFile(path.join(dir, 'index'), 'utf8');
+    index.local.set('a.txt', digest('z'));
+    index.synced.set('a.txt', { fileId: 'f-a', version: 3, sha256: sha('z') });
+    index.synced.delete('gone.txt');
+    index.remote.set('a.txt', ['a.txt', 'f-a', 3, sha('z'), 3, 8]);
+    index.remote.delete('dir/upper.txt');
+    index.setScope({ ...scope, seq: 8 });
+    await index.save();
+    // The index is left as it was: the changes are in the log alone.
+    expect(await readFile(path.join(dir, 'index'), 'utf8')).toBe(indexBefore);
+    expect((await readFile(path.join(dir, 'index.log'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(6);
+    const read = await WorkspaceIndex.load(dir);
+    expect(contents(read)).toEqual(contents(index));
+    expect(read.synced.has('gone.txt')).toBe(false);
+    expect(read.remote.size).toBe(1);
+    expect(read.scope?.seq).toBe(8);
+  });
+
+  it('ignores a torn last line and a line with a bad checksum', async () => {
+    const dir = await records();
+    await sample(dir);
+    const index = await WorkspaceIndex.load(dir);
+    index.synced.set('a.txt', { fileId: 'f-a', version: 3, sha256: sha('z') });
+    await index.save();
+    const log = path.join(dir, 'index.log');
+    const whole = await readFile(log, 'utf8');
+    index.synced.set('a.txt', { fileId: 'f-a', version: 4, sha256: sha('y') });
+    await index.save();
+    const appended = (await readFile(log, 'utf8')).slice(whole.length);
+    // Torn: the second line cut short, as a crash in its write leaves it.
+    await writeFile(log, whole + appended.slice(0, appended.length - 5));
+    expect((await WorkspaceIndex.load(dir)).synced.get('a.txt')?.version).toBe(3);
+    // Damaged: one character of the second line changed.
+    await writeFile(log, whole + appended.replace('"version":4', '"version":5'));
+    expect((await WorkspaceIndex.load(dir)).synced.get('a.txt')?.version).toBe(3);
+    // A torn line followed by another writer's whole one: that one still counts.
+    index.synced.set('b.txt', { fileId: 'f-b', version: 1, sha256: sha('b') });
+    await writeFile(log, whole + appended.slice(0, 20));
+    await index.save();
+    const read = await WorkspaceIndex.load(dir);
+    expect(read.synced.get('b.txt')?.version).toBe(1);
+  });
+
+  it('folds the log into a new index once it outgrows its share, and skips a log left from before it', async () => {
+    const dir = await records();
+    await sample(dir);
+    const index = await WorkspaceIndex.load(dir);
+    index.synced.set('a.txt', { fileId: 'f-a', version: 3, sha256: sha('z') });
+    await index.save();
+    const oldLog = await readFile(path.join(dir, 'index.log'), 'utf8');
+    index.synced.set('a.txt', { fileId: 'f-a', version: 4, sha256: sha('y') });
+    for (let i = 0; i < 500; i += 1) index.local.set(`new/${i}.txt`, digest('n'));
+    await index.save();
+    expect(await readdir(dir)).toEqual(['index']);
+    expect(contents(await WorkspaceIndex.load(dir))).toEqual(contents(index));
+    // A crash after the new index was in place, before the log went: the log's lines name the old
+    // index, and replayed they would take a.txt back to version 3.
+    await writeFile(path.join(dir, 'index.log'), oldLog);
+    const read = await WorkspaceIndex.load(dir);
+    expect(read.synced.get('a.txt')?.version).toBe(4);
+    expect(contents(read)).toEqual(contents(index));
+  });
+
+  it('reads an index of an unknown format as no index: everything is made again', async () => {
+    const dir = await records();
+    await sample(dir);
+    const text = await readFile(path.join(dir, 'index'), 'utf8');
+    await writeFile(path.join(dir, 'index'), text.replace(/^lode-index\t1\t/, 'lode-index\t2\t'));
+    const read = await WorkspaceIndex.load(dir);
+    expect(contents(read)).toEqual({ scope: null, local: {}, synced: {}, remote: {} });
+    // Written whole at the next save, whatever little changed.
+    expect(read.changed).toBe(true);
+    await read.save();
+    expect(await readFile(path.join(dir, 'index'), 'utf8')).toMatch(/^lode-index\t1\t/);
+  });
+});
+
+describe('a workspace of the records before the index', () => {
+  it('is converted once: the old files are read into the index, then removed', async () => {
+    const root = await records();
+    const dir = path.join(root, STATE_DIR);
+    const old = {
+      state: { branch: 'exp', files: { 'a.txt': { fileId: 'f-a', version: 2, sha256: sha('a') } } },
+      'hash-cache': { 'a.txt': digest('a'), 'b.txt': digest('b') },
+      'remote-tree': { format: 1, ...scope, files: { 'a.txt': ['a.txt', 'f-a', 2, sha('a'), 3, 6] } },
+    };
+    await Workspace.create(root, 'main');
+    for (const [name, value] of Object.entries(old)) await writeFile(path.join(dir, `${name}.json`), JSON.stringify(value));
+    const workspace = await Workspace.find(root);
+    expect(workspace.state.branch).toBe('exp');
+    expect(contents(workspace.index)).toEqual({
+      scope,
+      local: old['hash-cache'],
+      synced: old.state.files,
+      remote: { 'a.txt': ['a.txt', 'f-a', 2, sha('a'), 3, 6] },
+    });
+    expect((await readdir(dir)).sort()).toEqual(['index', 'state.json']);
+    const again = await Workspace.find(root);
+    expect(again.state.branch).toBe('exp');
+    expect(contents(again.index)).toEqual(contents(workspace.index));
+  });
+
+  it('keeps its synced versions when its cache and tree are unreadable: those are made again', async () => {
+    const root = await records();
+    const dir = path.join(root, STATE_DIR);
+    await Workspace.create(root, 'main');
+    await writeFile(path.join(dir, 'state.json'), JSON.stringify({ branch: 'main', files: { 'a.txt': { fileId: 'f-a', version: 2, sha256: sha('a') } } }));
+    await writeFile(path.join(dir, 'hash-cache.json'), '{');
+    await writeFile(path.join(dir, 'remote-tree.json'), JSON.stringify({ format: 9, files: {} }));
+    const workspace = await Workspace.find(root);
+    expect(contents(workspace.index)).toEqual({ scope: null, local: {}, synced: { 'a.txt': { fileId: 'f-a', version: 2, sha256: sha('a') } }, remote: {} });
+  });
+});

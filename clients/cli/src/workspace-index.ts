@@ -1,0 +1,347 @@
+import { randomUUID } from 'node:crypto';
+import { appendFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  headerLine,
+  localAt,
+  LOCAL,
+  logLine,
+  parseIndex,
+  parseLog,
+  recordLine,
+  REMOTE,
+  remoteAt,
+  SYNCED,
+  syncedAt,
+  syncedIsAt,
+  syncedVersionAt,
+  type CachedDigest,
+  type Change,
+  type ParsedIndex,
+  type PathRecord,
+  type RemoteFile,
+  type RemoteScope,
+  type SyncedFile,
+} from './index-format.ts';
+
+/** Keyed values the workspace keeps: what its callers read and change, whatever the file holds. */
+export interface Table<V> {
+  get(key: string): V | undefined;
+  has(key: string): boolean;
+  set(key: string, value: V): void;
+  delete(key: string): void;
+  /** The keys as of the call: the table may change while they are gone through. */
+  keys(): string[];
+  readonly size: number;
+}
+
+export type ReadonlyTable<V> = Pick<Table<V>, 'get' | 'has' | 'keys' | 'size'>;
+
+/**
+ * The log is folded into a new index once it is longer than this share of the index, and than
+ * MIN_LOG: a small workspace's log stays a log for a while, as cheap to replay as to rewrite.
+ */
+const COMPACT_SHARE = 4;
+const MIN_LOG = 64 * 1024;
+
+/**
+ * The workspace's per-path records (index-format.ts): read from `.lode/index` and the changes
+ * appended to `.lode/index.log` since. A change is appended as a line, so that a push of a few edits
+ * writes a few lines; the log is folded into a new index once it grows past a share of it, or when
+ * a whole record is replaced (a full comparison's tree). Unchanged paths stay undecoded in the
+ * index's text; a path read or changed is decoded into the overlay of its part.
+ */
+export class WorkspaceIndex {
+  readonly #file: string;
+  readonly #logFile: string;
+  #base: ParsedIndex | undefined;
+  #remoteKeys: Map<string, number> | undefined;
+  #id: string;
+  #scope: RemoteScope | null;
+  /** Whether the remote parts of the index's text still hold (false once the tree is replaced whole). */
+  #baseRemote = true;
+  /** The log's length and the index's, in characters: the log is folded in past a share of the index. */
+  #logLength: number;
+  #indexLength: number;
+  #pending: Change[] = [];
+  /** Rewrite the index at the next save: none on disk can be appended to, or a record was replaced whole. */
+  #rewrite: boolean;
+
+  readonly local: Table<CachedDigest>;
+  readonly synced: Table<SyncedFile>;
+  readonly remote: Table<RemoteFile>;
+
+  private constructor(dir: string, base: ParsedIndex | undefined, logLength: number) {
+    this.#file = path.join(dir, 'index');
+    this.#logFile = path.join(dir, 'index.log');
+    this.#base = base;
+    this.#id = base?.header.id ?? randomUUID();
+    this.#scope = base?.header.remote ?? null;
+    this.#logLength = logLength;
+    this.#indexLength = base?.text.length ?? 0;
+    this.#rewrite = base === undefined;
+    this.local = this.#table<CachedDigest>(
+      'local',
+      LOCAL,
+      (key) => this.#lineOf(key),
+      (_, text, start) => localAt(text, start),
+    );
+    this.synced = this.#table<SyncedFile>(
+      'synced',
+      SYNCED,
+      (key) => this.#lineOf(key),
+      (_, text, start) => syncedAt(text, start),
+    );
+    this.remote = this.#table<RemoteFile>(
+      'remote',
+      REMOTE,
+      (key) => (this.#baseRemote ? this.#remoteLines().get(key) : undefined),
+      (line, text, start) => remoteAt((this.#base as ParsedIndex).paths[line], text, start),
+    );
+  }
+
+  /** The records in `dir` (`.lode`); empty when there are none, or none this code can read: the next status then compares in full. */
+  static async load(dir: string): Promise<WorkspaceIndex> {
+    const base = parseIndex(await readFile(path.join(dir, 'index'), 'utf8').catch(() => ''));
+    const log = base ? await readFile(path.join(dir, 'index.log'), 'utf8').catch(() => '') : '';
+    const index = new WorkspaceIndex(dir, base, log.length);
+    if (base) for (const change of parseLog(log, base.header.id)) index.#apply(change);
+    return index;
+  }
+
+  /** A new, empty record, written at the next save. */
+  static empty(dir: string): WorkspaceIndex {
+    return new WorkspaceIndex(dir, undefined, 0);
+  }
+
+  get scope(): RemoteScope | null {
+    return this.#scope;
+  }
+
+  /** Records where the remote parts stand: after a catch-up or the workspace's own commit. */
+  setScope(scope: RemoteScope | null): void {
+    this.#change({ kind: 'scope', value: scope });
+  }
+
+  /** Replaces the remote record whole: the index is rewritten at the next save. */
+  replaceRemote(scope: RemoteScope, files: Iterable<RemoteFile>): void {
+    this.#baseRemote = false;
+    this.#overlays.remote.clear();
+    this.#counts.remote = 0;
+    for (const file of files) this.#put('remote', file[0].toLowerCase(), file);
+    this.#scope = scope;
+    this.#rewrite = true;
+  }
+
+  /** The version `path` was last synced at: its `baseVersion`, read without decoding the rest. */
+  syncedVersion(path: string): number | undefined {
+    const over = this.#overlays.synced.get(path);
+    if (over !== undefined) return over?.version;
+    const line = this.#baseLine(path, SYNCED);
+    return line === undefined ? undefined : syncedVersionAt(this.#base!.text, this.#base!.starts[line]);
+  }
+
+  /** Whether `path` is recorded as synced at exactly `synced`, compared in place. */
+  syncedIs(path: string, synced: SyncedFile): boolean {
+    const over = this.#overlays.synced.get(path);
+    if (over !== undefined) return over !== null && over.fileId === synced.fileId && over.version === synced.version && over.sha256 === synced.sha256;
+    const line = this.#baseLine(path, SYNCED);
+    return line !== undefined && syncedIsAt(this.#base!.text, this.#base!.starts[line], synced);
+  }
+
+  /** The line of the index's text holding `part` of `path`, if it does. */
+  #baseLine(path: string, part: number): number | undefined {
+    const line = this.#base?.lines.get(path);
+    return line !== undefined && this.#base!.parts[line] & part ? line : undefined;
+  }
+
+  /** Whether anything changed since the last save. */
+  get changed(): boolean {
+    return this.#pending.length > 0 || this.#rewrite;
+  }
+
+  /**
+   * Appends the changes to the log in one write (O_APPEND: another lode process's lines are never
+   * overwritten), or rewrites the index when it must or the log has grown past its share.
+   */
+  async save(): Promise<void> {
+    if (!this.changed) return;
+    const text = this.#pending.map((change) => logLine(this.#id, change)).join('');
+    const logLength = this.#logLength + text.length;
+    if (this.#rewrite || logLength > Math.max(this.#indexLength / COMPACT_SHARE, MIN_LOG)) {
+      await this.#compact();
+      return;
+    }
+    this.#pending = [];
+    await appendFile(this.#logFile, text);
+    this.#logLength = logLength;
+  }
+
+  /**
+   * A new index with every path's records under a new id, made durable before it replaces the old
+   * one; only then the log goes. A crash in between leaves the new index with a log of the old id,
+   * which is skipped.
+   */
+  async #compact(): Promise<void> {
+    const id = randomUUID();
+    const lines: string[] = [headerLine({ id, remote: this.#scope })];
+    const paths = new Set<string>(this.#base?.paths);
+    for (const overlay of [this.#overlays.local, this.#overlays.synced]) for (const p of overlay.keys()) paths.add(p);
+    // A remote file sits on the line of its own path, which its key finds.
+    const remoteByPath = new Map<string, RemoteFile>();
+    for (const key of this.remote.keys()) {
+      const file = this.remote.get(key) as RemoteFile;
+      remoteByPath.set(file[0], file);
+      paths.add(file[0]);
+    }
+    for (const p of [...paths].sort()) {
+      const line = this.#base?.lines.get(p);
+      const untouched =
+        line !== undefined &&
+        this.#baseRemote &&
+        !this.#overlays.local.has(p) &&
+        !this.#overlays.synced.has(p) &&
+        !this.#overlays.remote.has(p.toLowerCase()) &&
+        ((this.#base as ParsedIndex).parts[line] & REMOTE) === (remoteByPath.has(p) ? REMOTE : 0);
+      if (untouched) {
+        const base = this.#base as ParsedIndex;
+        const text = base.text;
+        lines.push(text.slice(text.lastIndexOf('\n', base.starts[line]) + 1, text.indexOf('\n', base.starts[line]) + 1));
+        continue;
+      }
+      const record: PathRecord = { local: this.local.get(p), synced: this.synced.get(p), remote: remoteByPath.get(p) };
+      lines.push(recordLine(p, record));
+    }
+    const text = lines.join('');
+    await writeDurably(this.#file, text);
+    await rm(this.#logFile, { force: true });
+    this.#id = id;
+    this.#pending = [];
+    this.#logLength = 0;
+    this.#rewrite = false;
+    // What is in memory stays: the old text with the overlays over it is what the new one holds.
+    this.#indexLength = text.length;
+  }
+
+  readonly #overlays = {
+    local: new Map<string, CachedDigest | null>(),
+    synced: new Map<string, SyncedFile | null>(),
+    remote: new Map<string, RemoteFile | null>(),
+  };
+
+  readonly #counts = { local: 0, synced: 0, remote: 0 };
+
+  #lineOf(key: string): number | undefined {
+    return this.#base?.lines.get(key);
+  }
+
+  /** Remote parts by path key, made the first time one is asked for. */
+  #remoteLines(): Map<string, number> {
+    if (this.#remoteKeys) return this.#remoteKeys;
+    const keys = new Map<string, number>();
+    const base = this.#base;
+    if (base) for (let line = 0; line < base.paths.length; line += 1) if (base.parts[line] & REMOTE) keys.set(base.paths[line].toLowerCase(), line);
+    this.#remoteKeys = keys;
+    return keys;
+  }
+
+  #apply(change: Change): void {
+    if (change.kind === 'scope') this.#scope = change.value;
+    else if (change.kind === 'remote') this.#put('remote', change.key, change.value);
+    else this.#put(change.kind, change.path, change.value);
+  }
+
+  #change(change: Change): void {
+    this.#apply(change);
+    this.#pending.push(change);
+  }
+
+  #put<K extends 'local' | 'synced' | 'remote'>(kind: K, key: string, value: unknown): void {
+    const table = this[kind] as Table<unknown>;
+    const had = table.has(key);
+    (this.#overlays[kind] as Map<string, unknown>).set(key, value);
+    this.#counts[kind] += (value === null ? 0 : 1) - (had ? 1 : 0);
+  }
+
+  #table<V>(
+    kind: 'local' | 'synced' | 'remote',
+    part: number,
+    lineOf: (key: string) => number | undefined,
+    decode: (line: number, text: string, start: number) => V,
+  ): Table<V> {
+    const overlay = this.#overlays[kind] as Map<string, V | null>;
+    const inBase = (key: string): number | undefined => {
+      const line = lineOf(key);
+      return line !== undefined && (this.#base as ParsedIndex).parts[line] & part ? line : undefined;
+    };
+    const get = (key: string): V | undefined => {
+      const over = overlay.get(key);
+      if (over !== undefined) return over ?? undefined;
+      const line = inBase(key);
+      if (line === undefined) return undefined;
+      const base = this.#base as ParsedIndex;
+      return decode(line, base.text, base.starts[line]);
+    };
+    const has = (key: string): boolean => {
+      const over = overlay.get(key);
+      return over !== undefined ? over !== null : inBase(key) !== undefined;
+    };
+    const baseKeys = (): Iterable<string> => {
+      if (kind === 'remote') return this.#baseRemote ? this.#remoteLines().keys() : [];
+      const base = this.#base;
+      return base ? base.paths.filter((_, line) => base.parts[line] & part) : [];
+    };
+    const counts = this.#counts;
+    // The base's count of this part, once: changes then keep it.
+    const base = this.#base;
+    if (base) for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] & part) counts[kind] += 1;
+    return {
+      get,
+      has,
+      set: (key, value) => this.#change(changeOf(kind, key, value)),
+      delete: (key) => {
+        if (has(key)) this.#change(changeOf(kind, key, null));
+      },
+      keys() {
+        const keys: string[] = [];
+        for (const key of baseKeys()) if (!overlay.has(key)) keys.push(key);
+        for (const [key, value] of overlay) if (value !== null) keys.push(key);
+        return keys;
+      },
+      get size() {
+        return counts[kind];
+      },
+    };
+  }
+}
+
+function changeOf(kind: 'local' | 'synced' | 'remote', key: string, value: unknown): Change {
+  if (kind === 'remote') return { kind, key, value: value as RemoteFile | null };
+  if (kind === 'local') return { kind, path: key, value: value as CachedDigest | null };
+  return { kind, path: key, value: value as SyncedFile | null };
+}
+
+/** Written to a temporary file, flushed to disk and renamed, the folder flushed too: after it returns, a crash leaves the new file. */
+export async function writeDurably(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${randomUUID()}.tmp`;
+  try {
+    const handle = await open(temp, 'wx');
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  const folder = await open(path.dirname(file), 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
