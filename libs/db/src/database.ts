@@ -10,8 +10,10 @@ export interface Queryable {
 /**
  * A statement each connection prepares once under its name and then only executes: Postgres parses
  * and analyses it once per connection instead of at every call, and after a few executions may keep
- * one plan for all. For a hot statement whose parsing costs as much as its work (a commit's writes,
- * a dozen CTEs); its text must be fixed, and its name unique among the pool's statements.
+ * one generic plan for all. For a hot statement whose parsing costs as much as its work (a small
+ * commit's writes, a dozen CTEs); never for one whose best plan depends on its parameters (a list of
+ * one or of 25,000 ids), which the generic plan ignores. Its text must be fixed, and its name unique
+ * among the pool's statements.
  */
 export interface NamedStatement {
   readonly name: string;
