@@ -4,7 +4,20 @@ import { mapPgError } from './pg-errors.ts';
 import { callTimeoutInTransaction, DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './timeouts.ts';
 
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: string | NamedStatement, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/**
+ * A statement each connection prepares once under its name and then only executes: Postgres parses
+ * and analyses it once per connection instead of at every call, and after a few executions may keep
+ * one generic plan for all. For a hot statement whose parsing costs as much as its work (a small
+ * commit's writes, a dozen CTEs); never for one whose best plan depends on its parameters (a list of
+ * one or of 25,000 ids), which the generic plan ignores. Its text must be fixed, and its name unique
+ * among the pool's statements.
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
 }
 
 export interface DatabaseOptions {
@@ -55,9 +68,9 @@ export class Database implements Queryable {
     this.#unobserve = this.#observePool();
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: string | NamedStatement, values?: unknown[]): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.pool.query<R>(statement, values);
     } catch (error) {
       throw mapPgError(error);
     }

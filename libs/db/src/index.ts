@@ -1,4 +1,4 @@
-export { Database, type DatabaseOptions, type Queryable } from './database.ts';
+export { Database, type DatabaseOptions, type NamedStatement, type Queryable } from './database.ts';
 export { migrate, type LibraryMigrations, type MigrationResult, type Migrations, type SchemaMigrations } from './migrate.ts';
 export { mapPgError, isUniqueViolation } from './pg-errors.ts';
 export { databaseSettings, databaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './timeouts.ts';

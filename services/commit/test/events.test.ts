@@ -95,4 +95,21 @@ describe.each(['local', 'nats'] as const)('commit.created events (%s bus)', (bus
     const history = await p.api.get(`/api/v1/projects/${p.projectId}/files/${files[123].fileId}/versions`);
     expect(history.body.data).toMatchObject([{ version: 1, commitId: res.body.id }]);
   });
+
+  it('keeps every part of a commit of long multi-byte paths and the longest message below 1 MiB', async () => {
+    const files = await seedConfirmedVersions(stack.databaseUrl, p, 2000, `${'é'.repeat(1000)}`);
+    const events = await collect(stack, p.projectId);
+    const message = '€'.repeat(10_000);
+    const res = await p.api.post(commits(), { message, fileVersions: files.map((f) => ({ fileId: f.fileId, version: 1, action: 'add' })) });
+    expect(res.status).toBe(201);
+    const big = () => events.received.filter((e) => e.commitId === res.body.id);
+    await events.until(() => big().length > 0 && big().length === big()[0].parts);
+    await events.stop();
+    expect(big().length).toBeGreaterThan(1);
+    for (const part of big()) {
+      expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThan(1024 * 1024 - 4096);
+      expect(part.message).toBe(message);
+    }
+    expect(big().flatMap((e) => e.entries.map((entry) => entry.path))).toEqual(files.map((f) => f.path));
+  });
 });

@@ -5,12 +5,12 @@ import { MAIN_BRANCH, MAX_COMMIT_ENTRIES } from '@lode/contracts/commit';
 import type { Bus } from '@lode/bus';
 import { preferIndexScans, type Database, type Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
-import { outboxTraceContext, writeOutbox } from '@lode/outbox';
+import { outboxTraceContext } from '@lode/outbox';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
 import type { CommitsRepository } from '../repo/commits-repo.ts';
 import { planEntries, type Resolution } from './commit-plan.ts';
 import type { StagedCommitsRepository, StagedCommitTarget, StaleEntry } from '../repo/staged-commits-repo.ts';
-import { commitCreatedEvents, PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
+import { PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
 import { draftFenceTtlMs, placeFence, placeFencePages, type Fence } from './fence.ts';
 import { createdByCommit } from './lineage.ts';
 
@@ -103,25 +103,18 @@ export class CommitRecorder {
     options: { kind: commit.CommitKind; afterLock?: () => Promise<void> },
   ): Promise<commit.Commit> {
     const { commits } = this.#deps;
-    const opened = await this.#open(tx, actor, columns.branch ?? MAIN_BRANCH);
+    const { branchChanges, ...opened } = await this.#open(tx, actor, columns.branch ?? MAIN_BRANCH);
     await options.afterLock?.();
-    const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
     const tree = await commits.treeStates(tx, actor.projectId, opened.branch, columns.fileIds);
     const planned = planEntries(columns, resolved, tree);
     const reply: commit.Commit = { id: randomUUID(), ...opened, message: columns.message, fileCount: planned.length };
-    const createdAt = await commits.record(
-      tx,
-      { ...reply, kind: options.kind, projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName },
-      planned,
-      tree,
-    );
-    await writeOutbox(
-      tx,
-      commitCreatedEvents(
-        this.#header(actor, reply, { kind: options.kind, branchChanges, createdAt }),
-        planned.map(({ fileId, path, action, version, sha256, size }) => ({ fileId, path, action, version, sha256, size })),
-      ),
-    );
+    const header = this.#header(actor, reply, { kind: options.kind, branchChanges });
+    await commits.record(tx, { ...reply, kind: options.kind, projectId: actor.projectId, authorId: actor.userId, authorName: actor.userName }, planned, tree, {
+      subject: commit.commitCreated.subject,
+      header,
+      partBytes: PART_ENTRY_BYTES,
+      traceContext: outboxTraceContext(),
+    });
     return reply;
   }
 
@@ -136,10 +129,9 @@ export class CommitRecorder {
    * back with the transaction.
    */
   async recordStaged(tx: Queryable, actor: Actor, draft: { id: string; message: string; branch: string }): Promise<commit.Commit> {
-    const { commits, staged } = this.#deps;
+    const { staged } = this.#deps;
     await preferIndexScans(tx);
-    const opened = await this.#open(tx, actor, draft.branch);
-    const { branchChanges } = await commits.latestSequence(tx, actor.projectId);
+    const { branchChanges, ...opened } = await this.#open(tx, actor, draft.branch);
     const target = { id: randomUUID(), projectId: actor.projectId, ...opened };
     const { fileCount, partStarts } = await this.#writeStaged(tx, target, draft.id);
     const kind = 'draft';
@@ -149,7 +141,7 @@ export class CommitRecorder {
     const event = {
       subject: commit.commitCreated.subject,
       commitId: target.id,
-      header: this.#header(actor, reply, { kind, branchChanges, createdAt }),
+      header: { ...this.#header(actor, reply, { kind, branchChanges }), createdAt: createdAt.toISOString() },
       parts: partStarts.flat().length,
       traceContext: outboxTraceContext(),
     };
@@ -192,16 +184,17 @@ export class CommitRecorder {
     return { fileCount, partStarts };
   }
 
-  /** The project's next number and the branch, created if this is its first commit. */
-  async #open(tx: Queryable, actor: Actor, branch: string): Promise<{ sequenceNum: number; branch: string }> {
-    const sequenceNum = await this.#deps.commits.nextSequence(tx, actor.projectId);
+  /** The project's next number, its branch changes, and the branch, created if this is its first commit. */
+  async #open(tx: Queryable, actor: Actor, branch: string): Promise<{ sequenceNum: number; branchChanges: number; branch: string }> {
+    const { sequenceNum, branchChanges } = await this.#deps.commits.nextSequence(tx, actor.projectId);
     // A branch's first commit creates it (after the lock: it may have been created or deleted meanwhile).
     const committer = { userId: actor.userId, userName: actor.userName };
     await this.#deps.branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum, committer) });
-    return { sequenceNum, branch };
+    return { sequenceNum, branchChanges, branch };
   }
 
-  #header(actor: Actor, reply: commit.Commit, at: { kind: commit.CommitKind; branchChanges: number; createdAt: Date }): CommitCreatedHeader {
+  /** The commit.created event's fields but its parts' and createdAt, which the commit's row gives. */
+  #header(actor: Actor, reply: commit.Commit, at: { kind: commit.CommitKind; branchChanges: number }): Omit<CommitCreatedHeader, 'createdAt'> {
     return {
       commitId: reply.id,
       projectId: actor.projectId,
@@ -211,7 +204,6 @@ export class CommitRecorder {
       branchChanges: at.branchChanges,
       message: reply.message,
       author: { userId: actor.userId, userName: actor.userName },
-      createdAt: at.createdAt.toISOString(),
       fileCount: reply.fileCount,
     };
   }

@@ -1,8 +1,86 @@
 import { pathKey } from '@lode/contracts';
-import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
+import { textList, UNIT_SEPARATOR, type NamedStatement, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
 import type { NewCommit } from './commit-rows.ts';
 import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
+import { entryJson, isoTimestamp } from './event-entry-sql.ts';
+
+/** A commit's commit.created event as CommitsRepository.record writes it. */
+export interface CommitEvent {
+  subject: string;
+  /** The event's fields but createdAt, part, parts and entries. */
+  header: object;
+  /** Bytes of entries' JSON per part. */
+  partBytes: number;
+  /** The outbox's trace_context (JSON), or null. */
+  traceContext: string | null;
+}
+
+/**
+ * A commit of at most this many entries runs its tree read and its writes as prepared statements:
+ * a dozen CTEs cost more to parse and plan than a small commit's writes. A larger one is planned for
+ * its own entries at every call: after a run of small commits Postgres keeps one generic plan for a
+ * prepared statement, and the plan that suits a few entries took a 25,000-entry commit past the
+ * statement timeout.
+ */
+const PREPARED_MAX_ENTRIES = 16;
+
+const RECORD_COMMIT: NamedStatement = {
+  name: 'commit.record',
+  text: `WITH made AS (
+     INSERT INTO commits (id, project_id, sequence_num, branch, message, author_id, author_name, file_count, kind)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $26)
+     RETURNING created_at
+   ),
+   input AS (
+     SELECT t.*, ($23::uuid[])[uploader] AS uploader_id, ($24::text[])[uploader] AS uploader_name
+     FROM unnest(string_to_array($9, ',')::uuid[], string_to_array($10, E'\\x1f'), string_to_array($11, ','),
+                 string_to_array($12, ',', '')::int[], string_to_array($13, ',', '')::uuid[], string_to_array($14, ',', ''),
+                 string_to_array($15, ',', '')::bigint[], string_to_array($16, E'\\x1f', ''), string_to_array($17, ',', '')::int[],
+                 string_to_array($18, ',', '')::timestamptz[], string_to_array($19, ',')::int[], string_to_array($20, ','),
+                 string_to_array($21, ',')::bigint[], string_to_array($22, ',')::bool[], string_to_array($25, E'\\x1f'))
+       WITH ORDINALITY AS t(file_id, path, action, version, version_id, sha256, size, storage_key, uploader, version_created_at,
+            tree_version, tree_sha256, tree_size, in_tree, path_key, n)
+     -- In the indexes' order: the inserts below then walk each index once instead of at random.
+     ORDER BY file_id
+   ),
+   ${commitWritesSql('action')},
+   ${MOVE_BRANCH_HEAD_SQL},
+   event_entries AS (
+     SELECT n, entry, (sum(octet_length(entry) + 1) OVER (ORDER BY n) - 1) / $29 + 1 AS part
+     FROM (SELECT i.n, ${entryJson('i', 'i.action')} AS entry FROM input i) e
+   ),
+   event_parts AS (
+     SELECT part, string_agg(entry, ',' ORDER BY n) AS entries FROM event_entries GROUP BY part
+   ),
+   outboxed AS (
+     INSERT INTO outbox (subject, event_id, payload, trace_context)
+     SELECT $27, $1::text || '.' || part,
+            $28 || ',"createdAt":"' || ${isoTimestamp('made.created_at')} || '","part":' || part ||
+              ',"parts":' || (SELECT count(*) FROM event_parts) || ',"entries":[' || entries || ']}',
+            $30::jsonb
+     FROM event_parts, made
+     ORDER BY part
+   )
+   SELECT FROM made`,
+};
+
+const NEXT_SEQUENCE: NamedStatement = {
+  name: 'commit.next_sequence',
+  text: `INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
+         ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
+         RETURNING last_seq AS "sequenceNum", branch_changes AS "branchChanges"`,
+};
+
+// One index probe per file (LATERAL … LIMIT 1), so a large branch is never scanned for a few files.
+const TREE_STATES: NamedStatement = {
+  name: 'commit.tree_states',
+  text: `SELECT t.* FROM unnest(string_to_array($3, ',')::uuid[]) AS r(file_id)
+         CROSS JOIN LATERAL (
+           SELECT file_id AS "fileId", version, sha256, size, deleted FROM tree
+           WHERE project_id = $1 AND branch = $2 AND file_id = r.file_id LIMIT 1
+         ) t`,
+};
 
 /**
  * SQL for commits, their entries, branches and the tree. The writes run inside the commit's
@@ -15,15 +93,12 @@ export class CommitsRepository {
    * project's commits (and branch changes) are serialized and a rolled-back commit gives its number
    * back: no gaps. This statement's snapshot predates the lock it may have waited for: what must see
    * everything committed before it (a branch created or deleted meanwhile) runs after, on its own.
+   * Also answers the project's branch changes: the row it returns is the one locked, which no other
+   * transaction changes until this one ends.
    */
-  async nextSequence(tx: Queryable, projectId: string): Promise<number> {
-    const { rows } = await tx.query<{ last_seq: number }>(
-      `INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
-       ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
-       RETURNING last_seq`,
-      [projectId],
-    );
-    return rows[0].last_seq;
+  async nextSequence(tx: Queryable, projectId: string): Promise<{ sequenceNum: number; branchChanges: number }> {
+    const { rows } = await tx.query<{ sequenceNum: number; branchChanges: number }>(NEXT_SEQUENCE, [projectId]);
+    return rows[0];
   }
 
   /**
@@ -39,15 +114,8 @@ export class CommitsRepository {
   }
 
   async treeStates(tx: Queryable, projectId: string, branch: string, fileIds: readonly string[]): Promise<Map<string, TreeState>> {
-    // One index probe per file (LATERAL … LIMIT 1), so a large branch is never scanned for a few files.
-    const { rows } = await tx.query<TreeState>(
-      `SELECT t.* FROM unnest(string_to_array($3, ',')::uuid[]) AS r(file_id)
-       CROSS JOIN LATERAL (
-         SELECT file_id AS "fileId", version, sha256, size, deleted FROM tree
-         WHERE project_id = $1 AND branch = $2 AND file_id = r.file_id LIMIT 1
-       ) t`,
-      [projectId, branch, textList(fileIds)],
-    );
+    const statement = fileIds.length <= PREPARED_MAX_ENTRIES ? TREE_STATES : TREE_STATES.text;
+    const { rows } = await tx.query<TreeState>(statement, [projectId, branch, textList(fileIds)]);
     return new Map(rows.map((row) => [row.fileId, row]));
   }
 
@@ -71,13 +139,18 @@ export class CommitsRepository {
   }
 
   /**
-   * Inserts the commit and its entries, moves the tree and the branch head, in one statement. Files
-   * the tree lacks are inserted and the others updated, as `tree` (read in this transaction, under the
-   * project's sequence lock) says: no other writer can change the branch's tree meanwhile. A file new
-   * to the tree also gets its path key (file_paths: batch download URLs find files by path), unless
-   * another branch gave it one already.
+   * Inserts the commit and its entries, moves the tree and the branch head, and writes its
+   * commit.created event into the outbox, in one statement. Files the tree lacks are inserted and the
+   * others updated, as `tree` (read in this transaction, under the project's sequence lock) says: no
+   * other writer can change the branch's tree meanwhile. A file new to the tree also gets its path key
+   * (file_paths: batch download URLs find files by path), unless another branch gave it one already.
+   * The event's parts are built here from the entries, in the request's order, so no entry's JSON is
+   * made by the service or sent to the database: a part is `event.header` (the event without its
+   * createdAt, which the commit's row gives) with createdAt, part, parts and its entries; a new part
+   * begins wherever the running size of the entries' JSON crosses a multiple of `event.partBytes`, as
+   * a draft's do (StagedCommitsRepository). Outbox ids follow the parts' order, as writeOutbox's do.
    */
-  async record(tx: Queryable, c: NewCommit, entries: readonly PlannedEntry[], tree: ReadonlyMap<string, TreeState>): Promise<Date> {
+  async record(tx: Queryable, c: NewCommit, entries: readonly PlannedEntry[], tree: ReadonlyMap<string, TreeState>, event: CommitEvent): Promise<void> {
     const list = (pick: (e: PlannedEntry) => string | number | boolean | null, separator?: string) => textList(entries.map(pick), separator);
     // A commit's versions come from one or a few uploaders: each distinct (id, name) is sent once.
     const uploaders = new Map<string, { id: string; name: string; index: number }>();
@@ -89,56 +162,39 @@ export class CommitsRepository {
       if (!found) uploaders.set(key, (found = { id, name, index: uploaders.size + 1 }));
       return found.index;
     };
-    const { rows } = await tx.query<{ created_at: Date }>(
-      `WITH made AS (
-         INSERT INTO commits (id, project_id, sequence_num, branch, message, author_id, author_name, file_count, kind)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $26)
-         RETURNING created_at
-       ),
-       input AS (
-         SELECT t.*, ($23::uuid[])[uploader] AS uploader_id, ($24::text[])[uploader] AS uploader_name
-         FROM unnest(string_to_array($9, ',')::uuid[], string_to_array($10, E'\\x1f'), string_to_array($11, ','),
-                     string_to_array($12, ',', '')::int[], string_to_array($13, ',', '')::uuid[], string_to_array($14, ',', ''),
-                     string_to_array($15, ',', '')::bigint[], string_to_array($16, E'\\x1f', ''), string_to_array($17, ',', '')::int[],
-                     string_to_array($18, ',', '')::timestamptz[], string_to_array($19, ',')::int[], string_to_array($20, ','),
-                     string_to_array($21, ',')::bigint[], string_to_array($22, ',')::bool[], string_to_array($25, E'\\x1f'))
-           AS t(file_id, path, action, version, version_id, sha256, size, storage_key, uploader, version_created_at,
-                tree_version, tree_sha256, tree_size, in_tree, path_key)
-         -- In the indexes' order: the inserts below then walk each index once instead of at random.
-         ORDER BY file_id
-       ),
-       ${commitWritesSql('action')},
-       ${MOVE_BRANCH_HEAD_SQL}
-       SELECT created_at FROM made`,
-      [
-        c.id,
-        c.projectId,
-        c.sequenceNum,
-        c.branch,
-        c.message,
-        c.authorId,
-        c.authorName,
-        c.fileCount,
-        list((e) => e.fileId),
-        list((e) => e.path, UNIT_SEPARATOR),
-        list((e) => e.action),
-        list((e) => e.version),
-        list((e) => e.versionId),
-        list((e) => e.sha256),
-        list((e) => e.size),
-        list((e) => e.storageKey, UNIT_SEPARATOR),
-        list(uploaderIndex),
-        list((e) => e.versionCreatedAt),
-        list((e) => e.treeVersion),
-        list((e) => e.treeSha256),
-        list((e) => e.treeSize),
-        list((e) => tree.has(e.fileId)),
-        [...uploaders.values()].map((u) => u.id),
-        [...uploaders.values()].map((u) => u.name),
-        list((e) => pathKey(e.path), UNIT_SEPARATOR),
-        c.kind,
-      ],
-    );
-    return rows[0].created_at;
+    // The header's JSON without its closing brace; the SQL below closes it after the part's fields.
+    const opening = JSON.stringify(event.header).slice(0, -1);
+    await tx.query(entries.length <= PREPARED_MAX_ENTRIES ? RECORD_COMMIT : RECORD_COMMIT.text, [
+      c.id,
+      c.projectId,
+      c.sequenceNum,
+      c.branch,
+      c.message,
+      c.authorId,
+      c.authorName,
+      c.fileCount,
+      list((e) => e.fileId),
+      list((e) => e.path, UNIT_SEPARATOR),
+      list((e) => e.action),
+      list((e) => e.version),
+      list((e) => e.versionId),
+      list((e) => e.sha256),
+      list((e) => e.size),
+      list((e) => e.storageKey, UNIT_SEPARATOR),
+      list(uploaderIndex),
+      list((e) => e.versionCreatedAt),
+      list((e) => e.treeVersion),
+      list((e) => e.treeSha256),
+      list((e) => e.treeSize),
+      list((e) => tree.has(e.fileId)),
+      [...uploaders.values()].map((u) => u.id),
+      [...uploaders.values()].map((u) => u.name),
+      list((e) => pathKey(e.path), UNIT_SEPARATOR),
+      c.kind,
+      event.subject,
+      opening,
+      event.partBytes,
+      event.traceContext,
+    ]);
   }
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from '@lode/db';
 import type { NewCommit } from './commit-rows.ts';
 import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
+import { entryJson } from './event-entry-sql.ts';
 
 /** The commit a draft's batches are written into: $1 id, $2 project, $3 sequence number, $4 branch of every statement. */
 export type StagedCommitTarget = Pick<NewCommit, 'id' | 'projectId' | 'sequenceNum' | 'branch'>;
@@ -27,17 +28,6 @@ export interface StagedBatch {
   /** The first file id of each event part of the entries written (none when nothing was). */
   partStarts: string[];
 }
-
-/**
- * One entry of commit.created as JSON, from the entry's row `row` and the action recorded, `action`:
- * what JSON.stringify writes for it, put together as text (less than half json_build_object's cost, paid
- * once to size each entry and once to write it). Only the path can need escaping: the id is a UUID,
- * the hash hex, the action a word, the rest numbers.
- */
-const entryJson = (row: string, action: string) =>
-  `('{"fileId":"' || ${row}.file_id || '","path":' || to_json(${row}.path)::text || ',"action":"' || ${action} ||
-    '","version":' || coalesce(${row}.version::text, 'null') || ',"sha256":' || coalesce('"' || ${row}.sha256 || '"', 'null') ||
-    ',"size":' || coalesce(${row}.size::text, 'null') || '}')`;
 
 /**
  * SQL that commits a draft's staged entries (docs/api.md, Draft commits) batch by batch, inside the
