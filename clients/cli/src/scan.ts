@@ -112,7 +112,7 @@ export async function hashEntries(
   for (const [index, entry] of entries.entries()) {
     const cached = cache.get(entry.path);
     if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold))
-      hashed[index] = { ...entry, digest: cached };
+      hashed[index] = { path: entry.path, localPath: entry.localPath, size: entry.size, mtimeMs: entry.mtimeMs, digest: cached };
     else misses.push(index);
   }
   misses.sort((a, b) => entries[b].size - entries[a].size);

@@ -63,6 +63,24 @@ describe('the workspace index', () => {
     expect(read.changed).toBe(false);
   });
 
+  it('finds a remote file by its key when a local file of another case holds the key as its path', async () => {
+    const dir = await records();
+    const written = await sample(dir);
+    written.local.set('dir/upper.txt', digest('g'));
+    written.remote.set('a.txt', ['a.txt', 'f-a', 3, sha('a'), 3, 8]);
+    written.replaceRemote(
+      scope,
+      [...written.remote.keys()].map((key) => written.remote.get(key) as RemoteFile),
+    );
+    await written.save();
+    const read = await WorkspaceIndex.load(dir);
+    expect(read.remote.get('dir/upper.txt')).toEqual(['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7]);
+    expect(read.remote.get('a.txt')).toEqual(['a.txt', 'f-a', 3, sha('a'), 3, 8]);
+    expect(read.remote.has('Dir/Upper.TXT')).toBe(false);
+    expect(read.remote.keys().sort()).toEqual(['a.txt', 'dir/upper.txt']);
+    expect(read.local.get('dir/upper.txt')).toEqual(digest('g'));
+  });
+
   it('appends a few changes as lines of the log, and replays them in order', async () => {
     const dir = await records();
     await sample(dir);

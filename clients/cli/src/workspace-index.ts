@@ -55,7 +55,7 @@ export class WorkspaceIndex {
   readonly #file: string;
   readonly #logFile: string;
   #base: ParsedIndex | undefined;
-  #remoteKeys: Map<string, number> | undefined;
+  #mixedCaseRemote: { byKey: Map<string, number>; lines: Uint8Array } | undefined;
   #id: string;
   #scope: RemoteScope | null;
   /** Whether the remote parts of the index's text still hold (false once the tree is replaced whole). */
@@ -95,7 +95,7 @@ export class WorkspaceIndex {
     this.remote = this.#table<RemoteFile>(
       'remote',
       REMOTE,
-      (key) => (this.#baseRemote ? this.#remoteLines().get(key) : undefined),
+      (key) => (this.#baseRemote ? this.#remoteLine(key) : undefined),
       (line, text, start) => remoteAt((this.#base as ParsedIndex).paths[line], text, start),
     );
   }
@@ -235,13 +235,41 @@ export class WorkspaceIndex {
     return this.#base?.lines.get(key);
   }
 
-  /** Remote parts by path key, made the first time one is asked for. */
-  #remoteLines(): Map<string, number> {
-    if (this.#remoteKeys) return this.#remoteKeys;
-    const keys = new Map<string, number>();
+  /**
+   * The line holding the remote part of path key `key`. A remote file whose path is its own key (in
+   * lower case, as nearly every path is) sits on the line `key` names; only the others need a map
+   * from key to line, which saves one map entry per remote file.
+   */
+  #remoteLine(key: string): number | undefined {
     const base = this.#base;
-    if (base) for (let line = 0; line < base.paths.length; line += 1) if (base.parts[line] & REMOTE) keys.set(base.paths[line].toLowerCase(), line);
-    this.#remoteKeys = keys;
+    if (!base) return undefined;
+    const mixed = this.#mixedCaseRemoteLines();
+    const own = base.lines.get(key);
+    if (own !== undefined && base.parts[own] & REMOTE && mixed.lines[own] === 0) return own;
+    return mixed.byKey.get(key);
+  }
+
+  /** Remote parts whose path is not its key: by key, and flagged by line. Made the first time one is asked for. */
+  #mixedCaseRemoteLines(): { byKey: Map<string, number>; lines: Uint8Array } {
+    if (this.#mixedCaseRemote) return this.#mixedCaseRemote;
+    const base = this.#base as ParsedIndex;
+    const mixed = { byKey: new Map<string, number>(), lines: new Uint8Array(base.paths.length) };
+    for (let line = 0; line < base.paths.length; line += 1) {
+      if (!(base.parts[line] & REMOTE)) continue;
+      const key = base.paths[line].toLowerCase();
+      if (key === base.paths[line]) continue;
+      mixed.byKey.set(key, line);
+      mixed.lines[line] = 1;
+    }
+    this.#mixedCaseRemote = mixed;
+    return mixed;
+  }
+
+  /** The path keys of the index's remote parts. */
+  #remoteBaseKeys(): string[] {
+    const base = this.#base;
+    const keys: string[] = [];
+    if (base) for (let line = 0; line < base.paths.length; line += 1) if (base.parts[line] & REMOTE) keys.push(base.paths[line].toLowerCase());
     return keys;
   }
 
@@ -287,7 +315,7 @@ export class WorkspaceIndex {
       return over !== undefined ? over !== null : inBase(key) !== undefined;
     };
     const baseKeys = (): Iterable<string> => {
-      if (kind === 'remote') return this.#baseRemote ? this.#remoteLines().keys() : [];
+      if (kind === 'remote') return this.#baseRemote ? this.#remoteBaseKeys() : [];
       const base = this.#base;
       return base ? base.paths.filter((_, line) => base.parts[line] & part) : [];
     };
