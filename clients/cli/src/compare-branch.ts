@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chunk, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
+import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { compareIncrementally, SYNC_BATCH } from './incremental-status.ts';
 import { loadRemoteTree, replaceRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
 import type { Workspace } from './workspace.ts';
@@ -54,11 +54,18 @@ export async function compareWithBranch(
   return { rows, latestCommitSeq, tree: made };
 }
 
-/** The branch's generation (GET /changes), or undefined from a server without the route: then nothing is recorded. */
+/**
+ * The branch's generation (GET /changes), or undefined when there is none to record: a branch not
+ * created yet (its first push makes it), or a server without the route. Any other failure is the
+ * command's, as it would be of the comparison that follows.
+ */
 async function branchGeneration(client: LodeClient, branch: string, signal?: AbortSignal): Promise<string | undefined> {
   return client.changes({ branch, since: 0, limit: 1 }, { signal }).then(
     (page) => page.generation,
-    () => undefined,
+    (error: unknown) => {
+      if (error instanceof LodeApiError && error.status === 404) return undefined;
+      throw error;
+    },
   );
 }
 

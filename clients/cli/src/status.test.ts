@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Branch, LodeClient, Page, SyncRow } from '@lode/sdk';
+import { LodeApiError, type Branch, type LodeClient, type Page, type SyncRow } from '@lode/sdk';
 import { branchExists, caseCollisions, inScope, localStatus, workspaceStatus } from './status.ts';
 import { Workspace } from './workspace.ts';
 
@@ -11,7 +11,7 @@ import { Workspace } from './workspace.ts';
 const WITHOUT_CHANGES = {
   transport: { baseUrl: 'http://lode.test' },
   projectId: async () => 'project',
-  changes: async () => Promise.reject(new Error('no such route')),
+  changes: async () => Promise.reject(new LodeApiError(404, { code: 'route_not_found', message: 'No such route' }, null)),
 };
 
 describe('push and pull scopes', () => {
@@ -171,6 +171,16 @@ describe('the branch a status is about', () => {
       latestCommitSeq: 9,
     });
     expect(await workspaceStatus(client, workspace, 'exp')).toMatchObject({ branch: 'exp', head: { headSequenceNum: 9, forkedFrom: { branch: 'main' } } });
+  });
+
+  it('fails with the server’s answer when it cannot say the branch’s generation, rather than record nothing in silence', async () => {
+    const workspace = await Workspace.create(await mkdtemp(path.join(tmpdir(), 'lode-status-')), 'main');
+    const unavailable = new LodeApiError(503, { code: 'service_unavailable', message: 'The sync service is unavailable' }, null);
+    const client = {
+      ...server([{ name: 'main', headSequenceNum: 4, forkedFrom: null }], []),
+      changes: async () => Promise.reject(unavailable),
+    } as unknown as LodeClient;
+    await expect(workspaceStatus(client, workspace, 'main')).rejects.toBe(unavailable);
   });
 
   it('makes the workspace follow the branch when asked (pull --branch), recording that branch’s versions as synced', async () => {
