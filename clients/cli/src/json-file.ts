@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A JSON file, or `fallback` when it does not exist. */
@@ -19,6 +19,8 @@ export interface WriteOptions {
   dirMode?: number;
   /** Pretty-printed, for a file people read. */
   indent?: number;
+  /** Flushed to disk, and its folder after the rename: once the write returns, a crash leaves the new file. */
+  durable?: boolean;
 }
 
 /** The last change queued for each file of this process. */
@@ -44,6 +46,11 @@ function queued(file: string, change: () => Promise<void>): Promise<void> {
 export async function writeJsonFile(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
   // Serialized now: the value may change while an earlier write of the file is still going on.
   const text = JSON.stringify(value, null, options.indent);
+  return writeTextFile(file, options.indent === undefined ? text : `${text}\n`, options);
+}
+
+/** `text` as the whole of `file`, replaced as writeJsonFile replaces it. */
+export function writeTextFile(file: string, text: string, options: WriteOptions = {}): Promise<void> {
   return queued(file, () => replaceFile(file, text, options));
 }
 
@@ -52,11 +59,24 @@ async function replaceFile(file: string, text: string, options: WriteOptions): P
   const temp = `${file}.${randomUUID()}.tmp`;
   try {
     // 'wx': a fresh file, so `mode` is the mode it gets (an existing one would keep its own).
-    await writeFile(temp, options.indent === undefined ? text : `${text}\n`, { mode: options.mode, flag: 'wx' });
+    await withHandle(temp, 'wx', options.mode, async (handle) => {
+      await handle.writeFile(text);
+      if (options.durable) await handle.sync();
+    });
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+  if (options.durable) await withHandle(path.dirname(file), 'r', undefined, (folder) => folder.sync());
+}
+
+async function withHandle(file: string, flags: string, mode: number | undefined, use: (handle: FileHandle) => Promise<void>): Promise<void> {
+  const handle = await open(file, flags, mode);
+  try {
+    await use(handle);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { appendFile, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   headerLine,
@@ -23,6 +23,7 @@ import {
   type RemoteScope,
   type SyncedFile,
 } from './index-format.ts';
+import { writeTextFile } from './json-file.ts';
 
 /** Keyed values the workspace keeps: what its callers read and change, whatever the file holds. */
 export interface Table<V> {
@@ -213,7 +214,7 @@ export class WorkspaceIndex {
       lines.push(recordLine(p, record));
     }
     const text = lines.join('');
-    await writeDurably(this.#file, text);
+    await writeTextFile(this.#file, text, { durable: true });
     await rm(this.#logFile, { force: true });
     this.#id = id;
     this.#pending = [];
@@ -347,29 +348,4 @@ function changeOf(kind: 'local' | 'synced' | 'remote', key: string, value: unkno
   if (kind === 'remote') return { kind, key, value: value as RemoteFile | null };
   if (kind === 'local') return { kind, path: key, value: value as CachedDigest | null };
   return { kind, path: key, value: value as SyncedFile | null };
-}
-
-/** Written to a temporary file, flushed to disk and renamed, the folder flushed too: after it returns, a crash leaves the new file. */
-export async function writeDurably(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${randomUUID()}.tmp`;
-  try {
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  const folder = await open(path.dirname(file), 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
 }

@@ -2,8 +2,8 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from './failure.ts';
 import { validScope, type CachedDigest, type RemoteFile, type SyncedFile } from './index-format.ts';
-import { readJsonFile } from './json-file.ts';
-import { writeDurably, WorkspaceIndex, type ReadonlyTable, type Table } from './workspace-index.ts';
+import { readJsonFile, writeJsonFile } from './json-file.ts';
+import { WorkspaceIndex, type ReadonlyTable, type Table } from './workspace-index.ts';
 
 export const STATE_DIR = '.lode';
 
@@ -129,7 +129,7 @@ export class Workspace {
 }
 
 function writeStateFile(root: string, branch: string): Promise<void> {
-  return writeDurably(stateFile(root), JSON.stringify({ format: STATE_FORMAT, branch }));
+  return writeJsonFile(stateFile(root), { format: STATE_FORMAT, branch }, { durable: true });
 }
 
 /**

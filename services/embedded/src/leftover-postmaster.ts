@@ -45,7 +45,7 @@ export async function stopLeftoverPostmaster(dataDir: string, databaseDir: strin
   if (holder?.state.startsWith('Z')) return waitUntilGone(pid, REAP_TIMEOUT_MS);
   // No such process: a stale lock file, which Postgres clears itself. Another program under that pid
   // (reused after a reboot): not ours to signal; Postgres's own refusal then names the lock file.
-  if (!holder?.command.includes(`-D ${databaseDir}`)) return;
+  if (!holder || !servesCluster(holder.command, databaseDir)) return;
   const owner = await readOwner(dataDir);
   if (owner === holder.ppid) {
     throw new Error(`Another Lode (pid ${owner}) is running with LODE_DATA_DIR=${dataDir}: stop it, or give this one its own LODE_DATA_DIR`);
@@ -76,7 +76,13 @@ async function clearUnwrittenLock(lockFile: string, databaseDir: string, logger:
 /** Whether any process runs a server on `databaseDir` (`ps` lists every process, on Linux and macOS alike). */
 async function serverRunning(databaseDir: string): Promise<boolean> {
   const { stdout } = await run('ps', ['-A', '-o', 'args=']);
-  return stdout.split('\n').some((line) => line.includes(`-D ${databaseDir} `) || line.trimEnd().endsWith(`-D ${databaseDir}`));
+  return stdout.split('\n').some((command) => servesCluster(command, databaseDir));
+}
+
+/** Whether a command line is a server's on `databaseDir`: its `-D` argument is that folder, not one whose name begins with it. */
+function servesCluster(command: string, databaseDir: string): boolean {
+  const option = `-D ${databaseDir}`;
+  return command.includes(`${option} `) || command.trimEnd().endsWith(option);
 }
 
 async function waitUntilGone(pid: number, timeoutMs: number): Promise<void> {

@@ -25,6 +25,9 @@ export interface CommitEvent {
  */
 const PREPARED_MAX_ENTRIES = 16;
 
+/** `statement` prepared for a commit of `entries` entries, or its text alone for a larger one. */
+const sizedFor = (statement: NamedStatement, entries: number): NamedStatement | string => (entries <= PREPARED_MAX_ENTRIES ? statement : statement.text);
+
 const RECORD_COMMIT: NamedStatement = {
   name: 'commit.record',
   text: `WITH made AS (
@@ -114,8 +117,7 @@ export class CommitsRepository {
   }
 
   async treeStates(tx: Queryable, projectId: string, branch: string, fileIds: readonly string[]): Promise<Map<string, TreeState>> {
-    const statement = fileIds.length <= PREPARED_MAX_ENTRIES ? TREE_STATES : TREE_STATES.text;
-    const { rows } = await tx.query<TreeState>(statement, [projectId, branch, textList(fileIds)]);
+    const { rows } = await tx.query<TreeState>(sizedFor(TREE_STATES, fileIds.length), [projectId, branch, textList(fileIds)]);
     return new Map(rows.map((row) => [row.fileId, row]));
   }
 
@@ -164,7 +166,7 @@ export class CommitsRepository {
     };
     // The header's JSON without its closing brace; the SQL below closes it after the part's fields.
     const opening = JSON.stringify(event.header).slice(0, -1);
-    await tx.query(entries.length <= PREPARED_MAX_ENTRIES ? RECORD_COMMIT : RECORD_COMMIT.text, [
+    await tx.query(sizedFor(RECORD_COMMIT, entries.length), [
       c.id,
       c.projectId,
       c.sequenceNum,
