@@ -1,5 +1,5 @@
 import { errors } from '@lode/errors';
-import type { Database, Queryable } from './database.ts';
+import type { Database, NamedStatement, Queryable } from './database.ts';
 import { mapPgError } from './pg-errors.ts';
 
 /** An X-Idempotency-Key is scoped to the project and the API key (docs/api.md): two keys never meet. */
@@ -11,13 +11,16 @@ export interface IdempotencyScope {
 
 const CLAIM_KEY = `hashtextextended($1 || '.' || $2 || '.' || $3 || '.' || $4, 0)`;
 
+// Every request under a key tries it, so it is prepared once per connection.
+const TRY_CLAIM: NamedStatement = { name: 'db.idempotency_try_claim', text: `SELECT pg_try_advisory_xact_lock(${CLAIM_KEY}) AS ok` };
+
 /**
  * Claims the key for the transaction without waiting: false while another request with the same key
  * is running. The claim ends with the transaction, so a crashed request leaves nothing behind.
  * `namespace` keeps the keys of different operations (commits, restores) apart.
  */
 export async function tryClaimIdempotencyKey(tx: Queryable, namespace: string, scope: IdempotencyScope): Promise<boolean> {
-  const { rows } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${CLAIM_KEY}) AS ok`, claimKey(namespace, scope));
+  const { rows } = await tx.query<{ ok: boolean }>(TRY_CLAIM, claimKey(namespace, scope));
   return rows[0]?.ok === true;
 }
 

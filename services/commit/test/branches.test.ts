@@ -136,6 +136,27 @@ describe.each(['local', 'nats'] as const)('branches, the commit log and the proj
         { path: 'b.bin', version: 1 },
       ]);
     });
+
+    it('creates main once when its first commits race each other and a branch forked from it, numbering every commit', async () => {
+      const { p, api } = await project();
+      const files = await Promise.all(['a.bin', 'b.bin', 'c.bin', 'd.bin'].map((path) => api.push(path)));
+      const [branch, ...commits] = await Promise.all([api.createBranch('racer'), ...files.map((f) => api.commit([f]))]);
+      expect(commits.map((c) => c.sequenceNum).toSorted()).toEqual([1, 2, 3, 4]);
+      const listed = api.expectStatus(await p.api.get(`${api.base}/branches`), 200).data;
+      expect(listed.map((b: { name: string }) => b.name)).toEqual(['main', 'racer']);
+      const last = commits.find((c) => c.sequenceNum === 4);
+      expect(listed[0]).toMatchObject({
+        headCommitId: last?.id,
+        headSequenceNum: 4,
+        forkedFrom: null,
+        createdBy: null,
+        createdAt: expect.stringMatching(ISO_MS),
+      });
+      // The fork took main's tree as it stood when the branch was created among the commits.
+      const forkedAt: number = branch.forkedFrom.sequenceNum ?? 0;
+      const forked = files.filter((_, i) => commits[i].sequenceNum <= forkedAt).map((f) => ({ path: f.path, version: 1 }));
+      expect(await api.tree('racer')).toEqual(forked);
+    });
   });
 
   describe('the commit log', () => {

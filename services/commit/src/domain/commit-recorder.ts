@@ -12,7 +12,7 @@ import { planEntries, type Resolution } from './commit-plan.ts';
 import type { StagedCommitsRepository, StagedCommitTarget, StaleEntry } from '../repo/staged-commits-repo.ts';
 import { PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
 import { draftFenceTtlMs, placeFence, placeFencePages, type Fence } from './fence.ts';
-import { createdByCommit } from './lineage.ts';
+import { createdByCommit, MAIN_BY_COMMIT } from './lineage.ts';
 
 /**
  * Staged entries per statement of a draft's commit: as many as a commit sent whole writes in one,
@@ -184,12 +184,18 @@ export class CommitRecorder {
     return { fileCount, partStarts };
   }
 
-  /** The project's next number, its branch changes, and the branch, created if this is its first commit. */
+  /**
+   * The project's next number, its branch changes, and the branch, created if this is its first
+   * commit. Main, never deleted and the same row whoever creates it, is created by the sequence
+   * statement itself. Another branch is created by a statement of its own once the lock is held: it
+   * may have been created or deleted meanwhile, and its row is forked from main's head then.
+   */
   async #open(tx: Queryable, actor: Actor, branch: string): Promise<{ sequenceNum: number; branchChanges: number; branch: string }> {
-    const { sequenceNum, branchChanges } = await this.#deps.commits.nextSequence(tx, actor.projectId);
-    // A branch's first commit creates it (after the lock: it may have been created or deleted meanwhile).
+    const { commits, branches } = this.#deps;
+    if (branch === MAIN_BRANCH) return { ...(await commits.nextSequence(tx, actor.projectId, { name: branch, ...MAIN_BY_COMMIT })), branch };
+    const { sequenceNum, branchChanges } = await commits.nextSequence(tx, actor.projectId);
     const committer = { userId: actor.userId, userName: actor.userName };
-    await this.#deps.branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum, committer) });
+    await branches.createOnCommit(tx, { projectId: actor.projectId, name: branch, ...createdByCommit(branch, sequenceNum, committer) });
     return { sequenceNum, branchChanges, branch };
   }
 

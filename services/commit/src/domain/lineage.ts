@@ -56,6 +56,9 @@ export function forkPoint(a: Lineage, b: Lineage): number {
   return point;
 }
 
+/** Main as a commit creates it, whichever commit that is: forked from no branch, with no creator. */
+export const MAIN_BY_COMMIT = { forkedFrom: null, createdAfter: 0, lineage: MAIN_LINEAGE, createdBy: null } as const;
+
 /**
  * How a branch that does not exist is created by a commit numbered `seq` to it: main as itself (it
  * has no creator), another forked from main's head, created by the committer.
@@ -65,6 +68,6 @@ export function createdByCommit<A>(
   seq: number,
   committer: A,
 ): { forkedFrom: string | null; createdAfter: number; lineage: Lineage; createdBy: A | null } {
-  if (name === MAIN_BRANCH) return { forkedFrom: null, createdAfter: 0, lineage: MAIN_LINEAGE, createdBy: null };
+  if (name === MAIN_BRANCH) return MAIN_BY_COMMIT;
   return { forkedFrom: MAIN_BRANCH, createdAfter: seq - 1, lineage: forkLineage(name, MAIN_LINEAGE, seq - 1), createdBy: committer };
 }

@@ -1,4 +1,4 @@
-import { BEFORE_FIRST_ID, inKeySlices, ROWS_PER_SLICE, type Queryable, type Slice } from '@lode/db';
+import { BEFORE_FIRST_ID, inKeySlices, ROWS_PER_SLICE, type NamedStatement, type Queryable, type Slice } from '@lode/db';
 import type { Lineage } from '../domain/lineage.ts';
 
 /** A branch's row, with the id of its head commit. */
@@ -38,6 +38,14 @@ const COLUMNS = `b.name, b.head_seq AS "headSeq", c.id AS "headCommitId", b.base
   b.created_after AS "createdAfter", b.lineage, b.created_at AS "createdAt",
   CASE WHEN b.created_by_id IS NULL THEN NULL ELSE json_build_object('userId', b.created_by_id, 'userName', b.created_by_name) END AS "createdBy"`;
 const HEAD_JOIN = 'LEFT JOIN commits c ON c.project_id = b.project_id AND c.sequence_num = b.head_seq';
+
+// Run by every commit to a branch other than main, so prepared once per connection.
+const CREATE_ON_COMMIT: NamedStatement = {
+  name: 'commit.create_branch_on_commit',
+  text: `INSERT INTO branches (project_id, name, base_seq, forked_from, created_after, lineage, created_by_id, created_by_name)
+         VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3), $3, $4, $5, $6, $7)
+         ON CONFLICT DO NOTHING`,
+};
 
 /** SQL for the branches table: one small row per branch, its lineage kept by value. */
 export class BranchesRepository {
@@ -111,12 +119,15 @@ export class BranchesRepository {
       createdBy: { userId: string; userName: string } | null;
     },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
-      `INSERT INTO branches (project_id, name, base_seq, forked_from, created_after, lineage, created_by_id, created_by_name)
-       VALUES ($1, $2, (SELECT head_seq FROM branches WHERE project_id = $1 AND name = $3), $3, $4, $5, $6, $7)
-       ON CONFLICT DO NOTHING`,
-      [b.projectId, b.name, b.forkedFrom, b.createdAfter, JSON.stringify(b.lineage), b.createdBy?.userId ?? null, b.createdBy?.userName ?? null],
-    );
+    const { rowCount } = await tx.query(CREATE_ON_COMMIT, [
+      b.projectId,
+      b.name,
+      b.forkedFrom,
+      b.createdAfter,
+      JSON.stringify(b.lineage),
+      b.createdBy?.userId ?? null,
+      b.createdBy?.userName ?? null,
+    ]);
     if (rowCount === 1 && b.forkedFrom !== null) await this.copyTree(tx, b.projectId, b.forkedFrom, b.name);
     return rowCount === 1;
   }

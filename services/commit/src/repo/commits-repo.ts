@@ -1,9 +1,19 @@
 import { pathKey } from '@lode/contracts';
 import { textList, UNIT_SEPARATOR, type NamedStatement, type Queryable } from '@lode/db';
 import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
+import type { Lineage } from '../domain/lineage.ts';
 import type { NewCommit } from './commit-rows.ts';
 import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
 import { entryJson, isoTimestamp } from './event-entry-sql.ts';
+
+/** A branch that its first commit creates in the sequence statement: forked from none, created by no one. */
+export interface RootBranch {
+  name: string;
+  createdAfter: number;
+  lineage: Lineage;
+  forkedFrom: null;
+  createdBy: null;
+}
 
 /** A commit's commit.created event as CommitsRepository.record writes it. */
 export interface CommitEvent {
@@ -68,11 +78,20 @@ const RECORD_COMMIT: NamedStatement = {
    SELECT FROM made`,
 };
 
+// The branch's insert reads from `next`, so it runs once the row lock is held.
 const NEXT_SEQUENCE: NamedStatement = {
   name: 'commit.next_sequence',
-  text: `INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
-         ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
-         RETURNING last_seq AS "sequenceNum", branch_changes AS "branchChanges"`,
+  text: `WITH next AS (
+           INSERT INTO project_sequences (project_id, last_seq) VALUES ($1, 1)
+           ON CONFLICT (project_id) DO UPDATE SET last_seq = project_sequences.last_seq + 1
+           RETURNING last_seq, branch_changes
+         ),
+         created AS (
+           INSERT INTO branches (project_id, name, created_after, lineage)
+           SELECT $1, $2, $3, $4 FROM next WHERE $2::text IS NOT NULL
+           ON CONFLICT DO NOTHING
+         )
+         SELECT last_seq AS "sequenceNum", branch_changes AS "branchChanges" FROM next`,
 };
 
 // One index probe per file (LATERAL … LIMIT 1), so a large branch is never scanned for a few files.
@@ -97,10 +116,18 @@ export class CommitsRepository {
    * back: no gaps. This statement's snapshot predates the lock it may have waited for: what must see
    * everything committed before it (a branch created or deleted meanwhile) runs after, on its own.
    * Also answers the project's branch changes: the row it returns is the one locked, which no other
-   * transaction changes until this one ends.
+   * transaction changes until this one ends. With `root`, also creates that branch unless it exists,
+   * once the lock is held: only a branch forked from none and created by no one (main), whose row
+   * reads nothing this statement's older snapshot could miss; an existing row, committed or not,
+   * is found whatever the snapshot.
    */
-  async nextSequence(tx: Queryable, projectId: string): Promise<{ sequenceNum: number; branchChanges: number }> {
-    const { rows } = await tx.query<{ sequenceNum: number; branchChanges: number }>(NEXT_SEQUENCE, [projectId]);
+  async nextSequence(tx: Queryable, projectId: string, root?: RootBranch): Promise<{ sequenceNum: number; branchChanges: number }> {
+    const { rows } = await tx.query<{ sequenceNum: number; branchChanges: number }>(NEXT_SEQUENCE, [
+      projectId,
+      root?.name ?? null,
+      root?.createdAfter ?? null,
+      root ? JSON.stringify(root.lineage) : null,
+    ]);
     return rows[0];
   }
 

@@ -1,4 +1,4 @@
-import { tryClaimIdempotencyKey, type IdempotencyScope, type Queryable } from '@lode/db';
+import { tryClaimIdempotencyKey, type IdempotencyScope, type NamedStatement, type Queryable } from '@lode/db';
 import type { commit } from '@lode/contracts';
 
 export interface StoredOutcome {
@@ -6,14 +6,20 @@ export interface StoredOutcome {
   response: commit.Commit;
 }
 
+// A commit under a key runs both, so each is prepared once per connection.
+const FIND: NamedStatement = {
+  name: 'commit.idempotency_find',
+  text: `SELECT request_hash AS "requestHash", response FROM idempotency_keys WHERE project_id = $1 AND key_id = $2 AND idem_key = $3`,
+};
+const SAVE: NamedStatement = {
+  name: 'commit.idempotency_save',
+  text: `INSERT INTO idempotency_keys (project_id, key_id, idem_key, request_hash, response) VALUES ($1, $2, $3, $4, $5)`,
+};
+
 /** Outcomes of commits made under an X-Idempotency-Key, kept for the retention period. */
 export class IdempotencyRepository {
   async find(q: Queryable, scope: IdempotencyScope): Promise<StoredOutcome | undefined> {
-    const { rows } = await q.query<StoredOutcome>(
-      `SELECT request_hash AS "requestHash", response FROM idempotency_keys
-       WHERE project_id = $1 AND key_id = $2 AND idem_key = $3`,
-      [scope.projectId, scope.keyId, scope.key],
-    );
+    const { rows } = await q.query<StoredOutcome>(FIND, [scope.projectId, scope.keyId, scope.key]);
     return rows[0];
   }
 
@@ -23,13 +29,7 @@ export class IdempotencyRepository {
   }
 
   async save(tx: Queryable, scope: IdempotencyScope, outcome: StoredOutcome): Promise<void> {
-    await tx.query(`INSERT INTO idempotency_keys (project_id, key_id, idem_key, request_hash, response) VALUES ($1, $2, $3, $4, $5)`, [
-      scope.projectId,
-      scope.keyId,
-      scope.key,
-      outcome.requestHash,
-      JSON.stringify(outcome.response),
-    ]);
+    await tx.query(SAVE, [scope.projectId, scope.keyId, scope.key, outcome.requestHash, JSON.stringify(outcome.response)]);
   }
 
   async purgeOlderThan(q: Queryable, ageMs: number): Promise<number> {
