@@ -63,14 +63,15 @@ const RECORD_COMMIT: NamedStatement = {
      SELECT n, entry, (sum(octet_length(entry) + 1) OVER (ORDER BY n) - 1) / $29 + 1 AS part
      FROM (SELECT i.n, ${entryJson('i', 'i.action')} AS entry FROM input i) e
    ),
+   -- Read once, so inlined rather than stored: the parts leave their aggregate in order, sorted once.
    event_parts AS (
-     SELECT part, string_agg(entry, ',' ORDER BY n) AS entries FROM event_entries GROUP BY part
+     SELECT part, count(*) OVER () AS parts, string_agg(entry, ',' ORDER BY n) AS entries FROM event_entries GROUP BY part
    ),
    outboxed AS (
      INSERT INTO outbox (subject, event_id, payload, trace_context)
      SELECT $27, $1::text || '.' || part,
             $28 || ',"createdAt":"' || ${isoTimestamp('made.created_at')} || '","part":' || part ||
-              ',"parts":' || (SELECT count(*) FROM event_parts) || ',"entries":[' || entries || ']}',
+              ',"parts":' || parts || ',"entries":[' || entries || ']}',
             $30::jsonb
      FROM event_parts, made
      ORDER BY part
