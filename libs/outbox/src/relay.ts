@@ -146,7 +146,7 @@ export class OutboxRelay {
   }
 
   #scheduleKickedRun(): void {
-    if (this.#cancelKick) return;
+    if (this.#cancelKick || this.#stopped) return;
     const delay = kickDelay({ running: this.#running > 0, busyRunEndedAt: this.#busyRunEndedAt, now: performance.now() });
     if (delay === 'after-run') return;
     const run = () => {
