@@ -2,6 +2,7 @@ import type { EventStream, OutgoingEvent } from '@lode/bus';
 import type { Database, Queryable } from '@lode/db';
 import { runPeriodically, type PeriodicTask } from '@lode/runtime';
 import { observeGauges, type Logger } from '@lode/telemetry';
+import { kickDelay } from './relay-plan.ts';
 
 export interface RelayOptions {
   /** How often the relay looks for unpublished events when nothing kicked it. */
@@ -49,6 +50,14 @@ export class OutboxRelay {
   #task: PeriodicTask | undefined;
   #unobserve: (() => void) | undefined;
   #stopped = false;
+  /** Runs in progress: the task's, and any a caller started with runOnce(). */
+  #running = 0;
+  /** When the last run that published something ended (performance.now()). */
+  #busyRunEndedAt: number | undefined;
+  /** A kick waits for its run: kicks meanwhile join it. */
+  #kickPending = false;
+  /** Cancels the timer of the pending kick's run. */
+  #cancelKick: (() => void) | undefined;
   /** Resolved by stop(): ends a wait for the stream. */
   readonly #stopping = Promise.withResolvers<void>();
 
@@ -65,13 +74,20 @@ export class OutboxRelay {
    */
   async runOnce(): Promise<number> {
     let total = 0;
-    for (;;) {
-      // Outside the batch's transaction: the wait for consumers can outlast idle_in_transaction_session_timeout.
-      await Promise.race([this.#stream.readyToPublish(), this.#stopping.promise]);
-      if (this.#stopped) return total;
-      const { published, more } = await this.#publishBatch();
-      total += published;
-      if (!more) return total;
+    this.#running += 1;
+    try {
+      for (;;) {
+        // Outside the batch's transaction: the wait for consumers can outlast idle_in_transaction_session_timeout.
+        await Promise.race([this.#stream.readyToPublish(), this.#stopping.promise]);
+        if (this.#stopped) return total;
+        const { published, more } = await this.#publishBatch();
+        total += published;
+        if (!more) return total;
+      }
+    } finally {
+      this.#running -= 1;
+      if (total > 0) this.#busyRunEndedAt = performance.now();
+      if (this.#kickPending && this.#running === 0) this.#scheduleKickedRun();
     }
   }
 
@@ -109,19 +125,42 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes soon, without waiting for the next poll: called after a local commit. The run starts on
-   * the next turn of the event loop, after the caller's pending callbacks: a handler that kicks just
-   * before it answers sends its reply first, and the relay's queries do not go out ahead of it.
+   * Publishes soon, without waiting for the next poll: called after a local commit. A relay that has
+   * been idle starts the run on the next turn of the event loop, after the caller's pending
+   * callbacks: a handler that kicks just before it answers sends its reply first, and the relay's
+   * queries do not go out ahead of it. One that is running or has just run waits a little longer
+   * (relay-plan.ts), so that the events of calls made one after another go out in one run.
    */
   kick(): void {
-    setImmediate(() => this.#task?.kick());
+    if (this.#kickPending || this.#task === undefined || this.#stopped) return;
+    this.#kickPending = true;
+    if (this.#running === 0) this.#scheduleKickedRun();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#cancelKick?.();
     this.#stopping.resolve();
     this.#unobserve?.();
     await this.#task?.stop();
+  }
+
+  #scheduleKickedRun(): void {
+    if (this.#cancelKick || this.#stopped) return;
+    const delay = kickDelay({ running: this.#running > 0, busyRunEndedAt: this.#busyRunEndedAt, now: performance.now() });
+    if (delay === 'after-run') return;
+    const run = () => {
+      this.#cancelKick = undefined;
+      this.#kickPending = false;
+      this.#task?.kick();
+    };
+    if (delay === 0) {
+      const immediate = setImmediate(run);
+      this.#cancelKick = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(run, delay).unref();
+      this.#cancelKick = () => clearTimeout(timer);
+    }
   }
 
   /** Read on each scrape: a growing backlog or age means events are not reaching consumers. */

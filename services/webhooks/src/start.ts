@@ -85,10 +85,8 @@ export async function startWebhooksService(deps: WebhooksDeps): Promise<RunningW
   const recorder = new EventRecorder({
     db,
     events,
-    onRecorded: (projectId) => {
-      signal.notify(projectId);
-      worker.kick();
-    },
+    onRecorded: (projectId) => signal.notify(projectId),
+    onQueued: () => worker.kick(),
   });
   const consumers = [...(await consumeInternalEvents(deps.events, recorder)), await consumeProjectPurged(deps.events, db, logger)];
   const purgeExpired = async () => {

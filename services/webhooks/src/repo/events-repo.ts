@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
 import type { publicEvents } from '@lode/contracts';
 
 export interface FeedPage {
@@ -9,40 +9,74 @@ export interface FeedPage {
   oldest: number | null;
 }
 
+/** An event as recorded: its place on its project's feed and the deliveries it queued. */
+export interface RecordedEvent {
+  position: number;
+  queued: number;
+}
+
 /** SQL for `public_events` and `feed_heads`: the catalogue as recorded, in each project's order. */
 export class EventsRepository {
   /**
-   * Records the event at the project's next position and queues a delivery to each enabled webhook of
-   * the project that subscribes to its type, in one statement; answers the position, or undefined
-   * when the event was recorded before (an internal event handed over again), known by its id in
-   * recorded_event_ids, which outlives the event. The head's row lock, held to the commit, makes
-   * positions visible in order.
+   * Records events in one statement, each at its project's next position (a project's events in the
+   * order given), and queues a delivery of each to every enabled webhook of its project that
+   * subscribes to its type. Answers, for each event recorded now, its position and how many
+   * deliveries it queued; an event recorded before (an internal event handed over again), known by
+   * its id in recorded_event_ids, which outlives the event, is left out. The heads' row locks, held
+   * to the commit and taken in project order (so two writers never wait on each other in a cycle),
+   * make positions visible in order. Deliveries are queued in position order, which is the order
+   * a webhook receives them in.
    */
-  async record(q: Queryable, event: publicEvents.PublicEvent): Promise<number | undefined> {
-    const { rows } = await q.query<{ position: string }>(
-      `WITH fresh AS (
-         INSERT INTO recorded_event_ids (id) VALUES ($2) ON CONFLICT (id) DO NOTHING RETURNING id
+  async record(q: Queryable, events: readonly publicEvents.PublicEvent[]): Promise<Map<string, RecordedEvent>> {
+    const { rows } = await q.query<{ id: string; position: string; queued: number }>(
+      `WITH input AS (
+         SELECT DISTINCT ON (id) project_id, id, type, envelope, n
+         FROM unnest(string_to_array($1, ',')::uuid[], string_to_array($2, ',')::uuid[], string_to_array($3, ','), string_to_array($4, E'\\x1f'))
+           WITH ORDINALITY AS e(project_id, id, type, envelope, n)
+         ORDER BY id, n
+       ),
+       fresh AS (
+         INSERT INTO recorded_event_ids (id) SELECT id FROM input ORDER BY n ON CONFLICT (id) DO NOTHING RETURNING id
+       ),
+       numbered AS (
+         SELECT i.project_id, i.id, i.type, i.envelope,
+                row_number() OVER (PARTITION BY i.project_id ORDER BY i.n) AS nth,
+                count(*) OVER (PARTITION BY i.project_id) AS count
+         FROM input i JOIN fresh f ON f.id = i.id
        ),
        head AS (
-         INSERT INTO feed_heads AS h (project_id, last_position) SELECT $1, 1 FROM fresh
-         ON CONFLICT (project_id) DO UPDATE SET last_position = h.last_position + 1
-         RETURNING last_position
+         INSERT INTO feed_heads AS h (project_id, last_position)
+         SELECT project_id, count FROM numbered WHERE nth = 1 ORDER BY project_id
+         ON CONFLICT (project_id) DO UPDATE SET last_position = h.last_position + excluded.last_position
+         RETURNING project_id, last_position
        ),
        recorded AS (
          INSERT INTO public_events (project_id, position, id, type, envelope)
-         SELECT $1, last_position, $2, $3, $4::text::jsonb FROM head
-         RETURNING position
+         SELECT n.project_id, h.last_position - n.count + n.nth, n.id, n.type, n.envelope::jsonb
+         FROM numbered n JOIN head h ON h.project_id = n.project_id
+         RETURNING id, position
        ),
        queued AS (
          INSERT INTO deliveries (webhook_id, event_id, event_type, body, next_attempt_at)
-         SELECT w.id, $2, $3, $4::text, now() FROM webhooks w
-         WHERE EXISTS (SELECT 1 FROM recorded) AND w.project_id = $1 AND NOT w.disabled AND $3 = ANY (w.events)
+         SELECT w.id, r.id, n.type, n.envelope, now()
+         FROM recorded r JOIN numbered n ON n.id = r.id JOIN webhooks w ON w.project_id = n.project_id
+         WHERE NOT w.disabled AND n.type = ANY (w.events)
+         ORDER BY r.position
          ON CONFLICT (webhook_id, event_id) DO NOTHING
+         RETURNING event_id
        )
-       SELECT position FROM recorded`,
-      [event.projectId, event.id, event.type, JSON.stringify(event)],
+       SELECT r.id, r.position, (SELECT count(*) FROM queued d WHERE d.event_id = r.id)::int AS queued FROM recorded r`,
+      [
+        textList(events.map((e) => e.projectId)),
+        textList(events.map((e) => e.id)),
+        textList(events.map((e) => e.type)),
+        textList(
+          events.map((e) => JSON.stringify(e)),
+          UNIT_SEPARATOR,
+        ),
+      ],
     );
-    return rows[0] ? Number(rows[0].position) : undefined;
+    return new Map(rows.map((row) => [row.id, { position: Number(row.position), queued: row.queued }]));
   }
 
   /** Events after `after` up to the head, of `types` when given; one statement, so head and page agree. */
