@@ -88,17 +88,7 @@ export class BranchesRepository {
     const { rowCount } = await tx.query(
       `INSERT INTO branches (project_id, name, head_seq, base_seq, forked_from, created_after, lineage, created_by_id, created_by_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-      [
-        b.projectId,
-        b.name,
-        b.headSeq,
-        b.baseSeq,
-        b.forkedFrom,
-        b.createdAfter,
-        JSON.stringify(b.lineage),
-        b.createdBy?.userId ?? null,
-        b.createdBy?.userName ?? null,
-      ],
+      [b.projectId, b.name, b.headSeq, b.baseSeq, ...originParams(b)],
     );
     return rowCount === 1;
   }
@@ -119,15 +109,7 @@ export class BranchesRepository {
       createdBy: { userId: string; userName: string } | null;
     },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(CREATE_ON_COMMIT, [
-      b.projectId,
-      b.name,
-      b.forkedFrom,
-      b.createdAfter,
-      JSON.stringify(b.lineage),
-      b.createdBy?.userId ?? null,
-      b.createdBy?.userName ?? null,
-    ]);
+    const { rowCount } = await tx.query(CREATE_ON_COMMIT, [b.projectId, b.name, ...originParams(b)]);
     if (rowCount === 1 && b.forkedFrom !== null) await this.copyTree(tx, b.projectId, b.forkedFrom, b.name);
     return rowCount === 1;
   }
@@ -160,4 +142,9 @@ export class BranchesRepository {
     );
     return rows[0].deleted;
   }
+}
+
+/** Where a new branch comes from and who made it, in the column order both inserts take them. */
+function originParams(b: Pick<NewBranch, 'forkedFrom' | 'createdAfter' | 'lineage' | 'createdBy'>): unknown[] {
+  return [b.forkedFrom, b.createdAfter, JSON.stringify(b.lineage), b.createdBy?.userId ?? null, b.createdBy?.userName ?? null];
 }
