@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import type { ContentDigest } from '@lode/sdk';
+import { movesInParts, type ContentDigest } from '@lode/sdk';
 
 /**
  * The text of `.lode/index` and `.lode/index.log`, without I/O (workspace-index.ts reads and writes
@@ -217,6 +217,28 @@ export function syncedIsAt(text: string, start: number, synced: SyncedFile): boo
     fieldIs(text, start, F.sFileId, synced.fileId) &&
     integer(text, start, F.sVersion) === synced.version &&
     fieldIs(text, start, isSame(text, start, F.sSha) ? F.sha : F.sSha, synced.sha256)
+  );
+}
+
+/**
+ * Whether the line says its file is as this workspace last synced it at the branch's tip: the cached
+ * digest is of this size and mtime and serves the single-request upload a file below
+ * `multipartThreshold` gets (scan.ts, digestFits), the synced version is the tip's, and the tip's
+ * content and file are the synced ones. Compared in place: the `=` fields say the SHA-256s and file
+ * ids are equal, so nothing is decoded.
+ */
+export function unchangedAtTipAt(text: string, start: number, size: number, mtimeMs: number, multipartThreshold: number): boolean {
+  locate(text, start, FIELDS);
+  return (
+    integer(text, start, F.size) === size &&
+    fieldIs(text, start, F.mtime, String(mtimeMs)) &&
+    !isEmpty(start, F.md5) &&
+    isEmpty(start, F.partDigests) &&
+    !movesInParts(size, multipartThreshold) &&
+    isSame(text, start, F.sSha) &&
+    isSame(text, start, F.rFileId) &&
+    isSame(text, start, F.rSha) &&
+    integer(text, start, F.sVersion) === integer(text, start, F.rVersion)
   );
 }
 

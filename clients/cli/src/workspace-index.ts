@@ -15,6 +15,7 @@ import {
   syncedAt,
   syncedIsAt,
   syncedVersionAt,
+  unchangedAtTipAt,
   type CachedDigest,
   type Change,
   type ParsedIndex,
@@ -148,6 +149,43 @@ export class WorkspaceIndex {
     if (over !== undefined) return over !== null && over.fileId === synced.fileId && over.version === synced.version && over.sha256 === synced.sha256;
     const line = this.#baseLine(path, SYNCED);
     return line !== undefined && syncedIsAt(this.#base!.text, this.#base!.starts[line], synced);
+  }
+
+  /** How many lines the index's text holds: the bound of the line numbers lineUnchangedAtTip gives. */
+  get lineCount(): number {
+    return this.#base?.paths.length ?? 0;
+  }
+
+  /**
+   * The line of the index's text saying that `path`'s file is as this workspace last synced it at
+   * the branch's tip (index-format.ts, unchangedAtTipAt), none of its records changed since: such a
+   * file is up to date, and neither its digest nor the tip is decoded. -1 for any other file.
+   */
+  lineUnchangedAtTip(path: string, size: number, mtimeMs: number, multipartThreshold: number): number {
+    const base = this.#base;
+    if (!base || !this.#baseRemote) return -1;
+    const line = base.lines.get(path);
+    if (line === undefined || base.parts[line] !== (LOCAL | SYNCED | REMOTE)) return -1;
+    // The remote part on a path's line is that of the path's own key: one per key, on its file's line.
+    const { local, synced, remote } = this.#overlays;
+    if (local.has(path) || synced.has(path) || (remote.size > 0 && remote.has(path.toLowerCase()))) return -1;
+    return unchangedAtTipAt(base.text, base.starts[line], size, mtimeMs, multipartThreshold) ? line : -1;
+  }
+
+  /** The remote table's keys but those whose part sits on a line flagged in `skip` (by line of the index's text). */
+  remoteKeysBeside(skip: Uint8Array): string[] {
+    const base = this.#base;
+    const overlay = this.#overlays.remote;
+    const keys: string[] = [];
+    if (base && this.#baseRemote) {
+      for (let line = 0; line < base.paths.length; line += 1) {
+        if (!(base.parts[line] & REMOTE) || skip[line]) continue;
+        const key = base.paths[line].toLowerCase();
+        if (!overlay.has(key)) keys.push(key);
+      }
+    }
+    for (const [key, value] of overlay) if (value !== null) keys.push(key);
+    return keys;
   }
 
   /** The line of the index's text holding `part` of `path`, if it does. */
