@@ -235,20 +235,26 @@ export async function findBranch(client: Pick<LodeClient, 'listBranches'>, name:
  * case as the studios' Windows and macOS file systems do (docs/api.md, Paths), in path order.
  */
 export function caseCollisions(paths: readonly string[]): string[][] {
-  // A group only for a key met twice: nearly every path has a key of its own.
-  const first = new Map<string, string>();
+  // Of two paths with one key, at least one is not its own key: only such keys are looked for, so
+  // that a workspace of paths in lower case costs no map entry per path.
+  const keys = new Set<string>();
+  for (const p of paths) {
+    const key = pathKey(p);
+    if (key !== p) keys.add(key);
+  }
+  if (keys.size === 0) return [];
   const groups = new Map<string, string[]>();
   for (const p of paths) {
     const key = pathKey(p);
-    const seen = first.get(key);
-    if (seen === undefined) first.set(key, p);
-    else {
-      const group = groups.get(key);
-      if (group) group.push(p);
-      else groups.set(key, [seen, p]);
-    }
+    if (!keys.has(key)) continue;
+    const group = groups.get(key);
+    if (group) group.push(p);
+    else groups.set(key, [p]);
   }
-  return [...groups.values()].map((group) => group.sort(comparePaths)).sort((a, b) => comparePaths(a[0], b[0]));
+  return [...groups.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => group.sort(comparePaths))
+    .sort((a, b) => comparePaths(a[0], b[0]));
 }
 
 /** What names one file to the project: its NFC path ignoring letter case (docs/api.md, Paths). */
