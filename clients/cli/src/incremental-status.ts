@@ -19,7 +19,7 @@ export interface IncrementalAnswer {
   rows: SyncRow[];
   /** The listed files as hashed (cache first), all but `unchanged`. */
   hashed: HashedEntry[];
-  /** Listed files as this workspace last synced them at the tip (WorkspaceIndex, lineUnchangedAtTip): up to date, no row made. */
+  /** Listed files as this workspace last synced them at the tip (WorkspaceIndex, unchangedAtTip): up to date, no row made. */
   unchanged: LocalEntry[];
   latestCommitSeq: number;
   /** Whether the record moved on (to save it). */
@@ -103,8 +103,9 @@ async function filesAtTip(index: WorkspaceIndex, listed: ListedFiles): Promise<L
   const unchanged: LocalEntry[] = [];
   const others: LocalEntry[] = [];
   const unchangedLines = new Uint8Array(index.lineCount);
+  const atTip = index.unchangedAtTip(listed.multipartThreshold);
   for (const entry of listed.entries) {
-    const line = listed.colliding.has(entry.path) ? -1 : index.lineUnchangedAtTip(entry.path, entry.size, entry.mtimeMs, listed.multipartThreshold);
+    const line = listed.colliding.has(entry.path) ? -1 : atTip(entry.path, entry.size, entry.mtimeMs);
     if (line < 0) others.push(entry);
     else {
       unchanged.push(entry);

@@ -83,8 +83,10 @@ const FIELDS = 14;
 export interface ParsedIndex {
   header: IndexHeader;
   text: string;
-  /** Path → line number. */
-  lines: Map<string, number>;
+  /** Path → line number, made when first read: a status of files unchanged finds their lines in path order (inPathOrder). */
+  readonly lines: Map<string, number>;
+  /** Whether the lines are in path order (code units), as every index is written: then paths asked in that order are found by walking them. */
+  inPathOrder: boolean;
   /** Where each line's fields start (after the path's tab). */
   starts: Int32Array;
   /** Each line's parts (LOCAL | SYNCED | REMOTE). */
@@ -111,7 +113,7 @@ export function parseIndex(text: string): ParsedIndex | undefined {
   const paths: string[] = [];
   const startList: number[] = [];
   const partList: number[] = [];
-  const lines = new Map<string, number>();
+  let inPathOrder = true;
   for (let at = headerEnd + 1; at < text.length;) {
     const end = text.indexOf('\n', at);
     // A line without its newline was never fully written: the whole file is then not to be trusted.
@@ -119,13 +121,28 @@ export function parseIndex(text: string): ParsedIndex | undefined {
     const tab = text.indexOf('\t', at);
     if (tab < 0 || tab > end) return undefined;
     const p = decodePath(text.slice(at, tab));
-    lines.set(p, paths.length);
+    if (paths.length > 0 && !(paths[paths.length - 1] < p)) inPathOrder = false;
     paths.push(p);
     startList.push(tab + 1);
     partList.push(text.charCodeAt(tab + 1) - 48);
     at = end + 1;
   }
-  return { header, text, lines, starts: Int32Array.from(startList), parts: Uint8Array.from(partList), paths };
+  let lines: Map<string, number> | undefined;
+  return {
+    header,
+    text,
+    get lines() {
+      if (!lines) {
+        lines = new Map<string, number>();
+        for (const [line, p] of paths.entries()) lines.set(p, line);
+      }
+      return lines;
+    },
+    inPathOrder,
+    starts: Int32Array.from(startList),
+    parts: Uint8Array.from(partList),
+    paths,
+  };
 }
 
 function parseHeader(line: string): IndexHeader | undefined {

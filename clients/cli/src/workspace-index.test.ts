@@ -176,12 +176,18 @@ describe('the workspace index', () => {
     await written.save();
     const read = await WorkspaceIndex.load(dir);
     const { size, mtimeMs } = digest('a');
-    const at = (p: string, s = size, m = mtimeMs, threshold = 1024) => read.lineUnchangedAtTip(p, s, m, threshold);
+    // Each asked on its own, found by moving along the lines from the first.
+    const at = (p: string, s = size, m = mtimeMs, threshold = 1024) => read.unchangedAtTip(threshold)(p, s, m);
     expect(at('a.txt')).toBeGreaterThanOrEqual(0);
     expect(at('Dir/Upper.TXT')).toBeGreaterThanOrEqual(0);
     // Touched, resized, to go in parts, synced at an older version, edited, never synced, not here: each read in full.
     expect([at('a.txt', size, mtimeMs + 1), at('a.txt', size + 1), at('a.txt', size, mtimeMs, 3)]).toEqual([-1, -1, -1]);
     expect([at('old.txt'), at('edited.txt'), at('new.txt'), at('parts.mov'), at('theirs.txt'), at('nowhere.txt')]).toEqual([-1, -1, -1, -1, -1, -1]);
+    // Asked in path order, then out of it (found by lookup): the same lines.
+    const walked = read.unchangedAtTip(1024);
+    const order = ['Dir/Upper.TXT', 'a.txt', 'edited.txt', 'new.txt', 'old.txt', 'theirs.txt'];
+    expect(order.map((p) => walked(p, size, mtimeMs))).toEqual(order.map((p) => at(p)));
+    expect([walked('a.txt', size, mtimeMs), walked('Dir/Upper.TXT', size, mtimeMs)]).toEqual([at('a.txt'), at('Dir/Upper.TXT')]);
     // The remote files but those on flagged lines.
     const skip = new Uint8Array(read.lineCount);
     skip[at('a.txt')] = 1;
