@@ -371,7 +371,9 @@ export class WorkspaceIndex {
     const counts = this.#counts;
     // The base's count of this part, once: changes then keep it.
     const base = this.#base;
-    if (base) for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] & part) counts[kind] += 1;
+    let inBaseCount = 0;
+    if (base) for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] & part) inBaseCount += 1;
+    counts[kind] += inBaseCount;
     return {
       get,
       has,
