@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
-import { compareIncrementally, SYNC_BATCH } from './incremental-status.ts';
+import { compareIncrementally, SYNC_BATCH, syncFiles, type ListedFiles } from './incremental-status.ts';
 import { loadRemoteTree, replaceRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
+import type { HashedEntry, LocalEntry } from './scan.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface BranchComparison {
-  /** POST /sync's rows with includeRemoteOnly: one per listed file, then the remote-only ones. */
+  /** POST /sync's rows with includeRemoteOnly: one per file of `hashed`, then the remote-only ones. */
   rows: SyncRow[];
+  /** The listed files as hashed (cache first), all but `unchanged`. */
+  hashed: HashedEntry[];
+  /** Listed files as the workspace last synced them at the tip: up to date, no row made (incremental-status.ts). */
+  unchanged: LocalEntry[];
   latestCommitSeq: number;
   /** The record of the branch as it now stands on disk, when the branch is the workspace's. */
   tree?: RemoteTree;
@@ -22,7 +27,7 @@ export async function compareWithBranch(
   client: LodeClient,
   workspace: Workspace,
   branch: string,
-  files: readonly SyncFile[],
+  listed: ListedFiles,
   options: { signal?: AbortSignal; full?: boolean } = {},
 ): Promise<BranchComparison> {
   const { signal } = options;
@@ -31,17 +36,19 @@ export async function compareWithBranch(
   const scope: TreeScope = { server: client.transport.baseUrl, projectId: await client.projectId({ signal }), branch };
   const tree = recorded && !options.full ? loadRemoteTree(workspace, scope) : undefined;
   if (tree) {
-    const answer = await compareIncrementally(client, tree, files, signal);
+    const answer = await compareIncrementally(client, workspace.index, tree, listed, signal);
     if (answer) {
       if (answer.changed) saveRemoteTree(workspace, tree);
-      return { rows: answer.rows, latestCommitSeq: answer.latestCommitSeq, tree };
+      return { rows: answer.rows, hashed: answer.hashed, unchanged: answer.unchanged, latestCommitSeq: answer.latestCommitSeq, tree };
     }
   }
+  const hashed = await listed.hash([...listed.entries], []);
+  const files = syncFiles(workspace.index, hashed);
   // The branch's generation before its files: were it created again meanwhile, the record names the
   // old one and the next status is told to compare in full, never diffed against the wrong tree.
   const generation = recorded ? await branchGeneration(client, branch, signal) : undefined;
   const { rows, latestCommitSeq, oldestSeq } = await compareInFull(client, branch, files, signal);
-  if (generation === undefined) return { rows, latestCommitSeq };
+  if (generation === undefined) return { rows, hashed, unchanged: [], latestCommitSeq };
   const hashes = new Map(files.map((file) => [file.path, file.sha256]));
   // Each batch is its own snapshot: from the oldest, the changes since bring them all to one.
   const made = replaceRemoteTree(
@@ -51,7 +58,7 @@ export async function compareWithBranch(
     oldestSeq,
     treeFromRows(rows, (path) => hashes.get(path)),
   );
-  return { rows, latestCommitSeq, tree: made };
+  return { rows, hashed, unchanged: [], latestCommitSeq, tree: made };
 }
 
 /**

@@ -31,6 +31,9 @@ export async function workspaceIgnores(root: string): Promise<IgnoreTest> {
   return ignoreTest([...DEFAULT_IGNORES, ...lodeignore.split(/\r?\n/), ...OWN_FILES]);
 }
 
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\u0000-\u007f]/;
+
 /**
  * The rules of `lines` (gitignore syntax), as the ignore library applies them, asked only about the
  * paths a rule could ignore: a path that holds none of the rules' literal texts matches no rule
@@ -45,10 +48,16 @@ export function ignoreTest(lines: readonly string[]): IgnoreTest {
   const texts = [...new Set(ignoring.map(literalText))];
   // A rule without a literal text (`*`, a character class, an escape) may ignore any path.
   if (texts.includes('')) return (projectPath) => rules.ignores(projectPath);
-  return (projectPath) => {
+  // A path in ASCII holds an (upper-cased) text of ASCII when it holds it ignoring ASCII case, and
+  // none of another: one regular expression then asks, with no upper-cased copy of the path.
+  const asciiTexts = texts.filter((text) => !NON_ASCII.test(text));
+  const inAscii = asciiTexts.length === 0 ? undefined : new RegExp(asciiTexts.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+  const holdsText = (projectPath: string): boolean => {
+    if (!NON_ASCII.test(projectPath)) return inAscii?.test(projectPath) ?? false;
     const key = projectPath.toUpperCase();
-    return texts.some((text) => key.includes(text)) && rules.ignores(projectPath);
+    return texts.some((text) => key.includes(text));
   };
+  return (projectPath) => holdsText(projectPath) && rules.ignores(projectPath);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import type { ContentDigest } from '@lode/sdk';
+import { movesInParts, type ContentDigest } from '@lode/sdk';
 
 /**
  * The text of `.lode/index` and `.lode/index.log`, without I/O (workspace-index.ts reads and writes
@@ -83,8 +83,10 @@ const FIELDS = 14;
 export interface ParsedIndex {
   header: IndexHeader;
   text: string;
-  /** Path → line number. */
-  lines: Map<string, number>;
+  /** Path → line number, made when first read: a status of files unchanged finds their lines in path order (inPathOrder). */
+  readonly lines: Map<string, number>;
+  /** Whether the lines are in path order (code units), as every index is written: then paths asked in that order are found by walking them. */
+  inPathOrder: boolean;
   /** Where each line's fields start (after the path's tab). */
   starts: Int32Array;
   /** Each line's parts (LOCAL | SYNCED | REMOTE). */
@@ -111,7 +113,7 @@ export function parseIndex(text: string): ParsedIndex | undefined {
   const paths: string[] = [];
   const startList: number[] = [];
   const partList: number[] = [];
-  const lines = new Map<string, number>();
+  let inPathOrder = true;
   for (let at = headerEnd + 1; at < text.length;) {
     const end = text.indexOf('\n', at);
     // A line without its newline was never fully written: the whole file is then not to be trusted.
@@ -119,13 +121,28 @@ export function parseIndex(text: string): ParsedIndex | undefined {
     const tab = text.indexOf('\t', at);
     if (tab < 0 || tab > end) return undefined;
     const p = decodePath(text.slice(at, tab));
-    lines.set(p, paths.length);
+    if (paths.length > 0 && !(paths[paths.length - 1] < p)) inPathOrder = false;
     paths.push(p);
     startList.push(tab + 1);
     partList.push(text.charCodeAt(tab + 1) - 48);
     at = end + 1;
   }
-  return { header, text, lines, starts: Int32Array.from(startList), parts: Uint8Array.from(partList), paths };
+  let lines: Map<string, number> | undefined;
+  return {
+    header,
+    text,
+    get lines() {
+      if (!lines) {
+        lines = new Map<string, number>();
+        for (const [line, p] of paths.entries()) lines.set(p, line);
+      }
+      return lines;
+    },
+    inPathOrder,
+    starts: Int32Array.from(startList),
+    parts: Uint8Array.from(partList),
+    paths,
+  };
 }
 
 function parseHeader(line: string): IndexHeader | undefined {
@@ -217,6 +234,28 @@ export function syncedIsAt(text: string, start: number, synced: SyncedFile): boo
     fieldIs(text, start, F.sFileId, synced.fileId) &&
     integer(text, start, F.sVersion) === synced.version &&
     fieldIs(text, start, isSame(text, start, F.sSha) ? F.sha : F.sSha, synced.sha256)
+  );
+}
+
+/**
+ * Whether the line says its file is as this workspace last synced it at the branch's tip: the cached
+ * digest is of this size and mtime and serves the single-request upload a file below
+ * `multipartThreshold` gets (scan.ts, digestFits), the synced version is the tip's, and the tip's
+ * content and file are the synced ones. Compared in place: the `=` fields say the SHA-256s and file
+ * ids are equal, so nothing is decoded.
+ */
+export function unchangedAtTipAt(text: string, start: number, size: number, mtimeMs: number, multipartThreshold: number): boolean {
+  locate(text, start, FIELDS);
+  return (
+    integer(text, start, F.size) === size &&
+    fieldIs(text, start, F.mtime, String(mtimeMs)) &&
+    !isEmpty(start, F.md5) &&
+    isEmpty(start, F.partDigests) &&
+    !movesInParts(size, multipartThreshold) &&
+    isSame(text, start, F.sSha) &&
+    isSame(text, start, F.rFileId) &&
+    isSame(text, start, F.rSha) &&
+    integer(text, start, F.sVersion) === integer(text, start, F.rVersion)
   );
 }
 

@@ -5,7 +5,7 @@ import type { Context } from './context.ts';
 import { CliError } from './failure.ts';
 import { plural } from './output.ts';
 import { TransferProgress } from './progress.ts';
-import { scopedEntries, workspaceStatus, type StatusEntry } from './status.ts';
+import { scopedChanges, workspaceStatus, type StatusEntry } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PullOptions {
@@ -55,8 +55,8 @@ export async function pull(ctx: Context, workspace: Workspace, options: PullOpti
   // The file on disk where there is one: its name may be decomposed (NFD) or cased unlike the project's.
   const onDisk = (e: StatusEntry) => e.local?.localPath ?? workspace.file(e.path);
   const status = await workspaceStatus(ctx.client, workspace, branch, ctx.signal, { follow: true, multipartThreshold: options.multipartThreshold });
-  const partialsRemoved = await removeStale(status.partials, resumableToKeep(status.entries, onDisk));
-  const scoped = scopedEntries(status, options.scopes);
+  const partialsRemoved = await removeStale(status.partials, resumableToKeep(status.changes, onDisk));
+  const scoped = scopedChanges(status, options.scopes);
   // Before any byte moves: a pull to another branch interrupted from here on leaves the workspace on
   // that branch, where the files it did fetch read as synced, not as edits of the one it left.
   await workspace.save();

@@ -18,7 +18,7 @@ import { formatBytes, percentUsed, plural } from './output.ts';
 import { recordOwnCommit } from './remote-tree.ts';
 import { JournalStore, type PendingCommit } from './journal.ts';
 import { TransferProgress } from './progress.ts';
-import { branchExists, inScope, pathKey, scopedEntries, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
+import { branchExists, inScope, pathKey, scopedChanges, workspaceStatus, type StatusEntry, type UnstorableFile } from './status.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface PushOptions {
@@ -65,7 +65,7 @@ export async function push(ctx: Context, workspace: Workspace, options: PushOpti
   const branch = options.branch ?? workspace.state.branch;
   const status = await workspaceStatus(client, workspace, branch, signal, { multipartThreshold: options.multipartThreshold });
   await workspace.save();
-  const scoped = scopedEntries(status, options.scopes);
+  const scoped = scopedChanges(status, options.scopes);
   refuseCaseCollisions(status.caseCollisions.filter((group) => group.some((p) => inScope(p, options.scopes))));
   refuseUnstorable(status.unstorable.filter((u) => !u.remote && inScope(u.path, options.scopes)));
   const conflicts = scoped.filter((e) => e.status === 'conflict');

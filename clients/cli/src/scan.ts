@@ -99,20 +99,23 @@ export function digestFits(digest: ContentDigest, multipartThreshold: number): b
  * SDK's worker threads. Largest first: a big file started last would finish alone on one core while
  * the others idle. A file from `multipartThreshold` is hashed in parts (its SHA-256 and each part's
  * MD5 in one read), and the cache keeps the part MD5s, so a push does not read it again for them.
+ * `cached`: files of the workspace known to have a fitting digest in the cache, neither hashed nor
+ * returned, which the cache keeps.
  */
 export async function hashEntries(
   workspace: Workspace,
   entries: LocalEntry[],
   signal?: AbortSignal,
   multipartThreshold: number = DEFAULT_MULTIPART_THRESHOLD,
+  cached: readonly LocalEntry[] = [],
 ): Promise<HashedEntry[]> {
   const cache = workspace.hashes;
   const hashed = new Array<HashedEntry>(entries.length);
   const misses: number[] = [];
   for (const [index, entry] of entries.entries()) {
-    const cached = cache.get(entry.path);
-    if (cached && cached.size === entry.size && cached.mtimeMs === entry.mtimeMs && digestFits(cached, multipartThreshold))
-      hashed[index] = { path: entry.path, localPath: entry.localPath, size: entry.size, mtimeMs: entry.mtimeMs, digest: cached };
+    const hit = cache.get(entry.path);
+    if (hit && hit.size === entry.size && hit.mtimeMs === entry.mtimeMs && digestFits(hit, multipartThreshold))
+      hashed[index] = { path: entry.path, localPath: entry.localPath, size: entry.size, mtimeMs: entry.mtimeMs, digest: hit };
     else misses.push(index);
   }
   misses.sort((a, b) => entries[b].size - entries[a].size);
@@ -127,8 +130,8 @@ export async function hashEntries(
   }
   // The cache keeps only files that exist now, so it never outgrows the workspace: it holds every
   // entry now, so one of another path is there only when it holds more.
-  if (cache.size !== entries.length) {
-    const listed = new Set(entries.map((e) => e.path));
+  if (cache.size !== entries.length + cached.length) {
+    const listed = new Set([...entries, ...cached].map((e) => e.path));
     for (const p of cache.keys()) if (!listed.has(p)) cache.delete(p);
   }
   return hashed;

@@ -1,9 +1,10 @@
-import { pathProblem, type Branch, type LodeClient, type SyncFile, type SyncRow, type SyncStatus } from '@lode/sdk';
+import { DEFAULT_MULTIPART_THRESHOLD, pathProblem, type Branch, type LodeClient, type SyncRow, type SyncStatus } from '@lode/sdk';
 import { compareWithBranch } from './compare-branch.ts';
 import { CliError, EXIT } from './failure.ts';
+import { tipRow, type ListedFiles } from './incremental-status.ts';
 import type { RemoteTree } from './remote-tree.ts';
-import { comparePaths, hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
-import type { SyncedFile, Workspace } from './workspace.ts';
+import { comparePaths, hashEntries, scanWorkspace, type HashedEntry, type LocalEntry } from './scan.ts';
+import type { CachedDigest, SyncedFile, Workspace } from './workspace.ts';
 
 /** The server's seven statuses, plus a file this workspace synced and has since deleted (push records the deletion). */
 export type FileStatus = SyncStatus | 'deleted_local';
@@ -42,7 +43,12 @@ export interface WorkspaceStatus {
   head: Pick<Branch, 'headSequenceNum' | 'forkedFrom'>;
   /** The project's latest commit, on any branch. */
   latestCommitSeq: number;
-  entries: StatusEntry[];
+  /** Every file's entry, in path order: made when first read, a listing of the whole workspace. */
+  readonly entries: StatusEntry[];
+  /** The entries of the files that are not up to date, in path order: what a push or pull acts on. */
+  changes: StatusEntry[];
+  /** How many files are up to date. */
+  upToDate: number;
   /** Local files whose paths differ only in letter case: one file to the project (push refuses them). */
   caseCollisions: string[][];
   /** Files whose names the API cannot store (a control character, a backslash…): never synced. */
@@ -83,16 +89,19 @@ export async function workspaceStatus(
   }
   const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
   const storable = setAside.size === 0 ? scanned.files : scanned.files.filter((e) => !setAside.has(pathKey(e.path)));
-  const local = await hashEntries(workspace, storable, signal, options.multipartThreshold);
+  const collisions = caseCollisions(storable.map((e) => e.path));
+  const multipartThreshold = options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD;
+  const listed: ListedFiles = {
+    entries: storable,
+    colliding: new Set(collisions.flat()),
+    multipartThreshold,
+    hash: (entries, cached) => hashEntries(workspace, entries, signal, multipartThreshold, cached),
+  };
+  const { rows, hashed, unchanged, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, listed, { signal, full: options.full });
   const byPath = new Map<string, HashedEntry>();
-  for (const e of local) byPath.set(e.path, e);
-  const files = local.map((e): SyncFile => {
-    const baseVersion = workspace.index.syncedVersion(e.path);
-    return baseVersion !== undefined ? { path: e.path, sha256: e.digest.sha256, baseVersion } : { path: e.path, sha256: e.digest.sha256 };
-  });
-  const { rows, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, files, { signal, full: options.full });
-  if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath);
-  const entries: StatusEntry[] = [];
+  for (const e of hashed) byPath.set(e.path, e);
+  if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath, unchanged);
+  const compared: StatusEntry[] = [];
   for (const row of rows) {
     const here = byPath.get(row.path);
     if (!here && scanned.ignores(row.path)) continue;
@@ -106,21 +115,37 @@ export async function workspaceStatus(
       if (!setAside.has(pathKey(row.path))) unstorable.push({ path: row.path, problem, remote: true, fileId: row.fileId });
       continue;
     }
-    entries.push({ path: row.path, status, row, local: here });
+    compared.push({ path: row.path, status, row, local: here });
   }
   // Local and remote-only files in one path order, whichever side each came from.
-  entries.sort((a, b) => comparePaths(a.path, b.path));
+  compared.sort((a, b) => comparePaths(a.path, b.path));
+  const changes = compared.filter((e) => e.status !== 'up_to_date');
+  let entries: StatusEntry[] | undefined;
   return {
     branch,
     head,
     latestCommitSeq,
-    entries,
-    caseCollisions: caseCollisions(local.map((e) => e.path)),
+    get entries() {
+      entries ??= unchanged.length === 0 ? compared : [...compared, ...unchangedEntries(workspace, unchanged)].sort((a, b) => comparePaths(a.path, b.path));
+      return entries;
+    },
+    changes,
+    upToDate: compared.length - changes.length + unchanged.length,
+    caseCollisions: collisions,
     unstorable,
     nested: scanned.nested,
     partials: scanned.partials,
     tree,
   };
+}
+
+/** The entries of files read as synced at the tip (incremental-status.ts), made from the records as the comparison would have made them. */
+function unchangedEntries(workspace: Workspace, unchanged: readonly LocalEntry[]): StatusEntry[] {
+  return unchanged.map((e) => {
+    const digest = workspace.hashes.get(e.path) as CachedDigest;
+    const row = tipRow(e.path, 'up_to_date', workspace.index.remote.get(e.path.toLowerCase()));
+    return { path: e.path, status: 'up_to_date', row, local: { path: e.path, localPath: e.localPath, size: e.size, mtimeMs: e.mtimeMs, digest } };
+  });
 }
 
 /**
@@ -152,15 +177,23 @@ export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?:
  * Brings the record of synced versions up to date with what both sides now agree on: a file whose
  * content is the branch's tip is synced at that version, and a path gone both here and on the branch
  * is forgotten, so a file brought back later is new rather than "edited here, deleted there" for ever.
+ * `unchanged` files, as synced at the tip, have nothing to record and stay: the synced paths are
+ * gone through only when there are more of them than of files here or live remotely.
  */
-function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: ReadonlyMap<string, HashedEntry>): void {
+function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: ReadonlyMap<string, HashedEntry>, unchanged: readonly LocalEntry[]): void {
   const liveRemotely = new Set<string>();
   for (const row of rows) {
     if (row.remoteVersion !== null && !local.has(row.path)) liveRemotely.add(row.path);
     if (row.status === 'up_to_date' && row.fileId && row.remoteVersion && row.remoteSha256)
       workspace.recordSynced(row.path, row.fileId, row.remoteVersion, row.remoteSha256);
   }
-  for (const path of workspace.state.files.keys()) if (!local.has(path) && !liveRemotely.has(path)) workspace.forgetSynced(path);
+  const synced = workspace.state.files;
+  let kept = unchanged.length;
+  for (const path of local.keys()) if (synced.has(path)) kept += 1;
+  for (const path of liveRemotely) if (synced.has(path)) kept += 1;
+  if (kept === synced.size) return;
+  const here = new Set([...local.keys(), ...unchanged.map((e) => e.path)]);
+  for (const path of synced.keys()) if (!here.has(path) && !liveRemotely.has(path)) workspace.forgetSynced(path);
 }
 
 /**
@@ -202,20 +235,26 @@ export async function findBranch(client: Pick<LodeClient, 'listBranches'>, name:
  * case as the studios' Windows and macOS file systems do (docs/api.md, Paths), in path order.
  */
 export function caseCollisions(paths: readonly string[]): string[][] {
-  // A group only for a key met twice: nearly every path has a key of its own.
-  const first = new Map<string, string>();
+  // Of two paths with one key, at least one is not its own key: only such keys are looked for, so
+  // that a workspace of paths in lower case costs no map entry per path.
+  const keys = new Set<string>();
+  for (const p of paths) {
+    const key = pathKey(p);
+    if (key !== p) keys.add(key);
+  }
+  if (keys.size === 0) return [];
   const groups = new Map<string, string[]>();
   for (const p of paths) {
     const key = pathKey(p);
-    const seen = first.get(key);
-    if (seen === undefined) first.set(key, p);
-    else {
-      const group = groups.get(key);
-      if (group) group.push(p);
-      else groups.set(key, [seen, p]);
-    }
+    if (!keys.has(key)) continue;
+    const group = groups.get(key);
+    if (group) group.push(p);
+    else groups.set(key, [p]);
   }
-  return [...groups.values()].map((group) => group.sort(comparePaths)).sort((a, b) => comparePaths(a[0], b[0]));
+  return [...groups.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => group.sort(comparePaths))
+    .sort((a, b) => comparePaths(a[0], b[0]));
 }
 
 /** What names one file to the project: its NFC path ignoring letter case (docs/api.md, Paths). */
@@ -231,11 +270,11 @@ export function groupByStatus(entries: StatusEntry[]): Map<FileStatus, StatusEnt
 }
 
 /**
- * The entries within `scopes`; a scope that names no file of the workspace or of the branch is a
- * usage error (a typo, or a path .lodeignore leaves alone), not "nothing to do".
+ * The changes (entries not up to date) within `scopes`; a scope that names no file of the workspace
+ * or of the branch is a usage error (a typo, or a path .lodeignore leaves alone), not "nothing to do".
  */
-export function scopedEntries(status: WorkspaceStatus, scopes: string[]): StatusEntry[] {
-  if (scopes.length === 0) return status.entries;
+export function scopedChanges(status: WorkspaceStatus, scopes: string[]): StatusEntry[] {
+  if (scopes.length === 0) return status.changes;
   // Every file and every folder above one, once: each scope is then one lookup, however many there are.
   // Set-aside names count, so that naming one reaches push's refusal of it, not "no such file".
   const named = new Set<string>();
@@ -251,7 +290,7 @@ export function scopedEntries(status: WorkspaceStatus, scopes: string[]): Status
       details: { paths: unmatched },
     });
   }
-  return status.entries.filter((e) => inScope(e.path, scopes));
+  return status.changes.filter((e) => inScope(e.path, scopes));
 }
 
 /** Whether a project path is one of `scopes` or under one (no scopes: everything). */

@@ -148,6 +148,65 @@ describe('the workspace index', () => {
     expect(contents(read)).toEqual(contents(index));
   });
 
+  it('reads a file as synced at the tip in place only while its size, mtime and every record agree', async () => {
+    const dir = await records();
+    const written = WorkspaceIndex.empty(dir);
+    const synced = (c: string, version: number): SyncedFile => ({ fileId: `f-${c}`, version, sha256: sha(c) });
+    for (const [p, c] of [
+      ['a.txt', 'a'],
+      ['Dir/Upper.TXT', 'u'],
+      ['old.txt', 'o'],
+      ['edited.txt', 'e'],
+      ['parts.mov', 'p'],
+    ]) {
+      written.local.set(p, p === 'parts.mov' ? digest(c, { md5: undefined, parts: { partSize: 2, md5s: ['x==', 'y=='] } }) : digest(c));
+      written.synced.set(p, synced(c, p === 'old.txt' ? 1 : 2));
+    }
+    written.local.set('edited.txt', digest('x'));
+    written.local.set('new.txt', digest('n'));
+    const tip = (p: string, c: string): RemoteFile => [p, `f-${c}`, 2, sha(c), 3, 6];
+    written.replaceRemote(scope, [
+      tip('a.txt', 'a'),
+      tip('Dir/Upper.TXT', 'u'),
+      tip('old.txt', 'o'),
+      tip('edited.txt', 'e'),
+      tip('parts.mov', 'p'),
+      tip('theirs.txt', 't'),
+    ]);
+    await written.save();
+    const read = await WorkspaceIndex.load(dir);
+    const { size, mtimeMs } = digest('a');
+    // Each asked on its own, found by moving along the lines from the first.
+    const at = (p: string, s = size, m = mtimeMs, threshold = 1024) => read.unchangedAtTip(threshold)(p, s, m);
+    expect(at('a.txt')).toBeGreaterThanOrEqual(0);
+    expect(at('Dir/Upper.TXT')).toBeGreaterThanOrEqual(0);
+    // Touched, resized, to go in parts, synced at an older version, edited, never synced, not here: each read in full.
+    expect([at('a.txt', size, mtimeMs + 1), at('a.txt', size + 1), at('a.txt', size, mtimeMs, 3)]).toEqual([-1, -1, -1]);
+    expect([at('old.txt'), at('edited.txt'), at('new.txt'), at('parts.mov'), at('theirs.txt'), at('nowhere.txt')]).toEqual([-1, -1, -1, -1, -1, -1]);
+    // Asked in path order, then out of it (found by lookup): the same lines.
+    const walked = read.unchangedAtTip(1024);
+    const order = ['Dir/Upper.TXT', 'a.txt', 'edited.txt', 'new.txt', 'old.txt', 'theirs.txt'];
+    expect(order.map((p) => walked(p, size, mtimeMs))).toEqual(order.map((p) => at(p)));
+    expect([walked('a.txt', size, mtimeMs), walked('Dir/Upper.TXT', size, mtimeMs)]).toEqual([at('a.txt'), at('Dir/Upper.TXT')]);
+    // The remote files but those on flagged lines.
+    const skip = new Uint8Array(read.lineCount);
+    skip[at('a.txt')] = 1;
+    skip[at('Dir/Upper.TXT')] = 1;
+    expect(read.remoteKeysBeside(skip).sort()).toEqual(['edited.txt', 'old.txt', 'parts.mov', 'theirs.txt']);
+    // A record changed since the index was read: no longer read in place.
+    read.remote.set('dir/upper.txt', ['Dir/Upper.TXT', 'f-u', 3, sha('v'), 3, 8]);
+    read.synced.set('a.txt', synced('a', 3));
+    expect([at('a.txt'), at('Dir/Upper.TXT')]).toEqual([-1, -1]);
+    expect(read.remoteKeysBeside(new Uint8Array(read.lineCount)).sort()).toEqual([
+      'a.txt',
+      'dir/upper.txt',
+      'edited.txt',
+      'old.txt',
+      'parts.mov',
+      'theirs.txt',
+    ]);
+  });
+
   it('reads an index of an unknown format as no index: everything is made again', async () => {
     const dir = await records();
     await sample(dir);

@@ -15,6 +15,7 @@ import {
   syncedAt,
   syncedIsAt,
   syncedVersionAt,
+  unchangedAtTipAt,
   type CachedDigest,
   type Change,
   type ParsedIndex,
@@ -56,7 +57,7 @@ export class WorkspaceIndex {
   readonly #file: string;
   readonly #logFile: string;
   #base: ParsedIndex | undefined;
-  #mixedCaseRemote: { byKey: Map<string, number>; lines: Uint8Array } | undefined;
+  #mixedCaseRemote: Map<string, number> | undefined;
   #id: string;
   #scope: RemoteScope | null;
   /** Whether the remote parts of the index's text still hold (false once the tree is replaced whole). */
@@ -148,6 +149,55 @@ export class WorkspaceIndex {
     if (over !== undefined) return over !== null && over.fileId === synced.fileId && over.version === synced.version && over.sha256 === synced.sha256;
     const line = this.#baseLine(path, SYNCED);
     return line !== undefined && syncedIsAt(this.#base!.text, this.#base!.starts[line], synced);
+  }
+
+  /** How many lines the index's text holds: the bound of the line numbers unchangedAtTip gives. */
+  get lineCount(): number {
+    return this.#base?.paths.length ?? 0;
+  }
+
+  /**
+   * For each file asked about, the line of the index's text saying that it is as this workspace last
+   * synced it at the branch's tip (index-format.ts, unchangedAtTipAt), none of its records changed
+   * since: such a file is up to date, and neither its digest nor the tip is decoded. -1 for any other
+   * file. Paths asked in path order (the walk's) are found by moving along the lines, which are in
+   * that order too, not by a lookup each.
+   */
+  unchangedAtTip(multipartThreshold: number): (path: string, size: number, mtimeMs: number) => number {
+    const base = this.#base;
+    if (!base || !this.#baseRemote) return () => -1;
+    let next = 0;
+    let last: string | undefined;
+    const lineOf = (path: string): number | undefined => {
+      if (!base.inPathOrder || (last !== undefined && !(last < path))) return base.lines.get(path);
+      last = path;
+      while (next < base.paths.length && base.paths[next] < path) next += 1;
+      return next < base.paths.length && base.paths[next] === path ? next : undefined;
+    };
+    return (path, size, mtimeMs) => {
+      const line = lineOf(path);
+      if (line === undefined || base.parts[line] !== (LOCAL | SYNCED | REMOTE)) return -1;
+      // The remote part on a path's line is that of the path's own key: one per key, on its file's line.
+      const { local, synced, remote } = this.#overlays;
+      if (local.has(path) || synced.has(path) || (remote.size > 0 && remote.has(path.toLowerCase()))) return -1;
+      return unchangedAtTipAt(base.text, base.starts[line], size, mtimeMs, multipartThreshold) ? line : -1;
+    };
+  }
+
+  /** The remote table's keys but those whose part sits on a line flagged in `skip` (by line of the index's text). */
+  remoteKeysBeside(skip: Uint8Array): string[] {
+    const base = this.#base;
+    const overlay = this.#overlays.remote;
+    const keys: string[] = [];
+    if (base && this.#baseRemote) {
+      for (let line = 0; line < base.paths.length; line += 1) {
+        if (!(base.parts[line] & REMOTE) || skip[line]) continue;
+        const key = base.paths[line].toLowerCase();
+        if (!overlay.has(key)) keys.push(key);
+      }
+    }
+    for (const [key, value] of overlay) if (value !== null) keys.push(key);
+    return keys;
   }
 
   /** The line of the index's text holding `part` of `path`, if it does. */
@@ -244,26 +294,24 @@ export class WorkspaceIndex {
   #remoteLine(key: string): number | undefined {
     const base = this.#base;
     if (!base) return undefined;
-    const mixed = this.#mixedCaseRemoteLines();
+    // The line whose path is the key itself, in lower case, holds that key's remote part if any.
     const own = base.lines.get(key);
-    if (own !== undefined && base.parts[own] & REMOTE && mixed.lines[own] === 0) return own;
-    return mixed.byKey.get(key);
+    if (own !== undefined && base.parts[own] & REMOTE && key.toLowerCase() === key) return own;
+    return this.#mixedCaseRemoteLines().get(key);
   }
 
-  /** Remote parts whose path is not its key: by key, and flagged by line. Made the first time one is asked for. */
-  #mixedCaseRemoteLines(): { byKey: Map<string, number>; lines: Uint8Array } {
+  /** The lines of remote parts whose path is not its key, by key. Made the first time one is asked for. */
+  #mixedCaseRemoteLines(): Map<string, number> {
     if (this.#mixedCaseRemote) return this.#mixedCaseRemote;
     const base = this.#base as ParsedIndex;
-    const mixed = { byKey: new Map<string, number>(), lines: new Uint8Array(base.paths.length) };
+    const byKey = new Map<string, number>();
     for (let line = 0; line < base.paths.length; line += 1) {
       if (!(base.parts[line] & REMOTE)) continue;
       const key = base.paths[line].toLowerCase();
-      if (key === base.paths[line]) continue;
-      mixed.byKey.set(key, line);
-      mixed.lines[line] = 1;
+      if (key !== base.paths[line]) byKey.set(key, line);
     }
-    this.#mixedCaseRemote = mixed;
-    return mixed;
+    this.#mixedCaseRemote = byKey;
+    return byKey;
   }
 
   /** The path keys of the index's remote parts. */
@@ -323,7 +371,9 @@ export class WorkspaceIndex {
     const counts = this.#counts;
     // The base's count of this part, once: changes then keep it.
     const base = this.#base;
-    if (base) for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] & part) counts[kind] += 1;
+    let inBaseCount = 0;
+    if (base) for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] & part) inBaseCount += 1;
+    counts[kind] += inBaseCount;
     return {
       get,
       has,

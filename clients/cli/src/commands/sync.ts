@@ -36,8 +36,9 @@ export function syncCommands(program: Command): void {
         const multipartThreshold = resolveMultipartThreshold(options.multipartThreshold);
         const status = await workspaceStatus(client, workspace, branch, signal, { multipartThreshold, full: options.full });
         await workspace.save();
-        const groups = groupByStatus(status.entries);
-        const counts = Object.fromEntries([...groups].map(([s, list]) => [s, list.length]));
+        // Up-to-date files are listed only on demand: their entries are made for --all and --json alone.
+        const groups = groupByStatus(options.all ? status.entries : status.changes);
+        const counts = Object.fromEntries([...groups].map(([s, list]) => [s, s === 'up_to_date' ? status.upToDate : list.length]));
         const { caseCollisions, unstorable } = status;
         const followed = workspace.state.branch;
         out.result(
@@ -51,7 +52,9 @@ export function syncCommands(program: Command): void {
             unstorable,
             nestedWorkspaces: status.nested,
             // The server's row as it is where the workspace reads it alike, as nearly every file is.
-            files: status.entries.map((e) => (e.row.status === e.status ? e.row : { ...e.row, status: e.status })),
+            get files() {
+              return status.entries.map((e) => (e.row.status === e.status ? e.row : { ...e.row, status: e.status }));
+            },
           },
           () => {
             const lines = [
