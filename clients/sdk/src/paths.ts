@@ -14,6 +14,11 @@ export function hasUnpairedSurrogate(text: string): boolean {
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
+// The names nearly every workspace holds, taken at once without normalizing or splitting: ASCII
+// letters, digits, '_', '.', '-' and spaces, in segments of 1 to 255 that are neither '.' nor '..'
+// (already NFC, one byte per character).
+const PLAIN_PATH = /^(?:(?!\.\.?\/)[\w .-]{1,255}\/)*(?!\.\.?$)[\w .-]{1,255}$/;
+
 /**
  * Why the API would refuse a project path, or undefined if it takes it. The server's rule
  * (docs/api.md, Paths) written again on the client's side of the wire, where no server package may
@@ -21,6 +26,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
  * files aside first. test/path-rule.test.ts runs both rules over the same paths.
  */
 export function pathProblem(raw: string): string | undefined {
+  if (raw.length <= MAX_PATH_LENGTH && PLAIN_PATH.test(raw)) return undefined;
   if (raw.length === 0) return 'it is empty';
   const path = raw.normalize('NFC');
   if (path.length > MAX_PATH_LENGTH) return `longer than ${MAX_PATH_LENGTH} characters`;
