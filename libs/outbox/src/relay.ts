@@ -87,7 +87,7 @@ export class OutboxRelay {
     } finally {
       this.#running -= 1;
       if (total > 0) this.#busyRunEndedAt = performance.now();
-      if (this.#kickPending && this.#running === 0) this.#scheduleKickedRun();
+      if (this.#kickPending) this.#scheduleKickedRun();
     }
   }
 
@@ -134,7 +134,7 @@ export class OutboxRelay {
   kick(): void {
     if (this.#kickPending || this.#task === undefined || this.#stopped) return;
     this.#kickPending = true;
-    if (this.#running === 0) this.#scheduleKickedRun();
+    this.#scheduleKickedRun();
   }
 
   async stop(): Promise<void> {
@@ -145,6 +145,7 @@ export class OutboxRelay {
     await this.#task?.stop();
   }
 
+  /** Arms the pending kick's run when relay-plan.ts says, which waits for a run in progress to end. */
   #scheduleKickedRun(): void {
     if (this.#cancelKick || this.#stopped) return;
     const delay = kickDelay({ running: this.#running > 0, busyRunEndedAt: this.#busyRunEndedAt, now: performance.now() });
