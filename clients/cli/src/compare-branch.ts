@@ -42,7 +42,7 @@ export async function compareWithBranch(
       return { rows: answer.rows, hashed: answer.hashed, unchanged: answer.unchanged, latestCommitSeq: answer.latestCommitSeq, tree };
     }
   }
-  const hashed = await listed.hash([...listed.entries], []);
+  const hashed = await listed.hash(listed.entries, []);
   const files = syncFiles(workspace.index, hashed);
   // The branch's generation before its files: were it created again meanwhile, the record names the
   // old one and the next status is told to compare in full, never diffed against the wrong tree.

@@ -33,7 +33,7 @@ export interface ListedFiles {
   colliding: ReadonlySet<string>;
   multipartThreshold: number;
   /** Digests of `entries`, `cached` counting as present in the hash cache, neither hashed nor returned. */
-  hash(entries: LocalEntry[], cached: readonly LocalEntry[]): Promise<HashedEntry[]>;
+  hash(entries: readonly LocalEntry[], cached: readonly LocalEntry[]): Promise<HashedEntry[]>;
 }
 
 /**
@@ -74,9 +74,9 @@ export async function compareIncrementally(
     const rows = files.map((file, i) => askedRows.get(file.path) ?? tipRow(file.path, 'up_to_date', tips[i]));
     // Each unchanged file is its key's tip, which no other listed file shares (caseCollisions): the
     // remote files are all listed when the listed keys with a tip are as many.
-    const listedKeys = new Set(keys);
     const withTip = new Set(keys.filter((_, i) => tips[i] !== undefined));
     if (unchanged.length + withTip.size !== tree.files.size) {
+      const listedKeys = new Set(keys);
       const remoteOnly = index.remoteKeysBeside(unchangedLines).filter((key) => !listedKeys.has(key));
       remoteOnly.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       for (const key of remoteOnly) {

@@ -104,7 +104,7 @@ export function digestFits(digest: ContentDigest, multipartThreshold: number): b
  */
 export async function hashEntries(
   workspace: Workspace,
-  entries: LocalEntry[],
+  entries: readonly LocalEntry[],
   signal?: AbortSignal,
   multipartThreshold: number = DEFAULT_MULTIPART_THRESHOLD,
   cached: readonly LocalEntry[] = [],
