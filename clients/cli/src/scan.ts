@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
 import { workspaceIgnores } from './ignore-rules.ts';
+import { statFiles } from './stat-files.ts';
 import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
 
 export interface LocalEntry {
@@ -31,7 +32,8 @@ export interface ScannedWorkspace {
  */
 export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorkspace> {
   const ignores = await workspaceIgnores(workspace.root);
-  const found: LocalEntry[] = [];
+  const projectPaths: string[] = [];
+  const localPaths: string[] = [];
   const partials: string[] = [];
   const nested: string[] = [];
   // Synchronous on purpose: a workspace is many small folders and files, and one call per entry
@@ -56,13 +58,19 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
       } else if (entry.isFile() && isPartialDownload(entry.name)) {
         partials.push(localPath);
       } else if (entry.isFile() && !ignores(projectPath)) {
-        // Gone between the listing and now: not a file of the workspace any more.
-        const info = statSync(localPath, { throwIfNoEntry: false });
-        if (info) found.push({ path: projectPath, localPath, size: info.size, mtimeMs: info.mtimeMs });
+        projectPaths.push(projectPath);
+        localPaths.push(localPath);
       }
     }
   };
   walk(path.resolve(workspace.root), '');
+  // Stated once all are listed, so that the stats can be shared between threads.
+  const stats = await statFiles(localPaths);
+  const found: LocalEntry[] = [];
+  for (const [i, projectPath] of projectPaths.entries()) {
+    // Gone between the listing and now: not a file of the workspace any more.
+    if (stats.size(i) >= 0) found.push({ path: projectPath, localPath: localPaths[i], size: stats.size(i), mtimeMs: stats.mtimeMs(i) });
+  }
   // Paths under a nested workspace are left alone too, remote ones included: pull would write over
   // its files and push delete them. Compared ignoring case, as the project names files.
   const nestedKeys = nested.map((prefix) => prefix.toLowerCase());

@@ -1,0 +1,90 @@
+import { statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * From this many files a worker thread shares the stats: below it the main thread is done before a
+ * worker would have started.
+ */
+export const SHARED_FROM = 16_384;
+
+/** Sizes and modification times of files: `size(i)` is -1 for a file gone since it was listed. */
+export interface FileStats {
+  size(index: number): number;
+  mtimeMs(index: number): number;
+}
+
+/**
+ * Stats every path, the main thread and one worker thread taking slices of them in turn: a status
+ * of a large workspace is mostly its stat calls, each a system call that one thread makes one after
+ * another while the machine's other cores idle. A stat that fails for another reason than a missing
+ * file throws here, as `statSync` would.
+ */
+export async function statFiles(paths: readonly string[], sharedFrom = SHARED_FROM): Promise<FileStats> {
+  const out = new Float64Array(new SharedArrayBuffer(paths.length * 2 * Float64Array.BYTES_PER_ELEMENT)).fill(Number.NaN);
+  // [0]: the next path not claimed; [1]: how many are stored.
+  const progress = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+  const worker = paths.length >= sharedFrom ? startWorker(paths, out, progress) : undefined;
+  try {
+    statShare(paths, out, progress, statSync);
+    if (worker && Atomics.load(progress, 1) < paths.length) await worker.finished;
+  } finally {
+    void worker?.thread.terminate();
+  }
+  // What the worker claimed and did not store (a stat failed there) is stated again here, where the
+  // failure throws as it would have.
+  const left: number[] = [];
+  for (let i = 0; i < paths.length; i++) if (Number.isNaN(out[2 * i])) left.push(i);
+  if (left.length > 0) {
+    const again = await statFiles(
+      left.map((i) => paths[i]),
+      Number.POSITIVE_INFINITY,
+    );
+    for (const [n, i] of left.entries()) [out[2 * i], out[2 * i + 1]] = [again.size(n), again.mtimeMs(n)];
+  }
+  return { size: (i) => out[2 * i], mtimeMs: (i) => out[2 * i + 1] };
+}
+
+/**
+ * Stats the paths not claimed yet, a slice at a time, into `out`. The worker runs this function's
+ * own source, so it names nothing from outside but its parameters.
+ */
+function statShare(paths: readonly string[], out: Float64Array, progress: Int32Array, stat: typeof statSync): void {
+  const slice = 256;
+  for (let start = Atomics.add(progress, 0, slice); start < paths.length; start = Atomics.add(progress, 0, slice)) {
+    const end = Math.min(paths.length, start + slice);
+    for (let i = start; i < end; i++) {
+      const info = stat(paths[i], { throwIfNoEntry: false });
+      out[2 * i] = info ? info.size : -1;
+      out[2 * i + 1] = info ? info.mtimeMs : 0;
+    }
+    Atomics.add(progress, 1, end - start);
+  }
+}
+
+// A failing stat ends the worker's share; the paths it left are stated by the main thread.
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { statSync } = require('node:fs');
+parentPort.once('message', ({ paths, out, progress }) => {
+  try {
+    (${statShare.toString()})(paths.split('\\0'), new Float64Array(out), new Int32Array(progress), statSync);
+  } catch {}
+  parentPort.postMessage('done');
+});`;
+
+function startWorker(paths: readonly string[], out: Float64Array, progress: Int32Array): { thread: Worker; finished: Promise<void> } | undefined {
+  let thread: Worker;
+  try {
+    thread = new Worker(WORKER_SOURCE, { eval: true });
+  } catch {
+    return undefined;
+  }
+  thread.unref();
+  const finished = new Promise<void>((resolve) => {
+    thread.once('message', () => resolve());
+    thread.once('error', () => resolve());
+    thread.once('exit', () => resolve());
+  });
+  thread.postMessage({ paths: paths.join('\0'), out: out.buffer, progress: progress.buffer });
+  return { thread, finished };
+}
