@@ -83,8 +83,8 @@ const FIELDS = 14;
 export interface ParsedIndex {
   header: IndexHeader;
   text: string;
-  /** Path → line number, made when first read: a status of files unchanged finds their lines in path order (inPathOrder). */
-  readonly lines: Map<string, number>;
+  /** The line of `path`, if it has one: a binary search when the lines are in path order, else a map made when first asked. */
+  lineOf(path: string): number | undefined;
   /** Whether the lines are in path order (code units), as every index is written: then paths asked in that order are found by walking them. */
   inPathOrder: boolean;
   /** Where each line's fields start (after the path's tab). */
@@ -131,18 +131,33 @@ export function parseIndex(text: string): ParsedIndex | undefined {
   return {
     header,
     text,
-    get lines() {
+    lineOf(p) {
+      if (inPathOrder) return searchSorted(paths, p);
       if (!lines) {
         lines = new Map<string, number>();
-        for (const [line, p] of paths.entries()) lines.set(p, line);
+        for (const [line, q] of paths.entries()) lines.set(q, line);
       }
-      return lines;
+      return lines.get(p);
     },
     inPathOrder,
     starts: Int32Array.from(startList),
     parts: Uint8Array.from(partList),
     paths,
   };
+}
+
+/** The index of `p` in `sorted` (code-unit order, no repeats), if it is there. */
+function searchSorted(sorted: readonly string[], p: string): number | undefined {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const at = sorted[middle];
+    if (at === p) return middle;
+    if (at < p) low = middle + 1;
+    else high = middle - 1;
+  }
+  return undefined;
 }
 
 function parseHeader(line: string): IndexHeader | undefined {

@@ -169,7 +169,7 @@ export class WorkspaceIndex {
     let next = 0;
     let last: string | undefined;
     const lineOf = (path: string): number | undefined => {
-      if (!base.inPathOrder || (last !== undefined && !(last < path))) return base.lines.get(path);
+      if (!base.inPathOrder || (last !== undefined && !(last < path))) return base.lineOf(path);
       last = path;
       while (next < base.paths.length && base.paths[next] < path) next += 1;
       return next < base.paths.length && base.paths[next] === path ? next : undefined;
@@ -202,7 +202,7 @@ export class WorkspaceIndex {
 
   /** The line of the index's text holding `part` of `path`, if it does. */
   #baseLine(path: string, part: number): number | undefined {
-    const line = this.#base?.lines.get(path);
+    const line = this.#base?.lineOf(path);
     return line !== undefined && this.#base!.parts[line] & part ? line : undefined;
   }
 
@@ -246,7 +246,7 @@ export class WorkspaceIndex {
       paths.add(file[0]);
     }
     for (const p of [...paths].sort()) {
-      const line = this.#base?.lines.get(p);
+      const line = this.#base?.lineOf(p);
       const untouched =
         line !== undefined &&
         this.#baseRemote &&
@@ -283,7 +283,7 @@ export class WorkspaceIndex {
   readonly #counts = { local: 0, synced: 0, remote: 0 };
 
   #lineOf(key: string): number | undefined {
-    return this.#base?.lines.get(key);
+    return this.#base?.lineOf(key);
   }
 
   /**
@@ -295,7 +295,7 @@ export class WorkspaceIndex {
     const base = this.#base;
     if (!base) return undefined;
     // The line whose path is the key itself, in lower case, holds that key's remote part if any.
-    const own = base.lines.get(key);
+    const own = base.lineOf(key);
     if (own !== undefined && base.parts[own] & REMOTE && key.toLowerCase() === key) return own;
     return this.#mixedCaseRemoteLines().get(key);
   }
