@@ -5,7 +5,7 @@ import { serial, timed } from '../load.ts';
 import { addAll } from '../push.ts';
 import { COMMIT } from './hops.ts';
 import type { Scenario } from './scenario.ts';
-import { at, p50AtMost, SMALL_CALL_P50 } from './targets.ts';
+import { at, p50AtMost } from './targets.ts';
 
 /** Commits of one confirmed version each, one after another; every version is seeded beforehand in one go. */
 export const commitOne: Scenario = {
@@ -15,7 +15,7 @@ export const commitOne: Scenario = {
     const { rounds, warmup } = ctx.profile.commitOne;
     const versions = await ctx.fixtures.confirmed(p, rounds + warmup, { objects: false });
     const figures = await serial(ctx.profile.commitOne, (round) => timed(() => commitAll(p, [versions[round]])));
-    return [{ name: 'commit-1', ...figures, legs: ctx.legs(COMMIT), note: `${figures.rounds} rounds`, targets: [SMALL_CALL_P50] }];
+    return [{ name: 'commit-1', ...figures, legs: ctx.legs(COMMIT), note: `${figures.rounds} rounds`, targets: [p50AtMost(4)] }];
   },
 };
 
