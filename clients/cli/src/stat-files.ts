@@ -1,11 +1,14 @@
 import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 /**
- * From this many files a worker thread shares the stats: below it the main thread is done before a
+ * From this many files worker threads share the stats: below it the main thread is done before a
  * worker would have started.
  */
 export const SHARED_FROM = 16_384;
+/** Worker threads beside the main one: one per other core, up to this many (each takes its own start-up, which a fourth share would not repay). */
+const MAX_WORKERS = 3;
 
 /** Sizes and modification times of files: `size(i)` is -1 for a file gone since it was listed. */
 export interface FileStats {
@@ -14,23 +17,30 @@ export interface FileStats {
 }
 
 /**
- * Stats every path, the main thread and one worker thread taking slices of them in turn: a status
- * of a large workspace is mostly its stat calls, each a system call that one thread makes one after
- * another while the machine's other cores idle. A stat that fails for another reason than a missing
- * file throws here, as `statSync` would.
+ * Stats every path, the main thread and worker threads (one per other core) taking slices of them
+ * in turn: a status of a large workspace is mostly its stat calls, each a system call that one
+ * thread makes one after another while the machine's other cores idle. A stat that fails for
+ * another reason than a missing file throws here, as `statSync` would.
  */
 export async function statFiles(paths: readonly string[], sharedFrom = SHARED_FROM): Promise<FileStats> {
   const out = new Float64Array(new SharedArrayBuffer(paths.length * 2 * Float64Array.BYTES_PER_ELEMENT)).fill(Number.NaN);
   // [0]: the next path not claimed; [1]: how many are stored.
   const progress = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
-  const worker = paths.length >= sharedFrom ? startWorker(paths, out, progress) : undefined;
+  const workers: StatWorker[] = [];
+  if (paths.length >= sharedFrom) {
+    const joined = paths.join('\0');
+    for (let n = Math.min(MAX_WORKERS, availableParallelism() - 1); n > 0; n -= 1) {
+      const worker = startWorker(joined, out, progress);
+      if (worker) workers.push(worker);
+    }
+  }
   try {
     statShare(paths, out, progress, statSync);
-    if (worker && Atomics.load(progress, 1) < paths.length) await worker.finished;
+    if (Atomics.load(progress, 1) < paths.length) await Promise.all(workers.map((worker) => worker.finished));
   } finally {
-    void worker?.thread.terminate();
+    for (const worker of workers) void worker.thread.terminate();
   }
-  // What the worker claimed and did not store (a stat failed there) is stated again here, where the
+  // What a worker claimed and did not store (a stat failed there) is stated again here, where the
   // failure throws as it would have.
   const left: number[] = [];
   for (let i = 0; i < paths.length; i++) if (Number.isNaN(out[2 * i])) left.push(i);
@@ -61,7 +71,7 @@ function statShare(paths: readonly string[], out: Float64Array, progress: Int32A
   }
 }
 
-// A failing stat ends the worker's share; the paths it left are stated by the main thread.
+// A failing stat ends the worker's share; the paths it claimed and left are stated by the main thread.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { statSync } = require('node:fs');
@@ -72,7 +82,14 @@ parentPort.once('message', ({ paths, out, progress }) => {
   parentPort.postMessage('done');
 });`;
 
-function startWorker(paths: readonly string[], out: Float64Array, progress: Int32Array): { thread: Worker; finished: Promise<void> } | undefined {
+interface StatWorker {
+  thread: Worker;
+  /** Settles when the worker has no more to claim, or has failed. */
+  finished: Promise<void>;
+}
+
+/** A worker taking its share of `paths` (joined by NUL, which no path holds). */
+function startWorker(paths: string, out: Float64Array, progress: Int32Array): StatWorker | undefined {
   let thread: Worker;
   try {
     thread = new Worker(WORKER_SOURCE, { eval: true });
@@ -85,6 +102,6 @@ function startWorker(paths: readonly string[], out: Float64Array, progress: Int3
     thread.once('error', () => resolve());
     thread.once('exit', () => resolve());
   });
-  thread.postMessage({ paths: paths.join('\0'), out: out.buffer, progress: progress.buffer });
+  thread.postMessage({ paths, out: out.buffer, progress: progress.buffer });
   return { thread, finished };
 }
