@@ -4,15 +4,17 @@
 // Each package is built and packed in a folder of its own, with a package.json made for users: the
 // repository's point its `types` and `development` entries at sources, which a tarball leaves out
 // (a Vite app would follow `development` to a missing file), and they name no scripts to run again.
-// The CLI's tarball carries the SDK's inside it (bundleDependencies): installing it asks the
-// registry for its third-party dependencies only, never for @lode/sdk, which is not published
-// there, and which a stranger could publish.
+// The CLI's tarball carries one bundled module, the SDK and its third-party dependencies inside
+// it: Node loads one file at every start instead of linking some ninety, and installing it asks
+// the registry for nothing (not for @lode/sdk, which is not published there and which a stranger
+// could publish, nor for anything else).
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { rolldown } from 'rolldown';
 
 const run = promisify(execFile);
 const CLI = path.resolve(import.meta.dirname, '..');
@@ -34,13 +36,56 @@ function published(manifest: Manifest, changes: Partial<Manifest>): Manifest {
   return { ...kept, ...changes };
 }
 
-/** Builds `source` with its tsconfig.build.json into `stage`, writes `manifest` there and packs it into `dest`; answers the tarball's path. */
+/** The bundled packages' licences, beside the bundle. */
+const NOTICES = 'THIRD-PARTY-NOTICES';
+
+/** Builds `source` with its tsconfig.build.json into `stage`, then packs it (packStage). */
 async function pack(source: string, stage: string, manifest: Manifest, dest: string): Promise<string> {
   await run(process.execPath, [tsc, '-p', path.join(source, 'tsconfig.build.json'), '--outDir', path.join(stage, 'dist')]);
+  return packStage(stage, manifest, dest);
+}
+
+/** Writes `manifest` into `stage` and packs the folder into `dest`; answers the tarball's path. */
+async function packStage(stage: string, manifest: Manifest, dest: string): Promise<string> {
   await writeFile(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dest], { cwd: stage });
   const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
   return path.join(dest, filename);
+}
+
+/**
+ * The CLI's sources, the SDK's and their dependencies' in one ES module at `file`, for the Node the
+ * CLI's `engines` names; answers the bundled third-party packages' folders.
+ */
+async function bundleCli(file: string): Promise<string[]> {
+  const bundle = await rolldown({
+    input: path.join(CLI, 'src/main.ts'),
+    platform: 'node',
+    resolve: { alias: { '@lode/sdk': path.join(SDK, 'src/index.ts') } },
+    external: [/^node:/],
+    transform: { target: 'node22.12' },
+  });
+  try {
+    const { output } = await bundle.write({ file, format: 'esm' });
+    const ids = output.flatMap((piece) => (piece.type === 'chunk' ? piece.moduleIds : []));
+    const packages = ids.map((id) => /^(.*[/\\]node_modules[/\\](?:@[^/\\]+[/\\])?[^/\\]+)/.exec(id)?.[1]).filter((dir) => dir !== undefined);
+    return [...new Set(packages)].sort();
+  } finally {
+    await bundle.close();
+  }
+}
+
+/** Each bundled package's name, version and licence text, as its licence asks copies to carry. */
+async function thirdPartyNotices(packages: readonly string[]): Promise<string> {
+  const notices = await Promise.all(
+    packages.map(async (dir) => {
+      const { name, version, license } = await readManifest(dir);
+      const file = (await readdir(dir)).find((entry) => /^licen[cs]e/i.test(entry));
+      if (!file) throw new Error(`${name} has no licence file to carry`);
+      return `${name}@${version} (${String(license)})\n\n${(await readFile(path.join(dir, file), 'utf8')).trim()}\n`;
+    }),
+  );
+  return `lode bundles these packages in dist/main.js.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`;
 }
 
 const dest = path.resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2] ?? '.');
@@ -56,18 +101,12 @@ try {
   );
 
   const cliStage = path.join(stage, 'cli');
-  const bundled = path.join(cliStage, 'node_modules', sdk.name);
-  await mkdir(bundled, { recursive: true });
-  await run('tar', ['-xzf', sdkTarball, '-C', bundled, '--strip-components=1']);
+  const packages = await bundleCli(path.join(cliStage, 'dist', 'main.js'));
+  await writeFile(path.join(cliStage, NOTICES), await thirdPartyNotices(packages));
   await cp(path.join(CLI, 'bin'), path.join(cliStage, 'bin'), { recursive: true });
   await cp(path.join(CLI, 'README.md'), path.join(cliStage, 'README.md'));
   const cli = await readManifest(CLI);
-  const cliTarball = await pack(
-    CLI,
-    cliStage,
-    published(cli, { dependencies: { ...cli.dependencies, [sdk.name]: sdk.version }, bundleDependencies: [sdk.name] }),
-    dest,
-  );
+  const cliTarball = await packStage(cliStage, published(cli, { dependencies: {}, files: [...(cli.files as string[]), NOTICES] }), dest);
   process.stdout.write(`${sdkTarball}\n${cliTarball}\n`);
 } finally {
   await rm(stage, { recursive: true, force: true });

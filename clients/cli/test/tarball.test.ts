@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,15 +46,21 @@ describe.each(RUN_MODES)('the CLI installed from its tarball (%s)', (_mode, opti
   afterAll(async () => stack?.stop());
 
   // Packing compiles both packages: minutes on a loaded machine, so it runs in the tests, not a hook.
-  it('carries the SDK inside its tarball (@lode/sdk never looked up), runs --help, logs in, pushes and pulls', async () => {
+  it('is one module with the SDK and its dependencies inside (nothing looked up), runs --help, logs in, pushes and pulls', async () => {
     const prefix = await installedCli();
     const installed = path.join(prefix, 'lib/node_modules/@lode/cli');
     expect(existsSync(path.join(installed, 'src'))).toBe(false);
-    // Ours, from inside the tarball: npm had nothing to look up (the registry has no @lode/sdk, or a stranger's).
-    const { name, version, description } = await readJson(path.join(REPO, 'clients/sdk/package.json'));
-    expect(await readJson(path.join(installed, 'node_modules/@lode/sdk/package.json'))).toMatchObject({ name, version, description });
+    // npm had nothing to look up: not @lode/sdk (the registry has none, or a stranger's), nor anything else.
+    const manifest = await readJson(path.join(installed, 'package.json'));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(existsSync(path.join(installed, 'node_modules'))).toBe(false);
+    expect(await readdir(path.join(installed, 'dist'))).toEqual(['main.js']);
+    // The bundled packages' licences travel with them.
+    const notices = await readFile(path.join(installed, 'THIRD-PARTY-NOTICES'), 'utf8');
+    for (const dependency of Object.keys((await readJson(path.join(REPO, 'clients/cli/package.json'))).dependencies).filter((name) => name !== '@lode/sdk'))
+      expect(notices).toContain(`${dependency}@`);
     // The Node it needs, where npm's engine warning reads it and where lode's own check does.
-    expect((await readJson(path.join(installed, 'package.json'))).engines).toEqual({ node: '>=22.12' });
+    expect(manifest.engines).toEqual({ node: '>=22.12' });
 
     // The `lode` that npm linked, run by its own `#!/usr/bin/env node` with this test's Node first on PATH.
     const project = await stack.seed.project();
