@@ -9,12 +9,12 @@
 // the registry for nothing (not for @lode/sdk, which is not published there and which a stranger
 // could publish, nor for anything else).
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { rolldown } from 'rolldown';
+import { bundleCli, thirdPartyNotices } from './bundle.ts';
 
 const run = promisify(execFile);
 const CLI = path.resolve(import.meta.dirname, '..');
@@ -51,41 +51,6 @@ async function packStage(stage: string, manifest: Manifest, dest: string): Promi
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dest], { cwd: stage });
   const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
   return path.join(dest, filename);
-}
-
-/**
- * The CLI's sources, the SDK's and their dependencies' in one ES module at `file`, for the Node the
- * CLI's `engines` names; answers the bundled third-party packages' folders.
- */
-async function bundleCli(file: string): Promise<string[]> {
-  const bundle = await rolldown({
-    input: path.join(CLI, 'src/main.ts'),
-    platform: 'node',
-    resolve: { alias: { '@lode/sdk': path.join(SDK, 'src/index.ts') } },
-    external: [/^node:/],
-    transform: { target: 'node22.12' },
-  });
-  try {
-    const { output } = await bundle.write({ file, format: 'esm' });
-    const ids = output.flatMap((piece) => (piece.type === 'chunk' ? piece.moduleIds : []));
-    const packages = ids.map((id) => /^(.*[/\\]node_modules[/\\](?:@[^/\\]+[/\\])?[^/\\]+)/.exec(id)?.[1]).filter((dir) => dir !== undefined);
-    return [...new Set(packages)].sort();
-  } finally {
-    await bundle.close();
-  }
-}
-
-/** Each bundled package's name, version and licence text, as its licence asks copies to carry. */
-async function thirdPartyNotices(packages: readonly string[]): Promise<string> {
-  const notices = await Promise.all(
-    packages.map(async (dir) => {
-      const { name, version, license } = await readManifest(dir);
-      const file = (await readdir(dir)).find((entry) => /^licen[cs]e/i.test(entry));
-      if (!file) throw new Error(`${name} has no licence file to carry`);
-      return `${name}@${version} (${String(license)})\n\n${(await readFile(path.join(dir, file), 'utf8')).trim()}\n`;
-    }),
-  );
-  return `lode bundles these packages in dist/main.js.\n\n${notices.join(`\n${'-'.repeat(72)}\n\n`)}`;
 }
 
 const dest = path.resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2] ?? '.');

@@ -7,12 +7,12 @@ import { promisify } from 'node:util';
 // The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
 import { commitFiles, uploadFiles } from '../../../clients/sdk/src/index.ts';
 import { timed } from '../load.ts';
+import { packedCli } from '../packed-cli.ts';
 import { latencies } from '../stats.ts';
 import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, transferResult, writeBenchFiles } from './bare-transfers.ts';
 import type { Scenario, ScenarioResult } from './scenario.ts';
 
 const run = promisify(execFile);
-const BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
 const MiB = 1024 * 1024;
 
 interface Shape {
@@ -64,7 +64,8 @@ export const cliTransfers: Scenario = {
           LODE_DEVICE: seeded.deviceId,
           XDG_CONFIG_HOME: path.join(dir, 'config'),
         };
-        const lode = (cwd: string, ...args: string[]) => run(process.execPath, [BIN, ...args, '--json'], { cwd, env, maxBuffer: 64 * MiB });
+        const bin = await packedCli();
+        const lode = (cwd: string, ...args: string[]) => run(process.execPath, [bin, ...args, '--json'], { cwd, env, maxBuffer: 64 * MiB });
         await lode(workspace, 'init');
         ctx.log(`cli ${shape.label}: lode push`);
         const pushMs = await timed(() => lode(workspace, 'push', '-m', 'bench'));

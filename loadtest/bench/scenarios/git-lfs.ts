@@ -6,12 +6,12 @@ import { promisify } from 'node:util';
 // The bench runs on plain Node, where @lode/sdk resolves to its build: take the sources, as the CLI's bin does in the repo.
 import type { LocalFile } from '../../../clients/sdk/src/index.ts';
 import { timed } from '../load.ts';
+import { packedCli } from '../packed-cli.ts';
 import { sizeFromEnv } from '../profile.ts';
 import { bareGets, barePuts, BARE_IN_FLIGHT, benchProject, transferResult, writeBenchFiles } from './bare-transfers.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
 
 const run = promisify(execFile);
-const LODE_BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -154,7 +154,8 @@ export const gitLfs: Scenario = {
         LODE_DEVICE: lodeProject.deviceId,
         XDG_CONFIG_HOME: path.join(dir, 'lode-config'),
       };
-      const lode = (cwd: string, ...args: string[]) => run(process.execPath, [LODE_BIN, ...args, '--json'], { cwd, env: lodeEnv, maxBuffer: 64 * MiB });
+      const bin = await packedCli();
+      const lode = (cwd: string, ...args: string[]) => run(process.execPath, [bin, ...args, '--json'], { cwd, env: lodeEnv, maxBuffer: 64 * MiB });
       const workspace = path.join(dir, 'lode-push');
       await mkdir(path.join(workspace, 'data'), { recursive: true });
       for (const f of files) await link(f.localPath, path.join(workspace, f.path));

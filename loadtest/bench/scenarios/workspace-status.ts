@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { timed } from '../load.ts';
+import { packedCli } from '../packed-cli.ts';
 import { latencies } from '../stats.ts';
 import { benchProject } from './bare-transfers.ts';
 import { SYNC_BATCH } from './hops.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './scenario.ts';
 
 const run = promisify(execFile);
-const BIN = path.resolve(import.meta.dirname, '../../../clients/cli/bin/lode.js');
 const MiB = 1024 * 1024;
 /** Timed runs of each status, after an untimed one: the median is reported. */
 const ROUNDS = 3;
@@ -64,8 +64,9 @@ export const workspaceStatus: Scenario = {
         LODE_DEVICE: seeded.deviceId,
         XDG_CONFIG_HOME: path.join(dir, 'config'),
       };
+      const bin = await packedCli();
       const lodeAs = (json: boolean, ...args: string[]) =>
-        run(process.execPath, [BIN, ...args, ...(json ? ['--json'] : [])], { cwd: workspace, env, maxBuffer: 256 * MiB });
+        run(process.execPath, [bin, ...args, ...(json ? ['--json'] : [])], { cwd: workspace, env, maxBuffer: 256 * MiB });
       const lode = (...args: string[]) => lodeAs(true, ...args);
       // Timed as a user runs it: the summary, not a JSON document of every file.
       const status = () => lodeAs(false, 'status');
