@@ -36,7 +36,7 @@ export async function statFiles(paths: readonly string[], sharedFrom = SHARED_FR
   }
   try {
     statShare(paths, out, progress, statSync);
-    if (Atomics.load(progress, 1) < paths.length) await Promise.all(workers.map((worker) => worker.finished));
+    await slicesStored(progress, paths.length, workers);
   } finally {
     for (const worker of workers) void worker.thread.terminate();
   }
@@ -55,8 +55,21 @@ export async function statFiles(paths: readonly string[], sharedFrom = SHARED_FR
 }
 
 /**
- * Stats the paths not claimed yet, a slice at a time, into `out`. The worker runs this function's
- * own source, so it names nothing from outside but its parameters.
+ * Waits until every path is stored, or every worker has stopped: a worker still starting when the
+ * rest is done is not waited for, it finds nothing left to claim.
+ */
+async function slicesStored(progress: Int32Array, count: number, workers: readonly StatWorker[]): Promise<void> {
+  const stopped = Promise.all(workers.map((worker) => worker.finished)).then(() => true);
+  for (let stored = Atomics.load(progress, 1); stored < count; stored = Atomics.load(progress, 1)) {
+    const change = Atomics.waitAsync(progress, 1, stored);
+    if (change.async && (await Promise.race([change.value.then(() => false), stopped]))) return;
+  }
+}
+
+/**
+ * Stats the paths not claimed yet, a slice at a time, into `out`, and wakes whoever waits for them
+ * (slicesStored). The worker runs this function's own source, so it names nothing from outside but
+ * its parameters.
  */
 function statShare(paths: readonly string[], out: Float64Array, progress: Int32Array, stat: typeof statSync): void {
   const slice = 256;
@@ -68,6 +81,7 @@ function statShare(paths: readonly string[], out: Float64Array, progress: Int32A
       out[2 * i + 1] = info ? info.mtimeMs : 0;
     }
     Atomics.add(progress, 1, end - start);
+    Atomics.notify(progress, 1);
   }
 }
 
