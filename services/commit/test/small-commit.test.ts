@@ -150,6 +150,31 @@ describe('a small commit in one statement (commit_small)', () => {
     for (const { payload } of rows) expect(JSON.stringify(JSON.parse(payload))).toBe(payload);
   });
 
+  it('checks the tree as it is once the sequence lock is held, not as it was when the statement began', async () => {
+    const actor = actorOf(randomUUID());
+    const f = randomUUID();
+    const entries = [add(f, 1)];
+    const paths = new Map([[f, 'raced.bin']]);
+    const args = [columnsOf(entries, 'm'), resolutionOf(entries, paths)] as const;
+    const { client, release } = await db.checkout();
+    let racing: Promise<unknown> | undefined;
+    try {
+      await client.query('BEGIN');
+      await recorder.record(client, actor, ...args, { kind: 'commit' });
+      // Begins while the first commit holds the project's sequence row, and waits for it (the pool's other connection).
+      racing = db
+        .onConnection((q) => recorder.recordSmall(q, actor, ...args, { kind: 'commit', guard: undefined, msLeft: 10_000 }))
+        .catch((error: unknown) => error);
+      await expect
+        .poll(async () => (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted')).rows[0].n)
+        .toBeGreaterThan(0);
+      await client.query('COMMIT');
+    } finally {
+      release();
+    }
+    expect(await racing).toMatchObject({ code: 'stale_version', details: { entries: [{ fileId: f, version: 1, currentVersion: 1 }] } });
+  });
+
   it('answers an outcome recorded under the key, a key claimed meanwhile, and commits nothing past its time', async () => {
     const actor = actorOf(randomUUID());
     const [f, late] = [randomUUID(), randomUUID()];
