@@ -1,4 +1,4 @@
--- A small commit to main in one round trip: the steps CommitService and CommitRecorder take in a
+-- A small commit in one round trip: the steps CommitService and CommitRecorder take in a
 -- transaction of their own (the idempotency key's claim and lookup, the project's next number, the
 -- entries checked against the branch's tree, the commit written with its commit.created event, the
 -- outcome saved), as one function the service calls as a statement of its own, committed with it.
@@ -19,7 +19,14 @@
 -- for the rows and the event's parts; CommitRecorder's header for the event's fields;
 -- tryClaimIdempotencyKey (libs/db) for the claim's key. A refusal raises SQLSTATE LC001 with the rule
 -- broken as its message and the offending entries as JSON in its detail, so nothing is written.
+--
+-- It creates main on its first commit, in the sequence statement (CommitRecorder's #open says why that
+-- is safe for main only). Another branch it takes only once it exists: a branch's first commit creates
+-- it from main's tree, copied page by page, which it leaves to the transaction; for a branch it does
+-- not find once the lock is held it raises LC001 branch_missing, and the service makes the commit by
+-- the transaction instead.
 CREATE OR REPLACE FUNCTION commit_small(
+  -- The branch, and for main how it is created if it does not exist (null for another branch).
   p_id uuid, p_project text, p_branch text, p_created_after integer, p_lineage jsonb,
   p_message text, p_author_id text, p_author_name text, p_kind text,
   -- The entries as text lists (libs/db textList), in the request's order; uploaders indexed in the two arrays.
@@ -62,10 +69,16 @@ BEGIN
   ),
   created AS (
     INSERT INTO branches (project_id, name, created_after, lineage)
-    SELECT v_project, p_branch, p_created_after, p_lineage FROM next
+    SELECT v_project, p_branch, p_created_after, p_lineage FROM next WHERE p_lineage IS NOT NULL
     ON CONFLICT DO NOTHING
   )
   SELECT last_seq, branch_changes INTO o_sequence_num, v_branch_changes FROM next;
+
+  -- The branch as it is once the lock is held (a statement of its own: a snapshot of its own).
+  PERFORM FROM branches WHERE project_id = v_project AND name = p_branch;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION USING ERRCODE = 'LC001', MESSAGE = 'branch_missing';
+  END IF;
 
   -- Versions only move forward on a branch; a delete needs a live file.
   SELECT

@@ -35,8 +35,9 @@ function resolutionOf(entries: readonly Entry[], paths: ReadonlyMap<string, stri
   };
 }
 
-const columnsOf = (entries: readonly Entry[], message: string): commit.CommitColumns => ({
+const columnsOf = (entries: readonly Entry[], message: string, branch?: string): commit.CommitColumns => ({
   message,
+  branch,
   fileIds: entries.map((e) => e.fileId),
   actions: entries.map((e) => e.action),
   versions: entries.map((e) => e.version),
@@ -100,9 +101,15 @@ describe('a small commit in one statement (commit_small)', () => {
   });
 
   /** The same commit made by the transaction (record) in one project and by recordSmall in another. */
-  const both = async (projects: { tx: Actor; small: Actor }, entries: readonly Entry[], paths: ReadonlyMap<string, string>, message: string) => {
+  const both = async (
+    projects: { tx: Actor; small: Actor },
+    entries: readonly Entry[],
+    paths: ReadonlyMap<string, string>,
+    message: string,
+    branch?: string,
+  ) => {
     const resolved = resolutionOf(entries, paths);
-    const columns = columnsOf(entries, message);
+    const columns = columnsOf(entries, message, branch);
     const settle = <T>(work: Promise<T>) =>
       work.then(
         (value) => ({ value }),
@@ -148,6 +155,46 @@ describe('a small commit in one statement (commit_small)', () => {
     const { rows } = await db.query<{ payload: string }>(`SELECT payload FROM outbox WHERE payload LIKE $1`, [`%"projectId":"${projects.small.projectId}"%`]);
     expect(rows).toHaveLength(5);
     for (const { payload } of rows) expect(JSON.stringify(JSON.parse(payload))).toBe(payload);
+  });
+
+  it('commits to another branch that exists as the transaction does, and leaves a missing one to it', async () => {
+    const projects = { tx: actorOf(randomUUID()), small: actorOf(randomUUID()) };
+    const [f1, f2, f3] = [randomUUID(), randomUUID(), randomUUID()];
+    const paths = new Map([
+      [f1, 'a/one.bin'],
+      [f2, 'a/b/two.bin'],
+      [f3, 'three.bin'],
+    ]);
+    await both(projects, [add(f1, 1), add(f2, 1)], paths, 'on main');
+    // Its first commit creates the branch from main's tree: the transaction's, in both projects.
+    for (const actor of [projects.tx, projects.small]) {
+      const entries = [add(f3, 1)];
+      await db.transaction((tx) => recorder.record(tx, actor, columnsOf(entries, 'fork', 'feature'), resolutionOf(entries, paths), { kind: 'commit' }));
+    }
+    const steps: { entries: Entry[]; refused?: string }[] = [
+      { entries: [add(f1, 2), del(f2)] },
+      { entries: [add(f1, 2)], refused: 'stale_version' },
+      { entries: [del(f2)], refused: 'file_not_in_branch' },
+      { entries: [add(f2, 2), add(f3, 2)] },
+    ];
+    for (const step of steps) {
+      const { byTransaction, inOne } = await both(projects, step.entries, paths, 'on feature', 'feature');
+      if (step.refused) expect('error' in inOne && inOne.error).toEqual('error' in byTransaction && byTransaction.error);
+      else expect(inOne).toMatchObject({ value: { outcome: 'committed', reply: { ...(byTransaction as { value: object }).value, id: expect.any(String) } } });
+    }
+    expect(await rowsOf(db, projects.small.projectId)).toEqual(await rowsOf(db, projects.tx.projectId));
+
+    const entries = [add(f1, 3)];
+    const missing = await db.onConnection((q) =>
+      recorder.recordSmall(q, projects.small, columnsOf(entries, 'm', 'nowhere'), resolutionOf(entries, paths), {
+        kind: 'commit',
+        guard: undefined,
+        msLeft: 10_000,
+      }),
+    );
+    expect(missing).toEqual({ outcome: 'branch_missing' });
+    const { rows } = await db.query<{ n: number }>('SELECT last_seq AS n FROM project_sequences WHERE project_id = $1', [projects.small.projectId]);
+    expect(rows).toEqual([{ n: 4 }]);
   });
 
   it('checks the tree as it is once the sequence lock is held, not as it was when the statement began', async () => {

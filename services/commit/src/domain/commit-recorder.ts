@@ -34,28 +34,24 @@ export interface CommitRecorderDeps {
   onCommitted: () => void;
 }
 
-/** What recordSmall did: the commit made, or the key's outcome or claim found instead. */
+/** What recordSmall did: the commit made, or what it found instead (the key's outcome or claim, no branch). */
 export type SmallRecorded = Exclude<SmallCommitOutcome, { outcome: 'committed' }> | { outcome: 'committed'; reply: commit.Commit };
 
 /** The steps of one fenced write: what runs before the transaction, in it, and whether it committed. */
-export type FencedSteps<P, R> = {
+export interface FencedSteps<P, R> {
   /** Outside any transaction, while the fence is being placed: the bus calls (versions to resolve or make). */
   prepare(): Promise<P>;
+  /** The transaction's work; its outcome is committed with it. */
+  write(tx: Queryable, prepared: P): Promise<R>;
+  /**
+   * If given, tried first instead of the transaction: the whole work as one statement that commits on
+   * its own, and commits nothing once `msLeft` milliseconds have passed from its start (measured once
+   * a connection is at hand). Undefined when it wrote nothing and leaves the work to `write`.
+   */
+  writeAlone?(q: Queryable, prepared: P, msLeft: number): Promise<R | undefined>;
   /** Whether the outcome made a commit (not a replayed one), so the committer's locks are released. */
   committed(outcome: R): boolean;
-} & (
-  | {
-      /** The transaction's work; its outcome is committed with it. */
-      write(tx: Queryable, prepared: P): Promise<R>;
-    }
-  | {
-      /**
-       * Or the whole work as one statement that commits on its own, and commits nothing once `msLeft`
-       * milliseconds have passed from its start (measured once a connection is at hand).
-       */
-      writeAlone(q: Queryable, prepared: P, msLeft: number): Promise<R>;
-    }
-);
+}
 
 /**
  * What every commit does, whoever asks for it (a client, a restore, a merge): its files fenced
@@ -89,14 +85,15 @@ export class CommitRecorder {
       const prepared = await steps.prepare();
       await fence.placed();
       // Past the deadline the fence may have lapsed and a lock been taken since: give up, commit nothing.
+      const writeAlone = steps.writeAlone?.bind(steps);
+      const alone = writeAlone && (await db.onConnection((q) => writeAlone(q, prepared, fence.deadline - performance.now())));
       const value =
-        'writeAlone' in steps
-          ? await db.onConnection((q) => steps.writeAlone(q, prepared, fence.deadline - performance.now()))
-          : await db.transaction(async (tx) => {
-              const written = await steps.write(tx, prepared);
-              if (performance.now() > fence.deadline) throw errors.timeout('commit');
-              return written;
-            });
+        alone ??
+        (await db.transaction(async (tx) => {
+          const written = await steps.write(tx, prepared);
+          if (performance.now() > fence.deadline) throw errors.timeout('commit');
+          return written;
+        }));
       outcome = { value };
     } finally {
       await this.#settle(actor, fence, outcome !== undefined && steps.committed(outcome.value));
@@ -135,11 +132,12 @@ export class CommitRecorder {
   }
 
   /**
-   * A commit of a few entries (recordableSmall) to main, as `record` makes it, and with its
-   * idempotency key's claim, lookup and save (idempotent-commit.ts reads the outcome), in one
-   * statement that commits on its own, instead of a transaction's round trips. Main only: it is
-   * created, if need be, by the sequence statement itself (#open), whereas another branch's creation
-   * copies main's tree. Nothing is committed past `msLeft` (FencedSteps.writeAlone).
+   * A commit of a few entries (recordableSmall), as `record` makes it, and with its idempotency key's
+   * claim, lookup and save (idempotent-commit.ts reads the outcome), in one statement that commits on
+   * its own, instead of a transaction's round trips. Main is created, if need be, as #open creates
+   * it; another branch must exist (branch_missing otherwise, with nothing written): its creation
+   * copies main's tree, which is the transaction's. Nothing is committed past `msLeft`
+   * (FencedSteps.writeAlone).
    */
   async recordSmall(
     q: Queryable,
@@ -150,17 +148,18 @@ export class CommitRecorder {
   ): Promise<SmallRecorded> {
     if (options.msLeft <= 0) throw errors.timeout('commit');
     const id = randomUUID();
+    const branch = columns.branch ?? MAIN_BRANCH;
     const recorded = await this.#deps.commits.recordSmall(q, {
       commit: {
         id,
         projectId: actor.projectId,
-        branch: MAIN_BRANCH,
+        branch,
         message: columns.message,
         authorId: actor.userId,
         authorName: actor.userName,
         kind: options.kind,
       },
-      root: { name: MAIN_BRANCH, ...MAIN_BY_COMMIT },
+      root: branch === MAIN_BRANCH ? { name: branch, ...MAIN_BY_COMMIT } : null,
       entries: columns,
       resolved,
       event: { subject: commit.commitCreated.subject, partBytes: PART_ENTRY_BYTES, traceContext: outboxTraceContext() },
@@ -168,7 +167,7 @@ export class CommitRecorder {
       msLeft: options.msLeft,
     });
     if (recorded.outcome !== 'committed') return recorded;
-    const reply = { id, sequenceNum: recorded.sequenceNum, branch: MAIN_BRANCH, message: columns.message, fileCount: columns.fileIds.length };
+    const reply = { id, sequenceNum: recorded.sequenceNum, branch, message: columns.message, fileCount: columns.fileIds.length };
     return { outcome: 'committed', reply };
   }
 

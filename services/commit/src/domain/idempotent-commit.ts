@@ -49,10 +49,13 @@ export async function commitOnce(
 
 /**
  * commitOnce's answer for a commit made in one statement (CommitRecorder.recordSmall), which claims
- * the key, looks its outcome up and records its own as commitOnce does, each in a statement of its own.
+ * the key, looks its outcome up and records its own as commitOnce does, each in a statement of its own;
+ * undefined when it found no branch and left the commit to the transaction.
  */
-export function answerRecorded(recorded: SmallRecorded, guard: IdempotencyGuard): CommittedOnce {
+export function answerRecorded(recorded: SmallRecorded, guard: IdempotencyGuard): CommittedOnce | undefined {
   switch (recorded.outcome) {
+    case 'branch_missing':
+      return undefined;
     case 'in_progress':
       throw errors.idempotencyInProgress();
     case 'replayed':

@@ -48,8 +48,8 @@ export const recordableSmall = (entries: number): boolean => entries <= PREPARED
 /** A small commit as recordSmall makes it: its number and count come from the database. */
 export interface SmallCommit {
   commit: Omit<NewCommit, 'sequenceNum' | 'fileCount'>;
-  /** The branch, created as this unless it exists. */
-  root: RootBranch;
+  /** For main: how it is created unless it exists. Another branch must exist (a branch_missing outcome). */
+  root: RootBranch | null;
   entries: Entries;
   resolved: Resolution;
   event: Omit<CommitEvent, 'header'>;
@@ -59,8 +59,12 @@ export interface SmallCommit {
   msLeft: number;
 }
 
-/** What recordSmall did: committed, found an outcome recorded under the key, or found the key claimed. */
-export type SmallCommitOutcome = { outcome: 'committed'; sequenceNum: number } | { outcome: 'replayed'; stored: StoredOutcome } | { outcome: 'in_progress' };
+/**
+ * What recordSmall did: committed, found an outcome recorded under the key, found the key claimed,
+ * or found no such branch (another than main), writing nothing.
+ */
+export type SmallCommitOutcome =
+  { outcome: 'committed'; sequenceNum: number } | { outcome: 'replayed'; stored: StoredOutcome } | { outcome: 'in_progress' } | { outcome: 'branch_missing' };
 
 // One function (migration 0016) of one fixed text: prepared once per connection.
 const RECORD_SMALL: NamedStatement = {
@@ -72,6 +76,8 @@ const RECORD_SMALL: NamedStatement = {
 
 /** commit_small's refusals (SQLSTATE LC001): the rule broken, the offending entries in the detail. */
 const SMALL_REFUSED = 'LC001';
+
+const refusedFor = (error: unknown, rule: string) => (error as { code?: string }).code === SMALL_REFUSED && (error as { message?: string }).message === rule;
 
 function smallRefusal(error: unknown): unknown {
   const { code, message, detail } = error as { code?: string; message?: string; detail?: string };
@@ -286,6 +292,8 @@ export class CommitsRepository {
    * planEntries and record, with the idempotency key's claim, lookup and save: the function
    * commit_small (migration 0016). A refusal writes nothing and is answered as planEntries' error;
    * past `msLeft` nothing is committed and it answers a timeout, as the transaction's check does.
+   * Main is created with `root` if need be; another branch that does not exist is left to the
+   * transaction (branch_missing), whose first commit copies main's tree.
    */
   async recordSmall(q: Queryable, small: SmallCommit): Promise<SmallCommitOutcome> {
     const { commit: c, root, entries, resolved, event, guard } = small;
@@ -300,8 +308,8 @@ export class CommitsRepository {
           c.id,
           c.projectId,
           c.branch,
-          root.createdAfter,
-          JSON.stringify(root.lineage),
+          root?.createdAfter ?? null,
+          root ? JSON.stringify(root.lineage) : null,
           c.message,
           c.authorId,
           c.authorName,
@@ -330,9 +338,11 @@ export class CommitsRepository {
         ],
       )
       .catch((error: unknown) => {
+        if (refusedFor(error, 'branch_missing')) return { rows: [] };
         throw smallRefusal(error);
       });
-    const row = rows[0];
+    const row = rows.at(0);
+    if (!row) return { outcome: 'branch_missing' };
     if (row.outcome === 'replayed' && row.requestHash !== null && row.response !== null) {
       return { outcome: 'replayed', stored: { requestHash: row.requestHash, response: row.response } };
     }
