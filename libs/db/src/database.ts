@@ -30,6 +30,11 @@ export interface DatabaseOptions {
   timeouts?: Partial<DatabaseTimeouts>;
 }
 
+/** A query's error, or 503 when the connection was lost under it (whatever error that caused). */
+function mapFailure(error: unknown, lost: Error | undefined): unknown {
+  return mapPgError(lost ? Object.assign(new Error('database connection lost'), { code: '08006' }) : error);
+}
+
 // bigint columns (sizes) come back as numbers: every size we store is below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
@@ -92,7 +97,23 @@ export class Database implements Queryable {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw lost() ? mapPgError(Object.assign(new Error('database connection lost'), { code: '08006' })) : mapPgError(error);
+      throw mapFailure(error, lost());
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Runs fn on one connection of its own, outside any transaction: each statement commits on its
+   * own. For a statement whose parameters are computed once a connection is at hand (a time left,
+   * measured after any wait for the pool). Errors are mapped as a transaction's are.
+   */
+  async onConnection<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    const { client, lost, release } = await this.checkout();
+    try {
+      return await fn(client);
+    } catch (error) {
+      throw mapFailure(error, lost());
     } finally {
       release();
     }

@@ -7,7 +7,7 @@ import { preferIndexScans, type Database, type Queryable } from '@lode/db';
 import type { Logger } from '@lode/telemetry';
 import { outboxTraceContext } from '@lode/outbox';
 import type { BranchesRepository } from '../repo/branches-repo.ts';
-import type { CommitsRepository } from '../repo/commits-repo.ts';
+import type { CommitsRepository, SmallCommit, SmallCommitOutcome } from '../repo/commits-repo.ts';
 import { planEntries, type Resolution } from './commit-plan.ts';
 import type { StagedCommitsRepository, StagedCommitTarget, StaleEntry } from '../repo/staged-commits-repo.ts';
 import { PART_ENTRY_BYTES, type CommitCreatedHeader } from './event-parts.ts';
@@ -34,12 +34,21 @@ export interface CommitRecorderDeps {
   onCommitted: () => void;
 }
 
+/** What recordSmall did: the commit made, or what it found instead (the key's outcome or claim, no branch). */
+export type SmallRecorded = Exclude<SmallCommitOutcome, { outcome: 'committed' }> | { outcome: 'committed'; reply: commit.Commit };
+
 /** The steps of one fenced write: what runs before the transaction, in it, and whether it committed. */
 export interface FencedSteps<P, R> {
   /** Outside any transaction, while the fence is being placed: the bus calls (versions to resolve or make). */
   prepare(): Promise<P>;
   /** The transaction's work; its outcome is committed with it. */
   write(tx: Queryable, prepared: P): Promise<R>;
+  /**
+   * If given, tried first instead of the transaction: the whole work as one statement that commits on
+   * its own, and commits nothing once `msLeft` milliseconds have passed from its start (measured once
+   * a connection is at hand). Undefined when it wrote nothing and leaves the work to `write`.
+   */
+  writeAlone?(q: Queryable, prepared: P, msLeft: number): Promise<R | undefined>;
   /** Whether the outcome made a commit (not a replayed one), so the committer's locks are released. */
   committed(outcome: R): boolean;
 }
@@ -75,12 +84,16 @@ export class CommitRecorder {
     try {
       const prepared = await steps.prepare();
       await fence.placed();
-      const value = await db.transaction(async (tx) => {
-        const written = await steps.write(tx, prepared);
-        // Past the deadline the fence may have lapsed and a lock been taken since: give up, commit nothing.
-        if (performance.now() > fence.deadline) throw errors.timeout('commit');
-        return written;
-      });
+      // Past the deadline the fence may have lapsed and a lock been taken since: give up, commit nothing.
+      const writeAlone = steps.writeAlone?.bind(steps);
+      const alone = writeAlone && (await db.onConnection((q) => writeAlone(q, prepared, fence.deadline - performance.now())));
+      const value =
+        alone ??
+        (await db.transaction(async (tx) => {
+          const written = await steps.write(tx, prepared);
+          if (performance.now() > fence.deadline) throw errors.timeout('commit');
+          return written;
+        }));
       outcome = { value };
     } finally {
       await this.#settle(actor, fence, outcome !== undefined && steps.committed(outcome.value));
@@ -116,6 +129,46 @@ export class CommitRecorder {
       traceContext: outboxTraceContext(),
     });
     return reply;
+  }
+
+  /**
+   * A commit of a few entries (recordableSmall), as `record` makes it, and with its idempotency key's
+   * claim, lookup and save (idempotent-commit.ts reads the outcome), in one statement that commits on
+   * its own, instead of a transaction's round trips. Main is created, if need be, as #open creates
+   * it; another branch must exist (branch_missing otherwise, with nothing written): its creation
+   * copies main's tree, which is the transaction's. Nothing is committed past `msLeft`
+   * (FencedSteps.writeAlone).
+   */
+  async recordSmall(
+    q: Queryable,
+    actor: Actor,
+    columns: commit.CommitColumns,
+    resolved: Resolution,
+    options: { kind: commit.CommitKind; guard: SmallCommit['guard']; msLeft: number },
+  ): Promise<SmallRecorded> {
+    if (options.msLeft <= 0) throw errors.timeout('commit');
+    const id = randomUUID();
+    const branch = columns.branch ?? MAIN_BRANCH;
+    const recorded = await this.#deps.commits.recordSmall(q, {
+      commit: {
+        id,
+        projectId: actor.projectId,
+        branch,
+        message: columns.message,
+        authorId: actor.userId,
+        authorName: actor.userName,
+        kind: options.kind,
+      },
+      root: branch === MAIN_BRANCH ? { name: branch, ...MAIN_BY_COMMIT } : null,
+      entries: columns,
+      resolved,
+      event: { subject: commit.commitCreated.subject, partBytes: PART_ENTRY_BYTES, traceContext: outboxTraceContext() },
+      guard: options.guard,
+      msLeft: options.msLeft,
+    });
+    if (recorded.outcome !== 'committed') return recorded;
+    const reply = { id, sequenceNum: recorded.sequenceNum, branch, message: columns.message, fileCount: columns.fileIds.length };
+    return { outcome: 'committed', reply };
   }
 
   /**

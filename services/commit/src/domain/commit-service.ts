@@ -1,11 +1,12 @@
 import { assertUniqueFileIds, upload, type Actor, type commit } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 import type { Database } from '@lode/db';
+import { recordableSmall } from '../repo/commits-repo.ts';
 import type { IdempotencyRepository } from '../repo/idempotency-repo.ts';
-import { checkResolved } from './commit-plan.ts';
-import type { CommitRecorder } from './commit-recorder.ts';
+import { checkResolved, type Resolution } from './commit-plan.ts';
+import type { CommitRecorder, FencedSteps } from './commit-recorder.ts';
 import { commitRequestHash } from './request-hash.ts';
-import { commitOnce, idempotencyScope, replayEarlier } from './idempotent-commit.ts';
+import { answerRecorded, commitOnce, idempotencyScope, replayEarlier, type CommittedOnce } from './idempotent-commit.ts';
 
 export interface CommitServiceDeps {
   db: Database;
@@ -33,7 +34,7 @@ export class CommitService {
     const earlier = await replayEarlier(db, idempotency, guard);
     if (earlier) return earlier;
 
-    const outcome = await recorder.fenced(actor, columns.fileIds, {
+    const steps: FencedSteps<Resolution, CommittedOnce> = {
       // Versions are immutable once confirmed, so this can be read before the transaction, in one call.
       prepare: async () => {
         const resolved = await bus.call(upload.resolveVersions, { projectId: actor.projectId, fileIds: columns.fileIds, versions: columns.versions });
@@ -42,7 +43,14 @@ export class CommitService {
       },
       write: (tx, resolved) => commitOnce(tx, idempotency, guard, () => recorder.record(tx, actor, columns, resolved, { kind })),
       committed: (result) => !result.replayed,
-    });
+    };
+    if (recordableSmall(columns.fileIds.length)) {
+      steps.writeAlone = async (q, resolved, msLeft) => {
+        const scope = guard.scope && { scope: guard.scope, requestHash: guard.requestHash };
+        return answerRecorded(await recorder.recordSmall(q, actor, columns, resolved, { kind, guard: scope, msLeft }), guard);
+      };
+    }
+    const outcome = await recorder.fenced(actor, columns.fileIds, steps);
     return outcome.reply;
   }
 

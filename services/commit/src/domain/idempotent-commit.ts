@@ -2,6 +2,7 @@ import { errors } from '@lode/errors';
 import type { Actor, commit } from '@lode/contracts';
 import { replayIdempotent, type Database, type IdempotencyScope, type Queryable } from '@lode/db';
 import type { IdempotencyRepository } from '../repo/idempotency-repo.ts';
+import type { SmallRecorded } from './commit-recorder.ts';
 
 /** A commit request's X-Idempotency-Key (none: no guard) and the fingerprint a retry must match. */
 export interface IdempotencyGuard {
@@ -11,6 +12,12 @@ export interface IdempotencyGuard {
 
 export function idempotencyScope(actor: Actor, key: string | undefined): IdempotencyScope | undefined {
   return key === undefined ? undefined : { projectId: actor.projectId, keyId: actor.keyId, key };
+}
+
+/** A commit's reply, and whether it answers an outcome recorded earlier under the key instead of a commit made. */
+export interface CommittedOnce {
+  reply: commit.Commit;
+  replayed: boolean;
 }
 
 /** A replay answers from the record alone, before any work; undefined when there is none. */
@@ -28,7 +35,7 @@ export async function commitOnce(
   idempotency: IdempotencyRepository,
   guard: IdempotencyGuard,
   write: () => Promise<commit.Commit>,
-): Promise<{ reply: commit.Commit; replayed: boolean }> {
+): Promise<CommittedOnce> {
   const { scope, requestHash } = guard;
   if (scope) {
     if (!(await idempotency.tryClaim(tx, scope))) throw errors.idempotencyInProgress();
@@ -38,4 +45,22 @@ export async function commitOnce(
   const reply = await write();
   if (scope) await idempotency.save(tx, scope, { requestHash, response: reply });
   return { reply, replayed: false };
+}
+
+/**
+ * commitOnce's answer for a commit made in one statement (CommitRecorder.recordSmall), which claims
+ * the key, looks its outcome up and records its own as commitOnce does, each in a statement of its own;
+ * undefined when it found no branch and left the commit to the transaction.
+ */
+export function answerRecorded(recorded: SmallRecorded, guard: IdempotencyGuard): CommittedOnce | undefined {
+  switch (recorded.outcome) {
+    case 'branch_missing':
+      return undefined;
+    case 'in_progress':
+      throw errors.idempotencyInProgress();
+    case 'replayed':
+      return { reply: replayIdempotent(recorded.stored, guard.requestHash), replayed: true };
+    case 'committed':
+      return { reply: recorded.reply, replayed: false };
+  }
 }

@@ -1,8 +1,9 @@
+import { errors } from '@lode/errors';
 import { pathKey } from '@lode/contracts';
-import { textList, UNIT_SEPARATOR, type NamedStatement, type Queryable } from '@lode/db';
-import type { PlannedEntry, TreeState } from '../domain/commit-plan.ts';
+import { textList, UNIT_SEPARATOR, type IdempotencyScope, type NamedStatement, type Queryable } from '@lode/db';
+import type { Entries, PlannedEntry, Resolution, TreeState } from '../domain/commit-plan.ts';
 import type { Lineage } from '../domain/lineage.ts';
-import type { NewCommit } from './commit-rows.ts';
+import { COMMIT_CLAIM_NAMESPACE, type NewCommit, type StoredOutcome } from './commit-rows.ts';
 import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
 import { entryJson, isoTimestamp } from './event-entry-sql.ts';
 
@@ -37,6 +38,71 @@ const PREPARED_MAX_ENTRIES = 16;
 
 /** `statement` prepared for a commit of `entries` entries, or its text alone for a larger one. */
 const sizedFor = (statement: NamedStatement, entries: number): NamedStatement | string => (entries <= PREPARED_MAX_ENTRIES ? statement : statement.text);
+
+/**
+ * Whether a commit of this many entries may be made by recordSmall: its function's statements are
+ * planned once per connection, as a prepared statement is, so only for a few entries.
+ */
+export const recordableSmall = (entries: number): boolean => entries <= PREPARED_MAX_ENTRIES;
+
+/** A small commit as recordSmall makes it: its number and count come from the database. */
+export interface SmallCommit {
+  commit: Omit<NewCommit, 'sequenceNum' | 'fileCount'>;
+  /** For main: how it is created unless it exists. Another branch must exist (a branch_missing outcome). */
+  root: RootBranch | null;
+  entries: Entries;
+  resolved: Resolution;
+  event: Omit<CommitEvent, 'header'>;
+  /** Under an idempotency key: its scope and the request's fingerprint. */
+  guard: { scope: IdempotencyScope; requestHash: string } | undefined;
+  /** How long the statement may take before it must not commit. */
+  msLeft: number;
+}
+
+/**
+ * What recordSmall did: committed, found an outcome recorded under the key, found the key claimed,
+ * or found no such branch (another than main), writing nothing.
+ */
+export type SmallCommitOutcome =
+  { outcome: 'committed'; sequenceNum: number } | { outcome: 'replayed'; stored: StoredOutcome } | { outcome: 'in_progress' } | { outcome: 'branch_missing' };
+
+// One function (migration 0016) of one fixed text: prepared once per connection.
+const RECORD_SMALL: NamedStatement = {
+  name: 'commit.record_small',
+  text: `SELECT o_outcome AS outcome, o_sequence_num AS "sequenceNum", o_request_hash AS "requestHash", o_response AS response
+         FROM commit_small($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+                           $23, $24, $25, $26, $27, $28, $29, $30)`,
+};
+
+/** commit_small's refusals (SQLSTATE LC001): the rule broken, the offending entries in the detail. */
+const SMALL_REFUSED = 'LC001';
+
+const refusedFor = (error: unknown, rule: string) => (error as { code?: string }).code === SMALL_REFUSED && (error as { message?: string }).message === rule;
+
+function smallRefusal(error: unknown): unknown {
+  const { code, message, detail } = error as { code?: string; message?: string; detail?: string };
+  if (code !== SMALL_REFUSED) return error;
+  if (message === 'stale_version') return errors.staleVersion(JSON.parse(detail ?? '[]') as { fileId: string; version: number; currentVersion: number }[]);
+  if (message === 'file_not_in_branch') return errors.fileNotInBranch(JSON.parse(detail ?? '[]') as string[]);
+  if (message === 'timeout') return errors.timeout('commit');
+  return error;
+}
+
+/** A commit's uploaders: each distinct (id, name) once, and each entry's index among them (1-based, as SQL arrays are). */
+function uploaderIndexes(): { index: (id: string | null, name: string | null) => number | null; ids: () => string[]; names: () => string[] } {
+  const uploaders = new Map<string, { id: string; name: string; index: number }>();
+  return {
+    index: (id, name) => {
+      if (id === null || name === null) return null;
+      const key = id + name; // an id is always 36 characters, so this names one (id, name) pair
+      let found = uploaders.get(key);
+      if (!found) uploaders.set(key, (found = { id, name, index: uploaders.size + 1 }));
+      return found.index;
+    },
+    ids: () => [...uploaders.values()].map((u) => u.id),
+    names: () => [...uploaders.values()].map((u) => u.name),
+  };
+}
 
 const RECORD_COMMIT: NamedStatement = {
   name: 'commit.record',
@@ -183,15 +249,7 @@ export class CommitsRepository {
   async record(tx: Queryable, c: NewCommit, entries: readonly PlannedEntry[], tree: ReadonlyMap<string, TreeState>, event: CommitEvent): Promise<void> {
     const list = (pick: (e: PlannedEntry) => string | number | boolean | null, separator?: string) => textList(entries.map(pick), separator);
     // A commit's versions come from one or a few uploaders: each distinct (id, name) is sent once.
-    const uploaders = new Map<string, { id: string; name: string; index: number }>();
-    const uploaderIndex = (e: PlannedEntry) => {
-      const { uploaderId: id, uploaderName: name } = e;
-      if (id === null || name === null) return null;
-      const key = id + name; // an id is always 36 characters, so this names one (id, name) pair
-      let found = uploaders.get(key);
-      if (!found) uploaders.set(key, (found = { id, name, index: uploaders.size + 1 }));
-      return found.index;
-    };
+    const uploaders = uploaderIndexes();
     // The header's JSON without its closing brace; the SQL below closes it after the part's fields.
     const opening = JSON.stringify(event.header).slice(0, -1);
     await tx.query(sizedFor(RECORD_COMMIT, entries.length), [
@@ -211,14 +269,14 @@ export class CommitsRepository {
       list((e) => e.sha256),
       list((e) => e.size),
       list((e) => e.storageKey, UNIT_SEPARATOR),
-      list(uploaderIndex),
+      list((e) => uploaders.index(e.uploaderId, e.uploaderName)),
       list((e) => e.versionCreatedAt),
       list((e) => e.treeVersion),
       list((e) => e.treeSha256),
       list((e) => e.treeSize),
       list((e) => tree.has(e.fileId)),
-      [...uploaders.values()].map((u) => u.id),
-      [...uploaders.values()].map((u) => u.name),
+      uploaders.ids(),
+      uploaders.names(),
       list((e) => pathKey(e.path), UNIT_SEPARATOR),
       c.kind,
       event.subject,
@@ -226,5 +284,69 @@ export class CommitsRepository {
       event.partBytes,
       event.traceContext,
     ]);
+  }
+
+  /**
+   * A commit of a few entries (recordableSmall) in one statement that commits on its own, under the
+   * same rules and writing the same rows and event as the transaction of nextSequence, treeStates,
+   * planEntries and record, with the idempotency key's claim, lookup and save: the function
+   * commit_small (migration 0016). A refusal writes nothing and is answered as planEntries' error;
+   * past `msLeft` nothing is committed and it answers a timeout, as the transaction's check does.
+   * Main is created with `root` if need be; another branch that does not exist is left to the
+   * transaction (branch_missing), whose first commit copies main's tree.
+   */
+  async recordSmall(q: Queryable, small: SmallCommit): Promise<SmallCommitOutcome> {
+    const { commit: c, root, entries, resolved, event, guard } = small;
+    const v = resolved.versions;
+    const uploaders = uploaderIndexes();
+    const uploaderList = textList(entries.fileIds.map((_, i) => uploaders.index(v.uploaderIds[i], v.uploaderNames[i])));
+    const paths = resolved.paths.map((path) => path ?? '');
+    const { rows } = await q
+      .query<{ outcome: SmallCommitOutcome['outcome']; sequenceNum: number | null; requestHash: string | null; response: StoredOutcome['response'] | null }>(
+        RECORD_SMALL,
+        [
+          c.id,
+          c.projectId,
+          c.branch,
+          root?.createdAfter ?? null,
+          root ? JSON.stringify(root.lineage) : null,
+          c.message,
+          c.authorId,
+          c.authorName,
+          c.kind,
+          textList(entries.fileIds),
+          textList(paths, UNIT_SEPARATOR),
+          textList(entries.actions),
+          textList(entries.versions),
+          textList(v.ids),
+          textList(v.sha256s),
+          textList(v.sizes),
+          textList(v.storageKeys, UNIT_SEPARATOR),
+          uploaderList,
+          textList(v.createdAts),
+          textList(paths.map(pathKey), UNIT_SEPARATOR),
+          uploaders.ids(),
+          uploaders.names(),
+          event.subject,
+          event.partBytes,
+          event.traceContext,
+          COMMIT_CLAIM_NAMESPACE,
+          guard?.scope.keyId ?? null,
+          guard?.scope.key ?? null,
+          guard?.requestHash ?? null,
+          small.msLeft,
+        ],
+      )
+      .catch((error: unknown) => {
+        if (refusedFor(error, 'branch_missing')) return { rows: [] };
+        throw smallRefusal(error);
+      });
+    const row = rows.at(0);
+    if (!row) return { outcome: 'branch_missing' };
+    if (row.outcome === 'replayed' && row.requestHash !== null && row.response !== null) {
+      return { outcome: 'replayed', stored: { requestHash: row.requestHash, response: row.response } };
+    }
+    if (row.outcome === 'committed' && row.sequenceNum !== null) return { outcome: 'committed', sequenceNum: row.sequenceNum };
+    return { outcome: 'in_progress' };
   }
 }

@@ -1,10 +1,5 @@
 import { tryClaimIdempotencyKey, type IdempotencyScope, type NamedStatement, type Queryable } from '@lode/db';
-import type { commit } from '@lode/contracts';
-
-export interface StoredOutcome {
-  requestHash: string;
-  response: commit.Commit;
-}
+import { COMMIT_CLAIM_NAMESPACE, type StoredOutcome } from './commit-rows.ts';
 
 // A commit under a key runs both, so each is prepared once per connection.
 const FIND: NamedStatement = {
@@ -25,7 +20,7 @@ export class IdempotencyRepository {
 
   /** The claim is held by the commit's own transaction (libs/db idempotency). */
   async tryClaim(tx: Queryable, scope: IdempotencyScope): Promise<boolean> {
-    return tryClaimIdempotencyKey(tx, 'lode.idem', scope);
+    return tryClaimIdempotencyKey(tx, COMMIT_CLAIM_NAMESPACE, scope);
   }
 
   async save(tx: Queryable, scope: IdempotencyScope, outcome: StoredOutcome): Promise<void> {
