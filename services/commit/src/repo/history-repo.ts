@@ -1,4 +1,4 @@
-import type { NamedStatement, Queryable } from '@lode/db';
+import { isoTime, type NamedStatement, type Queryable } from '@lode/db';
 
 export interface HistoryRow {
   id: string;
@@ -11,7 +11,8 @@ export interface HistoryRow {
   storageKey: string;
   /** The file's path (it never changes): its download is saved under the last segment. */
   path: string;
-  createdAt: Date;
+  /** ISO 8601, as the reply writes it. */
+  createdAt: string;
 }
 
 /**
@@ -24,7 +25,7 @@ export interface HistoryRow {
 const MAIN_VERSIONS: NamedStatement = {
   name: 'commit.main_versions',
   text: `SELECT version_id AS id, version, size, sha256, uploader_id AS "uploaderId", uploader_name AS "uploaderName",
-           commit_id AS "commitId", storage_key AS "storageKey", path, version_created_at AS "createdAt"
+           commit_id AS "commitId", storage_key AS "storageKey", path, ${isoTime('version_created_at')} AS "createdAt"
     FROM commit_entries
     WHERE project_id = $1 AND file_id = $2 AND branch = 'main' AND action <> 'delete' AND version < COALESCE($3::int, 2147483647)
     ORDER BY version DESC LIMIT $4`,

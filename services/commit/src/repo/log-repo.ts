@@ -1,4 +1,4 @@
-import type { NamedStatement, Queryable } from '@lode/db';
+import { isoTime, type NamedStatement, type Queryable } from '@lode/db';
 import type { commit } from '@lode/contracts';
 import type { Lineage } from '../domain/lineage.ts';
 
@@ -11,11 +11,12 @@ export interface LogRow {
   kind: commit.CommitKind;
   authorId: string;
   authorName: string;
-  createdAt: Date;
+  /** ISO 8601, as the reply writes it. */
+  createdAt: string;
 }
 
 const LOG_COLUMNS = `id, sequence_num AS "sequenceNum", message, file_count AS "fileCount", branch, kind,
-  author_id AS "authorId", author_name AS "authorName", created_at AS "createdAt"`;
+  author_id AS "authorId", author_name AS "authorName", ${isoTime('created_at')} AS "createdAt"`;
 
 /**
  * A page of a branch's log, prepared: every log page runs it, and its work (a page of each lineage

@@ -1,10 +1,10 @@
-import type { NamedStatement, Queryable } from '@lode/db';
+import { isoTime, type NamedStatement, type Queryable } from '@lode/db';
 import type { TreePageRow } from './commit-rows.ts';
 
 /** A page of a branch's live files after $3 (a path, or none), $4 rows at most, where `range` bounds the paths further. */
 const treePage = (range: string) => `WITH b AS (SELECT $2 = 'main' OR EXISTS (SELECT FROM branches WHERE project_id = $1 AND name = $2) AS known)
   SELECT b.known, f.* FROM b LEFT JOIN LATERAL (
-    SELECT t.file_id AS "fileId", t.path, t.version, t.sha256, t.size, t.commit_seq AS "commitSeq", c.created_at AS "updatedAt"
+    SELECT t.file_id AS "fileId", t.path, t.version, t.sha256, t.size, t.commit_seq AS "commitSeq", ${isoTime('c.created_at')} AS "updatedAt"
     FROM tree t JOIN commits c ON c.project_id = t.project_id AND c.sequence_num = t.commit_seq
     WHERE t.project_id = $1 AND t.branch = $2 AND NOT t.deleted AND ${range}
     ORDER BY t.path COLLATE "C" LIMIT $4
