@@ -34,9 +34,7 @@ export class FolderListing {
     if (!found) throw errors.notFound('Folder');
     const page = rows.slice(0, limit);
     const data = page.map((row): commit.FolderChild =>
-      row.type === 'folder'
-        ? { ...row, path: `${folder}${row.name}/` }
-        : { ...row, name: row.path.slice(folder.length), updatedAt: row.updatedAt.toISOString() },
+      row.type === 'folder' ? { ...row, path: `${folder}${row.name}/` } : { ...row, name: row.path.slice(folder.length) },
     );
     const last = page.at(-1);
     const position = last === undefined ? [] : last.type === 'folder' ? ['folder', last.name] : ['file', last.path];

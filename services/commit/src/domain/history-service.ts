@@ -42,7 +42,7 @@ export class HistoryService {
       commitId: row.commitId,
       // An obliterated version stays in the history, shown as removed, with nothing to download.
       downloadUrl: purges[i] ? null : urls[i],
-      createdAt: row.createdAt.toISOString(),
+      createdAt: row.createdAt,
       purged: purges[i],
     }));
     const last = page.at(-1);

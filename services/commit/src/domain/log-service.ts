@@ -1,7 +1,7 @@
 import { errors } from '@lode/errors';
 import type { Actor, commit } from '@lode/contracts';
 import type { Database } from '@lode/db';
-import type { LogRepository, LogRow } from '../repo/log-repo.ts';
+import type { LogRepository } from '../repo/log-repo.ts';
 import { MAIN_LINEAGE } from './lineage.ts';
 import type { ListCursors } from './list-cursors.ts';
 
@@ -29,13 +29,13 @@ export class LogService {
     if (!known) throw errors.notFound('Branch');
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { data: page.map(toEntry), nextCursor: rows.length > limit && last ? this.#cursors.encode(scope, [last.sequenceNum]) : null };
+    return { data: page, nextCursor: rows.length > limit && last ? this.#cursors.encode(scope, [last.sequenceNum]) : null };
   }
 
   async get(actor: Actor, commitId: string): Promise<commit.LogEntry> {
     const row = await this.#log.find(this.#db, actor.projectId, commitId);
     if (!row) throw errors.notFound('Commit');
-    return toEntry(row);
+    return row;
   }
 
   /** Every commit has at least one entry, so an empty first page means no such commit in the project. */
@@ -48,8 +48,4 @@ export class LogService {
     const last = page.at(-1);
     return { data: page, nextCursor: rows.length > limit && last ? this.#cursors.encode(scope, [last.path, last.fileId]) : null };
   }
-}
-
-function toEntry(row: LogRow): commit.LogEntry {
-  return { ...row, createdAt: row.createdAt.toISOString() };
 }

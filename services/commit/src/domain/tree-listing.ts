@@ -30,7 +30,7 @@ export class TreeListing {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      data: page.map((row) => ({ ...row, updatedAt: row.updatedAt.toISOString() })),
+      data: page,
       nextCursor: rows.length > limit && last ? this.#cursors.encode(scope, [last.path]) : null,
     };
   }

@@ -24,6 +24,4 @@ export interface NewCommit {
 }
 
 /** A live file of a branch's tree, as the tree's pages and a folder's listing both answer it. */
-export interface TreePageRow extends Omit<commit.TreeFile, 'updatedAt'> {
-  updatedAt: Date;
-}
+export type TreePageRow = commit.TreeFile;

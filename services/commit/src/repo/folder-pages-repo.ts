@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { isoTime, type Queryable } from '@lode/db';
 import type { TreePageRow } from './commit-rows.ts';
 
 /** A subfolder of the listed folder, with its live files at any depth (tree_folders). */
@@ -57,13 +57,13 @@ export class FolderPagesRepository {
        SELECT b.known, b.found, e.* FROM b LEFT JOIN LATERAL (
          (SELECT 'folder' AS type, name::text, file_count AS "fileCount", total_size AS "totalSize",
                  NULL::uuid AS "fileId", NULL::text AS path, NULL::int AS version, NULL::text AS sha256, NULL::bigint AS size,
-                 NULL::int AS "commitSeq", NULL::timestamptz AS "updatedAt"
+                 NULL::int AS "commitSeq", NULL::text AS "updatedAt"
           FROM tree_folders
           WHERE project_id = $1 AND branch = $2 AND parent = $3 AND $6::text IS NOT NULL AND name > $6
           ORDER BY name LIMIT $8)
          UNION ALL
          (SELECT 'file', NULL, NULL, NULL,
-                 t.file_id, t.path, t.version, t.sha256, t.size, t.commit_seq, c.created_at
+                 t.file_id, t.path, t.version, t.sha256, t.size, t.commit_seq, ${isoTime('c.created_at')}
           FROM tree t JOIN commits c ON c.project_id = t.project_id AND c.sequence_num = t.commit_seq
           WHERE t.project_id = $1 AND t.branch = $2 AND NOT t.deleted
             AND regexp_replace(t.path, '[^/]*$', '') COLLATE "C" = $3 AND t.path COLLATE "C" > $7::text COLLATE "C"

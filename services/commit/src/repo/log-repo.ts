@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { isoTime, type NamedStatement, type Queryable } from '@lode/db';
 import type { commit } from '@lode/contracts';
 import type { Lineage } from '../domain/lineage.ts';
 
@@ -11,11 +11,36 @@ export interface LogRow {
   kind: commit.CommitKind;
   authorId: string;
   authorName: string;
-  createdAt: Date;
+  /** ISO 8601, as the reply writes it. */
+  createdAt: string;
 }
 
 const LOG_COLUMNS = `id, sequence_num AS "sequenceNum", message, file_count AS "fileCount", branch, kind,
-  author_id AS "authorId", author_name AS "authorName", created_at AS "createdAt"`;
+  author_id AS "authorId", author_name AS "authorName", ${isoTime('created_at')} AS "createdAt"`;
+
+/**
+ * A page of a branch's log, prepared: every log page runs it, and its work (a page of each lineage
+ * segment's index range) is as small as its parsing and planning. Every bound is an index bound
+ * whether or not the page has a cursor, so a generic plan reads only the page's ranges too.
+ */
+const LOG_PAGE: NamedStatement = {
+  name: 'commit.log_page',
+  text: `WITH b AS (
+     SELECT COALESCE((SELECT lineage FROM branches WHERE project_id = $1 AND name = $2), CASE WHEN $2 = 'main' THEN $3::jsonb END) AS lineage
+   )
+   SELECT b.lineage IS NOT NULL AS known, l.*
+   FROM b LEFT JOIN LATERAL (
+     SELECT c.* FROM jsonb_to_recordset(b.lineage) AS s(branch text, after int, through int)
+     CROSS JOIN LATERAL (
+       SELECT ${LOG_COLUMNS} FROM commits
+       WHERE project_id = $1 AND branch = s.branch AND sequence_num > s.after
+         AND sequence_num <= LEAST(COALESCE(s.through, 2147483647), COALESCE($4::int - 1, 2147483647))
+       ORDER BY sequence_num DESC LIMIT $5
+     ) c
+     ORDER BY c."sequenceNum" DESC LIMIT $5
+   ) l ON true
+   ORDER BY l."sequenceNum" DESC`,
+};
 
 /**
  * The commit log: a branch's lineage page by page, one commit, a commit's entries. Each page is one
@@ -36,24 +61,13 @@ export class LogRepository {
     before: number | undefined,
     limit: number,
   ): Promise<{ known: boolean; rows: LogRow[] }> {
-    const { rows } = await q.query<{ known: boolean } & { [K in keyof LogRow]: LogRow[K] | null }>(
-      `WITH b AS (
-         SELECT COALESCE((SELECT lineage FROM branches WHERE project_id = $1 AND name = $2), CASE WHEN $2 = 'main' THEN $3::jsonb END) AS lineage
-       )
-       SELECT b.lineage IS NOT NULL AS known, l.*
-       FROM b LEFT JOIN LATERAL (
-         SELECT c.* FROM jsonb_to_recordset(b.lineage) AS s(branch text, after int, through int)
-         CROSS JOIN LATERAL (
-           SELECT ${LOG_COLUMNS} FROM commits
-           WHERE project_id = $1 AND branch = s.branch AND sequence_num > s.after
-             AND sequence_num <= LEAST(COALESCE(s.through, 2147483647), COALESCE($4::int - 1, 2147483647))
-           ORDER BY sequence_num DESC LIMIT $5
-         ) c
-         ORDER BY c."sequenceNum" DESC LIMIT $5
-       ) l ON true
-       ORDER BY l."sequenceNum" DESC`,
-      [projectId, branch, JSON.stringify(mainLineage), before ?? null, limit],
-    );
+    const { rows } = await q.query<{ known: boolean } & { [K in keyof LogRow]: LogRow[K] | null }>(LOG_PAGE, [
+      projectId,
+      branch,
+      JSON.stringify(mainLineage),
+      before ?? null,
+      limit,
+    ]);
     return { known: rows[0]?.known ?? false, rows: rows.filter((row) => row.id !== null) as LogRow[] };
   }
 

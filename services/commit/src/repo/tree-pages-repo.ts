@@ -1,5 +1,30 @@
-import type { Queryable } from '@lode/db';
+import { isoTime, type NamedStatement, type Queryable } from '@lode/db';
 import type { TreePageRow } from './commit-rows.ts';
+
+/** A page of a branch's live files after $3 (a path, or none), $4 rows at most, where `range` bounds the paths further. */
+const treePage = (range: string) => `WITH b AS (SELECT $2 = 'main' OR EXISTS (SELECT FROM branches WHERE project_id = $1 AND name = $2) AS known)
+  SELECT b.known, f.* FROM b LEFT JOIN LATERAL (
+    SELECT t.file_id AS "fileId", t.path, t.version, t.sha256, t.size, t.commit_seq AS "commitSeq", ${isoTime('c.created_at')} AS "updatedAt"
+    FROM tree t JOIN commits c ON c.project_id = t.project_id AND c.sequence_num = t.commit_seq
+    WHERE t.project_id = $1 AND t.branch = $2 AND NOT t.deleted AND ${range}
+    ORDER BY t.path COLLATE "C" LIMIT $4
+  ) f ON b.known
+  ORDER BY f.path COLLATE "C"`;
+
+/**
+ * Tree pages are prepared: every page runs one, and its work (a page of one index range) is as small
+ * as its parsing and planning. A page under a folder has a statement of its own, so that each
+ * statement's bounds are index bounds whatever its parameters: a generic plan Postgres may keep for
+ * a prepared statement then still stops at the folder's end instead of filtering the rest of the tree.
+ */
+const TREE_PAGE: NamedStatement = { name: 'commit.tree_page', text: treePage(`t.path COLLATE "C" > COALESCE($3::text, '') COLLATE "C"`) };
+/** Under the folder $5 (ending in `/`), whose paths all sort below $6. */
+const FOLDER_TREE_PAGE: NamedStatement = {
+  name: 'commit.folder_tree_page',
+  text: treePage(
+    `t.path COLLATE "C" > COALESCE($3::text, $5::text) COLLATE "C" AND t.path COLLATE "C" >= $5::text COLLATE "C" AND t.path COLLATE "C" < $6::text COLLATE "C"`,
+  ),
+};
 
 /** A branch's live files in path order (byte order), page by page (index tree_live_by_path). */
 export class TreePagesRepository {
@@ -16,21 +41,10 @@ export class TreePagesRepository {
     after: string | undefined,
     limit: number,
   ): Promise<{ known: boolean; rows: TreePageRow[] }> {
+    const first = [projectId, branch, after ?? null, limit];
     // Every path under `a/` sorts before `a0`: '0' is the byte after '/'.
-    const upper = prefix === undefined ? null : `${prefix.slice(0, -1)}0`;
-    const { rows } = await q.query<{ known: boolean } & { [K in keyof TreePageRow]: TreePageRow[K] | null }>(
-      `WITH b AS (SELECT $2 = 'main' OR EXISTS (SELECT FROM branches WHERE project_id = $1 AND name = $2) AS known)
-       SELECT b.known, f.* FROM b LEFT JOIN LATERAL (
-         SELECT t.file_id AS "fileId", t.path, t.version, t.sha256, t.size, t.commit_seq AS "commitSeq", c.created_at AS "updatedAt"
-         FROM tree t JOIN commits c ON c.project_id = t.project_id AND c.sequence_num = t.commit_seq
-         WHERE t.project_id = $1 AND t.branch = $2 AND NOT t.deleted
-           AND t.path COLLATE "C" > COALESCE($4::text, $3::text, '') COLLATE "C"
-           AND ($3::text IS NULL OR (t.path COLLATE "C" >= $3::text COLLATE "C" AND t.path COLLATE "C" < $5::text COLLATE "C"))
-         ORDER BY t.path COLLATE "C" LIMIT $6
-       ) f ON b.known
-       ORDER BY f.path COLLATE "C"`,
-      [projectId, branch, prefix ?? null, after ?? null, upper, limit],
-    );
+    const [statement, values] = prefix === undefined ? [TREE_PAGE, first] : [FOLDER_TREE_PAGE, [...first, prefix, `${prefix.slice(0, -1)}0`]];
+    const { rows } = await q.query<{ known: boolean } & { [K in keyof TreePageRow]: TreePageRow[K] | null }>(statement, values);
     return { known: rows[0]?.known ?? false, rows: rows.filter((row) => row.fileId !== null) as TreePageRow[] };
   }
 

@@ -63,7 +63,7 @@ export function limitWrites(limiter: WriteLimiter, defaults: RateLimit): Request
       perSecond: key.writeRatePerSecond ?? defaults.perSecond,
       burst: key.writeRateBurst ?? defaults.burst,
     };
-    const { allowed, retryAfterSeconds } = await limiter.take(key.projectId, limit);
+    const { allowed, retryAfterSeconds } = await limiter.takeWrite(key.projectId, limit);
     if (!allowed) throw errors.rateLimited(retryAfterSeconds);
     next();
   };

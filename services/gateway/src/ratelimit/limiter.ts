@@ -15,6 +15,11 @@ export interface TakeResult {
  */
 export interface WriteLimiter {
   take(bucket: string, limit: RateLimit): Promise<TakeResult>;
+  /**
+   * One write of a project: a take of the project's bucket, which a limiter shared by gateways may
+   * count from tokens it took from that bucket ahead (redis-limiter.ts).
+   */
+  takeWrite(project: string, limit: RateLimit): Promise<TakeResult>;
   /** Gives back a token taken for something that turned out not to count (never above the burst). */
   refund(bucket: string, limit: RateLimit): Promise<void>;
   close(): Promise<void>;

@@ -24,6 +24,10 @@ export class MemoryWriteLimiter implements WriteLimiter {
     return this.#step(bucket, limit, 1);
   }
 
+  async takeWrite(project: string, limit: RateLimit): Promise<TakeResult> {
+    return this.#step(project, limit, 1);
+  }
+
   async refund(bucket: string, limit: RateLimit): Promise<void> {
     this.#step(bucket, limit, -1);
   }

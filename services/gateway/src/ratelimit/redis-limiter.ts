@@ -5,17 +5,19 @@ import { Redis } from 'ioredis';
 import type { Logger } from '@lode/telemetry';
 import type { RateLimit, TakeResult, WriteLimiter } from './limiter.ts';
 import { MemoryWriteLimiter } from './memory-limiter.ts';
+import { lotSize, WriteLots } from './write-lots.ts';
 
 const script = readFileSync(path.join(import.meta.dirname, 'token-bucket.lua'), 'utf8');
 
 /** How long a write waits for Redis's answer before this gateway's own bucket decides instead. */
 const REDIS_ANSWER_MS = 500;
 
-type BucketRedis = Redis & { takeToken(key: string, rate: number, burst: number, count: 1 | -1): Promise<[number, number]> };
+type BucketRedis = Redis & { takeToken(key: string, rate: number, burst: number, count: number): Promise<[number, number]> };
 
 /**
- * The limiter shared by every gateway replica: one EVALSHA per write request (and per step of a
- * failed-authentication budget).
+ * The limiter shared by every gateway replica: one EVALSHA per step of a failed-authentication
+ * budget, and per write of a project whose burst is too small for lots; the other projects' writes
+ * are counted from lots of tokens taken from their buckets ahead (write-lots.ts).
  *
  * The limit fails open: while Redis is unreachable (down, restarting, or slower than
  * REDIS_ANSWER_MS), each gateway counts writes in a bucket of its own with the same rate and burst,
@@ -31,9 +33,10 @@ export class RedisWriteLimiter implements WriteLimiter {
   readonly #prefix: string;
   readonly #logger: Logger | undefined;
   readonly #fallback = new MemoryWriteLimiter();
+  readonly #lots: WriteLots;
   #failingOpen = false;
 
-  constructor(url: string, options: { prefix?: string; logger?: Logger } = {}) {
+  constructor(url: string, options: { prefix?: string; logger?: Logger; lotLifetimeMs?: number } = {}) {
     const redis = new Redis(url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: REDIS_ANSWER_MS, lazyConnect: false });
     // Connection errors are what take() falls back on; ioredis would print each one otherwise.
     redis.on('error', () => undefined);
@@ -41,6 +44,7 @@ export class RedisWriteLimiter implements WriteLimiter {
     this.#redis = redis as BucketRedis;
     this.#prefix = options.prefix ?? 'lode:ratelimit:';
     this.#logger = options.logger;
+    this.#lots = new WriteLots((bucket, limit, count) => this.#step(bucket, limit, count), options.lotLifetimeMs);
   }
 
   /**
@@ -59,8 +63,14 @@ export class RedisWriteLimiter implements WriteLimiter {
   async take(bucket: string, limit: RateLimit): Promise<TakeResult> {
     const answer = await this.#step(bucket, limit, 1);
     if (!answer) return this.#fallback.take(bucket, limit);
-    const [allowed, retryMs] = answer;
-    return { allowed: allowed === 1, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) };
+    const [taken, retryMs] = answer;
+    return { allowed: taken === 1, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) };
+  }
+
+  async takeWrite(project: string, limit: RateLimit): Promise<TakeResult> {
+    const size = lotSize(limit);
+    if (size < 2) return this.take(project, limit);
+    return (await this.#lots.take(project, limit, size)) ?? this.#fallback.take(project, limit);
   }
 
   async refund(bucket: string, limit: RateLimit): Promise<void> {
@@ -68,7 +78,7 @@ export class RedisWriteLimiter implements WriteLimiter {
   }
 
   /** Redis's answer, or undefined when it is unreachable (logged once per outage). */
-  async #step(bucket: string, limit: RateLimit, count: 1 | -1): Promise<[number, number] | undefined> {
+  async #step(bucket: string, limit: RateLimit, count: number): Promise<[number, number] | undefined> {
     let answer: [number, number];
     try {
       answer = await this.#redis.takeToken(this.#prefix + bucket, limit.perSecond, limit.burst, count);
@@ -84,6 +94,7 @@ export class RedisWriteLimiter implements WriteLimiter {
   }
 
   async close(): Promise<void> {
+    await this.#lots.close();
     await this.#fallback.close();
     // quit() needs a connection; a Redis that is away, or went away before the client noticed, is simply let go.
     if (this.#redis.status === 'ready') await this.#redis.quit().catch(() => this.#redis.disconnect());

@@ -1,7 +1,8 @@
--- One atomic token-bucket step per request. KEYS[1]: the bucket (a project's writes, or a budget of
--- failed authentications). ARGV: refill rate per second, burst (capacity), and 1 to take a token or
--- -1 to give one back (never above the burst). Time is Redis's own clock, so gateways with skewed
--- clocks share one consistent bucket.
+-- One atomic token-bucket step. KEYS[1]: the bucket (a project's writes, or a budget of failed
+-- authentications). ARGV: refill rate per second, burst (capacity), and n > 0 to take up to n
+-- tokens (as many whole tokens as the bucket holds, at least one, or none) or n < 0 to give -n back
+-- (never above the burst). Answers the tokens taken and, when none could be, the milliseconds until
+-- one is back. Time is Redis's own clock, so gateways with skewed clocks share one consistent bucket.
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local count = tonumber(ARGV[3])
@@ -15,14 +16,16 @@ if tokens == nil then
   ts = now
 end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate / 1000)
-local allowed = 0
+local taken = 0
 local retry_ms = 0
-if count < 0 or tokens >= 1 then
+if count < 0 then
   tokens = math.min(burst, tokens - count)
-  allowed = 1
+elseif tokens >= 1 then
+  taken = math.min(count, math.floor(tokens))
+  tokens = tokens - taken
 else
   retry_ms = math.ceil((1 - tokens) * 1000 / rate)
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
-return { allowed, retry_ms }
+return { taken, retry_ms }

@@ -7,8 +7,9 @@ import { bearerToken } from '../auth/api-key.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { clientAddress, type FailureThrottle } from '../auth/failure-throttle.ts';
 import { publicOrigin } from '../auth/public-url.ts';
+import { forPaths } from '../http/route-paths.ts';
 import { noStore } from '../http/security-headers.ts';
-import { endpointRoutes } from './endpoints.ts';
+import { bindingPaths, endpointRoutes } from './endpoints.ts';
 
 const adminTokenRequired = () => errors.unauthorized('Admin token required: Authorization: Bearer $LODE_ADMIN_TOKEN');
 
@@ -46,7 +47,7 @@ export function adminRoutes(deps: {
   throttle: FailureThrottle;
   publicUrl: string | undefined;
   readBody: RequestHandler;
-}): Router {
+}): RequestHandler {
   const { bus } = deps;
   const router = Router();
   // The token first, then the body: a caller without the token never has its body read.
@@ -60,5 +61,5 @@ export function adminRoutes(deps: {
     res.status(201).json({ url: `${publicOrigin(req, deps.publicUrl)}/sign-in#token=${link.token}`, expiresAt: link.expiresAt });
   });
 
-  return router;
+  return forPaths(['/admin/*', ...bindingPaths('admin')], router);
 }

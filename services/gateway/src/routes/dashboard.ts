@@ -6,14 +6,17 @@ import type { Bus } from '@lode/bus';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { RateLimit } from '../ratelimit/limiter.ts';
 import { requireSession, sessionOf } from '../auth/sessions.ts';
-import { endpointRoutes } from './endpoints.ts';
+import { forPaths } from '../http/route-paths.ts';
+import { bindingPaths, endpointRoutes } from './endpoints.ts';
+
+const OVERVIEW_PATH = '/api/v1/projects/:projectId/overview';
 
 /**
  * The dashboard's own routes, for a signed-in person only: their orgs, projects, members,
  * invitations, keys and project settings (the session contracts' bindings), and a project's overview.
  * The identity service decides what the person may see and change.
  */
-export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; readBody: RequestHandler; defaultWriteLimit: RateLimit }): Router {
+export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; readBody: RequestHandler; defaultWriteLimit: RateLimit }): RequestHandler {
   const { bus, readBody } = deps;
   const router = Router();
   // The session first, then the body: a caller who is not signed in never has its body read.
@@ -21,7 +24,7 @@ export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; 
 
   router.use(endpointRoutes({ bus, authenticator: deps.authenticator, auth: 'session', mount: '', before: [session, readBody] }));
 
-  router.get('/api/v1/projects/:projectId/overview', session, readBody, async (req, res) => {
+  router.get(OVERVIEW_PATH, session, readBody, async (req, res) => {
     const projectId = uuid.safeParse(req.params.projectId);
     if (!projectId.success) throw errors.notFound('Project');
     const overview = await bus.call(sessions.projectOverview, { viewerId: sessionOf(res).user.id, projectId: projectId.data });
@@ -30,5 +33,5 @@ export function dashboardRoutes(deps: { bus: Bus; authenticator: Authenticator; 
     res.json(page);
   });
 
-  return router;
+  return forPaths([...bindingPaths('session'), OVERVIEW_PATH], router);
 }

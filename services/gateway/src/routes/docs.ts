@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
+import { forPaths } from '../http/route-paths.ts';
 import { buildOpenApiDocument } from '../openapi/document.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -38,7 +39,7 @@ const initializer = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(OPENAPI
  * GET /api/v1/openapi.json (no key needed) and the browsable reference at /docs. The description is
  * built on first use, not at start, and kept: it only changes with the code.
  */
-export function docsRoutes(): Router {
+export function docsRoutes(): RequestHandler {
   const router = Router();
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   router.get(OPENAPI_PATH, (_req, res) => {
@@ -52,5 +53,5 @@ export function docsRoutes(): Router {
     res.type('js').send(initializer);
   });
   router.use(ASSETS_PATH, express.static(ASSETS_DIR, { index: false, maxAge: '1d' }));
-  return router;
+  return forPaths([OPENAPI_PATH, '/docs', '/docs/init.js', `${ASSETS_PATH}/*`], router);
 }

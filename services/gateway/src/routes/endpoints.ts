@@ -18,6 +18,11 @@ export interface EndpointRoutesDeps {
   endpoints?: readonly Endpoint[];
 }
 
+/** The paths of one caller kind's bindings, for forPaths (http/route-paths.ts). */
+export function bindingPaths(auth: HttpAuth, endpoints: readonly Endpoint[] = ENDPOINTS): string[] {
+  return endpoints.filter((endpoint) => endpoint.http.auth === auth).map((endpoint) => endpoint.http.path);
+}
+
 /** Every request-reply route of one caller kind, each from its contract's HTTP binding. */
 export function endpointRoutes(deps: EndpointRoutesDeps): Router {
   const router = Router({ mergeParams: true });

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
+import { forPaths } from '../http/route-paths.ts';
 import { pingContract } from '@lode/contracts';
 import type { Bus } from '@lode/bus';
 
@@ -10,7 +11,7 @@ export interface ReadinessChecks {
 }
 
 /** /healthz: the process is alive. /readyz: the bus and every service answer. */
-export function healthRoutes(checks: ReadinessChecks): Router {
+export function healthRoutes(checks: ReadinessChecks): RequestHandler {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -36,5 +37,5 @@ export function healthRoutes(checks: ReadinessChecks): Router {
     const ready = results.every(([, status]) => status === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
   });
-  return router;
+  return forPaths(['/healthz', '/readyz'], router);
 }

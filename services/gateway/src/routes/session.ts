@@ -10,6 +10,7 @@ import { requireSession, sessionOf } from '../auth/sessions.ts';
 import { SIGN_IN_BODY_LIMIT } from '../http/body-limits.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { parse } from '../http/parse.ts';
+import { forPaths } from '../http/route-paths.ts';
 import { noStore } from '../http/security-headers.ts';
 
 export const signInBody = z.object({ token: z.string().regex(sessions.TOKEN_PATTERN, 'is not a sign-in link token') });
@@ -27,7 +28,7 @@ const OIDC_REFUSALS = new Map([
 ]);
 
 /** Where a person signs in (a one-time link or OpenID Connect), reads their session and signs out. */
-export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; throttle: FailureThrottle; readBody: RequestHandler }): Router {
+export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; throttle: FailureThrottle; readBody: RequestHandler }): RequestHandler {
   const { bus, oidc, throttle } = deps;
   const router = Router();
   // Every answer here is a sign-in with its CSRF token, who is signed in, or the end of a session.
@@ -83,5 +84,5 @@ export function sessionRoutes(deps: { bus: Bus; oidc: OidcSignIn | undefined; th
     res.redirect(303, '/');
   });
 
-  return router;
+  return forPaths(['/api/v1/session/*'], router);
 }

@@ -1,5 +1,5 @@
 import { lock } from '@lode/contracts';
-import type { Queryable } from '@lode/db';
+import type { NamedStatement, Queryable } from '@lode/db';
 import { lockEventCte } from './lock-event-sql.ts';
 import { LOCK_COLUMNS, type FenceHolder, type LockRow } from './lock-rows.ts';
 
@@ -32,6 +32,36 @@ export interface LockFilter {
   fileId: string | undefined;
 }
 
+/**
+ * A request for at most this many files takes or releases its locks through prepared statements:
+ * each statement is a few CTEs whose parsing and planning cost more than a small request's work. A
+ * larger one is planned for its own list at every call, since the generic plan Postgres may keep
+ * after a run of small requests would be the one that suits a few files.
+ */
+const PREPARED_MAX_FILES = 16;
+
+const sizedFor = (statement: NamedStatement, files: number): NamedStatement | string => (files <= PREPARED_MAX_FILES ? statement : statement.text);
+
+const ACQUIRE: NamedStatement = {
+  name: 'lock.acquire',
+  text: `WITH r AS (SELECT * FROM acquire_locks($1, $2, $3, $4, $5, $6::uuid[], $7::text[], $8::text[])),
+   ${lockEventCte({ name: 'acquired_event', rows: 'r', where: "r.kind = 'taken'", action: 'acquired', byUserId: '$2', byUserName: '$3', project: '$1', subject: '$9' })}
+   SELECT kind, ${LOCK_COLUMNS} FROM r`,
+};
+
+const RELEASE_BY = { byUserId: '$3', byUserName: '$5::text', project: '$1', subject: '$6', rows: 'released', action: 'released' } as const;
+const RELEASE: NamedStatement = {
+  name: 'lock.release',
+  text: `WITH released AS (
+     DELETE FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND (user_id = $3 OR $4) RETURNING *
+   ),
+   ${lockEventCte({ ...RELEASE_BY, name: 'released_event', where: 'r.user_id = $3', reason: 'released' })},
+   ${lockEventCte({ ...RELEASE_BY, name: 'forced_event', where: 'r.user_id <> $3', reason: 'forced' })}
+   SELECT ${LOCK_COLUMNS} FROM released
+   UNION ALL
+   SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND NOT (user_id = $3 OR $4)`,
+};
+
 /** SQL for the `locks` table. Whatever adds a lock holds the project's mutex (migration 0003). */
 export class LocksRepository {
   /**
@@ -41,22 +71,17 @@ export class LocksRepository {
    * (migration 0003, acquire_locks), which also writes the lock.changed event of the locks taken.
    */
   async acquire(q: Queryable, projectId: string, holder: Holder, note: string, files: readonly FileToLock[]): Promise<Acquired> {
-    const { rows } = await q.query<LockRow & { kind: 'taken' | 'held' | 'fenced' }>(
-      `WITH r AS (SELECT * FROM acquire_locks($1, $2, $3, $4, $5, $6::uuid[], $7::text[], $8::text[])),
-       ${lockEventCte({ name: 'acquired_event', rows: 'r', where: "r.kind = 'taken'", action: 'acquired', byUserId: '$2', byUserName: '$3', project: '$1', subject: '$9' })}
-       SELECT kind, ${LOCK_COLUMNS} FROM r`,
-      [
-        projectId,
-        holder.userId,
-        holder.userName,
-        holder.userAvatarUrl,
-        note,
-        files.map((f) => f.fileId),
-        files.map((f) => f.path),
-        files.map((f) => f.pathKey),
-        lock.locksChanged.subject,
-      ],
-    );
+    const { rows } = await q.query<LockRow & { kind: 'taken' | 'held' | 'fenced' }>(sizedFor(ACQUIRE, files.length), [
+      projectId,
+      holder.userId,
+      holder.userName,
+      holder.userAvatarUrl,
+      note,
+      files.map((f) => f.fileId),
+      files.map((f) => f.path),
+      files.map((f) => f.pathKey),
+      lock.locksChanged.subject,
+    ]);
     const acquired: Acquired = { taken: [], held: [], fenced: [] };
     for (const { kind, ...row } of rows) {
       if (kind === 'fenced') acquired.fenced.push({ fileId: row.fileId, userId: row.userId, userName: row.userName });
@@ -73,18 +98,14 @@ export class LocksRepository {
    * `released`, other users' (force) as `forced`.
    */
   async release(q: Queryable, projectId: string, fileIds: readonly string[], caller: { userId: string; userName: string }, force: boolean): Promise<LockRow[]> {
-    const by = { byUserId: '$3', byUserName: '$5::text', project: '$1', subject: '$6', rows: 'released', action: 'released' } as const;
-    const { rows } = await q.query<LockRow>(
-      `WITH released AS (
-         DELETE FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND (user_id = $3 OR $4) RETURNING *
-       ),
-       ${lockEventCte({ ...by, name: 'released_event', where: 'r.user_id = $3', reason: 'released' })},
-       ${lockEventCte({ ...by, name: 'forced_event', where: 'r.user_id <> $3', reason: 'forced' })}
-       SELECT ${LOCK_COLUMNS} FROM released
-       UNION ALL
-       SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND NOT (user_id = $3 OR $4)`,
-      [projectId, fileIds, caller.userId, force, caller.userName, lock.locksChanged.subject],
-    );
+    const { rows } = await q.query<LockRow>(sizedFor(RELEASE, fileIds.length), [
+      projectId,
+      fileIds,
+      caller.userId,
+      force,
+      caller.userName,
+      lock.locksChanged.subject,
+    ]);
     return rows;
   }
 

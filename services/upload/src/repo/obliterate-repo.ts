@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import type { NamedStatement, Queryable } from '@lode/db';
 import type { PlannedVersion } from '../domain/obliterate-plan.ts';
 
 export interface FileRow {
@@ -27,6 +27,21 @@ export interface PurgeRow {
 
 const PLANNED = `id, version, size, sha256, storage_key AS "storageKey",
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
+
+/**
+ * Which of a page's (file, version) pairs were purged, prepared: every versions page and download
+ * asks it, and its plan is the same probe per pair whatever the list's length.
+ */
+const PURGES: NamedStatement = {
+  name: 'upload.purges',
+  text: `SELECT r.n::int AS n, p.*
+   FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS r(file_id, version, n)
+   CROSS JOIN LATERAL (
+     SELECT to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, purged_by AS "userId", purged_by_name AS "userName", purge_reason AS reason,
+       purge_rule AS rule
+     FROM versions WHERE project_id = $1 AND file_id = r.file_id AND version = r.version AND purged_at IS NOT NULL LIMIT 1
+   ) p`,
+};
 
 /** SQL for obliterations: the versions they purge, the objects they free, and what downloads ask of purges. */
 export class ObliterateRepository {
@@ -130,16 +145,7 @@ export class ObliterateRepository {
 
   /** The purged ones among these (file, version) pairs, by their 1-based position: probes of the small index of purged versions. */
   async purges(q: Queryable, projectId: string, fileIds: readonly string[], versions: readonly number[]): Promise<PurgeRow[]> {
-    const { rows } = await q.query<PurgeRow>(
-      `SELECT r.n::int AS n, p.*
-       FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS r(file_id, version, n)
-       CROSS JOIN LATERAL (
-         SELECT to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, purged_by AS "userId", purged_by_name AS "userName", purge_reason AS reason,
-           purge_rule AS rule
-         FROM versions WHERE project_id = $1 AND file_id = r.file_id AND version = r.version AND purged_at IS NOT NULL LIMIT 1
-       ) p`,
-      [projectId, fileIds, versions],
-    );
+    const { rows } = await q.query<PurgeRow>(PURGES, [projectId, fileIds, versions]);
     return rows;
   }
 }
