@@ -5,6 +5,7 @@ export { databaseSettings, databaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, type Dat
 export { CursorCodec, cursorSecretSetting } from './cursor.ts';
 export { replayIdempotent, tryClaimIdempotencyKey, whileIdempotencyKeyClaimed, type IdempotencyScope } from './idempotency.ts';
 export { isoTime } from './iso-time.ts';
+export { PREPARED_MAX_LIST, preparedForList } from './prepared-lists.ts';
 export { LINE_SEPARATOR, textList, UNIT_SEPARATOR } from './text-list.ts';
 export { preferIndexScans } from './index-scans.ts';
 export { BEFORE_FIRST_ID, inKeySlices, ROWS_PER_SLICE, type Slice } from './key-slices.ts';

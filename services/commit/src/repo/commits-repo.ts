@@ -1,6 +1,6 @@
 import { errors } from '@lode/errors';
 import { pathKey } from '@lode/contracts';
-import { textList, UNIT_SEPARATOR, type IdempotencyScope, type NamedStatement, type Queryable } from '@lode/db';
+import { PREPARED_MAX_LIST, preparedForList, textList, UNIT_SEPARATOR, type IdempotencyScope, type NamedStatement, type Queryable } from '@lode/db';
 import type { Entries, PlannedEntry, Resolution, TreeState } from '../domain/commit-plan.ts';
 import type { Lineage } from '../domain/lineage.ts';
 import { COMMIT_CLAIM_NAMESPACE, type NewCommit, type StoredOutcome } from './commit-rows.ts';
@@ -28,22 +28,10 @@ export interface CommitEvent {
 }
 
 /**
- * A commit of at most this many entries runs its tree read and its writes as prepared statements:
- * a dozen CTEs cost more to parse and plan than a small commit's writes. A larger one is planned for
- * its own entries at every call: after a run of small commits Postgres keeps one generic plan for a
- * prepared statement, and the plan that suits a few entries took a 25,000-entry commit past the
- * statement timeout.
- */
-const PREPARED_MAX_ENTRIES = 16;
-
-/** `statement` prepared for a commit of `entries` entries, or its text alone for a larger one. */
-const sizedFor = (statement: NamedStatement, entries: number): NamedStatement | string => (entries <= PREPARED_MAX_ENTRIES ? statement : statement.text);
-
-/**
  * Whether a commit of this many entries may be made by recordSmall: its function's statements are
  * planned once per connection, as a prepared statement is, so only for a few entries.
  */
-export const recordableSmall = (entries: number): boolean => entries <= PREPARED_MAX_ENTRIES;
+export const recordableSmall = (entries: number): boolean => entries <= PREPARED_MAX_LIST;
 
 /** A small commit as recordSmall makes it: its number and count come from the database. */
 export interface SmallCommit {
@@ -211,7 +199,7 @@ export class CommitsRepository {
   }
 
   async treeStates(tx: Queryable, projectId: string, branch: string, fileIds: readonly string[]): Promise<Map<string, TreeState>> {
-    const { rows } = await tx.query<TreeState>(sizedFor(TREE_STATES, fileIds.length), [projectId, branch, textList(fileIds)]);
+    const { rows } = await tx.query<TreeState>(preparedForList(TREE_STATES, fileIds.length), [projectId, branch, textList(fileIds)]);
     return new Map(rows.map((row) => [row.fileId, row]));
   }
 
@@ -252,7 +240,7 @@ export class CommitsRepository {
     const uploaders = uploaderIndexes();
     // The header's JSON without its closing brace; the SQL below closes it after the part's fields.
     const opening = JSON.stringify(event.header).slice(0, -1);
-    await tx.query(sizedFor(RECORD_COMMIT, entries.length), [
+    await tx.query(preparedForList(RECORD_COMMIT, entries.length), [
       c.id,
       c.projectId,
       c.sequenceNum,

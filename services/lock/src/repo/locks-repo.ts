@@ -1,5 +1,5 @@
 import { lock } from '@lode/contracts';
-import type { NamedStatement, Queryable } from '@lode/db';
+import { preparedForList, type NamedStatement, type Queryable } from '@lode/db';
 import { lockEventCte } from './lock-event-sql.ts';
 import { LOCK_COLUMNS, type FenceHolder, type LockRow } from './lock-rows.ts';
 
@@ -32,16 +32,7 @@ export interface LockFilter {
   fileId: string | undefined;
 }
 
-/**
- * A request for at most this many files takes or releases its locks through prepared statements:
- * each statement is a few CTEs whose parsing and planning cost more than a small request's work. A
- * larger one is planned for its own list at every call, since the generic plan Postgres may keep
- * after a run of small requests would be the one that suits a few files.
- */
-const PREPARED_MAX_FILES = 16;
-
-const sizedFor = (statement: NamedStatement, files: number): NamedStatement | string => (files <= PREPARED_MAX_FILES ? statement : statement.text);
-
+// A request for a few files takes or releases its locks through prepared statements (preparedForList).
 const ACQUIRE: NamedStatement = {
   name: 'lock.acquire',
   text: `WITH r AS (SELECT * FROM acquire_locks($1, $2, $3, $4, $5, $6::uuid[], $7::text[], $8::text[])),
@@ -71,7 +62,7 @@ export class LocksRepository {
    * (migration 0003, acquire_locks), which also writes the lock.changed event of the locks taken.
    */
   async acquire(q: Queryable, projectId: string, holder: Holder, note: string, files: readonly FileToLock[]): Promise<Acquired> {
-    const { rows } = await q.query<LockRow & { kind: 'taken' | 'held' | 'fenced' }>(sizedFor(ACQUIRE, files.length), [
+    const { rows } = await q.query<LockRow & { kind: 'taken' | 'held' | 'fenced' }>(preparedForList(ACQUIRE, files.length), [
       projectId,
       holder.userId,
       holder.userName,
@@ -98,7 +89,7 @@ export class LocksRepository {
    * `released`, other users' (force) as `forced`.
    */
   async release(q: Queryable, projectId: string, fileIds: readonly string[], caller: { userId: string; userName: string }, force: boolean): Promise<LockRow[]> {
-    const { rows } = await q.query<LockRow>(sizedFor(RELEASE, fileIds.length), [
+    const { rows } = await q.query<LockRow>(preparedForList(RELEASE, fileIds.length), [
       projectId,
       fileIds,
       caller.userId,
