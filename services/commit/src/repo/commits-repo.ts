@@ -1,11 +1,11 @@
 import { errors } from '@lode/errors';
 import { pathKey } from '@lode/contracts';
-import { PREPARED_MAX_LIST, preparedForList, textList, UNIT_SEPARATOR, type IdempotencyScope, type NamedStatement, type Queryable } from '@lode/db';
+import { isoTime, PREPARED_MAX_LIST, preparedForList, textList, UNIT_SEPARATOR, type IdempotencyScope, type NamedStatement, type Queryable } from '@lode/db';
 import type { Entries, PlannedEntry, Resolution, TreeState } from '../domain/commit-plan.ts';
 import type { Lineage } from '../domain/lineage.ts';
 import { COMMIT_CLAIM_NAMESPACE, type NewCommit, type StoredOutcome } from './commit-rows.ts';
 import { commitWritesSql, MOVE_BRANCH_HEAD_SQL } from './commit-writes-sql.ts';
-import { entryJson, isoTimestamp } from './event-entry-sql.ts';
+import { entryJson } from './event-entry-sql.ts';
 
 /** A branch that its first commit creates in the sequence statement: forked from none, created by no one. */
 export interface RootBranch {
@@ -124,7 +124,7 @@ const RECORD_COMMIT: NamedStatement = {
    outboxed AS (
      INSERT INTO outbox (subject, event_id, payload, trace_context)
      SELECT $27, $1::text || '.' || part,
-            $28 || ',"createdAt":"' || ${isoTimestamp('made.created_at')} || '","part":' || part ||
+            $28 || ',"createdAt":"' || ${isoTime('made.created_at')} || '","part":' || part ||
               ',"parts":' || parts || ',"entries":[' || entries || ']}',
             $30::jsonb
      FROM event_parts, made

@@ -8,6 +8,3 @@ export const entryJson = (row: string, action: string) =>
   `('{"fileId":"' || ${row}.file_id || '","path":' || to_json(${row}.path)::text || ',"action":"' || ${action} ||
     '","version":' || coalesce(${row}.version::text, 'null') || ',"sha256":' || coalesce('"' || ${row}.sha256 || '"', 'null') ||
     ',"size":' || coalesce(${row}.size::text, 'null') || '}')`;
-
-/** A commit's created_at as commit.created carries it: as Date.toISOString() prints it (milliseconds, UTC). */
-export const isoTimestamp = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { isoTime, type Queryable } from '@lode/db';
 import type { identity } from '@lode/contracts';
 
 /** The request path's lookups: a key's whole identity in one query, and its device binding. */
@@ -6,8 +6,8 @@ const CALLER_COLUMNS = `u.id AS "userId", u.name AS "userName", u.avatar_url AS 
   p.id AS "projectId", p.name AS "projectName", p.slug AS "projectSlug", p.icon_url AS "projectIconUrl",
   p.write_rate_per_second AS "writeRatePerSecond", p.write_rate_burst AS "writeRateBurst",
   o.id AS "orgId", o.name AS "orgName", o.slug AS "orgSlug",
-  to_char(p.purge_after AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "projectPurgeAfter",
-  to_char(p.purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "projectPurgedAt"`;
+  ${isoTime('p.purge_after')} AS "projectPurgeAfter",
+  ${isoTime('p.purged_at')} AS "projectPurgedAt"`;
 
 export class KeyIdentitiesRepository {
   async findByHash(db: Queryable, keyHash: string): Promise<identity.KeyIdentity | undefined> {

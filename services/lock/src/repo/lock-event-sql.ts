@@ -1,5 +1,4 @@
-/** ISO 8601 in UTC with milliseconds, as JavaScript's toISOString writes it. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+import { isoTime } from '@lode/db';
 
 /**
  * Bounds of one lock.changed event. A commit may release 25,000 locks at once, with paths of up to
@@ -50,14 +49,14 @@ export function lockEventCte(event: LockEventSql): string {
       'action', '${event.action}',
       ${reason}
       'by', json_build_object('userId', ${event.byUserId}, 'userName', ${event.byUserName}),
-      'at', ${iso('now()')},
+      'at', ${isoTime('now()')},
       'locks', json_agg(r.lock ORDER BY r.path, r.file_id)
     )::text
     FROM (
       SELECT l.*, sum(greatest(octet_length(l.lock::text), ${MIN_LOCK_WEIGHT})) OVER (ORDER BY l.path, l.file_id ROWS UNBOUNDED PRECEDING) / ${EVENT_LOCK_BYTES} AS part
       FROM (
         SELECT r.*, json_build_object(
-          'fileId', r.file_id, 'path', r.path, 'userId', r.user_id, 'userName', r.user_name, 'note', r.note, 'lockedAt', ${iso('r.locked_at')}
+          'fileId', r.file_id, 'path', r.path, 'userId', r.user_id, 'userName', r.user_name, 'note', r.note, 'lockedAt', ${isoTime('r.locked_at')}
         ) AS lock
         FROM ${event.rows} r
         WHERE ${event.where ?? 'true'}

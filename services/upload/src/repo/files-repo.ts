@@ -1,4 +1,4 @@
-import { textList, type Queryable } from '@lode/db';
+import { isoTime, textList, type Queryable } from '@lode/db';
 import type { upload } from '@lode/contracts';
 
 export interface ReservationInput {
@@ -347,7 +347,7 @@ export class FilesRepository {
            FROM unnest(string_to_array($2, ',')::uuid[], string_to_array($3, ',', '')::int[]) WITH ORDINALITY AS r(file_id, version, n)
            CROSS JOIN LATERAL (
              SELECT id, sha256, size, storage_key AS "storageKey", uploader_id AS "uploaderId", uploader_name AS "uploaderName",
-                    to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
+                    ${isoTime('created_at')} AS "createdAt"
              FROM versions WHERE file_id = r.file_id AND version = r.version AND project_id = $1 AND purged_at IS NULL LIMIT 1
            ) v`,
           [projectId, ids, textList(versions)],

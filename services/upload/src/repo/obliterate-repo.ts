@@ -1,4 +1,4 @@
-import type { NamedStatement, Queryable } from '@lode/db';
+import { isoTime, type NamedStatement, type Queryable } from '@lode/db';
 import type { PlannedVersion } from '../domain/obliterate-plan.ts';
 
 export interface FileRow {
@@ -26,7 +26,7 @@ export interface PurgeRow {
 }
 
 const PLANNED = `id, version, size, sha256, storage_key AS "storageKey",
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
+  ${isoTime('created_at')} AS "createdAt"`;
 
 /**
  * Which of a page's (file, version) pairs were purged, prepared: every versions page and download
@@ -37,7 +37,7 @@ const PURGES: NamedStatement = {
   text: `SELECT r.n::int AS n, p.*
    FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS r(file_id, version, n)
    CROSS JOIN LATERAL (
-     SELECT to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, purged_by AS "userId", purged_by_name AS "userName", purge_reason AS reason,
+     SELECT ${isoTime('purged_at')} AS at, purged_by AS "userId", purged_by_name AS "userName", purge_reason AS reason,
        purge_rule AS rule
      FROM versions WHERE project_id = $1 AND file_id = r.file_id AND version = r.version AND purged_at IS NOT NULL LIMIT 1
    ) p`,
@@ -118,7 +118,7 @@ export class ObliterateRepository {
          INSERT INTO usage_deltas (project_id, logical_bytes, stored_bytes, versions, objects)
          SELECT $1, -sum(size), 0, -count(*), 0 FROM purged HAVING count(*) > 0
        )
-       SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, (SELECT count(*) FROM purged)::int AS count`,
+       SELECT ${isoTime('now()')} AS at, (SELECT count(*) FROM purged)::int AS count`,
       [projectId, versionIds, record.by?.userId ?? null, record.by?.userName ?? null, record.purgeId, record.reason, rules],
     );
     return rows[0];
@@ -127,7 +127,7 @@ export class ObliterateRepository {
   /** What an obliteration already purged (a retried run), newest first. */
   async purgedBy(q: Queryable, projectId: string, purgeId: string): Promise<(PlannedVersion & { fileId: string; purgedAt: string })[]> {
     const { rows } = await q.query<PlannedVersion & { fileId: string; purgedAt: string }>(
-      `SELECT ${PLANNED}, file_id AS "fileId", to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "purgedAt"
+      `SELECT ${PLANNED}, file_id AS "fileId", ${isoTime('purged_at')} AS "purgedAt"
        FROM versions WHERE purge_id = $2 AND project_id = $1 ORDER BY version DESC`,
       [projectId, purgeId],
     );

@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { isoTime, type Queryable } from '@lode/db';
 
 export interface OrgQuotaRow {
   operatorBytes: number | null;
@@ -96,7 +96,7 @@ export class OrgQuotaRepository {
          RETURNING q.org_id, l.stored_bytes, l.quota_bytes, l.quota_source, q.warned_at
        )
        SELECT org_id AS "orgId", stored_bytes AS "storedBytes", quota_bytes AS "quotaBytes", quota_source AS "quotaSource",
-              to_char(warned_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+              ${isoTime('warned_at')} AS at
        FROM crossed ORDER BY org_id`,
       [share, pairs.map(([orgId]) => orgId), pairs.map(([, projectId]) => projectId), orgs.map((org) => org.orgId)],
     );

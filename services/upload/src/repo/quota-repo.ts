@@ -1,4 +1,4 @@
-import type { Queryable } from '@lode/db';
+import { isoTime, type Queryable } from '@lode/db';
 
 export interface QuotaRow {
   operatorBytes: number | null;
@@ -71,7 +71,7 @@ export class QuotaRepository {
          RETURNING q.project_id, l.stored_bytes, l.quota_bytes, l.quota_source, q.warned_at
        )
        SELECT project_id AS "projectId", stored_bytes AS "storedBytes", quota_bytes AS "quotaBytes", quota_source AS "quotaSource",
-              to_char(warned_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+              ${isoTime('warned_at')} AS at
        FROM crossed ORDER BY project_id`,
       [share],
     );

@@ -1,8 +1,6 @@
 import type { retention } from '@lode/contracts';
-import type { Queryable } from '@lode/db';
+import { isoTime, type Queryable } from '@lode/db';
 import type { PlannedVersion } from '../domain/obliterate-plan.ts';
-
-const TIME = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export interface PolicyRow {
   rules: retention.RetentionRule[];
@@ -25,7 +23,7 @@ export interface CandidateVersion extends PlannedVersion {
   rank: number;
 }
 
-const POLICY = `rules, ${TIME('updated_at')} AS "updatedAt", updated_by AS "updatedBy", updated_by_name AS "updatedByName", ${TIME('last_applied_at')} AS "lastRunAt"`;
+const POLICY = `rules, ${isoTime('updated_at')} AS "updatedAt", updated_by AS "updatedBy", updated_by_name AS "updatedByName", ${isoTime('last_applied_at')} AS "lastRunAt"`;
 
 /** SQL for retention: the projects' rules, the files in keyset order, the versions past what the rules keep. */
 export class RetentionRepository {
@@ -96,7 +94,7 @@ export class RetentionRepository {
       `SELECT f.file_id AS "fileId", v.id, v.version, v.size, v.sha256, v."storageKey", v."createdAt", v.n::int AS rank
        FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS f(file_id, keep_last, n)
        CROSS JOIN LATERAL (
-         SELECT id, version, size, sha256, storage_key AS "storageKey", ${TIME('created_at')} AS "createdAt", row_number() OVER (ORDER BY version DESC) AS n
+         SELECT id, version, size, sha256, storage_key AS "storageKey", ${isoTime('created_at')} AS "createdAt", row_number() OVER (ORDER BY version DESC) AS n
          FROM versions WHERE file_id = f.file_id AND project_id = $1 AND purged_at IS NULL
          ORDER BY version DESC OFFSET f.keep_last
        ) v
