@@ -1,5 +1,5 @@
-// Not part of the CLI (the build leaves it out): the CLI as users install it, one ES module (pack.ts
-// packs it; the benchmarks run it as users do).
+// Not part of the CLI (its bundle holds what src/main.ts imports): the CLI as users install it, one
+// ES module (pack.ts packs it; the benchmarks run it as users do).
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { rolldown } from 'rolldown';

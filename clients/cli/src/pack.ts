@@ -1,5 +1,5 @@
-// Not part of the CLI (the build leaves it out): makes the two tarballs users install,
-// `npm run tarballs -w @lode/cli -- DIR` → DIR/lode-sdk-<v>.tgz and DIR/lode-cli-<v>.tgz.
+// Not part of the CLI (its bundle holds what src/main.ts imports): makes the two tarballs users
+// install, `npm run tarballs -w @lode/cli -- DIR` → DIR/lode-sdk-<v>.tgz and DIR/lode-cli-<v>.tgz.
 //
 // Each package is built and packed in a folder of its own, with a package.json made for users: the
 // repository's point its `types` and `development` entries at sources, which a tarball leaves out

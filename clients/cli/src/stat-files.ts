@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
  * From this many files worker threads share the stats: below it the main thread is done before a
  * worker would have started.
  */
-export const SHARED_FROM = 16_384;
+const SHARED_FROM = 16_384;
 /** Worker threads beside the main one: one per other core, up to this many (each takes its own start-up, which a fourth share would not repay). */
 const MAX_WORKERS = 3;
 
