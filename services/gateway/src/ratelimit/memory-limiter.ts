@@ -24,8 +24,8 @@ export class MemoryWriteLimiter implements WriteLimiter {
     return this.#step(bucket, limit, 1);
   }
 
-  async takeWrite(project: string, limit: RateLimit): Promise<TakeResult> {
-    return this.#step(project, limit, 1);
+  takeWrite(project: string, limit: RateLimit): Promise<TakeResult> {
+    return this.take(project, limit);
   }
 
   async refund(bucket: string, limit: RateLimit): Promise<void> {
