@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { compareIncrementally, SYNC_BATCH, syncFiles, type ListedFiles } from './incremental-status.ts';
 import { loadRemoteTree, replaceRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
-import type { HashedEntry, LocalEntry } from './scan.ts';
+import { mergeInPathOrder } from './monitored-listing.ts';
+import { unchangedOf, type HashedEntry, type UnchangedFiles } from './scan.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface BranchComparison {
@@ -11,7 +12,7 @@ export interface BranchComparison {
   /** The listed files as hashed (cache first), all but `unchanged`. */
   hashed: HashedEntry[];
   /** Listed files as the workspace last synced them at the tip: up to date, no row made (incremental-status.ts). */
-  unchanged: LocalEntry[];
+  unchanged: UnchangedFiles;
   latestCommitSeq: number;
   /** The record of the branch as it now stands on disk, when the branch is the workspace's. */
   tree?: RemoteTree;
@@ -42,13 +43,14 @@ export async function compareWithBranch(
       return { rows: answer.rows, hashed: answer.hashed, unchanged: answer.unchanged, latestCommitSeq: answer.latestCommitSeq, tree };
     }
   }
-  const hashed = await listed.hash(listed.entries, []);
+  const all = listed.quiet ? mergeInPathOrder(listed.entries, listed.quiet.entries()) : listed.entries;
+  const hashed = await listed.hash(all, unchangedOf([]));
   const files = syncFiles(workspace.index, hashed);
   // The branch's generation before its files: were it created again meanwhile, the record names the
   // old one and the next status is told to compare in full, never diffed against the wrong tree.
   const generation = recorded ? await branchGeneration(client, branch, signal) : undefined;
   const { rows, latestCommitSeq, oldestSeq } = await compareInFull(client, branch, files, signal);
-  if (generation === undefined) return { rows, hashed, unchanged: [], latestCommitSeq };
+  if (generation === undefined) return { rows, hashed, unchanged: unchangedOf([]), latestCommitSeq };
   const hashes = new Map(files.map((file) => [file.path, file.sha256]));
   // Each batch is its own snapshot: from the oldest, the changes since bring them all to one.
   const made = replaceRemoteTree(
@@ -58,7 +60,7 @@ export async function compareWithBranch(
     oldestSeq,
     treeFromRows(rows, (path) => hashes.get(path)),
   );
-  return { rows, hashed, unchanged: [], latestCommitSeq, tree: made };
+  return { rows, hashed, unchanged: unchangedOf([]), latestCommitSeq, tree: made };
 }
 
 /**

@@ -18,9 +18,9 @@ const OWN_FILES = [`${STATE_DIR}/`, '*.lode-tmp', '*.lode-partial', '*.lode-rang
 
 /**
  * The defaults, then `.lodeignore` at the workspace root in gitignore syntax (a later rule wins, so
- * it can re-include a default), then the workspace's own files.
+ * it can re-include a default), then the workspace's own files: one rule per line, for ignoreTest.
  */
-export async function workspaceIgnores(root: string): Promise<IgnoreTest> {
+export async function workspaceIgnoreRules(root: string): Promise<string[]> {
   let lodeignore = '';
   try {
     lodeignore = await readFile(path.join(root, '.lodeignore'), 'utf8');
@@ -28,7 +28,7 @@ export async function workspaceIgnores(root: string): Promise<IgnoreTest> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   // Split as the ignore library splits a file, so that each line is one rule to both.
-  return ignoreTest([...DEFAULT_IGNORES, ...lodeignore.split(/\r?\n/), ...OWN_FILES]);
+  return [...DEFAULT_IGNORES, ...lodeignore.split(/\r?\n/), ...OWN_FILES];
 }
 
 // eslint-disable-next-line no-control-regex

@@ -1,6 +1,7 @@
 import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { applyChanges, type RemoteFile, type RemoteTree } from './remote-tree.ts';
-import type { HashedEntry, LocalEntry } from './scan.ts';
+import { flaggedCount, mergeInPathOrder } from './monitored-listing.ts';
+import { unchangedOf, type HashedEntry, type LocalEntry, type QuietFiles, type UnchangedFiles } from './scan.ts';
 import type { WorkspaceIndex } from './workspace-index.ts';
 
 /** Rows per GET /changes page: the most the server gives. */
@@ -20,7 +21,7 @@ export interface IncrementalAnswer {
   /** The listed files as hashed (cache first), all but `unchanged`. */
   hashed: HashedEntry[];
   /** Listed files as this workspace last synced them at the tip (WorkspaceIndex, unchangedAtTip): up to date, no row made. */
-  unchanged: LocalEntry[];
+  unchanged: UnchangedFiles;
   latestCommitSeq: number;
   /** Whether the record moved on (to save it). */
   changed: boolean;
@@ -29,11 +30,13 @@ export interface IncrementalAnswer {
 /** The workspace's files on disk and how they are hashed (scan.ts, hashEntries). */
 export interface ListedFiles {
   entries: readonly LocalEntry[];
+  /** Listed files known unchanged at the tip as of the last status, none of them in `entries` (scan.ts). */
+  quiet?: QuietFiles;
   /** Paths that name one file with another listed one (status.ts, caseCollisions): each compared one by one. */
   colliding: ReadonlySet<string>;
   multipartThreshold: number;
   /** Digests of `entries`, `cached` counting as present in the hash cache, neither hashed nor returned. */
-  hash(entries: readonly LocalEntry[], cached: readonly LocalEntry[]): Promise<HashedEntry[]>;
+  hash(entries: readonly LocalEntry[], cached: UnchangedFiles): Promise<HashedEntry[]>;
 }
 
 /**
@@ -75,7 +78,7 @@ export async function compareIncrementally(
     // Each unchanged file is its key's tip, which no other listed file shares (caseCollisions): the
     // remote files are all listed when the listed keys with a tip are as many.
     const withTip = new Set(keys.filter((_, i) => tips[i] !== undefined));
-    if (unchanged.length + withTip.size !== tree.files.size) {
+    if (unchanged.count + withTip.size !== tree.files.size) {
       const listedKeys = new Set(keys);
       const remoteOnly = index.remoteKeysBeside(unchangedLines).filter((key) => !listedKeys.has(key));
       remoteOnly.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -93,18 +96,34 @@ interface LocalFilesAtTip {
   /** What is asked about the files compared one by one. */
   files: SyncFile[];
   hashed: HashedEntry[];
-  unchanged: LocalEntry[];
+  unchanged: UnchangedFiles;
   /** The index lines of the unchanged files, flagged. */
   unchangedLines: Uint8Array;
 }
 
-/** Sets apart the listed files as last synced at the tip, and hashes the others. */
+/**
+ * Sets apart the listed files as last synced at the tip, and hashes the others. Quiet files stay
+ * apart undecoded but those whose records changed since the listing (a change caught up with): they
+ * are read again like the rest.
+ */
 async function filesAtTip(index: WorkspaceIndex, listed: ListedFiles): Promise<LocalFilesAtTip> {
   const unchanged: LocalEntry[] = [];
   const others: LocalEntry[] = [];
   const unchangedLines = new Uint8Array(index.lineCount);
+  let entries = listed.entries;
+  let quietLines: Uint8Array | undefined;
+  if (listed.quiet) {
+    quietLines = listed.quiet.lines.slice();
+    const cleared = index.clearChanged(quietLines);
+    if (cleared.length > 0) {
+      const flags = new Uint8Array(quietLines.length);
+      for (const line of cleared) flags[line] = 1;
+      entries = mergeInPathOrder(entries, listed.quiet.entries(flags));
+    }
+    unchangedLines.set(quietLines);
+  }
   const atTip = index.unchangedAtTip(listed.multipartThreshold);
-  for (const entry of listed.entries) {
+  for (const entry of entries) {
     const line = listed.colliding.has(entry.path) ? -1 : atTip(entry.path, entry.size, entry.mtimeMs);
     if (line < 0) others.push(entry);
     else {
@@ -112,8 +131,14 @@ async function filesAtTip(index: WorkspaceIndex, listed: ListedFiles): Promise<L
       unchangedLines[line] = 1;
     }
   }
-  const hashed = await listed.hash(others, unchanged);
-  return { files: syncFiles(index, hashed), hashed, unchanged, unchangedLines };
+  const set = listed.quiet && quietLines ? withQuiet(unchanged, listed.quiet, quietLines) : unchangedOf(unchanged);
+  const hashed = await listed.hash(others, set);
+  return { files: syncFiles(index, hashed), hashed, unchanged: set, unchangedLines };
+}
+
+/** Unchanged files read on their lines, and quiet ones on the flagged `lines`. */
+function withQuiet(read: readonly LocalEntry[], quiet: QuietFiles, lines: Uint8Array): UnchangedFiles {
+  return { count: read.length + flaggedCount(lines), entries: () => mergeInPathOrder(read, quiet.entries(lines)) };
 }
 
 /** What POST /sync is asked about each file: its SHA-256, and the version it was last synced at as `baseVersion`. */

@@ -58,6 +58,11 @@ export interface IndexHeader {
   /** Names this writing of the index: log lines carry it, so none outlives a rewrite. */
   id: string;
   remote: RemoteScope | null;
+  /**
+   * Whether a remote part sits on a path other than its key (a path not in lower case): false lets a
+   * key without a line of its own be known absent without going through every line. Unknown when absent.
+   */
+  mixedCaseRemote?: boolean;
 }
 
 /** Field numbers after the path. */
@@ -166,6 +171,7 @@ function parseHeader(line: string): IndexHeader | undefined {
   try {
     const header = JSON.parse(json) as Partial<IndexHeader>;
     if (typeof header.id !== 'string' || (header.remote !== null && !validScope(header.remote))) return undefined;
+    if (header.mixedCaseRemote !== undefined && typeof header.mixedCaseRemote !== 'boolean') return undefined;
     return header as IndexHeader;
   } catch {
     return undefined;
@@ -224,6 +230,12 @@ export function localAt(text: string, start: number): CachedDigest {
   if (!isEmpty(start, F.md5)) digest.md5 = field(text, start, F.md5);
   if (!isEmpty(start, F.partDigests)) digest.parts = JSON.parse(field(text, start, F.partDigests)) as CachedDigest['parts'];
   return digest;
+}
+
+/** The size and mtime the line's local digest was made at. */
+export function localStatAt(text: string, start: number): { size: number; mtimeMs: number } {
+  locate(text, start, F.mtime + 1);
+  return { size: integer(text, start, F.size), mtimeMs: Number(field(text, start, F.mtime)) };
 }
 
 export function syncedAt(text: string, start: number): SyncedFile {

@@ -4,6 +4,7 @@ import { branchCommands } from './commands/branch.ts';
 import { historyCommands } from './commands/history.ts';
 import { lockCommands } from './commands/locks.ts';
 import { lsCommands } from './commands/ls.ts';
+import { monitorCommands } from './commands/monitor.ts';
 import { projectCommands } from './commands/project.ts';
 import { sessionCommands } from './commands/session.ts';
 import { storageCommands } from './commands/storage.ts';
@@ -39,6 +40,7 @@ const program = new Command('lode')
 
 sessionCommands(program);
 syncCommands(program);
+monitorCommands(program);
 lockCommands(program);
 historyCommands(program);
 lsCommands(program);

@@ -3,7 +3,7 @@ import type { Context } from './context.ts';
 import { CliError, EXIT } from './failure.ts';
 import { plural } from './output.ts';
 import { resolveMultipartThreshold } from './commands/option-values.ts';
-import { hashEntries, scanWorkspace } from './scan.ts';
+import { hashEntries, scanWorkspace, unchangedOf } from './scan.ts';
 import { inScope } from './status.ts';
 import type { SyncedFile, Workspace } from './workspace.ts';
 
@@ -25,11 +25,13 @@ export interface RevertReport {
  */
 export async function revert(ctx: Context, workspace: Workspace, scopes: string[]): Promise<RevertReport> {
   const scanned = await scanWorkspace(workspace);
+  // The files out of scope keep their digests: a revert of one file is no reason to read the rest again.
   const local = await hashEntries(
     workspace,
     scanned.files.filter((e) => inScope(e.path, scopes)),
     ctx.signal,
     resolveMultipartThreshold(undefined),
+    unchangedOf(scanned.files.filter((e) => !inScope(e.path, scopes))),
   );
   const files = workspace.state.files;
   const synced = files

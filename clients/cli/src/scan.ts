@@ -1,7 +1,10 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
-import { workspaceIgnores } from './ignore-rules.ts';
+import { FileMonitor, type MonitorAnswer } from './fs-monitor.ts';
+import { ignoreTest, workspaceIgnoreRules, type IgnoreTest } from './ignore-rules.ts';
+import { applyChanges } from './monitored-listing.ts';
+import type { RecordedListing } from './monitor-record.ts';
 import { statFiles } from './stat-files.ts';
 import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
 
@@ -17,32 +20,121 @@ export interface HashedEntry extends LocalEntry {
 }
 
 export interface ScannedWorkspace {
+  /** The files listed but the quiet ones. */
   files: LocalEntry[];
+  /** Listed files known unchanged at the tip without a look (monitored-listing.ts). */
+  quiet?: QuietFiles;
   /** Temporary files of downloads, on disk: a pull killed mid-download leaves its own behind. */
   partials: string[];
   /** Whether `.lodeignore`, the CLI's own rules or a nested workspace leave a project path alone. */
   ignores: (projectPath: string) => boolean;
   /** Workspaces inside this one (project paths of their roots): theirs, both ways. */
   nested: string[];
+  /**
+   * With the file monitor on, what to record of this listing once its files are hashed (workspace.ts,
+   * recordListing): the caller adds the files it set aside unhashed.
+   */
+  listing?: Omit<RecordedListing, 'unhashed'>;
+  /** Whether the listing was made from the record and the monitor's changes, not by a walk. */
+  fromMonitor: boolean;
+  /** Why the file monitor, though on, did not serve this listing: the workspace was walked. */
+  monitorProblem?: string;
 }
 
 /**
  * Every regular file of the workspace that `.lodeignore` keeps, as project paths in NFC, in path
  * order (symlinks and workspaces nested inside are skipped), and the downloads' temporary files apart.
+ * With the file monitor on and a listing recorded, that listing with the monitor's changes since
+ * applied (monitored-listing.ts); otherwise, or with `walk`, a walk of the folders.
  */
-export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorkspace> {
-  const ignores = await workspaceIgnores(workspace.root);
+export async function scanWorkspace(workspace: Workspace, options: { walk?: boolean; multipartThreshold?: number } = {}): Promise<ScannedWorkspace> {
+  const root = path.resolve(workspace.root);
+  const ruleLines = await workspaceIgnoreRules(root);
+  const ignores = ignoreTest(ruleLines);
+  const rules = ruleLines.join('\n');
+  const recorded = workspace.monitor?.listing;
+  const asked = workspace.monitor && !options.walk ? await askMonitor(root, recorded?.rules === rules ? recorded.clock : undefined) : undefined;
+  const changes = asked?.answer?.changes;
+  const applied =
+    changes && recorded ? applyChanges(workspace, root, recorded, changes, { ignores, multipartThreshold: options.multipartThreshold }) : undefined;
+  const listed = applied ?? (await walkWorkspace(root, ignores));
+  // Paths under a nested workspace are left alone too, remote ones included: pull would write over
+  // its files and push delete them. Compared ignoring case, as the project names files.
+  const nestedKeys = listed.nested.map((prefix) => `${prefix.toLowerCase()}/`);
+  const underNested = (projectPath: string) => nestedKeys.some((key) => `${projectPath.toLowerCase()}/`.startsWith(key));
+  const clock = asked?.answer?.clock;
+  return {
+    files: listed.files,
+    quiet: listed.quiet,
+    partials: listed.partials.map((name) => localPathOf(root, name)),
+    ignores: (projectPath) => ignores(projectPath) || underNested(projectPath),
+    nested: listed.nested,
+    listing: clock === undefined ? undefined : { clock, rules, partials: listed.partials, nested: listed.nested },
+    fromMonitor: applied !== undefined,
+    monitorProblem: asked?.problem,
+  };
+}
+
+/** What the file monitor answers, or why it could not. */
+async function askMonitor(root: string, clock: string | undefined): Promise<{ answer?: MonitorAnswer; problem?: string }> {
+  let monitor: FileMonitor | undefined;
+  try {
+    monitor = await FileMonitor.connect();
+    return { answer: await monitor.changesSince(root, clock) };
+  } catch (error) {
+    return { problem: (error as Error).message };
+  } finally {
+    monitor?.end();
+  }
+}
+
+/**
+ * Listed files whose index lines read as unchanged at the tip at the last status, neither the files
+ * nor their records changed since (monitored-listing.ts): looked at and decoded only when asked.
+ */
+export interface QuietFiles {
+  /** Flags by line of the index's text. */
+  lines: Uint8Array;
+  count: number;
+  /** The entries of the flagged `lines` (all of them by default), as the walk lists them, in path order. */
+  entries(lines?: Uint8Array): LocalEntry[];
+}
+
+/** Listed files set apart as unchanged at the tip (incremental-status.ts): counted, and listed only when asked. */
+export interface UnchangedFiles {
+  readonly count: number;
+  entries(): readonly LocalEntry[];
+}
+
+export function unchangedOf(entries: readonly LocalEntry[]): UnchangedFiles {
+  return { count: entries.length, entries: () => entries };
+}
+
+/** A workspace's files, partials (relative names, `/`-separated) and nested workspaces (project paths). */
+export interface Listing {
+  files: LocalEntry[];
+  quiet?: QuietFiles;
+  partials: string[];
+  nested: string[];
+}
+
+/** A name relative to `root`, `/`-separated, as a path on disk. */
+export function localPathOf(root: string, name: string): string {
+  return `${root}${path.sep}${path.sep === '/' ? name : name.replaceAll('/', path.sep)}`;
+}
+
+async function walkWorkspace(root: string, ignores: IgnoreTest): Promise<Listing> {
   const projectPaths: string[] = [];
   const localPaths: string[] = [];
   const partials: string[] = [];
   const nested: string[] = [];
   // Synchronous on purpose: a workspace is many small folders and files, and one call per entry
   // costs less than a promise per entry through the thread pool, several times less for 100,000.
-  const walk = (dir: string, prefix: string): void => {
+  const walk = (dir: string, prefix: string, relative: string): void => {
     const entries = readdirSync(dir, { withFileTypes: true });
     // A workspace inside this one is its own: its files would be pushed twice, under two paths.
     if (prefix !== '' && entries.some((e) => e.name === STATE_DIR && e.isDirectory()) && isFile(stateFile(dir))) {
-      nested.push(prefix);
+      nested.push(prefix.slice(0, -1));
       return;
     }
     // In NFC, as the API stores and answers paths: macOS hands out decomposed names (café as e + ´).
@@ -54,33 +146,24 @@ export async function scanWorkspace(workspace: Workspace): Promise<ScannedWorksp
       const projectPath = prefix + name;
       const localPath = `${dir}${path.sep}${entry.name}`;
       if (entry.isDirectory()) {
-        if (!ignores(projectPath)) walk(localPath, projectPath);
+        if (!ignores(projectPath)) walk(localPath, projectPath, `${relative}${entry.name}/`);
       } else if (entry.isFile() && isPartialDownload(entry.name)) {
-        partials.push(localPath);
+        partials.push(relative + entry.name);
       } else if (entry.isFile() && !ignores(projectPath)) {
         projectPaths.push(projectPath);
         localPaths.push(localPath);
       }
     }
   };
-  walk(path.resolve(workspace.root), '');
+  walk(root, '', '');
   // Stated once all are listed, so that the stats can be shared between threads.
   const stats = await statFiles(localPaths);
-  const found: LocalEntry[] = [];
+  const files: LocalEntry[] = [];
   for (const [i, projectPath] of projectPaths.entries()) {
     // Gone between the listing and now: not a file of the workspace any more.
-    if (stats.size(i) >= 0) found.push({ path: projectPath, localPath: localPaths[i], size: stats.size(i), mtimeMs: stats.mtimeMs(i) });
+    if (stats.size(i) >= 0) files.push({ path: projectPath, localPath: localPaths[i], size: stats.size(i), mtimeMs: stats.mtimeMs(i) });
   }
-  // Paths under a nested workspace are left alone too, remote ones included: pull would write over
-  // its files and push delete them. Compared ignoring case, as the project names files.
-  const nestedKeys = nested.map((prefix) => prefix.toLowerCase());
-  const underNested = (projectPath: string) => nestedKeys.some((key) => `${projectPath.toLowerCase()}/`.startsWith(key));
-  return {
-    files: found,
-    partials,
-    ignores: (projectPath) => ignores(projectPath) || underNested(projectPath),
-    nested: nested.map((prefix) => prefix.slice(0, -1)),
-  };
+  return { files, partials, nested };
 }
 
 function isFile(file: string): boolean {
@@ -107,15 +190,15 @@ export function digestFits(digest: ContentDigest, multipartThreshold: number): b
  * SDK's worker threads. Largest first: a big file started last would finish alone on one core while
  * the others idle. A file from `multipartThreshold` is hashed in parts (its SHA-256 and each part's
  * MD5 in one read), and the cache keeps the part MD5s, so a push does not read it again for them.
- * `cached`: files of the workspace known to have a fitting digest in the cache, neither hashed nor
- * returned, which the cache keeps.
+ * `cached`: the workspace's other files, neither hashed nor returned, whose digests the cache keeps;
+ * it drops those of any file in neither list.
  */
 export async function hashEntries(
   workspace: Workspace,
   entries: readonly LocalEntry[],
   signal?: AbortSignal,
   multipartThreshold: number = DEFAULT_MULTIPART_THRESHOLD,
-  cached: readonly LocalEntry[] = [],
+  cached: UnchangedFiles = unchangedOf([]),
 ): Promise<HashedEntry[]> {
   const cache = workspace.hashes;
   const hashed = new Array<HashedEntry>(entries.length);
@@ -138,8 +221,8 @@ export async function hashEntries(
   }
   // The cache keeps only files that exist now, so it never outgrows the workspace: it holds every
   // entry now, so one of another path is there only when it holds more.
-  if (cache.size !== entries.length + cached.length) {
-    const listed = new Set([...entries, ...cached].map((e) => e.path));
+  if (cache.size !== entries.length + cached.count) {
+    const listed = new Set([...entries, ...cached.entries()].map((e) => e.path));
     for (const p of cache.keys()) if (!listed.has(p)) cache.delete(p);
   }
   return hashed;

@@ -3,8 +3,14 @@ import { compareWithBranch } from './compare-branch.ts';
 import { CliError, EXIT } from './failure.ts';
 import { tipRow, type ListedFiles } from './incremental-status.ts';
 import type { RemoteTree } from './remote-tree.ts';
-import { comparePaths, hashEntries, scanWorkspace, type HashedEntry, type LocalEntry } from './scan.ts';
+import { comparePaths, hashEntries, scanWorkspace, type HashedEntry, type LocalEntry, type UnchangedFiles } from './scan.ts';
 import type { CachedDigest, SyncedFile, Workspace } from './workspace.ts';
+
+/**
+ * The most files compared one by one whose paths the file monitor's record keeps (monitor-record.ts):
+ * past it, the next status decodes every file's line rather than read a record that large.
+ */
+const MAX_RECORDED_COMPARED = 10_000;
 
 /** The server's seven statuses, plus a file this workspace synced and has since deleted (push records the deletion). */
 export type FileStatus = SyncStatus | 'deleted_local';
@@ -59,6 +65,8 @@ export interface WorkspaceStatus {
   partials: string[];
   /** The record of the branch's tree as this status left it (compare-branch.ts), when the branch is the workspace's. */
   tree?: RemoteTree;
+  /** Why the file monitor, though on, did not list the workspace: it was walked (scan.ts). */
+  monitorProblem?: string;
 }
 
 /**
@@ -69,7 +77,8 @@ export interface WorkspaceStatus {
  * workspace's, or becomes it: `follow` makes the workspace follow `branch` once it is known to exist.
  * `multipartThreshold`: files from this size are hashed for a multipart upload (scan.ts, hashEntries).
  * The server is asked only what changed since the last status where the workspace has a record of
- * the branch (compare-branch.ts); `full` sends the whole workspace, as when there is none.
+ * the branch (compare-branch.ts); `full` sends the whole workspace, as when there is none, and
+ * walks it even with the file monitor on.
  */
 export async function workspaceStatus(
   client: LodeClient,
@@ -78,9 +87,13 @@ export async function workspaceStatus(
   signal?: AbortSignal,
   options: { follow?: boolean; multipartThreshold?: number; full?: boolean } = {},
 ): Promise<WorkspaceStatus> {
-  const head = await requireBranch(client, branch, workspace.state.branch, signal);
+  const multipartThreshold = options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD;
+  // The branch is asked about while the workspace is listed: neither waits for the other.
+  const [head, scanned] = await Promise.all([
+    requireBranch(client, branch, workspace.state.branch, signal),
+    scanWorkspace(workspace, { walk: options.full, multipartThreshold }),
+  ]);
   if (options.follow) workspace.follow(branch);
-  const scanned = await scanWorkspace(workspace);
   // One such name in a sync would fail the whole request: they are set aside and reported instead.
   const unstorable: UnstorableFile[] = [];
   for (const e of scanned.files) {
@@ -90,14 +103,19 @@ export async function workspaceStatus(
   const setAside = new Set(unstorable.map((u) => pathKey(u.path)));
   const storable = setAside.size === 0 ? scanned.files : scanned.files.filter((e) => !setAside.has(pathKey(e.path)));
   const collisions = caseCollisions(storable.map((e) => e.path));
-  const multipartThreshold = options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD;
   const listed: ListedFiles = {
     entries: storable,
+    quiet: scanned.quiet,
     colliding: new Set(collisions.flat()),
     multipartThreshold,
     hash: (entries, cached) => hashEntries(workspace, entries, signal, multipartThreshold, cached),
   };
   const { rows, hashed, unchanged, latestCommitSeq, tree } = await compareWithBranch(client, workspace, branch, listed, { signal, full: options.full });
+  // Every listed file now has its digest in the index, but those set aside.
+  if (scanned.listing) {
+    const compared = hashed.length <= MAX_RECORDED_COMPARED ? { paths: hashed.map((e) => e.path), multipartThreshold } : undefined;
+    workspace.recordListing({ ...scanned.listing, unhashed: unstorable.map((u) => u.path), compared });
+  }
   const byPath = new Map<string, HashedEntry>();
   for (const e of hashed) byPath.set(e.path, e);
   if (branch === workspace.state.branch) recordSynced(workspace, rows, byPath, unchanged);
@@ -126,16 +144,18 @@ export async function workspaceStatus(
     head,
     latestCommitSeq,
     get entries() {
-      entries ??= unchanged.length === 0 ? compared : [...compared, ...unchangedEntries(workspace, unchanged)].sort((a, b) => comparePaths(a.path, b.path));
+      entries ??=
+        unchanged.count === 0 ? compared : [...compared, ...unchangedEntries(workspace, unchanged.entries())].sort((a, b) => comparePaths(a.path, b.path));
       return entries;
     },
     changes,
-    upToDate: compared.length - changes.length + unchanged.length,
+    upToDate: compared.length - changes.length + unchanged.count,
     caseCollisions: collisions,
     unstorable,
     nested: scanned.nested,
     partials: scanned.partials,
     tree,
+    monitorProblem: scanned.monitorProblem,
   };
 }
 
@@ -180,7 +200,7 @@ export function localStatus(row: SyncRow, synced: SyncedFile | undefined, here?:
  * `unchanged` files, as synced at the tip, have nothing to record and stay: the synced paths are
  * gone through only when there are more of them than of files here or live remotely.
  */
-function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: ReadonlyMap<string, HashedEntry>, unchanged: readonly LocalEntry[]): void {
+function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: ReadonlyMap<string, HashedEntry>, unchanged: UnchangedFiles): void {
   const liveRemotely = new Set<string>();
   for (const row of rows) {
     if (row.remoteVersion !== null && !local.has(row.path)) liveRemotely.add(row.path);
@@ -188,11 +208,11 @@ function recordSynced(workspace: Workspace, rows: readonly SyncRow[], local: Rea
       workspace.recordSynced(row.path, row.fileId, row.remoteVersion, row.remoteSha256);
   }
   const synced = workspace.state.files;
-  let kept = unchanged.length;
+  let kept = unchanged.count;
   for (const path of local.keys()) if (synced.has(path)) kept += 1;
   for (const path of liveRemotely) if (synced.has(path)) kept += 1;
   if (kept === synced.size) return;
-  const here = new Set([...local.keys(), ...unchanged.map((e) => e.path)]);
+  const here = new Set([...local.keys(), ...unchanged.entries().map((e) => e.path)]);
   for (const path of synced.keys()) if (!here.has(path) && !liveRemotely.has(path)) workspace.forgetSynced(path);
 }
 

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { isAscii } from 'node:buffer';
 import { appendFile, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   headerLine,
   localAt,
+  localStatAt,
   LOCAL,
   logLine,
   parseIndex,
@@ -25,6 +27,13 @@ import {
   type SyncedFile,
 } from './index-format.ts';
 import { writeTextFile } from './json-file.ts';
+
+/** A file as the hash cache last saw it. */
+export interface LocalStat {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
 
 /** Keyed values the workspace keeps: what its callers read and change, whatever the file holds. */
 export interface Table<V> {
@@ -104,8 +113,8 @@ export class WorkspaceIndex {
 
   /** The records in `dir` (`.lode`); empty when there are none, or none this code can read: the next status then compares in full. */
   static async load(dir: string): Promise<WorkspaceIndex> {
-    const base = parseIndex(await readFile(path.join(dir, 'index'), 'utf8').catch(() => ''));
-    const log = base ? await readFile(path.join(dir, 'index.log'), 'utf8').catch(() => '') : '';
+    const base = parseIndex(await readText(path.join(dir, 'index')));
+    const log = base ? await readText(path.join(dir, 'index.log')) : '';
     const index = new WorkspaceIndex(dir, base, log.length);
     if (base) for (const change of parseLog(log, base.header.id)) index.#apply(change);
     return index;
@@ -184,6 +193,87 @@ export class WorkspaceIndex {
     };
   }
 
+  /**
+   * Every path with a local digest (the hash cache: the files the last listing found), with the size
+   * and mtime it was made at, in path order; but those on lines flagged in `skip`, when given.
+   */
+  localListing(skip?: Uint8Array): LocalStat[] {
+    const overlay = this.#overlays.local;
+    const listed: LocalStat[] = [];
+    const base = this.#base;
+    if (base) {
+      for (let line = 0; line < base.paths.length; line += 1) {
+        if (skip?.[line]) continue;
+        const p = base.paths[line];
+        if (base.parts[line] & LOCAL && !overlay.has(p)) listed.push({ path: p, ...localStatAt(base.text, base.starts[line]) });
+      }
+    }
+    let added = false;
+    for (const [p, digest] of overlay) {
+      if (digest === null) continue;
+      listed.push({ path: p, size: digest.size, mtimeMs: digest.mtimeMs });
+      added = true;
+    }
+    return added || !base?.inPathOrder ? listed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) : listed;
+  }
+
+  /** Names this writing of the index: a rewrite (compaction) gives it another. */
+  get id(): string {
+    return this.#id;
+  }
+
+  /** Names this state of the records: the index's writing and the length of its log. */
+  get stamp(): string {
+    return `${this.#id}:${this.#logLength}`;
+  }
+
+  /**
+   * The lines of the index's text holding all three parts of a path, but those of `paths` and of
+   * paths with a key (lower case) in `keys`, none of their records changed since the index was read:
+   * of these, the lines a status read as unchanged at the tip still read so, as long as neither the
+   * file nor the records changed (monitored-listing.ts).
+   */
+  linesWithAllParts(paths: Iterable<string>, keys: ReadonlySet<string>): Uint8Array {
+    const base = this.#base;
+    const flags = new Uint8Array(this.lineCount);
+    if (!base || !this.#baseRemote) return flags;
+    for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] === (LOCAL | SYNCED | REMOTE)) flags[line] = 1;
+    for (const p of paths) {
+      const line = base.lineOf(p);
+      if (line !== undefined) flags[line] = 0;
+    }
+    if (keys.size > 0) for (let line = 0; line < flags.length; line += 1) if (flags[line] && keys.has(base.paths[line].toLowerCase())) flags[line] = 0;
+    this.clearChanged(flags);
+    return flags;
+  }
+
+  /** Clears the flags of lines whose records changed since the index was read; answers those lines. */
+  clearChanged(flags: Uint8Array): number[] {
+    const base = this.#base;
+    const cleared: number[] = [];
+    if (!base) return cleared;
+    const clear = (line: number | undefined) => {
+      if (line !== undefined && flags[line]) {
+        flags[line] = 0;
+        cleared.push(line);
+      }
+    };
+    for (const p of this.#overlays.local.keys()) clear(base.lineOf(p));
+    for (const p of this.#overlays.synced.keys()) clear(base.lineOf(p));
+    const remote = this.#overlays.remote;
+    // A remote part sits on the line of its file's path, whose key it is: looked for by key.
+    if (remote.size > 0) for (let line = 0; line < flags.length; line += 1) if (flags[line] && remote.has(base.paths[line].toLowerCase())) clear(line);
+    return cleared;
+  }
+
+  /** The paths of `lines` (of the index's text, each with a local digest) with the size and mtime of their digests, in path order. */
+  localOnLines(lines: Iterable<number>): LocalStat[] {
+    const base = this.#base as ParsedIndex;
+    const listed: LocalStat[] = [];
+    for (const line of lines) listed.push({ path: base.paths[line], ...localStatAt(base.text, base.starts[line]) });
+    return base.inPathOrder ? listed : listed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
   /** The remote table's keys but those whose part sits on a line flagged in `skip` (by line of the index's text). */
   remoteKeysBeside(skip: Uint8Array): string[] {
     const base = this.#base;
@@ -235,16 +325,18 @@ export class WorkspaceIndex {
    */
   async #compact(): Promise<void> {
     const id = randomUUID();
-    const lines: string[] = [headerLine({ id, remote: this.#scope })];
     const paths = new Set<string>(this.#base?.paths);
     for (const overlay of [this.#overlays.local, this.#overlays.synced]) for (const p of overlay.keys()) paths.add(p);
     // A remote file sits on the line of its own path, which its key finds.
     const remoteByPath = new Map<string, RemoteFile>();
+    let mixedCaseRemote = false;
     for (const key of this.remote.keys()) {
       const file = this.remote.get(key) as RemoteFile;
       remoteByPath.set(file[0], file);
       paths.add(file[0]);
+      mixedCaseRemote ||= file[0] !== key;
     }
+    const lines: string[] = [headerLine({ id, remote: this.#scope, mixedCaseRemote })];
     for (const p of [...paths].sort()) {
       const line = this.#base?.lineOf(p);
       const untouched =
@@ -297,7 +389,7 @@ export class WorkspaceIndex {
     // The line whose path is the key itself, in lower case, holds that key's remote part if any.
     const own = base.lineOf(key);
     if (own !== undefined && base.parts[own] & REMOTE && key.toLowerCase() === key) return own;
-    return this.#mixedCaseRemoteLines().get(key);
+    return base.header.mixedCaseRemote === false ? undefined : this.#mixedCaseRemoteLines().get(key);
   }
 
   /** The lines of remote parts whose path is not its key, by key. Made the first time one is asked for. */
@@ -368,12 +460,18 @@ export class WorkspaceIndex {
       const base = this.#base;
       return base ? base.paths.filter((_, line) => base.parts[line] & part) : [];
     };
+    // Changes keep the count beside the base's, which is counted when first asked for: most commands never ask.
     const counts = this.#counts;
-    // The base's count of this part, once: changes then keep it.
-    const base = this.#base;
-    let inBaseCount = 0;
-    if (base) for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] & part) inBaseCount += 1;
-    counts[kind] += inBaseCount;
+    let inBaseCount: number | undefined;
+    const baseCount = (): number => {
+      if (kind === 'remote' && !this.#baseRemote) return 0;
+      if (inBaseCount === undefined) {
+        const base = this.#base;
+        inBaseCount = 0;
+        if (base) for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] & part) inBaseCount += 1;
+      }
+      return inBaseCount;
+    };
     return {
       get,
       has,
@@ -388,10 +486,20 @@ export class WorkspaceIndex {
         return keys;
       },
       get size() {
-        return counts[kind];
+        return baseCount() + counts[kind];
       },
     };
   }
+}
+
+/**
+ * A file's text, '' when it cannot be read. Text in ASCII, as nearly every index is, is made a string
+ * byte for byte, several times faster than decoding UTF-8 that it also is.
+ */
+async function readText(file: string): Promise<string> {
+  const bytes = await readFile(file).catch(() => undefined);
+  if (!bytes) return '';
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 function changeOf(kind: 'local' | 'synced' | 'remote', key: string, value: unknown): Change {

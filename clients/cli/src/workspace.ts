@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CliError } from './failure.ts';
 import { validScope, type CachedDigest, type RemoteFile, type SyncedFile } from './index-format.ts';
 import { readJsonFile, writeJsonFile } from './json-file.ts';
+import { readMonitorRecord, removeMonitorRecord, writeMonitorRecord, type MonitorRecord, type RecordedListing } from './monitor-record.ts';
 import { WorkspaceIndex, type ReadonlyTable, type Table } from './workspace-index.ts';
 
 export const STATE_DIR = '.lode';
@@ -32,6 +33,12 @@ export class Workspace {
   /** Changed only through follow, recordSynced and forgetSynced: a save writes only what changed. */
   #branch: string;
   #branchChanged: boolean;
+  /** The file monitor's record (monitor-record.ts): undefined while it is off. */
+  #monitor: MonitorRecord | undefined;
+  /** A listing to record once the index holding its digests is saved. */
+  #listingToSave: RecordedListing | undefined;
+  /** The listing this process recorded, the index's writing it was saved with, and the stamp last written. */
+  #listingSaved: { listing: RecordedListing; indexId: string; stamp?: string } | undefined;
 
   private constructor(root: string, branch: string, index: WorkspaceIndex, saved: boolean) {
     this.root = root;
@@ -91,10 +98,37 @@ export class Workspace {
           await Promise.all([OLD_HASH_CACHE, OLD_REMOTE_TREE].map((name) => rm(path.join(records, name), { force: true })));
           return workspace;
         }
-        return new Workspace(dir, state.branch, await WorkspaceIndex.load(records), true);
+        const workspace = new Workspace(dir, state.branch, await WorkspaceIndex.load(records), true);
+        workspace.#monitor = await readMonitorRecord(records);
+        return workspace;
       }
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
     }
+  }
+
+  /** The file monitor's record, while it is on. */
+  get monitor(): Readonly<MonitorRecord> | undefined {
+    return this.#monitor;
+  }
+
+  /**
+   * Records a listing made with the monitor watching, once every file of it has its digest in the
+   * index: saved after the index, so that a record never names a listing the index does not hold.
+   */
+  recordListing(listing: RecordedListing): void {
+    if (this.#monitor) this.#listingToSave = listing;
+  }
+
+  /** Turns the file monitor on: the next listing walks, and is recorded. */
+  async monitorOn(): Promise<void> {
+    this.#monitor ??= await writeMonitorRecord(path.join(this.root, STATE_DIR));
+  }
+
+  async monitorOff(): Promise<void> {
+    await removeMonitorRecord(path.join(this.root, STATE_DIR));
+    this.#monitor = undefined;
+    this.#listingToSave = undefined;
+    this.#listingSaved = undefined;
   }
 
   file(projectPath: string): string {
@@ -125,6 +159,26 @@ export class Workspace {
         throw error;
       });
     }
+    await this.#saveListing();
+  }
+
+  /**
+   * Writes the listing recorded, stamped with the records as just saved. A later save of the same
+   * process stamps it again while the index is the same writing: the changes it made since are then
+   * in the log, and the next status reads them as changed. Once the index was rewritten they are not,
+   * and the record no longer says which files read as unchanged.
+   */
+  async #saveListing(): Promise<void> {
+    if (this.#listingToSave) {
+      this.#listingSaved = { listing: this.#listingToSave, indexId: this.index.id };
+      this.#listingToSave = undefined;
+    }
+    const saved = this.#listingSaved;
+    if (!saved || saved.stamp === this.index.stamp) return;
+    const { compared, ...listing } = saved.listing;
+    const stamped = compared && saved.indexId === this.index.id ? { ...compared, stamp: this.index.stamp } : undefined;
+    this.#monitor = await writeMonitorRecord(path.join(this.root, STATE_DIR), { ...listing, compared: stamped });
+    saved.stamp = this.index.stamp;
   }
 }
 

@@ -12,7 +12,7 @@ import { pull } from '../src/pull.ts';
 import { push } from '../src/push.ts';
 import { workspaceStatus, type WorkspaceStatus } from '../src/status.ts';
 import { STATE_DIR, Workspace } from '../src/workspace.ts';
-import { emptyDir } from './workspace-fixtures.ts';
+import { emptyDir, unwatch } from './workspace-fixtures.ts';
 
 const PATHS = ['a.bin', 'Dir/b.bin', 'Dir/c.bin', 'e.bin'];
 /** Few contents, so a file often gets back content it had before (outdated, deleted_remote, conflict). */
@@ -138,23 +138,32 @@ describe('lode status from the record of the branch (incremental)', () => {
     if (step.kind === 'pull') await attempt(async () => pull(ctx, await Workspace.find(dir), { branch: 'main', scopes: [] }));
   };
 
-  // Seeded, as the suite's other properties are, so that a run is repeatable; FC_SEED and FC_RUNS hunt further.
-  it('answers exactly what the full comparison answers, whatever happened on either side', async () => {
-    await fc.assert(
+  /** Runs of edits, pushes and pulls on either side, ada's status compared with the full comparison after each. */
+  const everyStatusAsFull = (monitor: boolean) =>
+    fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: 8 }), async (steps) => {
         const members = await team();
+        if (monitor) await (await Workspace.find(members.ada.dir)).monitorOn();
         await write(members.ada.dir, 'a.bin', 'one');
         await attempt(async () => push(members.ada.ctx, await Workspace.find(members.ada.dir), { message: 'first', scopes: [] }));
         expect((await expectSameAsFull(members.ada)).full).toBe(false);
         for (const step of steps) {
+          const followed = (await Workspace.find(members.ada.dir)).state.branch;
           await run(members, step);
-          // Ada follows main throughout: her record is never replaced by a full comparison.
-          expect((await expectSameAsFull(members.ada)).full).toBe(false);
+          const moved = (await Workspace.find(members.ada.dir)).state.branch !== followed;
+          // Her record is replaced by a full comparison only when a push or pull moved her to another branch.
+          const { full } = await expectSameAsFull(members.ada);
+          if (!moved) expect(full).toBe(false);
         }
+        if (monitor) await unwatch([members.ada.dir]);
       }),
-      { numRuns: Number(process.env.FC_RUNS ?? 5), seed: Number(process.env.FC_SEED ?? 20_261_129), endOnFailure: true },
+      // Seeded, as the suite's other properties are, so that a run is repeatable; FC_SEED and FC_RUNS hunt further.
+      { numRuns: Number(process.env.FC_RUNS ?? 10), seed: Number(process.env.FC_SEED ?? 20_261_129), endOnFailure: true },
     );
-  }, 600_000);
+
+  it('answers exactly what the full comparison answers, whatever happened on either side', () => everyStatusAsFull(false), 600_000);
+
+  it('answers so with the file monitor on too, which lists the workspace from its record', () => everyStatusAsFull(true), 600_000);
 
   it('compares in full without a usable record, and when the branch was created again', async () => {
     const { ada, bo } = await team();

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import type { StackOptions, TestStack } from '@lode/system/testing';
 import type { SeededProject } from '@lode/testkit';
+import { FileMonitor } from '../src/fs-monitor.ts';
 import { CliUser, type CliResult } from './cli-runner.ts';
 
 /**
@@ -19,6 +20,13 @@ export const RUN_MODES: [string, StackOptions][] = [
 
 export async function emptyDir(prefix = 'lode-ws-'): Promise<string> {
   return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+/** Watchman watches each root with an inotify instance of its own, of which a user has few: each is let go once done with. */
+export async function unwatch(roots: string[]): Promise<void> {
+  const monitor = await FileMonitor.connect();
+  for (const root of roots.splice(0)) await monitor.unwatch(root);
+  monitor.end();
 }
 
 /** A fresh workspace (`lode init`) for this user. */

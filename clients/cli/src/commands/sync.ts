@@ -26,7 +26,10 @@ export function syncCommands(program: Command): void {
     .description('how each file stands against the branch (the 7 sync statuses, grouped)')
     .option('--branch <name>', 'the branch to compare with (default: the workspace’s)')
     .option('--all', 'list up-to-date files too')
-    .option('--full', 'send every file to the server instead of asking what changed since the last status')
+    .option(
+      '--full',
+      'walk every folder and send every file to the server, instead of asking the file monitor and the server what changed since the last status',
+    )
     .addOption(multipartThresholdOption())
     .action(
       connected(async ({ client, out, signal }, options: { branch?: string; all?: boolean; full?: boolean; multipartThreshold?: number }) => {
@@ -36,6 +39,7 @@ export function syncCommands(program: Command): void {
         const multipartThreshold = resolveMultipartThreshold(options.multipartThreshold);
         const status = await workspaceStatus(client, workspace, branch, signal, { multipartThreshold, full: options.full });
         await workspace.save();
+        if (status.monitorProblem) out.note(colors.yellow(`The file monitor did not answer (${status.monitorProblem}): the workspace was walked.`));
         // Up-to-date files are listed only on demand: their entries are made for --all and --json alone.
         const groups = groupByStatus(options.all ? status.entries : status.changes);
         const counts = Object.fromEntries([...groups].map(([s, list]) => [s, s === 'up_to_date' ? status.upToDate : list.length]));

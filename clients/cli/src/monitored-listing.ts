@@ -1,0 +1,143 @@
+import { lstatSync } from 'node:fs';
+import { isPartialDownload } from '@lode/sdk';
+import type { MonitoredChange } from './fs-monitor.ts';
+import type { IgnoreTest } from './ignore-rules.ts';
+import type { RecordedListing } from './monitor-record.ts';
+import { comparePaths, localPathOf, type Listing, type LocalEntry, type QuietFiles } from './scan.ts';
+import type { WorkspaceIndex } from './workspace-index.ts';
+import { STATE_DIR, type Workspace } from './workspace.ts';
+
+/**
+ * The workspace's listing from the last one recorded and what the file monitor saw change since,
+ * as the walk would make it (scan.ts), without reading a folder. A file the monitor names is looked at
+ * again; any other is as the index's digest of it says (the hash cache holds every listed file,
+ * each with the size and mtime it had), or one of the recorded files without a digest. The digests
+ * of files named and no longer listed go, as a status would drop them.
+ *
+ * Where the record says which files its status compared one by one, under the records as they still
+ * are and with `multipartThreshold`, every other file it listed read as unchanged at the tip, and
+ * still does if neither it nor its records changed since: such files are set apart as quiet, by
+ * their index lines, and not even decoded. A file sharing its key (letter case aside) with a file new
+ * here is not quiet: the two are compared.
+ *
+ * Undefined when a nested workspace came or went: what it leaves alone changed, and the caller walks.
+ */
+export function applyChanges(
+  workspace: Workspace,
+  root: string,
+  recorded: RecordedListing,
+  changes: readonly MonitoredChange[],
+  options: { ignores: IgnoreTest; multipartThreshold?: number },
+): Listing | undefined {
+  if (changes.some((change) => isNestedState(change.name))) return undefined;
+  const { index } = workspace;
+  const changed = new Set(changes.map((change) => change.name.normalize('NFC')));
+  const looked = lookAgain(root, recorded, changes, changed, options.ignores, index);
+  const listedAgain = new Set(looked.files.map((file) => file.path));
+  for (const projectPath of changed) if (!listedAgain.has(projectPath)) workspace.hashes.delete(projectPath);
+
+  const compared = comparedStill(recorded, index, options.multipartThreshold);
+  let quiet: QuietFiles | undefined;
+  if (compared) {
+    const newKeys = new Set(looked.files.filter((file) => !index.local.has(file.path)).map((file) => file.path.toLowerCase()));
+    quiet = quietFiles(index, root, index.linesWithAllParts([...changed, ...compared], newKeys));
+  }
+  const files: LocalEntry[] = [];
+  for (const file of index.localListing(quiet?.lines)) {
+    if (!changed.has(file.path)) files.push({ path: file.path, localPath: localPathOf(root, file.path), size: file.size, mtimeMs: file.mtimeMs });
+  }
+  return {
+    files: looked.files.length === 0 ? files : mergeInPathOrder(files, looked.files),
+    quiet,
+    partials: [...recorded.partials.filter((name) => !changed.has(name.normalize('NFC'))), ...looked.partials],
+    nested: recorded.nested,
+  };
+}
+
+/**
+ * The files the monitor names, and the recorded ones without a digest (which the index does not
+ * list), as they are now: those that are regular files the walk would list, and the partials.
+ */
+function lookAgain(
+  root: string,
+  recorded: RecordedListing,
+  changes: readonly MonitoredChange[],
+  changed: ReadonlySet<string>,
+  ignores: IgnoreTest,
+  index: WorkspaceIndex,
+): { files: LocalEntry[]; partials: string[] } {
+  const nestedKeys = recorded.nested.map((prefix) => `${prefix.toLowerCase()}/`);
+  const underNested = (projectPath: string) => nestedKeys.length > 0 && nestedKeys.some((key) => projectPath.toLowerCase().startsWith(key));
+  const files: LocalEntry[] = [];
+  const partials: string[] = [];
+  const candidates = [
+    ...changes.filter((change) => change.exists && change.type === 'f').map((change) => change.name),
+    ...recorded.unhashed.filter((projectPath) => !changed.has(projectPath) && !index.local.has(projectPath)),
+  ];
+  for (const name of candidates) {
+    const projectPath = name.normalize('NFC');
+    if (underNested(projectPath) || ignoredOnTheWay(projectPath, ignores)) continue;
+    const localPath = localPathOf(root, name);
+    // Only regular files are listed, as the walk lists them: a symlink is not followed.
+    const stat = lstatSync(localPath, { throwIfNoEntry: false });
+    if (!stat?.isFile()) continue;
+    if (isPartialDownload(name.slice(name.lastIndexOf('/') + 1))) partials.push(name);
+    else if (!ignores(projectPath)) files.push({ path: projectPath, localPath, size: stat.size, mtimeMs: stat.mtimeMs });
+  }
+  return { files, partials };
+}
+
+/** The paths the recorded status compared one by one, if what it read of the others still holds. */
+function comparedStill(recorded: RecordedListing, index: WorkspaceIndex, multipartThreshold: number | undefined): string[] | undefined {
+  const compared = recorded.compared;
+  if (!compared || compared.stamp !== index.stamp || compared.multipartThreshold !== multipartThreshold) return undefined;
+  return compared.paths;
+}
+
+function quietFiles(index: WorkspaceIndex, root: string, lines: Uint8Array): QuietFiles {
+  return {
+    lines,
+    count: flaggedCount(lines),
+    entries(flags = lines) {
+      return index
+        .localOnLines(flagged(flags))
+        .map((file) => ({ path: file.path, localPath: localPathOf(root, file.path), size: file.size, mtimeMs: file.mtimeMs }));
+    },
+  };
+}
+
+export function flaggedCount(flags: Uint8Array): number {
+  let count = 0;
+  for (let line = 0; line < flags.length; line += 1) count += flags[line];
+  return count;
+}
+
+function* flagged(flags: Uint8Array): Generator<number> {
+  for (let line = 0; line < flags.length; line += 1) if (flags[line]) yield line;
+}
+
+/** A nested workspace's state file: its coming or going changes which paths are this workspace's. */
+function isNestedState(name: string): boolean {
+  return name.endsWith(`/${STATE_DIR}/state.json`);
+}
+
+/** Whether a folder above the path is left alone: the walk never goes into it. */
+function ignoredOnTheWay(projectPath: string, ignores: IgnoreTest): boolean {
+  for (let slash = projectPath.indexOf('/'); slash >= 0; slash = projectPath.indexOf('/', slash + 1)) {
+    if (ignores(projectPath.slice(0, slash + 1))) return true;
+  }
+  return false;
+}
+
+/** Two lists in path order as one (`added` holds no path of `sorted`). */
+export function mergeInPathOrder(sorted: readonly LocalEntry[], added: LocalEntry[]): LocalEntry[] {
+  added.sort((a, b) => comparePaths(a.path, b.path));
+  const merged: LocalEntry[] = [];
+  let i = 0;
+  for (const entry of added) {
+    while (i < sorted.length && comparePaths(sorted[i].path, entry.path) < 0) merged.push(sorted[i++]);
+    merged.push(entry);
+  }
+  while (i < sorted.length) merged.push(sorted[i++]);
+  return merged;
+}

@@ -1,0 +1,129 @@
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathProblem } from '@lode/sdk';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hashEntries, scanWorkspace, type ScannedWorkspace } from '../src/scan.ts';
+import { Workspace } from '../src/workspace.ts';
+import { emptyDir, unwatch } from './workspace-fixtures.ts';
+
+const FILES = ['a.txt', 'B.txt', 'b.txt', 'dir/c.txt', 'dir/sub/d.txt', 'dir2/e.txt', 'build/out.bin', 'x.lode-partial', 'dir/y.lode-partial', 'bad\\name.txt'];
+const FOLDERS = ['dir', 'dir2', 'build', 'dir/sub'];
+const RULES = ['', 'build/', '*.bin\n!build/keep.bin', 'dir/sub/'];
+
+const op = fc.oneof(
+  fc.record({ kind: fc.constant('write' as const), file: fc.constantFrom(...FILES), content: fc.constantFrom('1', '22', '333', 'first') }),
+  fc.record({ kind: fc.constant('delete' as const), file: fc.constantFrom(...FILES) }),
+  fc.record({ kind: fc.constant('move' as const), from: fc.constantFrom(...FOLDERS), to: fc.constantFrom('moved', 'dir3') }),
+  fc.record({ kind: fc.constant('removeFolder' as const), folder: fc.constantFrom(...FOLDERS, 'moved', 'dir3') }),
+  fc.record({ kind: fc.constant('symlink' as const), file: fc.constantFrom(...FILES) }),
+  fc.record({ kind: fc.constant('rules' as const), rules: fc.constantFrom(...RULES) }),
+  fc.record({ kind: fc.constant('nest' as const), folder: fc.constantFrom('dir2', 'dir3') }),
+  fc.record({ kind: fc.constant('unnest' as const), folder: fc.constantFrom('dir2', 'dir3') }),
+);
+type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
+
+async function apply(root: string, step: Op): Promise<void> {
+  const at = (name: string) => path.join(root, name);
+  const parent = async (name: string) => mkdir(path.dirname(at(name)), { recursive: true });
+  if (step.kind === 'write') {
+    await parent(step.file);
+    // A symlink left there by an earlier step is replaced, not written through.
+    await rm(at(step.file), { force: true, recursive: true });
+    await writeFile(at(step.file), step.content);
+  } else if (step.kind === 'delete') await rm(at(step.file), { force: true, recursive: true });
+  else if (step.kind === 'move') {
+    await rm(at(step.to), { force: true, recursive: true });
+    await rename(at(step.from), at(step.to)).catch(() => undefined);
+  } else if (step.kind === 'removeFolder') await rm(at(step.folder), { force: true, recursive: true });
+  else if (step.kind === 'symlink') {
+    await parent(step.file);
+    await rm(at(step.file), { force: true, recursive: true });
+    await symlink(at('a.txt'), at(step.file));
+  } else if (step.kind === 'rules') await writeFile(at('.lodeignore'), step.rules);
+  else if (step.kind === 'nest') {
+    await mkdir(path.join(at(step.folder), '.lode'), { recursive: true });
+    await writeFile(path.join(at(step.folder), '.lode', 'state.json'), '{"format":2,"branch":"main"}');
+  } else await rm(path.join(at(step.folder), '.lode'), { force: true, recursive: true });
+}
+
+/** What a listing says, partials in one order (the walk's and the monitor's differ). */
+const listed = (scanned: ScannedWorkspace) => ({ files: scanned.files, partials: [...scanned.partials].sort(), nested: scanned.nested });
+
+/** What status does with a listing: every file hashed into the index but those set aside, and the listing recorded. */
+async function recordAsStatusDoes(workspace: Workspace, scanned: ScannedWorkspace): Promise<void> {
+  const unhashed = scanned.files.filter((file) => pathProblem(file.path)).map((file) => file.path);
+  await hashEntries(
+    workspace,
+    scanned.files.filter((file) => !unhashed.includes(file.path)),
+  );
+  if (scanned.listing) workspace.recordListing({ ...scanned.listing, unhashed });
+  await workspace.save();
+}
+
+describe('listing the workspace from the file monitor (Watchman)', () => {
+  const roots: string[] = [];
+  afterEach(() => unwatch(roots));
+
+  const monitored = async () => {
+    const root = await emptyDir('lode-monitor-');
+    roots.push(root);
+    const workspace = await Workspace.create(root, 'main');
+    await workspace.monitorOn();
+    return root;
+  };
+
+  it('lists exactly what a walk lists, whatever happened to the files since the last listing', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 16 }), async (steps) => {
+        const root = await monitored();
+        for (const file of FILES) await apply(root, { kind: 'write', file, content: 'first' });
+        let fromMonitor = 0;
+        for (const step of [...steps, undefined]) {
+          const workspace = await Workspace.find(root);
+          const scanned = await scanWorkspace(workspace);
+          expect(scanned.monitorProblem).toBeUndefined();
+          if (scanned.fromMonitor) fromMonitor += 1;
+          expect(listed(scanned)).toEqual(listed(await scanWorkspace(await Workspace.find(root), { walk: true })));
+          await recordAsStatusDoes(workspace, scanned);
+          if (step) await apply(root, step);
+        }
+        // Only a change of the rules or of a nested workspace (steps on folders may move one) makes a listing walk again.
+        const walking = steps.filter((step) => ['rules', 'nest', 'unnest', 'move', 'removeFolder'].includes(step.kind)).length;
+        expect(fromMonitor).toBeGreaterThanOrEqual(steps.length - walking);
+        await unwatch(roots);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 25), seed: Number(process.env.FC_SEED ?? 20_261_130), endOnFailure: true },
+    );
+  }, 300_000);
+
+  it('walks once the monitor lost track, and when the record is of other ignore rules', async () => {
+    const root = await monitored();
+    await writeFile(path.join(root, 'a.txt'), 'first');
+    const first = await Workspace.find(root);
+    await recordAsStatusDoes(first, await scanWorkspace(first));
+    const record = JSON.parse(await readFile(path.join(root, '.lode', 'monitor.json'), 'utf8')) as { listing: { clock: string } };
+    expect(record.listing.clock).toMatch(/^c:/);
+
+    // A clock of another instance of the watcher reads as a fresh one: nothing can be said since it.
+    record.listing.clock = 'c:1:1:1:1';
+    await writeFile(path.join(root, '.lode', 'monitor.json'), JSON.stringify(record));
+    await writeFile(path.join(root, 'b.txt'), 'second');
+    const lost = await scanWorkspace(await Workspace.find(root));
+    expect(lost.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+  });
+
+  it('is off until turned on, and forgets its record once turned off', async () => {
+    const root = await emptyDir('lode-monitor-');
+    const workspace = await Workspace.create(root, 'main');
+    expect((await scanWorkspace(workspace)).listing).toBeUndefined();
+    roots.push(root);
+    await workspace.monitorOn();
+    const on = await Workspace.find(root);
+    expect(on.monitor).toEqual({ format: 1 });
+    await recordAsStatusDoes(on, await scanWorkspace(on));
+    expect((await Workspace.find(root)).monitor?.listing?.clock).toMatch(/^c:/);
+    await on.monitorOff();
+    expect((await Workspace.find(root)).monitor).toBeUndefined();
+  });
+});
