@@ -36,7 +36,7 @@ export class FileMonitor {
   static async connect(): Promise<FileMonitor> {
     const client = new watchman.Client();
     const monitor = new FileMonitor(client);
-    // The client reports a failure to start or reach the server as an error event, and the command's callback.
+    // An error with no listener would end the process: each command takes its own (#command).
     client.on('error', () => undefined);
     await monitor.#command(['version']);
     return monitor;
@@ -78,11 +78,29 @@ export class FileMonitor {
     this.#client.end();
   }
 
+  /**
+   * One command's answer. The client reports a failure to start Watchman or reach it as an event,
+   * not to the commands waiting: each waits for that event too, or it would wait for ever.
+   */
   #command(args: [string, ...unknown[]]): Promise<unknown> {
+    const client = this.#client;
     return new Promise((resolve, reject) => {
-      this.#client.command(args as Parameters<watchman.Client['command']>[0], (error: Error | null | undefined, answer: unknown) =>
-        error ? reject(error) : resolve(answer),
-      );
+      const fail = (error: Error) => {
+        settle();
+        reject(error);
+      };
+      const ended = () => fail(new Error('Watchman closed the connection'));
+      const settle = () => {
+        client.off('error', fail);
+        client.off('end', ended);
+      };
+      client.once('error', fail);
+      client.once('end', ended);
+      client.command(args as Parameters<watchman.Client['command']>[0], (error: Error | null | undefined, answer: unknown) => {
+        settle();
+        if (error) reject(error);
+        else resolve(answer);
+      });
     });
   }
 }

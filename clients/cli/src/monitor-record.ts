@@ -32,14 +32,17 @@ export interface RecordedListing {
    * unchanged at the tip, and still do while neither they nor the records change (monitored-listing.ts).
    */
   compared?: ComparedFiles;
+  /**
+   * The records as the command that made the listing left them (workspace-index.ts, stamp), set as
+   * they are saved: records written since by another command may lack a digest of the listing's.
+   */
+  stamp?: string;
 }
 
 export interface ComparedFiles {
   paths: string[];
   /** The threshold the status hashed with: whether a file reads as unchanged depends on it. */
   multipartThreshold: number;
-  /** The records as the status left them (workspace-index.ts, stamp): set as they are saved. */
-  stamp?: string;
 }
 
 const file = (stateDir: string) => path.join(stateDir, 'monitor.json');
@@ -74,10 +77,7 @@ function validListing(l: Partial<RecordedListing> | null | undefined): boolean {
     strings(l.partials) &&
     strings(l.nested) &&
     (l.compared === undefined ||
-      (typeof l.compared === 'object' &&
-        l.compared !== null &&
-        strings(l.compared.paths) &&
-        Number.isSafeInteger(l.compared.multipartThreshold) &&
-        (l.compared.stamp === undefined || typeof l.compared.stamp === 'string')))
+      (typeof l.compared === 'object' && l.compared !== null && strings(l.compared.paths) && Number.isSafeInteger(l.compared.multipartThreshold))) &&
+    (l.stamp === undefined || typeof l.stamp === 'string')
   );
 }

@@ -36,7 +36,7 @@ export function applyChanges(
   const listedAgain = new Set(looked.files.map((file) => file.path));
   for (const projectPath of changed) if (!listedAgain.has(projectPath)) workspace.hashes.delete(projectPath);
 
-  const compared = comparedStill(recorded, index, options.multipartThreshold);
+  const compared = comparedStill(recorded, options.multipartThreshold);
   let quiet: QuietFiles | undefined;
   if (compared) {
     const newKeys = new Set(looked.files.filter((file) => !index.local.has(file.path)).map((file) => file.path.toLowerCase()));
@@ -88,10 +88,9 @@ function lookAgain(
 }
 
 /** The paths the recorded status compared one by one, if what it read of the others still holds. */
-function comparedStill(recorded: RecordedListing, index: WorkspaceIndex, multipartThreshold: number | undefined): string[] | undefined {
+function comparedStill(recorded: RecordedListing, multipartThreshold: number | undefined): string[] | undefined {
   const compared = recorded.compared;
-  if (!compared || compared.stamp !== index.stamp || compared.multipartThreshold !== multipartThreshold) return undefined;
-  return compared.paths;
+  return compared && compared.multipartThreshold === multipartThreshold ? compared.paths : undefined;
 }
 
 function quietFiles(index: WorkspaceIndex, root: string, lines: Uint8Array): QuietFiles {

@@ -52,8 +52,10 @@ export async function scanWorkspace(workspace: Workspace, options: { walk?: bool
   const ruleLines = await workspaceIgnoreRules(root);
   const ignores = ignoreTest(ruleLines);
   const rules = ruleLines.join('\n');
-  const recorded = workspace.monitor?.listing;
-  const asked = workspace.monitor && !options.walk ? await askMonitor(root, recorded?.rules === rules ? recorded.clock : undefined) : undefined;
+  // A listing under other rules, or over records another command has written since, is walked again.
+  const listing = workspace.monitor?.listing;
+  const recorded = listing?.rules === rules && listing.stamp === workspace.index.stamp ? listing : undefined;
+  const asked = workspace.monitor && !options.walk ? await askMonitor(root, recorded?.clock) : undefined;
   const changes = asked?.answer?.changes;
   const applied =
     changes && recorded ? applyChanges(workspace, root, recorded, changes, { ignores, multipartThreshold: options.multipartThreshold }) : undefined;

@@ -164,9 +164,9 @@ export class Workspace {
 
   /**
    * Writes the listing recorded, stamped with the records as just saved. A later save of the same
-   * process stamps it again while the index is the same writing: the changes it made since are then
-   * in the log, and the next status reads them as changed. Once the index was rewritten they are not,
-   * and the record no longer says which files read as unchanged.
+   * process stamps it again: its digests are still all there. Past a rewrite of the index (a
+   * compaction) the changes made since the listing are no longer in the log, where the next status
+   * would read them as changed, so the record no longer says which files read as unchanged.
    */
   async #saveListing(): Promise<void> {
     if (this.#listingToSave) {
@@ -176,9 +176,13 @@ export class Workspace {
     const saved = this.#listingSaved;
     if (!saved || saved.stamp === this.index.stamp) return;
     const { compared, ...listing } = saved.listing;
-    const stamped = compared && saved.indexId === this.index.id ? { ...compared, stamp: this.index.stamp } : undefined;
-    this.#monitor = await writeMonitorRecord(path.join(this.root, STATE_DIR), { ...listing, compared: stamped });
-    saved.stamp = this.index.stamp;
+    const stamp = this.index.stamp;
+    this.#monitor = await writeMonitorRecord(path.join(this.root, STATE_DIR), {
+      ...listing,
+      compared: saved.indexId === this.index.id ? compared : undefined,
+      stamp,
+    });
+    saved.stamp = stamp;
   }
 }
 

@@ -109,8 +109,26 @@ describe('listing the workspace from the file monitor (Watchman)', () => {
     record.listing.clock = 'c:1:1:1:1';
     await writeFile(path.join(root, '.lode', 'monitor.json'), JSON.stringify(record));
     await writeFile(path.join(root, 'b.txt'), 'second');
-    const lost = await scanWorkspace(await Workspace.find(root));
-    expect(lost.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    const lost = await Workspace.find(root);
+    const walked = await scanWorkspace(lost);
+    expect(walked.fromMonitor).toBe(false);
+    expect(walked.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    await recordAsStatusDoes(lost, walked);
+    expect((await scanWorkspace(await Workspace.find(root))).fromMonitor).toBe(true);
+
+    // Another command saved the records since (whose lines a compaction can drop): its listing is not trusted.
+    const other = await Workspace.find(root);
+    other.hashes.delete('b.txt');
+    await other.save();
+    expect((await scanWorkspace(await Workspace.find(root))).fromMonitor).toBe(false);
+
+    // Other ignore rules list other files.
+    const again = await Workspace.find(root);
+    await recordAsStatusDoes(again, await scanWorkspace(again));
+    await writeFile(path.join(root, '.lodeignore'), 'b.txt\n');
+    const ruled = await scanWorkspace(await Workspace.find(root));
+    expect(ruled.fromMonitor).toBe(false);
+    expect(ruled.files.map((f) => f.path)).toEqual(['.lodeignore', 'a.txt']);
   });
 
   it('is off until turned on, and forgets its record once turned off', async () => {

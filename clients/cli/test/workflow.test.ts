@@ -836,6 +836,45 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
   );
 
   clientSide(
+    'with the file monitor on, answers as the walk does; without Watchman it says so and walks',
+    async () => {
+      const { ada } = await team();
+      const a = await newWorkspace(ada);
+      await writeRandomFiles(a, 'Props', 20, 100);
+      expectOk(await ada.run(a, ['push', '-m', 'first']));
+      expect(expectOk(await ada.run(a, ['monitor', '--json'])).json).toEqual({ monitor: 'off', watcher: 'watchman', listed: false });
+      expect(expectOk(await ada.run(a, ['monitor', 'on', '--json'])).json).toEqual({ monitor: 'on', watcher: 'watchman', listed: false });
+      try {
+        // The first status walks and records; the next ones start from the record.
+        expectOk(await ada.run(a, ['status']));
+        expect(expectOk(await ada.run(a, ['monitor', '--json'])).json).toMatchObject({ listed: true });
+        await writeText(a, 'Props/new.bin', 'new');
+        await writeText(a, 'Props/f00003.bin', 'edited');
+        await rm(path.join(a, 'Props', 'f00007.bin'));
+        const monitored = expectOk(await ada.run(a, ['status', '--json', '--all'])).json;
+        expect(monitored.counts).toMatchObject({ modified: 1, local_only: 1, deleted_local: 1, up_to_date: 18 });
+        expect(monitored).toEqual(expectOk(await ada.run(a, ['status', '--json', '--all', '--full'])).json);
+
+        // No Watchman on the PATH: the record stays, and the status walks and says why.
+        const searched = ada.env.PATH;
+        ada.env.PATH = path.dirname(process.execPath);
+        try {
+          expect(expectOk(await ada.run(a, ['status', '--json', '--all'])).json).toEqual(monitored);
+          expect(expectOk(await ada.run(a, ['status'])).stderr).toContain('The file monitor did not answer');
+          const refused = await ada.run(a, ['monitor', 'on', '--json']);
+          expect(refused.code).toBe(1);
+          expect(refused.json.error).toMatchObject({ code: 'monitor_unavailable' });
+        } finally {
+          ada.env.PATH = searched;
+        }
+      } finally {
+        expect(expectOk(await ada.run(a, ['monitor', 'off', '--json'])).json).toEqual({ monitor: 'off', watcher: 'watchman', listed: false });
+      }
+    },
+    TIMEOUT,
+  );
+
+  clientSide(
     'explains usage errors with exit 2 and API errors with exit 1, as JSON with --json',
     async () => {
       const { ada } = await team();
