@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { compareIncrementally, SYNC_BATCH, syncFiles, type ListedFiles } from './incremental-status.ts';
 import { loadRemoteTree, replaceRemoteTree, saveRemoteTree, treeFromRows, type RemoteTree, type TreeScope } from './remote-tree.ts';
-import { mergeInPathOrder } from './monitored-listing.ts';
-import { unchangedOf, type HashedEntry, type UnchangedFiles } from './scan.ts';
+import { mergeInPathOrder, unchangedOf, type UnchangedFiles } from './listed-files.ts';
+import type { HashedEntry } from './scan.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface BranchComparison {

@@ -1,10 +1,11 @@
+import { realpath } from 'node:fs/promises';
 import watchman from 'fb-watchman';
 
 /** A path under the workspace that changed: its name as the file system has it, relative, with `/`. */
 export interface MonitoredChange {
   name: string;
   exists: boolean;
-  /** Watchman's file type: `f` a regular file, `l` a symlink… (never a folder: those are left out). */
+  /** Watchman's file type: `f` a regular file, `d` a folder, `l` a symlink… (a name's type now, or last seen). */
   type: string;
 }
 
@@ -12,18 +13,19 @@ export interface MonitorAnswer {
   /** Where the watcher stands now: the next question asks what changed since. */
   clock: string;
   /**
-   * The changes since the clock asked about, or undefined when the watcher cannot tell them (no clock
-   * asked about, or it lost track: restarted, or its kernel queue overflowed and it crawled again):
-   * the caller walks the workspace.
+   * The changes since the clock asked about, or undefined when the watcher cannot tell them: no clock
+   * asked about, one from before it restarted, or folders it is set to leave unwatched. The caller
+   * walks the workspace.
    */
   changes?: MonitoredChange[];
 }
 
 /**
  * The file-system monitor: Watchman, which git's fsmonitor and Jest use too. It is written against
- * here rather than a watcher of our own because it keeps watching between commands, and because it
- * tells when it lost events (the kernel's queue overflowed, or it restarted): it then answers as a
- * fresh instance, and the caller walks. Node's own watcher drops that signal.
+ * here rather than a watcher of our own because it keeps watching between commands and never
+ * answers with events lost: when the kernel's queue overflows it crawls the tree again, comparing
+ * every file's stat with what it had, and reports what differs; a clock from before it restarted is
+ * answered as a fresh instance. Node's own watcher drops the overflow without a word.
  */
 export class FileMonitor {
   readonly #client: watchman.Client;
@@ -43,14 +45,17 @@ export class FileMonitor {
   }
 
   /**
-   * What changed under `root` since `clock` (files and symlinks, not folders; the workspace's own
-   * state folder left out), and the clock now. Watchman answers only once it has seen every change
-   * made before the question (its cookie file): none made before is missed.
+   * What changed under `root` since `clock` (every name, folders too: a file replaced by a folder is
+   * reported under its name with the folder's type; the workspace's own state folder left out), and
+   * the clock now. Watchman answers only once it has seen every change made before the question (its
+   * cookie file): none made before is missed.
    */
   async changesSince(root: string, clock: string | undefined): Promise<MonitorAnswer> {
     const watch = (await this.#command(['watch-project', root])) as { watch: string; relative_path?: string };
     const relative = watch.relative_path ? { relative_root: watch.relative_path } : {};
-    if (clock === undefined) {
+    // Folders a .watchmanconfig leaves unwatched would hide their changes from every answer.
+    const config = (await this.#command(['get-config', watch.watch])) as { config?: { ignore_dirs?: unknown[] } };
+    if (clock === undefined || (config.config?.ignore_dirs?.length ?? 0) > 0) {
       const now = (await this.#command(['clock', watch.watch, { sync_timeout: SYNC_TIMEOUT_MS }])) as { clock: string };
       return { clock: now.clock };
     }
@@ -61,17 +66,19 @@ export class FileMonitor {
         ...relative,
         since: clock,
         sync_timeout: SYNC_TIMEOUT_MS,
-        expression: ['allof', ['not', ['type', 'd']], ['not', ['dirname', '.lode']]],
+        expression: ['not', ['dirname', '.lode']],
         fields: ['name', 'exists', 'type'],
       },
     ])) as { clock: string; is_fresh_instance: boolean; files: MonitoredChange[] };
     return { clock: answer.clock, changes: answer.is_fresh_instance ? undefined : answer.files };
   }
 
-  /** Stops watching `root`, when the watch is its own (not a folder above it that others watch). */
+  /** Stops watching `root` when it is watched as a root of its own; a watch of a folder above it is left to whoever made it. */
   async unwatch(root: string): Promise<void> {
-    const watch = (await this.#command(['watch-project', root])) as { watch: string; relative_path?: string };
-    if (!watch.relative_path) await this.#command(['watch-del', watch.watch]);
+    // Watchman names a root by its real path.
+    const real = await realpath(root);
+    const { roots } = (await this.#command(['watch-list'])) as { roots: string[] };
+    if (roots.includes(real)) await this.#command(['watch-del', real]);
   }
 
   end(): void {
@@ -90,7 +97,10 @@ export class FileMonitor {
         reject(error);
       };
       const ended = () => fail(new Error('Watchman closed the connection'));
+      // A server that no longer answers must not hold the command: past its own time to settle, the caller walks.
+      const timer = setTimeout(() => fail(new Error(`Watchman did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`)), ANSWER_TIMEOUT_MS);
       const settle = () => {
+        clearTimeout(timer);
         client.off('error', fail);
         client.off('end', ended);
       };
@@ -107,3 +117,5 @@ export class FileMonitor {
 
 /** How long Watchman may take to see the changes made before a question, a crawl of a large tree included. */
 const SYNC_TIMEOUT_MS = 60_000;
+/** How long a command waits for Watchman's answer: its time to settle, and some. */
+const ANSWER_TIMEOUT_MS = SYNC_TIMEOUT_MS + 10_000;

@@ -1,7 +1,7 @@
 import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { applyChanges, type RemoteFile, type RemoteTree } from './remote-tree.ts';
-import { flaggedCount, mergeInPathOrder } from './monitored-listing.ts';
-import { unchangedOf, type HashedEntry, type LocalEntry, type QuietFiles, type UnchangedFiles } from './scan.ts';
+import { flaggedCount, mergeInPathOrder, unchangedOf, type LocalEntry, type QuietFiles, type UnchangedFiles } from './listed-files.ts';
+import type { HashedEntry } from './scan.ts';
 import type { WorkspaceIndex } from './workspace-index.ts';
 
 /** Rows per GET /changes page: the most the server gives. */

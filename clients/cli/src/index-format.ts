@@ -99,6 +99,11 @@ export interface ParsedIndex {
   paths: string[];
 }
 
+/** Paths in code-unit order, the order the server lists them in (not the locale's), and the index's lines are in. */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Paths with a control character, or that would read as an escaped one, are written as JSON strings. */
 function encodePath(p: string): string {
   // eslint-disable-next-line no-control-regex

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { readJsonFile, writeJsonFile } from './json-file.ts';
 
@@ -27,6 +27,8 @@ export interface RecordedListing {
   partials: string[];
   /** Workspaces nested inside (project paths of their roots). */
   nested: string[];
+  /** The names on disk (relative, `/`-separated) of listed files whose project path (NFC) differs, by project path. */
+  localNames?: Record<string, string>;
   /**
    * What the status of this listing compared one by one, when that was few files: the others read as
    * unchanged at the tip, and still do while neither they nor the records change (monitored-listing.ts).
@@ -60,6 +62,14 @@ export async function writeMonitorRecord(stateDir: string, listing?: RecordedLis
   return record;
 }
 
+/** Whether the record is still there: `lode monitor off` may have removed it while a command ran. */
+export function monitorStillOn(stateDir: string): Promise<boolean> {
+  return access(file(stateDir)).then(
+    () => true,
+    () => false,
+  );
+}
+
 export function removeMonitorRecord(stateDir: string): Promise<void> {
   return rm(file(stateDir), { force: true });
 }
@@ -76,6 +86,7 @@ function validListing(l: Partial<RecordedListing> | null | undefined): boolean {
     strings(l.unhashed) &&
     strings(l.partials) &&
     strings(l.nested) &&
+    (l.localNames === undefined || (typeof l.localNames === 'object' && l.localNames !== null && strings(Object.values(l.localNames)))) &&
     (l.compared === undefined ||
       (typeof l.compared === 'object' && l.compared !== null && strings(l.compared.paths) && Number.isSafeInteger(l.compared.multipartThreshold))) &&
     (l.stamp === undefined || typeof l.stamp === 'string')

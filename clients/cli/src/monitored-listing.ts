@@ -3,8 +3,8 @@ import { isPartialDownload } from '@lode/sdk';
 import type { MonitoredChange } from './fs-monitor.ts';
 import type { IgnoreTest } from './ignore-rules.ts';
 import type { RecordedListing } from './monitor-record.ts';
-import { comparePaths, localPathOf, type Listing, type LocalEntry, type QuietFiles } from './scan.ts';
-import type { WorkspaceIndex } from './workspace-index.ts';
+import { flaggedCount, localPathOf, mergeInPathOrder, type Listing, type LocalEntry, type QuietFiles } from './listed-files.ts';
+import type { LocalStat, WorkspaceIndex } from './workspace-index.ts';
 import { STATE_DIR, type Workspace } from './workspace.ts';
 
 /**
@@ -32,37 +32,42 @@ export function applyChanges(
   if (changes.some((change) => isNestedState(change.name))) return undefined;
   const { index } = workspace;
   const changed = new Set(changes.map((change) => change.name.normalize('NFC')));
-  const looked = lookAgain(root, recorded, changes, changed, options.ignores, index);
+  const localNames: Record<string, string> = {};
+  for (const [projectPath, name] of Object.entries(recorded.localNames ?? {})) if (!changed.has(projectPath)) localNames[projectPath] = name;
+  const looked = lookAgain(root, recorded, changes, changed, localNames, options.ignores, index);
   const listedAgain = new Set(looked.files.map((file) => file.path));
   for (const projectPath of changed) if (!listedAgain.has(projectPath)) workspace.hashes.delete(projectPath);
 
+  const entryOf = (file: LocalStat): LocalEntry => ({ ...file, localPath: localPathOf(root, localNames[file.path] ?? file.path) });
   const compared = comparedStill(recorded, options.multipartThreshold);
   let quiet: QuietFiles | undefined;
   if (compared) {
     const newKeys = new Set(looked.files.filter((file) => !index.local.has(file.path)).map((file) => file.path.toLowerCase()));
-    quiet = quietFiles(index, root, index.linesWithAllParts([...changed, ...compared], newKeys));
+    const lines = index.linesWithAllParts([...changed, ...compared], newKeys);
+    quiet = { lines, count: flaggedCount(lines), entries: (flags = lines) => index.localOnLines(flagged(flags)).map(entryOf) };
   }
   const files: LocalEntry[] = [];
-  for (const file of index.localListing(quiet?.lines)) {
-    if (!changed.has(file.path)) files.push({ path: file.path, localPath: localPathOf(root, file.path), size: file.size, mtimeMs: file.mtimeMs });
-  }
+  for (const file of index.localListing(quiet?.lines)) if (!changed.has(file.path)) files.push(entryOf(file));
   return {
     files: looked.files.length === 0 ? files : mergeInPathOrder(files, looked.files),
     quiet,
     partials: [...recorded.partials.filter((name) => !changed.has(name.normalize('NFC'))), ...looked.partials],
     nested: recorded.nested,
+    localNames,
   };
 }
 
 /**
  * The files the monitor names, and the recorded ones without a digest (which the index does not
- * list), as they are now: those that are regular files the walk would list, and the partials.
+ * list), as they are now: those that are regular files the walk would list, and the partials. A
+ * name on disk that is not its project path is added to `localNames`.
  */
 function lookAgain(
   root: string,
   recorded: RecordedListing,
   changes: readonly MonitoredChange[],
   changed: ReadonlySet<string>,
+  localNames: Record<string, string>,
   ignores: IgnoreTest,
   index: WorkspaceIndex,
 ): { files: LocalEntry[]; partials: string[] } {
@@ -72,7 +77,7 @@ function lookAgain(
   const partials: string[] = [];
   const candidates = [
     ...changes.filter((change) => change.exists && change.type === 'f').map((change) => change.name),
-    ...recorded.unhashed.filter((projectPath) => !changed.has(projectPath) && !index.local.has(projectPath)),
+    ...recorded.unhashed.filter((projectPath) => !changed.has(projectPath) && !index.local.has(projectPath)).map((p) => localNames[p] ?? p),
   ];
   for (const name of candidates) {
     const projectPath = name.normalize('NFC');
@@ -82,7 +87,10 @@ function lookAgain(
     const stat = lstatSync(localPath, { throwIfNoEntry: false });
     if (!stat?.isFile()) continue;
     if (isPartialDownload(name.slice(name.lastIndexOf('/') + 1))) partials.push(name);
-    else if (!ignores(projectPath)) files.push({ path: projectPath, localPath, size: stat.size, mtimeMs: stat.mtimeMs });
+    else if (!ignores(projectPath)) {
+      files.push({ path: projectPath, localPath, size: stat.size, mtimeMs: stat.mtimeMs });
+      if (name !== projectPath) localNames[projectPath] = name;
+    }
   }
   return { files, partials };
 }
@@ -91,24 +99,6 @@ function lookAgain(
 function comparedStill(recorded: RecordedListing, multipartThreshold: number | undefined): string[] | undefined {
   const compared = recorded.compared;
   return compared && compared.multipartThreshold === multipartThreshold ? compared.paths : undefined;
-}
-
-function quietFiles(index: WorkspaceIndex, root: string, lines: Uint8Array): QuietFiles {
-  return {
-    lines,
-    count: flaggedCount(lines),
-    entries(flags = lines) {
-      return index
-        .localOnLines(flagged(flags))
-        .map((file) => ({ path: file.path, localPath: localPathOf(root, file.path), size: file.size, mtimeMs: file.mtimeMs }));
-    },
-  };
-}
-
-export function flaggedCount(flags: Uint8Array): number {
-  let count = 0;
-  for (let line = 0; line < flags.length; line += 1) count += flags[line];
-  return count;
 }
 
 function* flagged(flags: Uint8Array): Generator<number> {
@@ -126,17 +116,4 @@ function ignoredOnTheWay(projectPath: string, ignores: IgnoreTest): boolean {
     if (ignores(projectPath.slice(0, slash + 1))) return true;
   }
   return false;
-}
-
-/** Two lists in path order as one (`added` holds no path of `sorted`). */
-export function mergeInPathOrder(sorted: readonly LocalEntry[], added: LocalEntry[]): LocalEntry[] {
-  added.sort((a, b) => comparePaths(a.path, b.path));
-  const merged: LocalEntry[] = [];
-  let i = 0;
-  for (const entry of added) {
-    while (i < sorted.length && comparePaths(sorted[i].path, entry.path) < 0) merged.push(sorted[i++]);
-    merged.push(entry);
-  }
-  while (i < sorted.length) merged.push(sorted[i++]);
-  return merged;
 }

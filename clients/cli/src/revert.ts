@@ -3,7 +3,8 @@ import type { Context } from './context.ts';
 import { CliError, EXIT } from './failure.ts';
 import { plural } from './output.ts';
 import { resolveMultipartThreshold } from './commands/option-values.ts';
-import { hashEntries, scanWorkspace, unchangedOf } from './scan.ts';
+import { unchangedOf } from './listed-files.ts';
+import { hashEntries, scanWorkspace } from './scan.ts';
 import { inScope } from './status.ts';
 import type { SyncedFile, Workspace } from './workspace.ts';
 

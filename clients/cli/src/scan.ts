@@ -3,17 +3,12 @@ import path from 'node:path';
 import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, movesInParts, partCount, type ContentDigest } from '@lode/sdk';
 import { FileMonitor, type MonitorAnswer } from './fs-monitor.ts';
 import { ignoreTest, workspaceIgnoreRules, type IgnoreTest } from './ignore-rules.ts';
+import { comparePaths } from './index-format.ts';
+import { localPathOf, unchangedOf, type Listing, type LocalEntry, type QuietFiles, type UnchangedFiles } from './listed-files.ts';
 import { applyChanges } from './monitored-listing.ts';
 import type { RecordedListing } from './monitor-record.ts';
 import { statFiles } from './stat-files.ts';
 import { STATE_DIR, stateFile, type Workspace } from './workspace.ts';
-
-export interface LocalEntry {
-  path: string;
-  localPath: string;
-  size: number;
-  mtimeMs: number;
-}
 
 export interface HashedEntry extends LocalEntry {
   digest: ContentDigest;
@@ -52,9 +47,11 @@ export async function scanWorkspace(workspace: Workspace, options: { walk?: bool
   const ruleLines = await workspaceIgnoreRules(root);
   const ignores = ignoreTest(ruleLines);
   const rules = ruleLines.join('\n');
-  // A listing under other rules, or over records another command has written since, is walked again.
+  // A listing under other rules, or over records another command has written since, is walked again;
+  // so is every listing once the rules take back a version-control folder, which Watchman leaves unwatched.
   const listing = workspace.monitor?.listing;
-  const recorded = listing?.rules === rules && listing.stamp === workspace.index.stamp ? listing : undefined;
+  const usable = listing?.rules === rules && listing.stamp === workspace.index.stamp && VCS_FOLDERS.every((folder) => ignores(folder));
+  const recorded = usable ? listing : undefined;
   const asked = workspace.monitor && !options.walk ? await askMonitor(root, recorded?.clock) : undefined;
   const changes = asked?.answer?.changes;
   const applied =
@@ -71,11 +68,14 @@ export async function scanWorkspace(workspace: Workspace, options: { walk?: bool
     partials: listed.partials.map((name) => localPathOf(root, name)),
     ignores: (projectPath) => ignores(projectPath) || underNested(projectPath),
     nested: listed.nested,
-    listing: clock === undefined ? undefined : { clock, rules, partials: listed.partials, nested: listed.nested },
+    listing: clock === undefined ? undefined : { clock, rules, partials: listed.partials, nested: listed.nested, localNames: listed.localNames },
     fromMonitor: applied !== undefined,
     monitorProblem: asked?.problem,
   };
 }
+
+/** The folders Watchman leaves unwatched at a watch's root (its `ignore_vcs`). */
+const VCS_FOLDERS = ['.git/', '.svn/', '.hg/'];
 
 /** What the file monitor answers, or why it could not. */
 async function askMonitor(root: string, clock: string | undefined): Promise<{ answer?: MonitorAnswer; problem?: string }> {
@@ -90,46 +90,12 @@ async function askMonitor(root: string, clock: string | undefined): Promise<{ an
   }
 }
 
-/**
- * Listed files whose index lines read as unchanged at the tip at the last status, neither the files
- * nor their records changed since (monitored-listing.ts): looked at and decoded only when asked.
- */
-export interface QuietFiles {
-  /** Flags by line of the index's text. */
-  lines: Uint8Array;
-  count: number;
-  /** The entries of the flagged `lines` (all of them by default), as the walk lists them, in path order. */
-  entries(lines?: Uint8Array): LocalEntry[];
-}
-
-/** Listed files set apart as unchanged at the tip (incremental-status.ts): counted, and listed only when asked. */
-export interface UnchangedFiles {
-  readonly count: number;
-  entries(): readonly LocalEntry[];
-}
-
-export function unchangedOf(entries: readonly LocalEntry[]): UnchangedFiles {
-  return { count: entries.length, entries: () => entries };
-}
-
-/** A workspace's files, partials (relative names, `/`-separated) and nested workspaces (project paths). */
-export interface Listing {
-  files: LocalEntry[];
-  quiet?: QuietFiles;
-  partials: string[];
-  nested: string[];
-}
-
-/** A name relative to `root`, `/`-separated, as a path on disk. */
-export function localPathOf(root: string, name: string): string {
-  return `${root}${path.sep}${path.sep === '/' ? name : name.replaceAll('/', path.sep)}`;
-}
-
 async function walkWorkspace(root: string, ignores: IgnoreTest): Promise<Listing> {
   const projectPaths: string[] = [];
   const localPaths: string[] = [];
   const partials: string[] = [];
   const nested: string[] = [];
+  const localNames: Record<string, string> = {};
   // Synchronous on purpose: a workspace is many small folders and files, and one call per entry
   // costs less than a promise per entry through the thread pool, several times less for 100,000.
   const walk = (dir: string, prefix: string, relative: string): void => {
@@ -147,13 +113,15 @@ async function walkWorkspace(root: string, ignores: IgnoreTest): Promise<Listing
     for (const { entry, name } of named) {
       const projectPath = prefix + name;
       const localPath = `${dir}${path.sep}${entry.name}`;
+      const onDisk = relative + entry.name;
       if (entry.isDirectory()) {
-        if (!ignores(projectPath)) walk(localPath, projectPath, `${relative}${entry.name}/`);
+        if (!ignores(projectPath)) walk(localPath, projectPath, `${onDisk}/`);
       } else if (entry.isFile() && isPartialDownload(entry.name)) {
-        partials.push(relative + entry.name);
+        partials.push(onDisk);
       } else if (entry.isFile() && !ignores(projectPath)) {
         projectPaths.push(projectPath);
         localPaths.push(localPath);
+        if (onDisk !== projectPath) localNames[projectPath] = onDisk;
       }
     }
   };
@@ -165,16 +133,11 @@ async function walkWorkspace(root: string, ignores: IgnoreTest): Promise<Listing
     // Gone between the listing and now: not a file of the workspace any more.
     if (stats.size(i) >= 0) files.push({ path: projectPath, localPath: localPaths[i], size: stats.size(i), mtimeMs: stats.mtimeMs(i) });
   }
-  return { files, partials, nested };
+  return { files, partials, nested, localNames };
 }
 
 function isFile(file: string): boolean {
   return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
-}
-
-/** Paths in code-unit order, the order the server lists them in (not the locale's). */
-export function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -3,7 +3,9 @@ import { compareWithBranch } from './compare-branch.ts';
 import { CliError, EXIT } from './failure.ts';
 import { tipRow, type ListedFiles } from './incremental-status.ts';
 import type { RemoteTree } from './remote-tree.ts';
-import { comparePaths, hashEntries, scanWorkspace, type HashedEntry, type LocalEntry, type UnchangedFiles } from './scan.ts';
+import { comparePaths } from './index-format.ts';
+import type { LocalEntry, UnchangedFiles } from './listed-files.ts';
+import { hashEntries, scanWorkspace, type HashedEntry } from './scan.ts';
 import type { CachedDigest, SyncedFile, Workspace } from './workspace.ts';
 
 /**
@@ -65,7 +67,9 @@ export interface WorkspaceStatus {
   partials: string[];
   /** The record of the branch's tree as this status left it (compare-branch.ts), when the branch is the workspace's. */
   tree?: RemoteTree;
-  /** Why the file monitor, though on, did not list the workspace: it was walked (scan.ts). */
+  /** Whether the workspace was listed from the file monitor's record and changes, or walked (scan.ts). */
+  listedBy: 'monitor' | 'walk';
+  /** Why the file monitor, though on, did not list the workspace: it was walked. */
   monitorProblem?: string;
 }
 
@@ -155,6 +159,7 @@ export async function workspaceStatus(
     nested: scanned.nested,
     partials: scanned.partials,
     tree,
+    listedBy: scanned.fromMonitor ? 'monitor' : 'walk',
     monitorProblem: scanned.monitorProblem,
   };
 }

@@ -3,6 +3,7 @@ import { isAscii } from 'node:buffer';
 import { appendFile, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  comparePaths,
   headerLine,
   localAt,
   localStatAt,
@@ -214,7 +215,7 @@ export class WorkspaceIndex {
       listed.push({ path: p, size: digest.size, mtimeMs: digest.mtimeMs });
       added = true;
     }
-    return added || !base?.inPathOrder ? listed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) : listed;
+    return added || !base?.inPathOrder ? listed.sort((a, b) => comparePaths(a.path, b.path)) : listed;
   }
 
   /** Names this writing of the index: a rewrite (compaction) gives it another. */
@@ -271,7 +272,7 @@ export class WorkspaceIndex {
     const base = this.#base as ParsedIndex;
     const listed: LocalStat[] = [];
     for (const line of lines) listed.push({ path: base.paths[line], ...localStatAt(base.text, base.starts[line]) });
-    return base.inPathOrder ? listed : listed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return base.inPathOrder ? listed : listed.sort((a, b) => comparePaths(a.path, b.path));
   }
 
   /** The remote table's keys but those whose part sits on a line flagged in `skip` (by line of the index's text). */

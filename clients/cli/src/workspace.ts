@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CliError } from './failure.ts';
 import { validScope, type CachedDigest, type RemoteFile, type SyncedFile } from './index-format.ts';
 import { readJsonFile, writeJsonFile } from './json-file.ts';
-import { readMonitorRecord, removeMonitorRecord, writeMonitorRecord, type MonitorRecord, type RecordedListing } from './monitor-record.ts';
+import { monitorStillOn, readMonitorRecord, removeMonitorRecord, writeMonitorRecord, type MonitorRecord, type RecordedListing } from './monitor-record.ts';
 import { WorkspaceIndex, type ReadonlyTable, type Table } from './workspace-index.ts';
 
 export const STATE_DIR = '.lode';
@@ -175,6 +175,12 @@ export class Workspace {
     }
     const saved = this.#listingSaved;
     if (!saved || saved.stamp === this.index.stamp) return;
+    const stateDir = path.join(this.root, STATE_DIR);
+    if (!(await monitorStillOn(stateDir))) {
+      this.#monitor = undefined;
+      this.#listingSaved = undefined;
+      return;
+    }
     const { compared, ...listing } = saved.listing;
     const stamp = this.index.stamp;
     this.#monitor = await writeMonitorRecord(path.join(this.root, STATE_DIR), {

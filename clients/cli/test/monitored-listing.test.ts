@@ -7,7 +7,21 @@ import { hashEntries, scanWorkspace, type ScannedWorkspace } from '../src/scan.t
 import { Workspace } from '../src/workspace.ts';
 import { emptyDir, unwatch } from './workspace-fixtures.ts';
 
-const FILES = ['a.txt', 'B.txt', 'b.txt', 'dir/c.txt', 'dir/sub/d.txt', 'dir2/e.txt', 'build/out.bin', 'x.lode-partial', 'dir/y.lode-partial', 'bad\\name.txt'];
+/** Names decomposed on disk (NFD, as macOS writes them), whose project paths are their NFC forms. */
+const DECOMPOSED = ['cafe\u0301.txt', 'De\u0301ja\u0300/vu.txt'];
+const FILES = [
+  'a.txt',
+  'B.txt',
+  'b.txt',
+  'dir/c.txt',
+  'dir/sub/d.txt',
+  'dir2/e.txt',
+  'build/out.bin',
+  'x.lode-partial',
+  'dir/y.lode-partial',
+  'bad\\name.txt',
+  ...DECOMPOSED,
+];
 const FOLDERS = ['dir', 'dir2', 'build', 'dir/sub'];
 const RULES = ['', 'build/', '*.bin\n!build/keep.bin', 'dir/sub/'];
 
@@ -17,6 +31,7 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('move' as const), from: fc.constantFrom(...FOLDERS), to: fc.constantFrom('moved', 'dir3') }),
   fc.record({ kind: fc.constant('removeFolder' as const), folder: fc.constantFrom(...FOLDERS, 'moved', 'dir3') }),
   fc.record({ kind: fc.constant('symlink' as const), file: fc.constantFrom(...FILES) }),
+  fc.record({ kind: fc.constant('fileToFolder' as const), file: fc.constantFrom(...FILES) }),
   fc.record({ kind: fc.constant('rules' as const), rules: fc.constantFrom(...RULES) }),
   fc.record({ kind: fc.constant('nest' as const), folder: fc.constantFrom('dir2', 'dir3') }),
   fc.record({ kind: fc.constant('unnest' as const), folder: fc.constantFrom('dir2', 'dir3') }),
@@ -25,7 +40,13 @@ type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
 
 async function apply(root: string, step: Op): Promise<void> {
   const at = (name: string) => path.join(root, name);
-  const parent = async (name: string) => mkdir(path.dirname(at(name)), { recursive: true });
+  // A file standing where a folder is wanted (an earlier step's) goes first.
+  const parent = async (name: string) => {
+    await mkdir(path.dirname(at(name)), { recursive: true }).catch(async () => {
+      await rm(path.dirname(at(name)), { force: true, recursive: true });
+      await mkdir(path.dirname(at(name)), { recursive: true });
+    });
+  };
   if (step.kind === 'write') {
     await parent(step.file);
     // A symlink left there by an earlier step is replaced, not written through.
@@ -40,6 +61,11 @@ async function apply(root: string, step: Op): Promise<void> {
     await parent(step.file);
     await rm(at(step.file), { force: true, recursive: true });
     await symlink(at('a.txt'), at(step.file));
+  } else if (step.kind === 'fileToFolder') {
+    // Watchman keeps one entry a name: the file's is now the folder's.
+    await rm(at(step.file), { force: true, recursive: true });
+    await mkdir(at(step.file), { recursive: true });
+    await writeFile(path.join(at(step.file), 'inside.txt'), 'inside');
   } else if (step.kind === 'rules') await writeFile(at('.lodeignore'), step.rules);
   else if (step.kind === 'nest') {
     await mkdir(path.join(at(step.folder), '.lode'), { recursive: true });
@@ -129,6 +155,33 @@ describe('listing the workspace from the file monitor (Watchman)', () => {
     const ruled = await scanWorkspace(await Workspace.find(root));
     expect(ruled.fromMonitor).toBe(false);
     expect(ruled.files.map((f) => f.path)).toEqual(['.lodeignore', 'a.txt']);
+
+    // Rules that take back a version-control folder, which Watchman does not watch, always walk.
+    await writeFile(path.join(root, '.lodeignore'), '!.git/\n');
+    for (let i = 0; i < 2; i += 1) {
+      const vcs = await Workspace.find(root);
+      const scanned = await scanWorkspace(vcs);
+      expect(scanned.fromMonitor).toBe(false);
+      await recordAsStatusDoes(vcs, scanned);
+    }
+  });
+
+  it('walks where a .watchmanconfig leaves folders unwatched', async () => {
+    const root = await emptyDir('lode-monitor-');
+    await writeFile(path.join(root, '.watchmanconfig'), JSON.stringify({ ignore_dirs: ['build'] }));
+    roots.push(root);
+    await (await Workspace.create(root, 'main')).monitorOn();
+    for (let i = 0; i < 2; i += 1) {
+      await writeFile(path.join(root, 'build', `out${i}.bin`), 'x').catch(async () => {
+        await mkdir(path.join(root, 'build'));
+        await writeFile(path.join(root, 'build', `out${i}.bin`), 'x');
+      });
+      const workspace = await Workspace.find(root);
+      const scanned = await scanWorkspace(workspace);
+      expect(scanned.fromMonitor).toBe(false);
+      expect(scanned.files.map((f) => f.path)).toContain(`build/out${i}.bin`);
+      await recordAsStatusDoes(workspace, scanned);
+    }
   });
 
   it('is off until turned on, and forgets its record once turned off', async () => {
@@ -141,7 +194,11 @@ describe('listing the workspace from the file monitor (Watchman)', () => {
     expect(on.monitor).toEqual({ format: 1 });
     await recordAsStatusDoes(on, await scanWorkspace(on));
     expect((await Workspace.find(root)).monitor?.listing?.clock).toMatch(/^c:/);
+    // Turned off while a command runs: that command's save does not turn it back on.
+    const running = await Workspace.find(root);
+    const scanned = await scanWorkspace(running);
     await on.monitorOff();
+    await recordAsStatusDoes(running, scanned);
     expect((await Workspace.find(root)).monitor).toBeUndefined();
   });
 });

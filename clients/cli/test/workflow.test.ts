@@ -852,14 +852,15 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
         await writeText(a, 'Props/f00003.bin', 'edited');
         await rm(path.join(a, 'Props', 'f00007.bin'));
         const monitored = expectOk(await ada.run(a, ['status', '--json', '--all'])).json;
-        expect(monitored.counts).toMatchObject({ modified: 1, local_only: 1, deleted_local: 1, up_to_date: 18 });
-        expect(monitored).toEqual(expectOk(await ada.run(a, ['status', '--json', '--all', '--full'])).json);
+        expect(monitored).toMatchObject({ listedBy: 'monitor', counts: { modified: 1, local_only: 1, deleted_local: 1, up_to_date: 18 } });
+        const walked = expectOk(await ada.run(a, ['status', '--json', '--all', '--full'])).json;
+        expect(walked).toEqual({ ...monitored, listedBy: 'walk' });
 
         // No Watchman on the PATH: the record stays, and the status walks and says why.
         const searched = ada.env.PATH;
         ada.env.PATH = path.dirname(process.execPath);
         try {
-          expect(expectOk(await ada.run(a, ['status', '--json', '--all'])).json).toEqual(monitored);
+          expect(expectOk(await ada.run(a, ['status', '--json', '--all'])).json).toEqual(walked);
           expect(expectOk(await ada.run(a, ['status'])).stderr).toContain('The file monitor did not answer');
           const refused = await ada.run(a, ['monitor', 'on', '--json']);
           expect(refused.code).toBe(1);

@@ -55,6 +55,7 @@ export function syncCommands(program: Command): void {
             caseCollisions,
             unstorable,
             nestedWorkspaces: status.nested,
+            listedBy: status.listedBy,
             // The server's row as it is where the workspace reads it alike, as nearly every file is.
             get files() {
               return status.entries.map((e) => (e.row.status === e.status ? e.row : { ...e.row, status: e.status }));
