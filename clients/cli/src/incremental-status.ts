@@ -1,4 +1,5 @@
 import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
+import { comparePaths } from './index-format.ts';
 import { applyChanges, type RemoteFile, type RemoteTree } from './remote-tree.ts';
 import { flaggedCount, mergeInPathOrder, unchangedOf, type LocalEntry, type QuietFiles, type UnchangedFiles } from './listed-files.ts';
 import type { HashedEntry } from './scan.ts';
@@ -81,7 +82,7 @@ export async function compareIncrementally(
     if (unchanged.count + withTip.size !== tree.files.size) {
       const listedKeys = new Set(keys);
       const remoteOnly = index.remoteKeysBeside(unchangedLines).filter((key) => !listedKeys.has(key));
-      remoteOnly.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      remoteOnly.sort(comparePaths);
       for (const key of remoteOnly) {
         const remote = tree.files.get(key);
         rows.push(tipRow(remote?.[0] ?? key, 'missing', remote));

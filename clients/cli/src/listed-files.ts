@@ -41,6 +41,15 @@ export interface Listing {
   localNames: Record<string, string>;
 }
 
+/**
+ * Whether a project path is under one of the nested workspaces (project paths of their roots), compared
+ * ignoring case, as the project names files: such paths are left alone.
+ */
+export function underNested(nested: readonly string[]): (projectPath: string) => boolean {
+  const keys = nested.map((prefix) => `${prefix.toLowerCase()}/`);
+  return (projectPath) => keys.length > 0 && keys.some((key) => `${projectPath.toLowerCase()}/`.startsWith(key));
+}
+
 /** A name relative to `root`, `/`-separated, as a path on disk. */
 export function localPathOf(root: string, name: string): string {
   return `${root}${path.sep}${path.sep === '/' ? name : name.replaceAll('/', path.sep)}`;

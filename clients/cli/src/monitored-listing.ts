@@ -3,7 +3,7 @@ import { isPartialDownload } from '@lode/sdk';
 import type { MonitoredChange } from './fs-monitor.ts';
 import type { IgnoreTest } from './ignore-rules.ts';
 import type { RecordedListing } from './monitor-record.ts';
-import { flaggedCount, localPathOf, mergeInPathOrder, type Listing, type LocalEntry, type QuietFiles } from './listed-files.ts';
+import { flaggedCount, localPathOf, mergeInPathOrder, underNested, type Listing, type LocalEntry, type QuietFiles } from './listed-files.ts';
 import type { LocalStat, WorkspaceIndex } from './workspace-index.ts';
 import { STATE_DIR, type Workspace } from './workspace.ts';
 
@@ -44,7 +44,7 @@ export function applyChanges(
   if (compared) {
     const newKeys = new Set(looked.files.filter((file) => !index.local.has(file.path)).map((file) => file.path.toLowerCase()));
     const lines = index.linesWithAllParts([...changed, ...compared], newKeys);
-    quiet = { lines, count: flaggedCount(lines), entries: (flags = lines) => index.localOnLines(flagged(flags)).map(entryOf) };
+    quiet = { lines, count: flaggedCount(lines), entries: (flags = lines) => index.localOnLines((line) => flags[line] === 1).map(entryOf) };
   }
   const files: LocalEntry[] = [];
   for (const file of index.localListing(quiet?.lines)) if (!changed.has(file.path)) files.push(entryOf(file));
@@ -71,8 +71,7 @@ function lookAgain(
   ignores: IgnoreTest,
   index: WorkspaceIndex,
 ): { files: LocalEntry[]; partials: string[] } {
-  const nestedKeys = recorded.nested.map((prefix) => `${prefix.toLowerCase()}/`);
-  const underNested = (projectPath: string) => nestedKeys.length > 0 && nestedKeys.some((key) => projectPath.toLowerCase().startsWith(key));
+  const nested = underNested(recorded.nested);
   const files: LocalEntry[] = [];
   const partials: string[] = [];
   const candidates = [
@@ -81,7 +80,7 @@ function lookAgain(
   ];
   for (const name of candidates) {
     const projectPath = name.normalize('NFC');
-    if (underNested(projectPath) || ignoredOnTheWay(projectPath, ignores)) continue;
+    if (nested(projectPath) || ignoredOnTheWay(projectPath, ignores)) continue;
     const localPath = localPathOf(root, name);
     // Only regular files are listed, as the walk lists them: a symlink is not followed.
     const stat = lstatSync(localPath, { throwIfNoEntry: false });
@@ -99,10 +98,6 @@ function lookAgain(
 function comparedStill(recorded: RecordedListing, multipartThreshold: number | undefined): string[] | undefined {
   const compared = recorded.compared;
   return compared && compared.multipartThreshold === multipartThreshold ? compared.paths : undefined;
-}
-
-function* flagged(flags: Uint8Array): Generator<number> {
-  for (let line = 0; line < flags.length; line += 1) if (flags[line]) yield line;
 }
 
 /** A nested workspace's state file: its coming or going changes which paths are this workspace's. */

@@ -4,7 +4,7 @@ import { DEFAULT_MULTIPART_THRESHOLD, hashFile, isPartialDownload, mapLimit, mov
 import { FileMonitor, type MonitorAnswer } from './fs-monitor.ts';
 import { ignoreTest, workspaceIgnoreRules, type IgnoreTest } from './ignore-rules.ts';
 import { comparePaths } from './index-format.ts';
-import { localPathOf, unchangedOf, type Listing, type LocalEntry, type QuietFiles, type UnchangedFiles } from './listed-files.ts';
+import { localPathOf, unchangedOf, underNested, type Listing, type LocalEntry, type QuietFiles, type UnchangedFiles } from './listed-files.ts';
 import { applyChanges } from './monitored-listing.ts';
 import type { RecordedListing } from './monitor-record.ts';
 import { statFiles } from './stat-files.ts';
@@ -58,15 +58,14 @@ export async function scanWorkspace(workspace: Workspace, options: { walk?: bool
     changes && recorded ? applyChanges(workspace, root, recorded, changes, { ignores, multipartThreshold: options.multipartThreshold }) : undefined;
   const listed = applied ?? (await walkWorkspace(root, ignores));
   // Paths under a nested workspace are left alone too, remote ones included: pull would write over
-  // its files and push delete them. Compared ignoring case, as the project names files.
-  const nestedKeys = listed.nested.map((prefix) => `${prefix.toLowerCase()}/`);
-  const underNested = (projectPath: string) => nestedKeys.some((key) => `${projectPath.toLowerCase()}/`.startsWith(key));
+  // its files and push delete them.
+  const nested = underNested(listed.nested);
   const clock = asked?.answer?.clock;
   return {
     files: listed.files,
     quiet: listed.quiet,
     partials: listed.partials.map((name) => localPathOf(root, name)),
-    ignores: (projectPath) => ignores(projectPath) || underNested(projectPath),
+    ignores: (projectPath) => ignores(projectPath) || nested(projectPath),
     nested: listed.nested,
     listing: clock === undefined ? undefined : { clock, rules, partials: listed.partials, nested: listed.nested, localNames: listed.localNames },
     fromMonitor: applied !== undefined,

@@ -200,22 +200,15 @@ export class WorkspaceIndex {
    */
   localListing(skip?: Uint8Array): LocalStat[] {
     const overlay = this.#overlays.local;
-    const listed: LocalStat[] = [];
     const base = this.#base;
-    if (base) {
-      for (let line = 0; line < base.paths.length; line += 1) {
-        if (skip?.[line]) continue;
-        const p = base.paths[line];
-        if (base.parts[line] & LOCAL && !overlay.has(p)) listed.push({ path: p, ...localStatAt(base.text, base.starts[line]) });
-      }
-    }
+    const listed = base ? this.localOnLines((line) => !skip?.[line] && (base.parts[line] & LOCAL) !== 0 && !overlay.has(base.paths[line])) : [];
     let added = false;
     for (const [p, digest] of overlay) {
       if (digest === null) continue;
       listed.push({ path: p, size: digest.size, mtimeMs: digest.mtimeMs });
       added = true;
     }
-    return added || !base?.inPathOrder ? listed.sort((a, b) => comparePaths(a.path, b.path)) : listed;
+    return added ? listed.sort((a, b) => comparePaths(a.path, b.path)) : listed;
   }
 
   /** Names this writing of the index: a rewrite (compaction) gives it another. */
@@ -267,11 +260,13 @@ export class WorkspaceIndex {
     return cleared;
   }
 
-  /** The paths of `lines` (of the index's text, each with a local digest) with the size and mtime of their digests, in path order. */
-  localOnLines(lines: Iterable<number>): LocalStat[] {
-    const base = this.#base as ParsedIndex;
+  /** The paths of the index's lines `select` picks (each with a local digest), with the size and mtime of their digests, in path order. */
+  localOnLines(select: (line: number) => boolean): LocalStat[] {
+    const base = this.#base;
     const listed: LocalStat[] = [];
-    for (const line of lines) listed.push({ path: base.paths[line], ...localStatAt(base.text, base.starts[line]) });
+    if (!base) return listed;
+    for (let line = 0; line < base.paths.length; line += 1)
+      if (select(line)) listed.push({ path: base.paths[line], ...localStatAt(base.text, base.starts[line]) });
     return base.inPathOrder ? listed : listed.sort((a, b) => comparePaths(a.path, b.path));
   }
 

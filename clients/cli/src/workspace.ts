@@ -106,6 +106,11 @@ export class Workspace {
     }
   }
 
+  /** `.lode`: the records' folder. */
+  get #stateDir(): string {
+    return path.join(this.root, STATE_DIR);
+  }
+
   /** The file monitor's record, while it is on. */
   get monitor(): Readonly<MonitorRecord> | undefined {
     return this.#monitor;
@@ -121,11 +126,11 @@ export class Workspace {
 
   /** Turns the file monitor on: the next listing walks, and is recorded. */
   async monitorOn(): Promise<void> {
-    this.#monitor ??= await writeMonitorRecord(path.join(this.root, STATE_DIR));
+    this.#monitor ??= await writeMonitorRecord(this.#stateDir);
   }
 
   async monitorOff(): Promise<void> {
-    await removeMonitorRecord(path.join(this.root, STATE_DIR));
+    await removeMonitorRecord(this.#stateDir);
     this.#monitor = undefined;
     this.#listingToSave = undefined;
     this.#listingSaved = undefined;
@@ -175,15 +180,14 @@ export class Workspace {
     }
     const saved = this.#listingSaved;
     if (!saved || saved.stamp === this.index.stamp) return;
-    const stateDir = path.join(this.root, STATE_DIR);
-    if (!(await monitorStillOn(stateDir))) {
+    if (!(await monitorStillOn(this.#stateDir))) {
       this.#monitor = undefined;
       this.#listingSaved = undefined;
       return;
     }
     const { compared, ...listing } = saved.listing;
     const stamp = this.index.stamp;
-    this.#monitor = await writeMonitorRecord(path.join(this.root, STATE_DIR), {
+    this.#monitor = await writeMonitorRecord(this.#stateDir, {
       ...listing,
       compared: saved.indexId === this.index.id ? compared : undefined,
       stamp,
