@@ -18,6 +18,11 @@ function packagesUnder(...folders) {
 const packagePatterns = (names, message) => ({ group: names.flatMap((name) => [name, `${name}/*`]), message });
 /** A relative import that climbs out of its package into one of these top-level folders. */
 const climbingInto = (folders, message) => ({ regex: `^(\\.\\./)+(${folders.join('|')})(/|$)`, message });
+/** What a client's sources may not import: they run on users' machines, without the servers' packages. */
+const clientSourcePatterns = [
+  packagePatterns(packagesUnder('libs', 'services'), "A client's sources depend on no server package: the SDK carries what they need."),
+  climbingInto(['libs', 'services'], "A client's sources depend on no server package: the SDK carries what they need."),
+];
 
 /**
  * The layering of docs/architecture.md, as lint rules rather than a reviewer's memory: libs know
@@ -43,13 +48,23 @@ const layering = [
   },
   {
     files: ['clients/*/src/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: clientSourcePatterns }] },
+  },
+  {
+    files: ['clients/{sdk,cli}/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            packagePatterns(packagesUnder('libs', 'services'), "A client's sources depend on no server package: the SDK carries what they need."),
-            climbingInto(['libs', 'services'], "A client's sources depend on no server package: the SDK carries what they need."),
+            ...clientSourcePatterns,
+            {
+              group: ['node:http', 'node:https'],
+              allowTypeImports: true,
+              message:
+                "Take them from the SDK's node-http.ts (process.getBuiltinModule): an ESM import of node:http loads Node's fetch with it, on every run of the CLI.",
+            },
           ],
         },
       ],

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { LodeApiError } from '@lode/sdk';
+import { LodeApiError, LodeNetworkError } from '@lode/sdk';
 import { describeLock, refusedInput, toCliError } from './failure.ts';
 
 describe('an unreachable server, as the CLI reports it', () => {
-  it('says so with the reason, whether the cause has an errno code or only a message', () => {
+  it('says so with the reason, whether the system gave an errno code or only a message', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:59999'), { code: 'ECONNREFUSED' });
     for (const [cause, reason] of [
       [refused, 'connect ECONNREFUSED 127.0.0.1:59999'],
       [new Error('bad port'), 'bad port'],
     ] as const) {
-      const error = toCliError(new TypeError('fetch failed', { cause }));
+      const error = toCliError(new LodeNetworkError(cause));
       expect(error).toMatchObject({ code: 'network_error', exitCode: 1 });
       expect(error.message).toBe(
         `Cannot reach the server: ${reason}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`,

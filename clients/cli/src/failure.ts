@@ -1,4 +1,4 @@
-import { LodeApiError, type LockedFile } from '@lode/sdk';
+import { LodeApiError, LodeNetworkError, type LockedFile } from '@lode/sdk';
 import { plural } from './output.ts';
 
 /** Exit codes: 0 ok, 1 error, 2 usage, 3 conflicts or locks (something a teammate holds or changed). */
@@ -127,11 +127,9 @@ export function interrupted(): CliError {
 export function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof LodeApiError) return fromApiError(error);
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  // fetch's own refusals (a port browsers block, say) carry a cause without a code.
-  if (error instanceof TypeError && (cause?.code || cause?.message))
+  if (error instanceof LodeNetworkError)
     return new CliError(
-      `Cannot reach the server: ${cause.message ?? cause.code}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`,
+      `Cannot reach the server: ${error.message}. Check the URL (lode login) and your network; a push or pull run again goes on from where it stopped.`,
       { code: 'network_error' },
     );
   return new CliError(error instanceof Error ? error.message : String(error));

@@ -415,7 +415,7 @@ describe('lode admin (npm run admin)', () => {
     const env = { LODE_URL: nowhere, LODE_ADMIN_TOKEN: stack.adminToken };
     const listed = await cli(['orgs', 'list', '--verbose'], env);
     expect(listed).toMatchObject({ code: 1, stdout: '' });
-    expect(listed.stderr).toMatch(/^retrying GET \/admin\/v1\/orgs in \d+ ms \(fetch failed\)$/m);
+    expect(listed.stderr).toMatch(/^retrying GET \/admin\/v1\/orgs in \d+ ms \(connect ECONNREFUSED [^)]*\)$/m);
     expect(listed.stderr).toMatch(new RegExp(`^error: cannot reach ${nowhere}: connect ECONNREFUSED`, 'm'));
     const created = await cli(['users', 'create', '--name', 'Once', '--verbose'], env);
     expect(created).toEqual({

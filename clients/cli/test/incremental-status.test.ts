@@ -219,17 +219,15 @@ describe('lode status from the record of the branch (incremental)', () => {
       for (let i = 0; i < 3; i++) await write(ada.dir, `Dir${i % 4}/f${i}.txt`, `edited ${i}`);
       const requests: string[] = [];
       const syncsBefore = ada.ctx.client.syncs.length;
-      const realFetch = globalThis.fetch;
-      globalThis.fetch = (input, init) => {
-        requests.push(`${init?.method ?? 'GET'} ${new URL(input instanceof Request ? input.url : input.toString()).pathname.replace(/[0-9a-f-]{36}/g, ':id')}`);
-        return realFetch(input, init);
+      // Every call of the API goes through the transport's request.
+      const transport = ada.ctx.client.transport;
+      const request = transport.request.bind(transport);
+      transport.request = (method, path, ...rest) => {
+        requests.push(`${method} ${path.replace(/[0-9a-f-]{36}/g, ':id')}`);
+        return request(method, path, ...rest);
       };
-      try {
-        const report = await push(ada.ctx, await Workspace.find(ada.dir), { message: 'edits', scopes: [] });
-        expect(report.uploaded).toBe(3);
-      } finally {
-        globalThis.fetch = realFetch;
-      }
+      const report = await push(ada.ctx, await Workspace.find(ada.dir), { message: 'edits', scopes: [] });
+      expect(report.uploaded).toBe(3);
       const listed = ada.ctx.client.syncs.slice(syncsBefore).reduce((sum, request) => sum + request.files.length, 0);
       return { requests: requests.sort(), listed };
     };

@@ -29,6 +29,21 @@ export function isRefusal(error: unknown): error is LodeApiError {
   return error instanceof LodeApiError && error.status >= 400 && error.status < 500 && error.code !== 'idempotency_in_progress';
 }
 
+/**
+ * The API could not be reached, or its answer was cut off: no connection, no such host, a reset, or
+ * no answer within the transport's timeout. `code` is the system's (`ECONNREFUSED`, `ENOTFOUND`…)
+ * when it gave one. A write may or may not have been done.
+ */
+export class LodeNetworkError extends Error {
+  readonly code: string | undefined;
+
+  constructor(cause: Error & { code?: string }) {
+    super(cause.message, { cause });
+    this.name = 'LodeNetworkError';
+    this.code = cause.code;
+  }
+}
+
 /** A transfer to or from object storage that failed (status, or bytes that do not match). */
 export class LodeTransferError extends Error {
   readonly path: string;

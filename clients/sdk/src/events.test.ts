@@ -68,6 +68,28 @@ describe('the live feed', () => {
     ]);
   });
 
+  it('follows again a connection cut in the middle of a message, from the last message whole', async () => {
+    const cut = `id: 2\nevent: lock.acquired\ndata: ${JSON.stringify(envelope('lock.acquired')).slice(0, 20)}`;
+    const feed = await feedServer([
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`retry: 5\n\nid: 1\nevent: lock.acquired\ndata: ${JSON.stringify(envelope('lock.acquired'))}\n\n${cut}`, () => res.socket?.destroy());
+      },
+      (res) => stream(res, `id: 2\nevent: lock.released\ndata: ${JSON.stringify(envelope('lock.released'))}\n\n`, false),
+    ]);
+    close = feed.close;
+    const messages: FeedMessage[] = [];
+    for await (const message of feed.client.events()) {
+      messages.push(message);
+      if (messages.length === 2) break;
+    }
+    expect(messages).toEqual([
+      { kind: 'event', id: 1, event: envelope('lock.acquired') },
+      { kind: 'event', id: 2, event: envelope('lock.released') },
+    ]);
+    expect(feed.requests.map((r) => r.headers['last-event-id'])).toEqual([undefined, '1']);
+  });
+
   it('starts after the position given, and ends with the error of a refusal', async () => {
     const feed = await feedServer([
       (res) => {

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { LodeClient } from './client.ts';
+import { LodeNetworkError } from './errors.ts';
 import { sleep } from './retry.ts';
 import type { PublicEvent, PublicEventType } from './types.ts';
 
@@ -45,8 +47,7 @@ export async function* followEvents(client: LodeClient, options: FeedOptions = {
         query: { types: options.types?.join(',') },
         headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
       });
-      if (!response.body) throw new Error('the live feed answered without a body');
-      for await (const block of serverSentEvents(response.body)) {
+      for await (const block of serverSentEvents(response)) {
         // Not counted while the caller handles a message: only the server's silence is.
         clearTimeout(silence);
         if (block.retry !== undefined) reconnectMs = block.retry;
@@ -58,7 +59,7 @@ export async function* followEvents(client: LodeClient, options: FeedOptions = {
       }
     } catch (error) {
       // A dropped or silent connection is followed again; the caller's abort and the server's refusals are not.
-      if (signal?.aborted || (!connection.signal.aborted && !(error instanceof TypeError))) throw error;
+      if (signal?.aborted || (!connection.signal.aborted && !(error instanceof LodeNetworkError))) throw error;
     } finally {
       // Also when the caller stops reading (break): the response's socket is let go.
       connection.abort();
@@ -81,10 +82,11 @@ interface EventBlock {
  * line, `data` lines joined with newlines, comments (`:`) skipped. Lines end with LF or CRLF. A block
  * of comments only (the server's keep-alive) is yielded too, empty: it tells the connection is alive.
  */
-async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<EventBlock> {
+async function* serverSentEvents(body: IncomingMessage): AsyncGenerator<EventBlock> {
   let block: EventBlock = { event: 'message' };
   let text = '';
-  for await (const piece of body.pipeThrough(new TextDecoderStream())) {
+  body.setEncoding('utf8');
+  for await (const piece of droppedAsNetworkErrors(body)) {
     text += piece;
     let end: number;
     while ((end = text.indexOf('\n')) >= 0) {
@@ -104,5 +106,14 @@ async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
       else if (field === 'event') block.event = value;
       else if (field === 'retry' && /^\d+$/.test(value)) block.retry = Number(value);
     }
+  }
+}
+
+/** The body's pieces; a connection cut in the middle of it is a LodeNetworkError, as one that never opened is. */
+async function* droppedAsNetworkErrors(body: IncomingMessage): AsyncGenerator<string> {
+  try {
+    for await (const piece of body) yield piece as string;
+  } catch (error) {
+    throw error instanceof Error && error.name !== 'AbortError' ? new LodeNetworkError(error) : error;
   }
 }

@@ -1,8 +1,10 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRefusal, LodeApiError } from './errors.ts';
+import { isRefusal, LodeApiError, LodeNetworkError } from './errors.ts';
 import { ApiTransport, type RetryEvent } from './http.ts';
+import { readText } from './node-http.ts';
 
 interface Answer {
   status: number;
@@ -80,5 +82,28 @@ describe('answers that are not the Lode API', () => {
     expect(isRefusal(await failure(call()))).toBe(false);
     serve(html(404));
     expect(isRefusal(await failure(call()))).toBe(true);
+  });
+});
+
+describe('the connection', () => {
+  it('gives up a server that cannot be reached after its retries, as a LodeNetworkError with the system code', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const retries: RetryEvent[] = [];
+    const transport = new ApiTransport({ url, key: 'lode_x', retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 }, onRetry: (e) => retries.push(e) });
+    const error = await transport.call('POST', '/api/v1/auth/validate-key').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LodeNetworkError);
+    expect(error).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(retries).toHaveLength(2);
+  });
+
+  it('decodes a character whose bytes came in two pieces', async () => {
+    const body = new PassThrough();
+    const bytes = Buffer.from('{"path":"Füße/日本.png"}');
+    for (let at = 0; at < bytes.length; at += 1) body.write(bytes.subarray(at, at + 1));
+    body.end();
+    expect(JSON.parse(await readText(body as unknown as IncomingMessage))).toEqual({ path: 'Füße/日本.png' });
   });
 });

@@ -1,4 +1,6 @@
-import { LodeApiError } from './errors.ts';
+import type { IncomingMessage } from 'node:http';
+import { LodeApiError, LodeNetworkError } from './errors.ts';
+import { answerOf, readText, requestFor } from './node-http.ts';
 import { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, sleep, type RetryPolicy } from './retry.ts';
 
 export interface ConnectionOptions {
@@ -42,6 +44,11 @@ export interface CallOptions {
 const IN_PROGRESS_WAIT_MS = 15 * 60_000;
 /** Polls of a running request back off like a third retry: 1 s ceiling at the default policy. */
 const IN_PROGRESS_BACKOFF_STEP = 3;
+/**
+ * A connection silent this long is given up and the call retried: shorter than a large draft commit
+ * may take, whose retry, with the same idempotency key, then waits for the first request's result.
+ */
+const SILENCE_TIMEOUT_MS = 5 * 60_000;
 
 /** JSON calls to the API with the key and device headers, retried as `RetryPolicy` says. */
 export class ApiTransport {
@@ -66,33 +73,38 @@ export class ApiTransport {
     return answer as T;
   }
 
-  /** A successful answer with its body unread (a stream, such as the live feed); retried as `call` is. */
-  async request(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Response> {
+  /**
+   * A successful answer with its body unread (a stream, such as the live feed); retried as `call` is.
+   * The caller reads the body to its end or destroys it, which gives the connection back.
+   */
+  async request(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<IncomingMessage> {
     const url = this.baseUrl + path + queryString(options.query);
     const headers: Record<string, string> = { ...this.#headers, ...options.headers };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    if (payload) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(payload.length);
+    }
     if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
     const started = performance.now();
     // Failed tries so far; polls of a running request (below) are not failures.
     let failures = 0;
     for (;;) {
-      let response: Response;
+      let response: IncomingMessage;
       try {
-        response = await fetch(url, { method, headers, body: payload, signal: options.signal });
+        response = await send(url, method, headers, payload, options.signal);
       } catch (error) {
         // A lost connection: every write of this API is safe to send again (confirm is idempotent,
-        // commits and restores carry an idempotency key), so it is retried like a 503. fetch also
-        // ends here when no answer came within 5 minutes, shorter than a large draft commit may take:
-        // the retry, with the same key, then waits for the first request's result (below).
+        // commits and restores carry an idempotency key), so it is retried like a 503.
         if (options.signal?.aborted || options.repeatable === false || ++failures >= this.retry.attempts) throw error;
         await this.#wait(method, path, failures, null, (error as Error).message, options.signal);
         continue;
       }
-      if (response.ok) return response;
+      const status = response.statusCode ?? 0;
+      if (status >= 200 && status <= 299) return response;
       const failure = await apiError(response, this.baseUrl);
-      const retryAfter = response.headers.get('retry-after');
-      const reason = `${response.status} ${failure.code}`;
+      const retryAfter = header(response, 'retry-after');
+      const reason = `${status} ${failure.code}`;
       // The same key's first request is still running (a million-file commit takes minutes): its
       // result is what this call returns, so it is polled for as long as the server may run it,
       // without spending the attempts meant for failures.
@@ -100,7 +112,7 @@ export class ApiTransport {
         await this.#wait(method, path, IN_PROGRESS_BACKOFF_STEP, retryAfter, reason, options.signal);
         continue;
       }
-      const retryable = isRetryableStatus(response.status, failure.code) && (options.repeatable !== false || response.status === 429);
+      const retryable = isRetryableStatus(status, failure.code) && (options.repeatable !== false || status === 429);
       if (!retryable || ++failures >= this.retry.attempts) throw failure;
       await this.#wait(method, path, failures, retryAfter, reason, options.signal);
     }
@@ -113,6 +125,34 @@ export class ApiTransport {
   }
 }
 
+/**
+ * One try, on node:http rather than fetch: loading Node's fetch costs a command of the CLI more than
+ * its whole round trip to a local server. A failure to connect or a silent connection is a
+ * LodeNetworkError; the caller's abort stays an AbortError.
+ */
+async function send(url: string, method: string, headers: Record<string, string>, payload: Buffer | undefined, signal?: AbortSignal): Promise<IncomingMessage> {
+  const request = requestFor(url, method, headers, signal);
+  request.setTimeout(SILENCE_TIMEOUT_MS, () =>
+    request.destroy(Object.assign(new Error(`no answer within ${SILENCE_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' })),
+  );
+  const answered = answerOf(request);
+  request.end(payload);
+  try {
+    return await answered;
+  } catch (error) {
+    throw networkError(error, signal);
+  }
+}
+
+function networkError(error: unknown, signal: AbortSignal | undefined): unknown {
+  return signal?.aborted || !(error instanceof Error) || error.name === 'AbortError' ? error : new LodeNetworkError(error);
+}
+
+const header = (response: IncomingMessage, name: string): string | null => {
+  const value = response.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+};
+
 function queryString(query: CallOptions['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();
@@ -122,8 +162,13 @@ function queryString(query: CallOptions['query']): string {
 }
 
 /** The body parsed (an empty body: `{}`; a bare JSON value: `{ value }`), or null when it is not JSON. */
-async function readJson(response: Response): Promise<Record<string, unknown> | null> {
-  const text = await response.text();
+async function readJson(response: IncomingMessage): Promise<Record<string, unknown> | null> {
+  let text: string;
+  try {
+    text = await readText(response);
+  } catch (error) {
+    throw networkError(error, undefined);
+  }
   if (!text) return {};
   try {
     const parsed: unknown = JSON.parse(text);
@@ -139,16 +184,17 @@ async function readJson(response: Response): Promise<Record<string, unknown> | n
  * keeping the status (a proxy's 503 is retried as any 503 is) but never the body, which may be a
  * whole HTML page.
  */
-async function apiError(response: Response, baseUrl: string): Promise<LodeApiError> {
+async function apiError(response: IncomingMessage, baseUrl: string): Promise<LodeApiError> {
   const json = await readJson(response);
   if (!json || typeof json.code !== 'string' || typeof json.message !== 'string') return notLodeApi(response, baseUrl);
-  return new LodeApiError(response.status, json, requestId(response));
+  return new LodeApiError(response.statusCode ?? 0, json, requestId(response));
 }
 
-function notLodeApi(response: Response, baseUrl: string): LodeApiError {
-  const contentType = response.headers.get('content-type')?.split(';')[0].trim() || null;
-  const message = `No Lode API answers at ${baseUrl} (HTTP ${response.status}${contentType ? `, ${contentType}` : ''})`;
-  return new LodeApiError(response.status, { code: 'not_lode_api', message, url: baseUrl, contentType }, requestId(response));
+function notLodeApi(response: IncomingMessage, baseUrl: string): LodeApiError {
+  const status = response.statusCode ?? 0;
+  const contentType = header(response, 'content-type')?.split(';')[0].trim() || null;
+  const message = `No Lode API answers at ${baseUrl} (HTTP ${status}${contentType ? `, ${contentType}` : ''})`;
+  return new LodeApiError(status, { code: 'not_lode_api', message, url: baseUrl, contentType }, requestId(response));
 }
 
-const requestId = (response: Response) => response.headers.get('x-request-id');
+const requestId = (response: IncomingMessage) => header(response, 'x-request-id');

@@ -2,7 +2,7 @@ export { LodeClient, allPages, paginate, type LodeClientOptions } from './client
 export { LodeAdminClient, type LodeAdminClientOptions } from './admin.ts';
 export type * from './admin-types.ts';
 export { ApiTransport, type CallOptions, type ConnectionOptions, type RetryEvent } from './http.ts';
-export { isRefusal, LodeApiError, LodeTransferError, type FileFailure } from './errors.ts';
+export { isRefusal, LodeApiError, LodeNetworkError, LodeTransferError, type FileFailure } from './errors.ts';
 export { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, type RetryPolicy } from './retry.ts';
 export { hashFile, sha256OfFile, type ContentDigest, type HashOptions, type PartDigests, type WholeDigest } from './hash.ts';
 export { chunk, createLimiter, mapLimit, runAll } from './limit.ts';

@@ -7,7 +7,8 @@ import { LodeTransferError } from './errors.ts';
 import { sha256OfFile } from './hash.ts';
 import { runAll } from './limit.ts';
 import { DEFAULT_PARTS_IN_FLIGHT, heldRanges, rangeSizeFor, spans, toRuns, type RangeRecord, type Span } from './parts.ts';
-import { answerOf, answerOfStorage, ensureDir, PIECE, readText, refusal, requestFor, withRetries, type TransferOptions } from './transfer.ts';
+import { answerOf, readText, requestFor } from './node-http.ts';
+import { answerOfStorage, ensureDir, PIECE, refusal, withRetries, type TransferOptions } from './transfer.ts';
 
 export interface RangedOptions extends TransferOptions {
   /** Runs each range's GET, e.g. the flow's limiter, so that ranges share its transfer slots. */

@@ -1,21 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import { giveBackBody, takeBody, WHOLE_MAX } from './body-buffers.ts';
 import { LodeTransferError } from './errors.ts';
+import { answerOf, readText, requestFor } from './node-http.ts';
 import { isRetryableStatus, retryDelayMs, sleep, type RetryPolicy } from './retry.ts';
 
 /** Bytes read from disk per piece of a PUT body, and written to disk at once by a GET. */
 export const PIECE = 1024 * 1024;
-
-/** Connections are kept and reused: thousands of small transfers would otherwise each pay a connect. */
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
 export interface TransferOptions {
   retry: RetryPolicy;
@@ -177,25 +174,6 @@ async function streamPut(
   if (response.status === 'rejected') throw response.reason;
   if (sending.status === 'rejected' && response.value.response.statusCode === 200) throw sending.reason;
   return answerOfStorage(response.value.response, response.value.text);
-}
-
-export function requestFor(url: string, method: 'PUT' | 'GET', headers: Record<string, string>, signal: AbortSignal | undefined): http.ClientRequest {
-  const target = new URL(url);
-  const https_ = target.protocol === 'https:';
-  return (https_ ? https : http).request(target, { method, headers, signal, agent: agents[https_ ? 'https:' : 'http:'] });
-}
-
-export function answerOf(request: http.ClientRequest): Promise<http.IncomingMessage> {
-  return new Promise<http.IncomingMessage>((resolve, reject) => {
-    request.once('response', resolve);
-    request.once('error', reject);
-  });
-}
-
-export async function readText(response: http.IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const piece of response) text += String(piece);
-  return text;
 }
 
 /** A download's temporary file beside its destination: hidden, and named so a workspace tool can tell it (isPartialDownload). */

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { allPages, LodeAdminClient, LodeApiError, type Page, type PageQuery, type Role } from '@lode/sdk';
+import { allPages, LodeAdminClient, LodeApiError, LodeNetworkError, type Page, type PageQuery, type Role } from '@lode/sdk';
 import { adminToken, gatewayUrl, tokenHint, type AdminToken } from '../admin-connection.ts';
 import { invite, projectId, quickstart, signInLink, UUID, type AdminSession, type ProjectRef } from '../admin-workflows.ts';
 import { retryNotes, type GlobalOptions } from '../context.ts';
@@ -316,10 +316,8 @@ function adminFailure(error: unknown, url: string | undefined, token: AdminToken
     return { lines: [`error ${error.status} ${error.code}: ${error.message}`, ...(hint ? [hint] : [])], error: failure };
   }
   if (error instanceof CliError) return plain(error);
-  // fetch's own failure, after the SDK's retries: no connection, or no such host.
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (error instanceof TypeError && (cause?.message || cause?.code))
-    return plain(new CliError(`cannot reach ${url}: ${cause.message || cause.code}`, { code: 'network_error' }));
+  // After the SDK's retries: no connection, or no such host.
+  if (error instanceof LodeNetworkError) return plain(new CliError(`cannot reach ${url}: ${error.message}`, { code: 'network_error' }));
   throw error;
 }
 
