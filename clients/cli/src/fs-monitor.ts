@@ -28,20 +28,57 @@ export interface MonitorAnswer {
  * answered as a fresh instance. Node's own watcher drops the overflow without a word.
  */
 export class FileMonitor {
-  readonly #client: watchman.Client;
+  readonly #client = new watchman.Client();
+  #socket: string | undefined;
 
-  private constructor(client: watchman.Client) {
-    this.#client = client;
+  private constructor() {
+    // An error with no listener would end the process: each command takes its own (#command).
+    this.#client.on('error', () => undefined);
   }
 
-  /** Connected to the Watchman server, which its client starts when none runs. Rejects when Watchman is not installed. */
-  static async connect(): Promise<FileMonitor> {
-    const client = new watchman.Client();
-    const monitor = new FileMonitor(client);
-    // An error with no listener would end the process: each command takes its own (#command).
-    client.on('error', () => undefined);
-    await monitor.#command(['version']);
+  /**
+   * Connected to the Watchman server, which its client starts when none runs. Rejects when Watchman
+   * is not installed. Given `socket`, where Watchman was reached before, it connects there directly:
+   * otherwise fb-watchman starts `watchman get-sockname` to find the socket, a process for each lode
+   * command. That socket is a shortcut only: when it cannot be reached (Watchman stopped, or listening
+   * elsewhere since) the client finds the socket as it would without it, and `socket` names the new one.
+   */
+  static async connect(socket?: string): Promise<FileMonitor> {
+    // The user's own WATCHMAN_SOCK wins: fb-watchman connects to it.
+    if (socket && !process.env.WATCHMAN_SOCK) {
+      const direct = new FileMonitor();
+      if (await direct.#start(socket)) return direct;
+    }
+    const monitor = new FileMonitor();
+    await monitor.#start(undefined);
     return monitor;
+  }
+
+  /**
+   * The socket this connection reached Watchman on, for the next to connect to directly; undefined
+   * under the user's WATCHMAN_SOCK, a choice of theirs for their session, not ours to keep.
+   */
+  get socket(): string | undefined {
+    return this.#socket;
+  }
+
+  /**
+   * Sends the first command, with which the client connects: to `socket` when given, or where
+   * fb-watchman finds it. False when `socket` could not be reached; any other failure rejects.
+   */
+  async #start(socket: string | undefined): Promise<boolean> {
+    let reached = false;
+    this.#client.once('connect', () => (reached = true));
+    try {
+      // Watchman's answer names its socket, and proves it answers as `version` would.
+      const answer = (await withWatchmanSock(socket, () => this.#command(['get-sockname']))) as { sockname: string };
+      this.#socket = socket ?? (process.env.WATCHMAN_SOCK ? undefined : answer.sockname);
+      return true;
+    } catch (error) {
+      this.#client.end();
+      if (socket !== undefined && !reached) return false;
+      throw error;
+    }
   }
 
   /**
@@ -112,6 +149,23 @@ export class FileMonitor {
         else resolve(answer);
       });
     });
+  }
+}
+
+/**
+ * `send()`, with WATCHMAN_SOCK set to `socket` (when given) while it runs. fb-watchman reads it as the
+ * first command connects, synchronously: set no longer than that, it reaches no child process started
+ * later, nor a later connection of this one.
+ */
+function withWatchmanSock<T>(socket: string | undefined, send: () => T): T {
+  if (socket === undefined) return send();
+  const own = process.env.WATCHMAN_SOCK;
+  process.env.WATCHMAN_SOCK = socket;
+  try {
+    return send();
+  } finally {
+    if (own === undefined) delete process.env.WATCHMAN_SOCK;
+    else process.env.WATCHMAN_SOCK = own;
   }
 }
 

@@ -14,6 +14,12 @@ export interface MonitorRecord {
   format: number;
   /** Set with the rest once a listing has been recorded. */
   listing?: RecordedListing;
+  /**
+   * The socket Watchman was last reached on (fs-monitor.ts): the next command connects to it
+   * directly. A shortcut only, optional in this format: a record without it (an older CLI's drops it)
+   * connects as it always did, and a socket no longer there is found again.
+   */
+  socket?: string;
 }
 
 export interface RecordedListing {
@@ -49,15 +55,23 @@ export interface ComparedFiles {
 
 const file = (stateDir: string) => path.join(stateDir, 'monitor.json');
 
-/** The record in `stateDir`, undefined while the monitor is off; one of another format counts as on with no listing. */
+/**
+ * The record in `stateDir`, undefined while the monitor is off; one of another format counts as on
+ * with no listing, and a part of it that is not as written is left out.
+ */
 export async function readMonitorRecord(stateDir: string): Promise<MonitorRecord | undefined> {
   const record = await readJsonFile<MonitorRecord | null>(file(stateDir), null).catch((): MonitorRecord => ({ format: FORMAT }));
   if (!record) return undefined;
-  return record.format === FORMAT && validListing(record.listing) ? record : { format: FORMAT };
+  if (record.format !== FORMAT) return { format: FORMAT };
+  return {
+    format: FORMAT,
+    listing: validListing(record.listing) ? record.listing : undefined,
+    socket: typeof record.socket === 'string' && record.socket !== '' ? record.socket : undefined,
+  };
 }
 
-export async function writeMonitorRecord(stateDir: string, listing?: RecordedListing): Promise<MonitorRecord> {
-  const record = { format: FORMAT, listing };
+export async function writeMonitorRecord(stateDir: string, { listing, socket }: Omit<MonitorRecord, 'format'> = {}): Promise<MonitorRecord> {
+  const record = { format: FORMAT, listing, socket };
   await writeJsonFile(file(stateDir), record);
   return record;
 }

@@ -52,7 +52,7 @@ export async function scanWorkspace(workspace: Workspace, options: { walk?: bool
   const listing = workspace.monitor?.listing;
   const usable = listing?.rules === rules && listing.stamp === workspace.index.stamp && VCS_FOLDERS.every((folder) => ignores(folder));
   const recorded = usable ? listing : undefined;
-  const asked = workspace.monitor && !options.walk ? await askMonitor(root, recorded?.clock) : undefined;
+  const asked = workspace.monitor && !options.walk ? await askMonitor(workspace, root, recorded?.clock) : undefined;
   const changes = asked?.answer?.changes;
   const applied =
     changes && recorded ? applyChanges(workspace, root, recorded, changes, { ignores, multipartThreshold: options.multipartThreshold }) : undefined;
@@ -77,10 +77,11 @@ export async function scanWorkspace(workspace: Workspace, options: { walk?: bool
 const VCS_FOLDERS = ['.git/', '.svn/', '.hg/'];
 
 /** What the file monitor answers, or why it could not. */
-async function askMonitor(root: string, clock: string | undefined): Promise<{ answer?: MonitorAnswer; problem?: string }> {
+async function askMonitor(workspace: Workspace, root: string, clock: string | undefined): Promise<{ answer?: MonitorAnswer; problem?: string }> {
   let monitor: FileMonitor | undefined;
   try {
-    monitor = await FileMonitor.connect();
+    monitor = await FileMonitor.connect(workspace.monitor?.socket);
+    if (monitor.socket) workspace.monitorReachedOn(monitor.socket);
     return { answer: await monitor.changesSince(root, clock) };
   } catch (error) {
     return { problem: (error as Error).message };

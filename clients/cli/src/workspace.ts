@@ -124,9 +124,14 @@ export class Workspace {
     if (this.#monitor) this.#listingToSave = listing;
   }
 
-  /** Turns the file monitor on: the next listing walks, and is recorded. */
-  async monitorOn(): Promise<void> {
-    this.#monitor ??= await writeMonitorRecord(this.#stateDir);
+  /** Turns the file monitor on: the next listing walks, and is recorded. `socket`: where Watchman was reached (fs-monitor.ts). */
+  async monitorOn(socket?: string): Promise<void> {
+    this.#monitor ??= await writeMonitorRecord(this.#stateDir, { socket });
+  }
+
+  /** Where Watchman was reached, when the record names another socket: kept with the listing this command records. */
+  monitorReachedOn(socket: string): void {
+    if (this.#monitor && this.#monitor.socket !== socket) this.#monitor = { ...this.#monitor, socket };
   }
 
   async monitorOff(): Promise<void> {
@@ -188,9 +193,8 @@ export class Workspace {
     const { compared, ...listing } = saved.listing;
     const stamp = this.index.stamp;
     this.#monitor = await writeMonitorRecord(this.#stateDir, {
-      ...listing,
-      compared: saved.indexId === this.index.id ? compared : undefined,
-      stamp,
+      listing: { ...listing, compared: saved.indexId === this.index.id ? compared : undefined, stamp },
+      socket: this.#monitor?.socket,
     });
     saved.stamp = stamp;
   }

@@ -1,10 +1,13 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathProblem } from '@lode/sdk';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FileMonitor } from '../src/fs-monitor.ts';
 import { hashEntries, scanWorkspace, type ScannedWorkspace } from '../src/scan.ts';
 import { Workspace } from '../src/workspace.ts';
+import { BIN } from './cli-runner.ts';
 import { emptyDir, unwatch } from './workspace-fixtures.ts';
 
 /** Names decomposed on disk (NFD, as macOS writes them), whose project paths are their NFC forms. */
@@ -85,6 +88,24 @@ async function recordAsStatusDoes(workspace: Workspace, scanned: ScannedWorkspac
   );
   if (scanned.listing) workspace.recordListing({ ...scanned.listing, unhashed });
   await workspace.save();
+}
+
+/** Where Watchman listens, as its own client says. */
+const watchmanSocket = () => (JSON.parse(execFileSync('watchman', ['--no-pretty', 'get-sockname'], { encoding: 'utf8' })) as { sockname: string }).sockname;
+
+const recordedSocket = async (root: string) => (JSON.parse(await readFile(path.join(root, '.lode', 'monitor.json'), 'utf8')) as { socket?: string }).socket;
+
+/** `run` with no `watchman` on the PATH, nor a WATCHMAN_SOCK: Watchman is reached only through a socket the record names. */
+async function withoutWatchmanOnPath<T>(run: () => Promise<T>): Promise<T> {
+  const { PATH, WATCHMAN_SOCK } = process.env;
+  process.env.PATH = path.dirname(process.execPath);
+  delete process.env.WATCHMAN_SOCK;
+  try {
+    return await run();
+  } finally {
+    process.env.PATH = PATH;
+    if (WATCHMAN_SOCK !== undefined) process.env.WATCHMAN_SOCK = WATCHMAN_SOCK;
+  }
 }
 
 describe('listing the workspace from the file monitor (Watchman)', () => {
@@ -181,6 +202,81 @@ describe('listing the workspace from the file monitor (Watchman)', () => {
       expect(scanned.fromMonitor).toBe(false);
       expect(scanned.files.map((f) => f.path)).toContain(`build/out${i}.bin`);
       await recordAsStatusDoes(workspace, scanned);
+    }
+  });
+
+  it('connects to the socket lode monitor on recorded, with no watchman process started', async () => {
+    const root = await emptyDir('lode-monitor-');
+    await Workspace.create(root, 'main');
+    await writeFile(path.join(root, 'a.txt'), 'first');
+    roots.push(root);
+    const env = { ...process.env, WATCHMAN_SOCK: undefined };
+    execFileSync(process.execPath, [BIN, 'monitor', 'on'], { cwd: root, env, stdio: 'ignore' });
+    expect(await recordedSocket(root)).toBe(watchmanSocket());
+
+    await withoutWatchmanOnPath(async () => {
+      // Without the socket, the client must start `watchman` to find it: that fails here.
+      const other = await emptyDir('lode-monitor-');
+      await (await Workspace.create(other, 'main')).monitorOn();
+      expect((await scanWorkspace(await Workspace.find(other))).monitorProblem).toBeDefined();
+
+      const first = await Workspace.find(root);
+      const walked = await scanWorkspace(first);
+      expect(walked.monitorProblem).toBeUndefined();
+      await recordAsStatusDoes(first, walked);
+      await writeFile(path.join(root, 'b.txt'), 'second');
+      const scanned = await scanWorkspace(await Workspace.find(root));
+      expect(scanned.monitorProblem).toBeUndefined();
+      expect(scanned.fromMonitor).toBe(true);
+      expect(scanned.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    });
+  });
+
+  it('finds the socket again when the recorded one cannot be reached, and records it', async () => {
+    const root = await monitored();
+    await writeFile(path.join(root, 'a.txt'), 'first');
+    const first = await Workspace.find(root);
+    await recordAsStatusDoes(first, await scanWorkspace(first));
+    expect(await recordedSocket(root)).toBe(watchmanSocket());
+
+    // No such socket, then a file where the socket was: neither answers.
+    const stale = path.join(await emptyDir('lode-monitor-'), 'watchman.sock');
+    for (const make of [async () => undefined, () => writeFile(stale, '')]) {
+      await make();
+      const record = JSON.parse(await readFile(path.join(root, '.lode', 'monitor.json'), 'utf8')) as { socket?: string };
+      await writeFile(path.join(root, '.lode', 'monitor.json'), JSON.stringify({ ...record, socket: stale }));
+      const workspace = await Workspace.find(root);
+      expect(workspace.monitor?.socket).toBe(stale);
+      const scanned = await scanWorkspace(workspace);
+      expect(scanned.monitorProblem).toBeUndefined();
+      expect(scanned.fromMonitor).toBe(true);
+      expect(scanned.files.map((f) => f.path)).toEqual(['a.txt']);
+      await recordAsStatusDoes(workspace, scanned);
+      expect(await recordedSocket(root)).toBe(watchmanSocket());
+    }
+  });
+
+  it("leaves the user's WATCHMAN_SOCK to win, unrecorded, and the environment as it was", async () => {
+    const { WATCHMAN_SOCK } = process.env;
+    const nowhere = path.join(await emptyDir('lode-monitor-'), 'watchman.sock');
+    try {
+      delete process.env.WATCHMAN_SOCK;
+      const direct = await FileMonitor.connect(watchmanSocket());
+      direct.end();
+      expect(direct.socket).toBe(watchmanSocket());
+      expect(process.env.WATCHMAN_SOCK).toBeUndefined();
+
+      // Theirs is the socket connected to, whether it answers or not, and it is not ours to record.
+      process.env.WATCHMAN_SOCK = nowhere;
+      await expect(FileMonitor.connect(watchmanSocket())).rejects.toThrow(/ENOENT/);
+      process.env.WATCHMAN_SOCK = watchmanSocket();
+      const theirs = await FileMonitor.connect(nowhere);
+      theirs.end();
+      expect(theirs.socket).toBeUndefined();
+      expect(process.env.WATCHMAN_SOCK).toBe(watchmanSocket());
+    } finally {
+      if (WATCHMAN_SOCK === undefined) delete process.env.WATCHMAN_SOCK;
+      else process.env.WATCHMAN_SOCK = WATCHMAN_SOCK;
     }
   });
 

@@ -856,10 +856,19 @@ describe.each(['local', 'nats'] as const)('the lode CLI as a user runs it (%s bu
         const walked = expectOk(await ada.run(a, ['status', '--json', '--all', '--full'])).json;
         expect(walked).toEqual({ ...monitored, listedBy: 'walk' });
 
-        // No Watchman on the PATH: the record stays, and the status walks and says why.
+        // No Watchman on the PATH: the status reaches it on the socket lode monitor on recorded. The
+        // first records a listing (the --full one left none), the next starts from it.
         const searched = ada.env.PATH;
         ada.env.PATH = path.dirname(process.execPath);
         try {
+          expect(expectOk(await ada.run(a, ['status'])).stderr).toBe('');
+          expect(expectOk(await ada.run(a, ['status', '--json', '--all'])).json).toEqual(monitored);
+
+          // Nor that socket: the record stays, and the status walks and says why.
+          const recordFile = path.join(a, '.lode', 'monitor.json');
+          const record = JSON.parse(await readFile(recordFile, 'utf8')) as { socket?: string };
+          expect(record.socket).toBeDefined();
+          await writeFile(recordFile, JSON.stringify({ ...record, socket: path.join(await emptyDir(), 'watchman.sock') }));
           expect(expectOk(await ada.run(a, ['status', '--json', '--all'])).json).toEqual(walked);
           expect(expectOk(await ada.run(a, ['status'])).stderr).toContain('The file monitor did not answer');
           const refused = await ada.run(a, ['monitor', 'on', '--json']);

@@ -18,7 +18,7 @@ export function monitorCommands(program: Command): void {
         const workspace = await Workspace.find();
         if (state === 'on') {
           // Watching from now: the next status walks once, and those after look only at what changed.
-          const monitor = await FileMonitor.connect().catch((error: unknown) => {
+          const monitor = await FileMonitor.connect(workspace.monitor?.socket).catch((error: unknown) => {
             throw new CliError(
               `The file monitor needs Watchman, which did not answer (${(error as Error).message}). Install it (apt install watchman, brew install watchman, or facebook.github.io/watchman), then run lode monitor on again.`,
               { code: 'monitor_unavailable' },
@@ -29,11 +29,12 @@ export function monitorCommands(program: Command): void {
           } finally {
             monitor.end();
           }
-          await workspace.monitorOn();
+          await workspace.monitorOn(monitor.socket);
         } else if (state === 'off' && workspace.monitor) {
+          const { socket } = workspace.monitor;
           await workspace.monitorOff();
           // The watch is Watchman's to keep or drop: only a failure to reach it is left unsaid.
-          const monitor = await FileMonitor.connect().catch(() => undefined);
+          const monitor = await FileMonitor.connect(socket).catch(() => undefined);
           await monitor?.unwatch(workspace.root).catch(() => undefined);
           monitor?.end();
         }
