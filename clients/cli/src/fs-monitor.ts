@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import watchman from 'fb-watchman';
 
@@ -45,7 +46,7 @@ export class FileMonitor {
    */
   static async connect(socket?: string): Promise<FileMonitor> {
     // The user's own WATCHMAN_SOCK wins: fb-watchman connects to it.
-    if (socket && !process.env.WATCHMAN_SOCK) {
+    if (socket && !process.env.WATCHMAN_SOCK && ownSocket(socket)) {
       const direct = new FileMonitor();
       if (await direct.#start(socket)) return direct;
     }
@@ -149,6 +150,20 @@ export class FileMonitor {
         else resolve(answer);
       });
     });
+  }
+}
+
+/**
+ * Whether `socket` is a socket of this user's. The record naming it is a file in the workspace, and
+ * what answers on it is trusted with the listing: Watchman's own client checks its state folder's
+ * owner likewise.
+ */
+function ownSocket(socket: string): boolean {
+  try {
+    const stat = lstatSync(socket);
+    return stat.isSocket() && (process.getuid === undefined || stat.uid === process.getuid());
+  } catch {
+    return false;
   }
 }
 
