@@ -207,6 +207,37 @@ describe('the workspace index', () => {
     ]);
   });
 
+  it('flags the lines with all three parts but those named, and clears those whose records change, mixed-case paths too', async () => {
+    const dir = await records();
+    const written = WorkspaceIndex.empty(dir);
+    const paths = ['Dir/Upper.TXT', 'a.txt', 'b.txt', 'c.txt', 'd.txt', 'e.txt'];
+    for (const p of paths) {
+      written.local.set(p, digest('a'));
+      written.synced.set(p, { fileId: `f-${p}`, version: 1, sha256: sha('a') });
+    }
+    written.local.set('local-only.txt', digest('l'));
+    written.replaceRemote(
+      scope,
+      paths.map((p): RemoteFile => [p, `f-${p}`, 1, sha('a'), 3, 6]),
+    );
+    await written.save();
+    const read = await WorkspaceIndex.load(dir);
+    const lineOf = (p: string) => read.unchangedAtTip(1024)(p, 3, digest('a').mtimeMs);
+    const flagged = (flags: Uint8Array) => paths.filter((p) => flags[lineOf(p)] === 1);
+    // Named by path, or by key (a case-insensitive collision): not flagged.
+    expect(flagged(read.linesWithAllParts(['b.txt'], new Set(['dir/upper.txt'])))).toEqual(['a.txt', 'c.txt', 'd.txt', 'e.txt']);
+    const flags = read.linesWithAllParts([], new Set());
+    expect(flagged(flags)).toEqual(paths);
+    // Lines read before these changes: each record changed since clears its line, the remote one by key.
+    const lines = paths.map(lineOf);
+    read.remote.set('dir/upper.txt', ['Dir/Upper.TXT', 'f-u', 2, sha('v'), 3, 8]);
+    read.remote.set('c.txt', ['c.txt', 'f-c.txt', 2, sha('v'), 3, 8]);
+    read.synced.set('d.txt', { fileId: 'f-d.txt', version: 2, sha256: sha('v') });
+    read.local.set('e.txt', digest('v'));
+    expect(read.clearChanged(flags).sort((x, y) => x - y)).toEqual([lines[0], lines[3], lines[4], lines[5]].sort((x, y) => x - y));
+    expect(paths.filter((_, i) => flags[lines[i]] === 1)).toEqual(['a.txt', 'b.txt']);
+  });
+
   it('reads an index of an unknown format as no index: everything is made again', async () => {
     const dir = await records();
     await sample(dir);

@@ -236,7 +236,11 @@ export class WorkspaceIndex {
       const line = base.lineOf(p);
       if (line !== undefined) flags[line] = 0;
     }
-    if (keys.size > 0) for (let line = 0; line < flags.length; line += 1) if (flags[line] && keys.has(base.paths[line].toLowerCase())) flags[line] = 0;
+    // A flagged line holds a remote part: that of its path's key, found without a pass over every line.
+    for (const key of keys) {
+      const line = this.#remoteLine(key);
+      if (line !== undefined) flags[line] = 0;
+    }
     this.clearChanged(flags);
     return flags;
   }
@@ -254,9 +258,8 @@ export class WorkspaceIndex {
     };
     for (const p of this.#overlays.local.keys()) clear(base.lineOf(p));
     for (const p of this.#overlays.synced.keys()) clear(base.lineOf(p));
-    const remote = this.#overlays.remote;
     // A remote part sits on the line of its file's path, whose key it is: looked for by key.
-    if (remote.size > 0) for (let line = 0; line < flags.length; line += 1) if (flags[line] && remote.has(base.paths[line].toLowerCase())) clear(line);
+    for (const key of this.#overlays.remote.keys()) clear(this.#remoteLine(key));
     return cleared;
   }
 
