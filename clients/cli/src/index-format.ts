@@ -92,11 +92,17 @@ export interface ParsedIndex {
   lineOf(path: string): number | undefined;
   /** Whether the lines are in path order (code units), as every index is written: then paths asked in that order are found by walking them. */
   inPathOrder: boolean;
+  /** How many lines there are. */
+  lines: number;
   /** Where each line's fields start (after the path's tab). */
   starts: Int32Array;
   /** Each line's parts (LOCAL | SYNCED | REMOTE). */
   parts: Uint8Array;
-  paths: string[];
+  /**
+   * The path on `line`, made when asked: a status names few of the index's lines, and a string for
+   * each of the others would be made and collected for nothing.
+   */
+  pathAt(line: number): string;
 }
 
 /** Paths in code-unit order, the order the server lists them in (not the locale's), and the index's lines are in. */
@@ -120,49 +126,78 @@ export function parseIndex(text: string): ParsedIndex | undefined {
   if (headerEnd < 0) return undefined;
   const header = parseHeader(text.slice(0, headerEnd));
   if (!header) return undefined;
-  const paths: string[] = [];
-  const startList: number[] = [];
-  const partList: number[] = [];
+  let pathStarts = new Int32Array(1024);
+  let starts = new Int32Array(1024);
+  let parts = new Uint8Array(1024);
+  let lines = 0;
   let inPathOrder = true;
-  for (let at = headerEnd + 1; at < text.length;) {
+  for (let at = headerEnd + 1; at < text.length; lines += 1) {
     const end = text.indexOf('\n', at);
     // A line without its newline was never fully written: the whole file is then not to be trusted.
     if (end < 0) return undefined;
     const tab = text.indexOf('\t', at);
     if (tab < 0 || tab > end) return undefined;
-    const p = decodePath(text.slice(at, tab));
-    if (paths.length > 0 && !(paths[paths.length - 1] < p)) inPathOrder = false;
-    paths.push(p);
-    startList.push(tab + 1);
-    partList.push(text.charCodeAt(tab + 1) - 48);
+    if (lines === starts.length) {
+      pathStarts = grown(pathStarts);
+      starts = grown(starts);
+      parts = grown(parts);
+    }
+    if (lines > 0 && inPathOrder) inPathOrder = fieldBefore(text, pathStarts[lines - 1], starts[lines - 1] - 1, at, tab);
+    pathStarts[lines] = at;
+    starts[lines] = tab + 1;
+    parts[lines] = text.charCodeAt(tab + 1) - 48;
     at = end + 1;
   }
-  let lines: Map<string, number> | undefined;
+  const pathAt = (line: number) => decodePath(text.slice(pathStarts[line], starts[line] - 1));
+  let byPath: Map<string, number> | undefined;
   return {
     header,
     text,
     lineOf(p) {
-      if (inPathOrder) return searchSorted(paths, p);
-      if (!lines) {
-        lines = new Map<string, number>();
-        for (const [line, q] of paths.entries()) lines.set(q, line);
+      if (inPathOrder) return searchSorted(lines, pathAt, p);
+      if (!byPath) {
+        byPath = new Map<string, number>();
+        for (let line = 0; line < lines; line += 1) byPath.set(pathAt(line), line);
       }
-      return lines.get(p);
+      return byPath.get(p);
     },
     inPathOrder,
-    starts: Int32Array.from(startList),
-    parts: Uint8Array.from(partList),
-    paths,
+    lines,
+    starts: starts.subarray(0, lines),
+    parts: parts.subarray(0, lines),
+    pathAt,
   };
 }
 
-/** The index of `p` in `sorted` (code-unit order, no repeats), if it is there. */
-function searchSorted(sorted: readonly string[], p: string): number | undefined {
+function grown<T extends Int32Array | Uint8Array>(array: T): T {
+  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+/**
+ * Whether the path field at `a`..`aEnd` of `text` comes strictly before the one at `b`..`bEnd` in
+ * code units, compared where they lie rather than sliced out. A quoted (JSON) field is compared decoded.
+ */
+function fieldBefore(text: string, a: number, aEnd: number, b: number, bEnd: number): boolean {
+  if (text.charCodeAt(a) === QUOTE || text.charCodeAt(b) === QUOTE) return decodePath(text.slice(a, aEnd)) < decodePath(text.slice(b, bEnd));
+  for (let i = 0; ; i += 1) {
+    if (b + i === bEnd) return false;
+    if (a + i === aEnd) return true;
+    const diff = text.charCodeAt(a + i) - text.charCodeAt(b + i);
+    if (diff !== 0) return diff < 0;
+  }
+}
+
+const QUOTE = 34;
+
+/** The line of `p` among `count` lines whose paths (`pathAt`) are in code-unit order, no repeats, if it is there. */
+function searchSorted(count: number, pathAt: (line: number) => string, p: string): number | undefined {
   let low = 0;
-  let high = sorted.length - 1;
+  let high = count - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const at = sorted[middle];
+    const at = pathAt(middle);
     if (at === p) return middle;
     if (at < p) low = middle + 1;
     else high = middle - 1;

@@ -63,6 +63,24 @@ describe('the workspace index', () => {
     expect(read.changed).toBe(false);
   });
 
+  it('finds every path of an index whose lines are out of path order, as of one in order', async () => {
+    const dir = await records();
+    const written = WorkspaceIndex.empty(dir);
+    for (const [i, p] of ['a', 'a/b', 'a.b', 'a.txt', 'Big/b.mov', 'tab\there', '"quoted"'].entries()) written.local.set(p, digest(String(i)));
+    written.replaceRemote(scope, [['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7]]);
+    await written.save();
+    const text = await readFile(path.join(dir, 'index'), 'utf8');
+    const [header, ...lines] = text.split('\n').slice(0, -1);
+    // Code-unit order: a quoted path, an upper-case one, a prefix before its longer path.
+    expect(lines.map((line) => line.split('\t')[0])).toEqual(['"\\"quoted\\""', 'Big/b.mov', 'Dir/Upper.TXT', 'a', 'a.b', 'a.txt', 'a/b', '"tab\\there"']);
+    const inOrder = await WorkspaceIndex.load(dir);
+    await writeFile(path.join(dir, 'index'), [header, ...lines.reverse(), ''].join('\n'));
+    const reversed = await WorkspaceIndex.load(dir);
+    expect(contents(reversed)).toEqual(contents(inOrder));
+    for (const p of ['a', 'a/b', 'a.b', 'tab\there', '"quoted"', 'missing']) expect(reversed.local.get(p)).toEqual(inOrder.local.get(p));
+    expect(reversed.remote.get('dir/upper.txt')).toEqual(['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7]);
+  });
+
   it('finds a remote file by its key when a local file of another case holds the key as its path', async () => {
     const dir = await records();
     const written = await sample(dir);

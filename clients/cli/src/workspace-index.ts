@@ -108,7 +108,7 @@ export class WorkspaceIndex {
       'remote',
       REMOTE,
       (key) => (this.#baseRemote ? this.#remoteLine(key) : undefined),
-      (line, text, start) => remoteAt((this.#base as ParsedIndex).paths[line], text, start),
+      (line, text, start) => remoteAt((this.#base as ParsedIndex).pathAt(line), text, start),
     );
   }
 
@@ -163,7 +163,7 @@ export class WorkspaceIndex {
 
   /** How many lines the index's text holds: the bound of the line numbers unchangedAtTip gives. */
   get lineCount(): number {
-    return this.#base?.paths.length ?? 0;
+    return this.#base?.lines ?? 0;
   }
 
   /**
@@ -177,12 +177,17 @@ export class WorkspaceIndex {
     const base = this.#base;
     if (!base || !this.#baseRemote) return () => -1;
     let next = 0;
+    // The path on line `next`, made once however many paths are asked before it is passed.
+    let nextPath: string | undefined;
     let last: string | undefined;
     const lineOf = (path: string): number | undefined => {
       if (!base.inPathOrder || (last !== undefined && !(last < path))) return base.lineOf(path);
       last = path;
-      while (next < base.paths.length && base.paths[next] < path) next += 1;
-      return next < base.paths.length && base.paths[next] === path ? next : undefined;
+      while (next < base.lines && (nextPath ??= base.pathAt(next)) < path) {
+        next += 1;
+        nextPath = undefined;
+      }
+      return next < base.lines && (nextPath ??= base.pathAt(next)) === path ? next : undefined;
     };
     return (path, size, mtimeMs) => {
       const line = lineOf(path);
@@ -201,7 +206,9 @@ export class WorkspaceIndex {
   localListing(skip?: Uint8Array): LocalStat[] {
     const overlay = this.#overlays.local;
     const base = this.#base;
-    const listed = base ? this.localOnLines((line) => !skip?.[line] && (base.parts[line] & LOCAL) !== 0 && !overlay.has(base.paths[line])) : [];
+    const listed = base
+      ? this.localOnLines((line) => !skip?.[line] && (base.parts[line] & LOCAL) !== 0 && (overlay.size === 0 || !overlay.has(base.pathAt(line))))
+      : [];
     let added = false;
     for (const [p, digest] of overlay) {
       if (digest === null) continue;
@@ -268,8 +275,7 @@ export class WorkspaceIndex {
     const base = this.#base;
     const listed: LocalStat[] = [];
     if (!base) return listed;
-    for (let line = 0; line < base.paths.length; line += 1)
-      if (select(line)) listed.push({ path: base.paths[line], ...localStatAt(base.text, base.starts[line]) });
+    for (let line = 0; line < base.lines; line += 1) if (select(line)) listed.push({ path: base.pathAt(line), ...localStatAt(base.text, base.starts[line]) });
     return base.inPathOrder ? listed : listed.sort((a, b) => comparePaths(a.path, b.path));
   }
 
@@ -279,9 +285,9 @@ export class WorkspaceIndex {
     const overlay = this.#overlays.remote;
     const keys: string[] = [];
     if (base && this.#baseRemote) {
-      for (let line = 0; line < base.paths.length; line += 1) {
+      for (let line = 0; line < base.lines; line += 1) {
         if (!(base.parts[line] & REMOTE) || skip[line]) continue;
-        const key = base.paths[line].toLowerCase();
+        const key = base.pathAt(line).toLowerCase();
         if (!overlay.has(key)) keys.push(key);
       }
     }
@@ -324,7 +330,11 @@ export class WorkspaceIndex {
    */
   async #compact(): Promise<void> {
     const id = randomUUID();
-    const paths = new Set<string>(this.#base?.paths);
+    const base = this.#base;
+    // Every line's path is made once here, and found again by this map rather than by a search.
+    const baseLines = new Map<string, number>();
+    if (base) for (let line = 0; line < base.lines; line += 1) baseLines.set(base.pathAt(line), line);
+    const paths = new Set<string>(baseLines.keys());
     for (const overlay of [this.#overlays.local, this.#overlays.synced]) for (const p of overlay.keys()) paths.add(p);
     // A remote file sits on the line of its own path, which its key finds.
     const remoteByPath = new Map<string, RemoteFile>();
@@ -337,16 +347,16 @@ export class WorkspaceIndex {
     }
     const lines: string[] = [headerLine({ id, remote: this.#scope, mixedCaseRemote })];
     for (const p of [...paths].sort()) {
-      const line = this.#base?.lineOf(p);
+      const line = baseLines.get(p);
       const untouched =
+        base !== undefined &&
         line !== undefined &&
         this.#baseRemote &&
         !this.#overlays.local.has(p) &&
         !this.#overlays.synced.has(p) &&
         !this.#overlays.remote.has(p.toLowerCase()) &&
-        ((this.#base as ParsedIndex).parts[line] & REMOTE) === (remoteByPath.has(p) ? REMOTE : 0);
+        (base.parts[line] & REMOTE) === (remoteByPath.has(p) ? REMOTE : 0);
       if (untouched) {
-        const base = this.#base as ParsedIndex;
         const text = base.text;
         lines.push(text.slice(text.lastIndexOf('\n', base.starts[line]) + 1, text.indexOf('\n', base.starts[line]) + 1));
         continue;
@@ -396,10 +406,11 @@ export class WorkspaceIndex {
     if (this.#mixedCaseRemote) return this.#mixedCaseRemote;
     const base = this.#base as ParsedIndex;
     const byKey = new Map<string, number>();
-    for (let line = 0; line < base.paths.length; line += 1) {
+    for (let line = 0; line < base.lines; line += 1) {
       if (!(base.parts[line] & REMOTE)) continue;
-      const key = base.paths[line].toLowerCase();
-      if (key !== base.paths[line]) byKey.set(key, line);
+      const path = base.pathAt(line);
+      const key = path.toLowerCase();
+      if (key !== path) byKey.set(key, line);
     }
     this.#mixedCaseRemote = byKey;
     return byKey;
@@ -409,7 +420,7 @@ export class WorkspaceIndex {
   #remoteBaseKeys(): string[] {
     const base = this.#base;
     const keys: string[] = [];
-    if (base) for (let line = 0; line < base.paths.length; line += 1) if (base.parts[line] & REMOTE) keys.push(base.paths[line].toLowerCase());
+    if (base) for (let line = 0; line < base.lines; line += 1) if (base.parts[line] & REMOTE) keys.push(base.pathAt(line).toLowerCase());
     return keys;
   }
 
@@ -457,7 +468,9 @@ export class WorkspaceIndex {
     const baseKeys = (): Iterable<string> => {
       if (kind === 'remote') return this.#baseRemote ? this.#remoteBaseKeys() : [];
       const base = this.#base;
-      return base ? base.paths.filter((_, line) => base.parts[line] & part) : [];
+      const keys: string[] = [];
+      if (base) for (let line = 0; line < base.lines; line += 1) if (base.parts[line] & part) keys.push(base.pathAt(line));
+      return keys;
     };
     // Changes keep the count beside the base's, which is counted when first asked for: most commands never ask.
     const counts = this.#counts;
