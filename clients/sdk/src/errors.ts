@@ -38,7 +38,9 @@ export class LodeNetworkError extends Error {
   readonly code: string | undefined;
 
   constructor(cause: Error & { code?: string }) {
-    super(cause.message, { cause });
+    // A host with several addresses, all refusing, fails with an AggregateError of no message of its own.
+    const reasons = cause instanceof AggregateError ? (cause.errors as Error[]).map((e) => e.message).filter(Boolean) : [];
+    super(cause.message || reasons.join('; ') || cause.code || String(cause), { cause });
     this.name = 'LodeNetworkError';
     this.code = cause.code;
   }

@@ -90,6 +90,18 @@ describe('the live feed', () => {
     expect(feed.requests.map((r) => r.headers['last-event-id'])).toEqual([undefined, '1']);
   });
 
+  it("ends with the caller's reason when the caller stops it in the middle of a message", async () => {
+    const feed = await feedServer([(res) => stream(res, `id: 1\nevent: lock.acquired\ndata: {"id":`, false)]);
+    close = feed.close;
+    const controller = new AbortController();
+    const reason = new Error('user stop');
+    const next = feed.client.events({ signal: controller.signal }).next();
+    // Stopped once the server has the request and has begun its answer.
+    while (feed.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(reason);
+    expect(await next.catch((e: unknown) => e)).toBe(reason);
+  });
+
   it('starts after the position given, and ends with the error of a refusal', async () => {
     const feed = await feedServer([
       (res) => {

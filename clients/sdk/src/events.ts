@@ -58,8 +58,9 @@ export async function* followEvents(client: LodeClient, options: FeedOptions = {
         silence = setTimeout(() => connection.abort(), SILENCE_MS);
       }
     } catch (error) {
-      // A dropped or silent connection is followed again; the caller's abort and the server's refusals are not.
-      if (signal?.aborted || (!connection.signal.aborted && !(error instanceof LodeNetworkError))) throw error;
+      // A dropped or silent connection is followed again; the caller's abort (its reason) and the server's refusals are not.
+      if (signal?.aborted) throw signal.reason;
+      if (!connection.signal.aborted && !(error instanceof LodeNetworkError)) throw error;
     } finally {
       // Also when the caller stops reading (break): the response's socket is let go.
       connection.abort();

@@ -107,3 +107,59 @@ describe('the connection', () => {
     expect(JSON.parse(await readText(body as unknown as IncomingMessage))).toEqual({ path: 'Füße/日本.png' });
   });
 });
+
+describe('what the transport does not retry or follow', () => {
+  let server: http.Server;
+  let url: string;
+  let handle: (req: http.IncomingMessage, res: http.ServerResponse) => void = () => undefined;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+
+  it("ends with the caller's reason when it aborts while the answer's body arrives", async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+    };
+    const controller = new AbortController();
+    const call = new ApiTransport({ url, key: 'lode_x' }).call('GET', '/slow', undefined, { signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    const reason = new Error('user stop');
+    setTimeout(() => controller.abort(reason), 50);
+    expect(await call.catch((e: unknown) => e)).toBe(reason);
+  });
+
+  it('names where a redirect points, and does not follow it with the key', async () => {
+    const seen: string[] = [];
+    handle = (req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(301, { location: 'https://lode.example.com/api/v1/auth/validate-key' }).end();
+    };
+    const error = await new ApiTransport({ url, key: 'lode_x' }).call('POST', '/api/v1/auth/validate-key').catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 301, code: 'not_lode_api' });
+    expect((error as Error).message).toBe(`No Lode API answers at ${url} (HTTP 301, redirecting to https://lode.example.com/api/v1/auth/validate-key)`);
+    expect(seen).toEqual(['/api/v1/auth/validate-key']);
+  });
+
+  it('throws a URL it cannot send at once, without retries', async () => {
+    const retries: RetryEvent[] = [];
+    const error = await new ApiTransport({ url: 'http://bad host', key: 'lode_x', onRetry: (e) => retries.push(e) }).call('GET', '/x').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ERR_INVALID_URL' });
+    expect(retries).toEqual([]);
+  });
+
+  it('words a refusal by every address of a host, which has no message of its own', () => {
+    const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}:80`), { code: 'ECONNREFUSED' });
+    const error = new LodeNetworkError(Object.assign(new AggregateError([refused('::1'), refused('127.0.0.1')], ''), { code: 'ECONNREFUSED' }));
+    expect(error).toMatchObject({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED ::1:80; connect ECONNREFUSED 127.0.0.1:80' });
+  });
+});

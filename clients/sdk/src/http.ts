@@ -67,7 +67,7 @@ export class ApiTransport {
 
   async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
     const response = await this.request(method, path, body, options);
-    const answer = await readJson(response);
+    const answer = await readJson(response, options.signal);
     // A success that is not JSON (a web app answering every path with its HTML page) is no Lode answer.
     if (!answer) throw notLodeApi(response, this.baseUrl);
     return answer as T;
@@ -96,7 +96,7 @@ export class ApiTransport {
       } catch (error) {
         // A lost connection: every write of this API is safe to send again (confirm is idempotent,
         // commits and restores carry an idempotency key), so it is retried like a 503.
-        if (options.signal?.aborted || options.repeatable === false || ++failures >= this.retry.attempts) throw error;
+        if (!(error instanceof LodeNetworkError) || options.repeatable === false || ++failures >= this.retry.attempts) throw error;
         await this.#wait(method, path, failures, null, (error as Error).message, options.signal);
         continue;
       }
@@ -128,7 +128,8 @@ export class ApiTransport {
 /**
  * One try, on node:http rather than fetch: loading Node's fetch costs a command of the CLI more than
  * its whole round trip to a local server. A failure to connect or a silent connection is a
- * LodeNetworkError; the caller's abort stays an AbortError.
+ * LodeNetworkError; the caller's abort rejects with the signal's reason, as fetch's did. A URL or
+ * header node:http refuses throws as it is: no retry would change it.
  */
 async function send(url: string, method: string, headers: Record<string, string>, payload: Buffer | undefined, signal?: AbortSignal): Promise<IncomingMessage> {
   const request = requestFor(url, method, headers, signal);
@@ -145,7 +146,8 @@ async function send(url: string, method: string, headers: Record<string, string>
 }
 
 function networkError(error: unknown, signal: AbortSignal | undefined): unknown {
-  return signal?.aborted || !(error instanceof Error) || error.name === 'AbortError' ? error : new LodeNetworkError(error);
+  if (signal?.aborted) return signal.reason;
+  return !(error instanceof Error) || error.name === 'AbortError' ? error : new LodeNetworkError(error);
 }
 
 const header = (response: IncomingMessage, name: string): string | null => {
@@ -162,12 +164,12 @@ function queryString(query: CallOptions['query']): string {
 }
 
 /** The body parsed (an empty body: `{}`; a bare JSON value: `{ value }`), or null when it is not JSON. */
-async function readJson(response: IncomingMessage): Promise<Record<string, unknown> | null> {
+async function readJson(response: IncomingMessage, signal?: AbortSignal): Promise<Record<string, unknown> | null> {
   let text: string;
   try {
     text = await readText(response);
   } catch (error) {
-    throw networkError(error, undefined);
+    throw networkError(error, signal);
   }
   if (!text) return {};
   try {
@@ -193,7 +195,10 @@ async function apiError(response: IncomingMessage, baseUrl: string): Promise<Lod
 function notLodeApi(response: IncomingMessage, baseUrl: string): LodeApiError {
   const status = response.statusCode ?? 0;
   const contentType = header(response, 'content-type')?.split(';')[0].trim() || null;
-  const message = `No Lode API answers at ${baseUrl} (HTTP ${status}${contentType ? `, ${contentType}` : ''})`;
+  // The API never redirects: a redirect is a proxy's or a load balancer's (http to https, say), and
+  // is not followed, since the key would go wherever it points. Where it points is the hint.
+  const location = status >= 300 && status <= 399 ? header(response, 'location') : null;
+  const message = `No Lode API answers at ${baseUrl} (HTTP ${status}${contentType ? `, ${contentType}` : ''}${location ? `, redirecting to ${location}` : ''})`;
   return new LodeApiError(status, { code: 'not_lode_api', message, url: baseUrl, contentType }, requestId(response));
 }
 

@@ -8,14 +8,41 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 const http = process.getBuiltinModule('node:http');
 const https = process.getBuiltinModule('node:https');
 
-/** Connections are kept and reused: thousands of small transfers would otherwise each pay a connect. */
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+/**
+ * Node's own switch for honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY: its global agents and
+ * fetch follow them when it is on, and so do ours.
+ */
+const proxyEnv = process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy') ? process.env : undefined;
 
-/** A request on the shared keep-alive connections; the caller writes its body and ends it. */
+/** Connections are kept and reused: thousands of small transfers would otherwise each pay a connect. */
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, proxyEnv }),
+  'https:': new https.Agent({ keepAlive: true, proxyEnv }),
+};
+
+/** A connection not made within this is given up (a host that drops packets): the caller retries it. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * A request on the shared keep-alive connections; the caller writes its body and ends it. A new
+ * connection not made within 10 s ends the request with an ETIMEDOUT error: a socket's own timeout
+ * only counts once it is connected.
+ */
 export function requestFor(url: string, method: string, headers: Record<string, string>, signal: AbortSignal | undefined): ClientRequest {
   const target = new URL(url);
   const secure = target.protocol === 'https:';
-  return (secure ? https : http).request(target, { method, headers, signal, agent: agents[secure ? 'https:' : 'http:'] });
+  const request = (secure ? https : http).request(target, { method, headers, signal, agent: agents[secure ? 'https:' : 'http:'] });
+  request.once('socket', (socket) => {
+    if (!socket.connecting) return;
+    const timer = setTimeout(
+      () => request.destroy(Object.assign(new Error(`no connection to ${target.host} within ${CONNECT_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' })),
+      CONNECT_TIMEOUT_MS,
+    );
+    const done = () => clearTimeout(timer);
+    socket.once('connect', done);
+    request.once('close', done);
+  });
+  return request;
 }
 
 export function answerOf(request: ClientRequest): Promise<IncomingMessage> {
