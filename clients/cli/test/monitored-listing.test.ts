@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { lstatSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathProblem } from '@lode/sdk';
@@ -94,6 +95,16 @@ async function recordAsStatusDoes(workspace: Workspace, scanned: ScannedWorkspac
 const watchmanSocket = () => (JSON.parse(execFileSync('watchman', ['--no-pretty', 'get-sockname'], { encoding: 'utf8' })) as { sockname: string }).sockname;
 
 const recordedSocket = async (root: string) => (JSON.parse(await readFile(path.join(root, '.lode', 'monitor.json'), 'utf8')) as { socket?: string }).socket;
+
+/** Leaves a socket file at `at` whose listener is gone: a process listening there is killed outright, so nothing removes it. */
+function deadListener(at: string): void {
+  try {
+    execFileSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(at)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+  } catch {
+    // Killed, as meant.
+  }
+  if (!lstatSync(at).isSocket()) throw new Error(`no socket left at ${at}`);
+}
 
 /** `run` with no `watchman` on the PATH, nor a WATCHMAN_SOCK: Watchman is reached only through a socket the record names. */
 async function withoutWatchmanOnPath<T>(run: () => Promise<T>): Promise<T> {
@@ -239,9 +250,13 @@ describe('listing the workspace from the file monitor (Watchman)', () => {
     await recordAsStatusDoes(first, await scanWorkspace(first));
     expect(await recordedSocket(root)).toBe(watchmanSocket());
 
-    // No such socket, then a file where the socket was: neither answers.
+    // No such socket, a file where the socket was, a socket of the user's whose listener died: none answers.
     const stale = path.join(await emptyDir('lode-monitor-'), 'watchman.sock');
-    for (const make of [async () => undefined, () => writeFile(stale, '')]) {
+    const deadSocket = async () => {
+      await rm(stale, { force: true });
+      deadListener(stale);
+    };
+    for (const make of [async () => undefined, () => writeFile(stale, ''), deadSocket]) {
       await make();
       const record = JSON.parse(await readFile(path.join(root, '.lode', 'monitor.json'), 'utf8')) as { socket?: string };
       await writeFile(path.join(root, '.lode', 'monitor.json'), JSON.stringify({ ...record, socket: stale }));
