@@ -46,6 +46,15 @@ export class LodeNetworkError extends Error {
   }
 }
 
+/**
+ * What a failure of the connection is to the caller: the signal's reason when the caller aborted
+ * (as fetch rejected), an abort as it is, any other error a LodeNetworkError.
+ */
+export function asNetworkError(error: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason;
+  return !(error instanceof Error) || error.name === 'AbortError' ? error : new LodeNetworkError(error);
+}
+
 /** A transfer to or from object storage that failed (status, or bytes that do not match). */
 export class LodeTransferError extends Error {
   readonly path: string;

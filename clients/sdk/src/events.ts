@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { LodeClient } from './client.ts';
-import { LodeNetworkError } from './errors.ts';
+import { asNetworkError, LodeNetworkError } from './errors.ts';
 import { sleep } from './retry.ts';
 import type { PublicEvent, PublicEventType } from './types.ts';
 
@@ -115,6 +115,6 @@ async function* droppedAsNetworkErrors(body: IncomingMessage): AsyncGenerator<st
   try {
     for await (const piece of body) yield piece as string;
   } catch (error) {
-    throw error instanceof Error && error.name !== 'AbortError' ? new LodeNetworkError(error) : error;
+    throw asNetworkError(error);
   }
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { LodeApiError, LodeNetworkError } from './errors.ts';
-import { answerOf, readText, requestFor } from './node-http.ts';
+import { asNetworkError, LodeApiError, LodeNetworkError } from './errors.ts';
+import { answerOf, readText, requestFor, timedOut } from './node-http.ts';
 import { DEFAULT_RETRY, isRetryableStatus, retryDelayMs, sleep, type RetryPolicy } from './retry.ts';
 
 export interface ConnectionOptions {
@@ -133,21 +133,14 @@ export class ApiTransport {
  */
 async function send(url: string, method: string, headers: Record<string, string>, payload: Buffer | undefined, signal?: AbortSignal): Promise<IncomingMessage> {
   const request = requestFor(url, method, headers, signal);
-  request.setTimeout(SILENCE_TIMEOUT_MS, () =>
-    request.destroy(Object.assign(new Error(`no answer within ${SILENCE_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' })),
-  );
+  request.setTimeout(SILENCE_TIMEOUT_MS, () => request.destroy(timedOut(`no answer within ${SILENCE_TIMEOUT_MS / 1000} s`)));
   const answered = answerOf(request);
   request.end(payload);
   try {
     return await answered;
   } catch (error) {
-    throw networkError(error, signal);
+    throw asNetworkError(error, signal);
   }
-}
-
-function networkError(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return signal.reason;
-  return !(error instanceof Error) || error.name === 'AbortError' ? error : new LodeNetworkError(error);
 }
 
 const header = (response: IncomingMessage, name: string): string | null => {
@@ -169,7 +162,7 @@ async function readJson(response: IncomingMessage, signal?: AbortSignal): Promis
   try {
     text = await readText(response);
   } catch (error) {
-    throw networkError(error, signal);
+    throw asNetworkError(error, signal);
   }
   if (!text) return {};
   try {

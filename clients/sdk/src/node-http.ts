@@ -34,15 +34,17 @@ export function requestFor(url: string, method: string, headers: Record<string, 
   const request = (secure ? https : http).request(target, { method, headers, signal, agent: agents[secure ? 'https:' : 'http:'] });
   request.once('socket', (socket) => {
     if (!socket.connecting) return;
-    const timer = setTimeout(
-      () => request.destroy(Object.assign(new Error(`no connection to ${target.host} within ${CONNECT_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' })),
-      CONNECT_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => request.destroy(timedOut(`no connection to ${target.host} within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
     const done = () => clearTimeout(timer);
     socket.once('connect', done);
     request.once('close', done);
   });
   return request;
+}
+
+/** The error of a request given up on (no connection made, or no answer in time): a system error, as a refused connection's is. */
+export function timedOut(message: string): Error {
+  return Object.assign(new Error(message), { code: 'ETIMEDOUT' });
 }
 
 export function answerOf(request: ClientRequest): Promise<IncomingMessage> {
