@@ -416,14 +416,6 @@ export class WorkspaceIndex {
     return byKey;
   }
 
-  /** The path keys of the index's remote parts. */
-  #remoteBaseKeys(): string[] {
-    const base = this.#base;
-    const keys: string[] = [];
-    if (base) for (let line = 0; line < base.lines; line += 1) if (base.parts[line] & REMOTE) keys.push(base.pathAt(line).toLowerCase());
-    return keys;
-  }
-
   #apply(change: Change): void {
     if (change.kind === 'scope') this.#scope = change.value;
     else if (change.kind === 'remote') this.#put('remote', change.key, change.value);
@@ -466,10 +458,12 @@ export class WorkspaceIndex {
       return over !== undefined ? over !== null : inBase(key) !== undefined;
     };
     const baseKeys = (): Iterable<string> => {
-      if (kind === 'remote') return this.#baseRemote ? this.#remoteBaseKeys() : [];
       const base = this.#base;
       const keys: string[] = [];
-      if (base) for (let line = 0; line < base.lines; line += 1) if (base.parts[line] & part) keys.push(base.pathAt(line));
+      if (!base || (kind === 'remote' && !this.#baseRemote)) return keys;
+      // A remote part is keyed by its path in lower case.
+      for (let line = 0; line < base.lines; line += 1)
+        if (base.parts[line] & part) keys.push(kind === 'remote' ? base.pathAt(line).toLowerCase() : base.pathAt(line));
       return keys;
     };
     // Changes keep the count beside the base's, which is counted when first asked for: most commands never ask.

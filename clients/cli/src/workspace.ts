@@ -98,8 +98,9 @@ export class Workspace {
           await Promise.all([OLD_HASH_CACHE, OLD_REMOTE_TREE].map((name) => rm(path.join(records, name), { force: true })));
           return workspace;
         }
-        const workspace = new Workspace(dir, state.branch, await WorkspaceIndex.load(records), true);
-        workspace.#monitor = await readMonitorRecord(records);
+        const [index, monitor] = await Promise.all([WorkspaceIndex.load(records), readMonitorRecord(records)]);
+        const workspace = new Workspace(dir, state.branch, index, true);
+        workspace.#monitor = monitor;
         return workspace;
       }
       if (path.dirname(dir) === dir) throw new CliError('Not a Lode workspace (no .lode/ here or above): run `lode init` first.', { code: 'not_a_workspace' });
