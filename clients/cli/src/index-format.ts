@@ -2,28 +2,42 @@ import { crc32 } from 'node:zlib';
 import { movesInParts, type ContentDigest } from '@lode/sdk';
 
 /**
- * The text of `.lode/index` and `.lode/index.log`, without I/O (workspace-index.ts reads and writes
- * them). The index holds, for each path, what the workspace knows of it in one line of tab-separated
- * fields: its local digest (the hash cache), the version it last synced, and the branch tip's file
- * (the record of the remote tree). Fields are decoded when asked for, so that a path nobody asks
- * about costs its line's place in one string, not objects.
+ * The format of `.lode/index` and `.lode/index.log`, without I/O (index-file.ts reads the index,
+ * workspace-index.ts writes both). For each path, the index holds what the workspace knows of it in
+ * one record of tab-separated fields: its local digest (the hash cache), the version it last synced,
+ * and the branch tip's file (the record of the remote tree). Fields are decoded when asked for.
  *
- *   lode-index <TAB> 1 <TAB> {"id":…,"remote":{server,projectId,branch,generation,seq}|null}
- *   path <TAB> parts <TAB> size <TAB> mtimeMs <TAB> sha256 <TAB> md5 <TAB> partDigests
- *        <TAB> syncedFileId <TAB> syncedVersion <TAB> syncedSha256
- *        <TAB> remoteFileId <TAB> remoteVersion <TAB> remoteSha256 <TAB> remoteSize <TAB> remoteCommitSeq
+ *   parts <TAB> size <TAB> mtimeMs <TAB> sha256 <TAB> md5 <TAB> partDigests
+ *         <TAB> syncedFileId <TAB> syncedVersion <TAB> syncedSha256
+ *         <TAB> remoteFileId <TAB> remoteVersion <TAB> remoteSha256 <TAB> remoteSize <TAB> remoteCommitSeq <LF>
  *
  * `parts` is a digit, the sum of 1 (local digest), 2 (synced) and 4 (remote): absent parts' fields
  * are empty. A sha256 of `=` is the local digest's, a remote fileId of `=` the synced one's: they are
- * nearly always equal, and that halves the line. The remote part sits on the line of the remote
+ * nearly always equal, and that halves the record. The remote part sits on the line of the remote
  * file's own path; it is looked up by path key (lower case), as the project names files.
+ *
+ * The file is a header line, then sections a command reads only as far as it needs:
+ *
+ *   lode-index <TAB> 2 <TAB> {"id":…,"remote":{server,projectId,branch,generation,seq}|null,
+ *                             "mixedCaseRemote":…,"layout":{"lines":n,"paths":bytes,"records":bytes}} <LF>
+ *   parts       n bytes: each line's parts
+ *   (zeros up to a multiple of 4 bytes from the file's start)
+ *   pathEnds    n × uint32, little-endian: where each line's path ends in the paths section
+ *   recordEnds  n × uint32, little-endian: where each line's record ends in the records section
+ *   paths       the paths in UTF-8, back to back, in code-unit order
+ *   records     the records, in the same order
+ *
+ * A section holds at most 4 GiB, some 25 million files' records.
+ *
+ * The records are most of the file, and a status with the file monitor on decodes few of them: it
+ * reads everything before them, and the records of the lines it compares one by one, each where it lies.
  *
  * The log holds changes made since the index was written, one per line, each starting with the id
  * of the index it applies to and ending with a CRC-32 of the rest: a line torn by a crash, or one
  * written against an index since rewritten, is skipped, never misread.
  */
 
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 const MAGIC = 'lode-index';
 
 export const LOCAL = 1;
@@ -65,7 +79,7 @@ export interface IndexHeader {
   mixedCaseRemote?: boolean;
 }
 
-/** Field numbers after the path. */
+/** Field numbers of a record. */
 const F = {
   parts: 0,
   size: 1,
@@ -84,25 +98,27 @@ const F = {
 };
 const FIELDS = 14;
 
-/** The index's text as written: its header and the place of each path's line. */
+/** An index as read: its header, and each line's path and record, read when asked for. */
 export interface ParsedIndex {
   header: IndexHeader;
-  text: string;
-  /** The line of `path`, if it has one: a binary search when the lines are in path order, else a map made when first asked. */
-  lineOf(path: string): number | undefined;
-  /** Whether the lines are in path order (code units), as every index is written: then paths asked in that order are found by walking them. */
-  inPathOrder: boolean;
+  /** The format it was written in: one older than INDEX_FORMAT is written anew at the next save. */
+  format: number;
+  /** Its length in bytes: the log is folded into a new index past a share of it. */
+  length: number;
   /** How many lines there are. */
   lines: number;
-  /** Where each line's fields start (after the path's tab). */
-  starts: Int32Array;
   /** Each line's parts (LOCAL | SYNCED | REMOTE). */
   parts: Uint8Array;
-  /**
-   * The path on `line`, made when asked: a status names few of the index's lines, and a string for
-   * each of the others would be made and collected for nothing.
-   */
+  /** Whether the lines are in path order (code units), as every index is written: then paths asked in that order are found by walking them. */
+  inPathOrder: boolean;
+  /** The line of `path`, if it has one: a binary search when the lines are in path order, else a map made when first asked. */
+  lineOf(path: string): number | undefined;
+  /** The path on `line`, made when asked: a status names few of the index's lines. */
   pathAt(line: number): string;
+  /** A text holding the record of `line`, and where the record starts in it; it ends at its newline. */
+  recordOf(line: number): [text: string, start: number];
+  /** Reads what of the file is still unread: it may then be replaced, and every record is read from memory. */
+  readAll(): void;
 }
 
 /** Paths in code-unit order, the order the server lists them in (not the locale's), and the index's lines are in. */
@@ -110,86 +126,18 @@ export function comparePaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Paths with a control character, or that would read as an escaped one, are written as JSON strings. */
-function encodePath(p: string): string {
-  // eslint-disable-next-line no-control-regex
-  return p.startsWith('"') || /[\u0000-\u001f]/.test(p) ? JSON.stringify(p) : p;
-}
-
-function decodePath(field: string): string {
-  return field.startsWith('"') ? (JSON.parse(field) as string) : field;
-}
-
-/** The index's text, or undefined when it is not one this code can read (another format, a damaged header): then it is rebuilt. */
-export function parseIndex(text: string): ParsedIndex | undefined {
-  const headerEnd = text.indexOf('\n');
-  if (headerEnd < 0) return undefined;
-  const header = parseHeader(text.slice(0, headerEnd));
-  if (!header) return undefined;
-  let pathStarts = new Int32Array(1024);
-  let starts = new Int32Array(1024);
-  let parts = new Uint8Array(1024);
-  let lines = 0;
-  let inPathOrder = true;
-  for (let at = headerEnd + 1; at < text.length; lines += 1) {
-    const end = text.indexOf('\n', at);
-    // A line without its newline was never fully written: the whole file is then not to be trusted.
-    if (end < 0) return undefined;
-    const tab = text.indexOf('\t', at);
-    if (tab < 0 || tab > end) return undefined;
-    if (lines === starts.length) {
-      pathStarts = grown(pathStarts);
-      starts = grown(starts);
-      parts = grown(parts);
-    }
-    if (lines > 0 && inPathOrder) inPathOrder = fieldBefore(text, pathStarts[lines - 1], starts[lines - 1] - 1, at, tab);
-    pathStarts[lines] = at;
-    starts[lines] = tab + 1;
-    parts[lines] = text.charCodeAt(tab + 1) - 48;
-    at = end + 1;
-  }
-  const pathAt = (line: number) => decodePath(text.slice(pathStarts[line], starts[line] - 1));
+/** Finds lines by path: by a binary search when they are in path order, else by a map made when first asked. */
+export function lineFinder(lines: number, pathAt: (line: number) => string, inPathOrder: boolean): (path: string) => number | undefined {
+  if (inPathOrder) return (p) => searchSorted(lines, pathAt, p);
   let byPath: Map<string, number> | undefined;
-  return {
-    header,
-    text,
-    lineOf(p) {
-      if (inPathOrder) return searchSorted(lines, pathAt, p);
-      if (!byPath) {
-        byPath = new Map<string, number>();
-        for (let line = 0; line < lines; line += 1) byPath.set(pathAt(line), line);
-      }
-      return byPath.get(p);
-    },
-    inPathOrder,
-    lines,
-    starts: starts.subarray(0, lines),
-    parts: parts.subarray(0, lines),
-    pathAt,
+  return (p) => {
+    if (!byPath) {
+      byPath = new Map<string, number>();
+      for (let line = 0; line < lines; line += 1) byPath.set(pathAt(line), line);
+    }
+    return byPath.get(p);
   };
 }
-
-function grown<T extends Int32Array | Uint8Array>(array: T): T {
-  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
-  bigger.set(array);
-  return bigger;
-}
-
-/**
- * Whether the path field at `a`..`aEnd` of `text` comes strictly before the one at `b`..`bEnd` in
- * code units, compared where they lie rather than sliced out. A quoted (JSON) field is compared decoded.
- */
-function fieldBefore(text: string, a: number, aEnd: number, b: number, bEnd: number): boolean {
-  if (text.charCodeAt(a) === QUOTE || text.charCodeAt(b) === QUOTE) return decodePath(text.slice(a, aEnd)) < decodePath(text.slice(b, bEnd));
-  for (let i = 0; ; i += 1) {
-    if (b + i === bEnd) return false;
-    if (a + i === aEnd) return true;
-    const diff = text.charCodeAt(a + i) - text.charCodeAt(b + i);
-    if (diff !== 0) return diff < 0;
-  }
-}
-
-const QUOTE = 34;
 
 /** The line of `p` among `count` lines whose paths (`pathAt`) are in code-unit order, no repeats, if it is there. */
 function searchSorted(count: number, pathAt: (line: number) => string, p: string): number | undefined {
@@ -205,16 +153,79 @@ function searchSorted(count: number, pathAt: (line: number) => string, p: string
   return undefined;
 }
 
-function parseHeader(line: string): IndexHeader | undefined {
+/** Where a file's sections are laid out (layout), in number of lines and bytes. */
+export interface IndexLayout {
+  lines: number;
+  paths: number;
+  records: number;
+}
+
+/** The header line's format, header and layout; undefined when it is not an index's header line. */
+export function parseHeaderLine(line: string): { format: number; header: IndexHeader; layout?: IndexLayout } | undefined {
   const [magic, format, json] = line.split('\t');
-  if (magic !== MAGIC || format !== String(INDEX_FORMAT) || json === undefined) return undefined;
+  if (magic !== MAGIC || json === undefined || !/^[1-9][0-9]*$/.test(format)) return undefined;
   try {
-    const header = JSON.parse(json) as Partial<IndexHeader>;
+    const { layout, ...header } = JSON.parse(json) as Partial<IndexHeader> & { layout?: Partial<IndexLayout> };
     if (typeof header.id !== 'string' || (header.remote !== null && !validScope(header.remote))) return undefined;
     if (header.mixedCaseRemote !== undefined && typeof header.mixedCaseRemote !== 'boolean') return undefined;
-    return header as IndexHeader;
+    if (layout !== undefined && !validLayout(layout)) return undefined;
+    return { format: Number(format), header: header as IndexHeader, layout };
   } catch {
     return undefined;
+  }
+}
+
+const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 0xffff_ffff;
+
+function validLayout(layout: Partial<IndexLayout>): layout is IndexLayout {
+  return typeof layout === 'object' && layout !== null && count(layout.lines) && count(layout.paths) && count(layout.records);
+}
+
+/** Where each section of a file whose header line is `headerBytes` long starts, and where the file ends. */
+export function sectionsOf(headerBytes: number, layout: IndexLayout) {
+  const n = layout.lines;
+  const pathEnds = Math.ceil((headerBytes + n) / 4) * 4;
+  const recordEnds = pathEnds + 4 * n;
+  const paths = recordEnds + 4 * n;
+  const records = paths + layout.paths;
+  return { parts: headerBytes, pathEnds, recordEnds, paths, records, end: records + layout.records };
+}
+
+/**
+ * The index file of `header` and its lines: `paths` in code-unit order, no repeats, and `records[i]`
+ * the record of `paths[i]` through its newline.
+ */
+export function indexBytes(header: IndexHeader, paths: readonly string[], records: readonly string[]): Buffer {
+  const pathsText = paths.join('');
+  const recordsText = records.join('');
+  const layout: IndexLayout = { lines: paths.length, paths: sectionBytes(paths, pathsText), records: sectionBytes(records, recordsText) };
+  const head = Buffer.from(`${MAGIC}\t${INDEX_FORMAT}\t${JSON.stringify({ ...header, layout })}\n`);
+  const at = sectionsOf(head.length, layout);
+  const file = Buffer.alloc(at.end);
+  head.copy(file);
+  for (let line = 0; line < records.length; line += 1) file[at.parts + line] = records[line].charCodeAt(0) - 48;
+  writeSection(file, at.pathEnds, at.paths, paths, pathsText, layout.paths);
+  writeSection(file, at.recordEnds, at.records, records, recordsText, layout.records);
+  return file;
+}
+
+/** A section's size in bytes: its text's length when all ASCII, as nearly always, else the sum of its pieces encoded one by one. */
+function sectionBytes(pieces: readonly string[], text: string): number {
+  const bytes = Buffer.byteLength(text);
+  return bytes === text.length ? bytes : pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
+}
+
+/**
+ * The pieces from `at`, and the end of each as uint32s from `endsAt`. Pieces not in ASCII are encoded
+ * one by one: a lone surrogate ending one would pair with one starting the next in a joined text.
+ */
+function writeSection(file: Buffer, endsAt: number, at: number, pieces: readonly string[], text: string, bytes: number): void {
+  const ascii = bytes === text.length;
+  if (ascii) file.write(text, at, 'latin1');
+  let end = 0;
+  for (let i = 0; i < pieces.length; i += 1) {
+    end += ascii ? pieces[i].length : file.write(pieces[i], at + end, 'utf8');
+    file.writeUInt32LE(end, endsAt + 4 * i);
   }
 }
 
@@ -230,10 +241,6 @@ export function validScope(scope: unknown): scope is RemoteScope {
     Number.isSafeInteger(s.seq) &&
     (s.seq as number) >= 0
   );
-}
-
-export function headerLine(header: IndexHeader): string {
-  return `${MAGIC}\t${INDEX_FORMAT}\t${JSON.stringify(header)}\n`;
 }
 
 /**
@@ -333,6 +340,11 @@ export function remoteAt(path: string, text: string, start: number): RemoteFile 
   return [path, fileId, integer(text, start, F.rVersion), sha256, integer(text, start, F.rSize), integer(text, start, F.rSeq)];
 }
 
+/** The record starting at `start` of `text`, through its newline, as written. */
+export function recordText(text: string, start: number): string {
+  return text.slice(start, text.indexOf('\n', start) + 1);
+}
+
 /** What one path's line holds, decoded. */
 export interface PathRecord {
   local?: CachedDigest;
@@ -340,8 +352,8 @@ export interface PathRecord {
   remote?: RemoteFile;
 }
 
-/** One path's line, or '' when it holds nothing. */
-export function recordLine(path: string, record: PathRecord): string {
+/** One path's record through its newline, or '' when it holds nothing. */
+export function recordFields(record: PathRecord): string {
   const { local, synced, remote } = record;
   const parts = (local ? LOCAL : 0) | (synced ? SYNCED : 0) | (remote ? REMOTE : 0);
   if (parts === 0) return '';
@@ -366,7 +378,7 @@ export function recordLine(path: string, record: PathRecord): string {
     f[F.rSize] = String(remote[4]);
     f[F.rSeq] = String(remote[5]);
   }
-  return `${encodePath(path)}\t${f.join('\t')}\n`;
+  return `${f.join('\t')}\n`;
 }
 
 /** A change, as the log holds it and replays it. */

@@ -46,21 +46,21 @@ function queued(file: string, change: () => Promise<void>): Promise<void> {
 export async function writeJsonFile(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
   // Serialized now: the value may change while an earlier write of the file is still going on.
   const text = JSON.stringify(value, null, options.indent);
-  return writeTextFile(file, options.indent === undefined ? text : `${text}\n`, options);
+  return writeWholeFile(file, options.indent === undefined ? text : `${text}\n`, options);
 }
 
-/** `text` as the whole of `file`, replaced as writeJsonFile replaces it. */
-export function writeTextFile(file: string, text: string, options: WriteOptions = {}): Promise<void> {
-  return queued(file, () => replaceFile(file, text, options));
+/** `contents` as the whole of `file`, replaced as writeJsonFile replaces it. */
+export function writeWholeFile(file: string, contents: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
+  return queued(file, () => replaceFile(file, contents, options));
 }
 
-async function replaceFile(file: string, text: string, options: WriteOptions): Promise<void> {
+async function replaceFile(file: string, contents: string | Uint8Array, options: WriteOptions): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true, mode: options.dirMode });
   const temp = `${file}.${randomUUID()}.tmp`;
   try {
     // 'wx': a fresh file, so `mode` is the mode it gets (an existing one would keep its own).
     await withHandle(temp, 'wx', options.mode, async (handle) => {
-      await handle.writeFile(text);
+      await handle.writeFile(contents);
       if (options.durable) await handle.sync();
     });
     await rename(temp, file);

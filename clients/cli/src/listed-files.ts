@@ -14,7 +14,7 @@ export interface LocalEntry {
  * nor their records changed since (monitored-listing.ts): looked at and decoded only when asked.
  */
 export interface QuietFiles {
-  /** Flags by line of the index's text. */
+  /** Flags by line of the index file. */
   lines: Uint8Array;
   count: number;
   /** The entries of the flagged `lines` (all of them by default), as the walk lists them, in path order. */

@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CachedDigest, RemoteFile, RemoteScope, SyncedFile } from './index-format.ts';
+import { INDEX_FORMAT, sectionsOf, type CachedDigest, type RemoteFile, type RemoteScope, type SyncedFile } from './index-format.ts';
 import { WorkspaceIndex } from './workspace-index.ts';
 import { STATE_DIR, Workspace } from './workspace.ts';
 
@@ -31,6 +31,26 @@ function contents(index: WorkspaceIndex) {
 async function records(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), 'lode-index-'));
 }
+
+/**
+ * An index of the first format, as lode wrote it before the current one: a header line, then a line
+ * per path, the path (a JSON string when it holds a control character or starts with a quote), a
+ * tab, and its record. What `written` below holds.
+ */
+const FIRST_FORMAT_LINES = [
+  `"\\"quoted\\""\t1\t3\t1700000000123.5\t${sha('6')}\tmd56==\t\t\t\t\t\t\t\t\t`,
+  `Big/b.mov\t1\t9\t5\t${sha('b')}\t\t{"partSize":4,"md5s":["x==","y==","z=="]}\t\t\t\t\t\t\t\t`,
+  `Dir/Upper.TXT\t4\t\t\t\t\t\t\t\t\tf-u\t4\t${sha('f')}\t10\t7`,
+  `a\t7\t3\t1700000000123.5\t${sha('0')}\tmd50==\t\tf-a\t2\t=\t=\t2\t=\t3\t6`,
+  `a.b\t1\t3\t1700000000123.5\t${sha('2')}\tmd52==\t\t\t\t\t\t\t\t\t`,
+  `a.txt\t1\t3\t1700000000123.5\t${sha('3')}\tmd53==\t\t\t\t\t\t\t\t\t`,
+  `a/b\t1\t3\t1700000000123.5\t${sha('1')}\tmd51==\t\t\t\t\t\t\t\t\t`,
+  `gone.txt\t2\t\t\t\t\t\tf-g\t1\t${sha('e')}\t\t\t\t\t`,
+  `"new\\nline"\t1\t3\t1700000000123.5\t${sha('7')}\tmd57==\t\t\t\t\t\t\t\t\t`,
+  `"tab\\there"\t1\t3\t1700000000123.5\t${sha('5')}\tmd55==\t\t\t\t\t\t\t\t\t`,
+  `\u00e9/\u00fc.txt\t1\t3\t1700000000123.5\t${sha('8')}\tmd58==\t\t\t\t\t\t\t\t\t`,
+];
+const firstFormat = (lines: string[]) => [`lode-index\t1\t${JSON.stringify({ id: 'v1', remote: scope, mixedCaseRemote: true })}`, ...lines, ''].join('\n');
 
 /** An index with a few paths of every kind, saved. */
 async function sample(dir: string): Promise<WorkspaceIndex> {
@@ -63,22 +83,100 @@ describe('the workspace index', () => {
     expect(read.changed).toBe(false);
   });
 
-  it('finds every path of an index whose lines are out of path order, as of one in order', async () => {
+  it('reads an index of the first format, its lines in path order or not, and writes it anew in this one', async () => {
     const dir = await records();
     const written = WorkspaceIndex.empty(dir);
-    for (const [i, p] of ['a', 'a/b', 'a.b', 'a.txt', 'Big/b.mov', 'tab\there', '"quoted"'].entries()) written.local.set(p, digest(String(i)));
-    written.replaceRemote(scope, [['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7]]);
+    for (const [i, p] of ['a', 'a/b', 'a.b', 'a.txt', 'Big/b.mov', 'tab\there', '"quoted"', 'new\nline', 'é/ü.txt'].entries())
+      written.local.set(p, digest(String(i)));
+    written.local.set('Big/b.mov', { size: 9, sha256: sha('b'), mtimeMs: 5, parts: { partSize: 4, md5s: ['x==', 'y==', 'z=='] } });
+    written.synced.set('a', { fileId: 'f-a', version: 2, sha256: sha('0') });
+    written.synced.set('gone.txt', { fileId: 'f-g', version: 1, sha256: sha('e') });
+    written.replaceRemote(scope, [
+      ['a', 'f-a', 2, sha('0'), 3, 6],
+      ['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7],
+    ]);
+    for (const lines of [FIRST_FORMAT_LINES, [...FIRST_FORMAT_LINES].reverse()]) {
+      await writeFile(path.join(dir, 'index'), firstFormat(lines));
+      const read = await WorkspaceIndex.load(dir);
+      expect(contents(read)).toEqual(contents(written));
+      for (const p of ['a', 'a/b', 'a.b', 'tab\there', '"quoted"', 'new\nline', 'é/ü.txt', 'missing']) expect(read.local.get(p)).toEqual(written.local.get(p));
+      expect(read.remote.get('dir/upper.txt')).toEqual(['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7]);
+      // Written whole in this format at the next save, with nothing else changed.
+      expect(read.changed).toBe(true);
+      await read.save();
+      expect((await readFile(path.join(dir, 'index'), 'latin1')).startsWith(`lode-index\t${INDEX_FORMAT}\t`)).toBe(true);
+      expect(contents(await WorkspaceIndex.load(dir))).toEqual(contents(written));
+    }
+  });
+
+  it('reads records where they lie, one by one and then whole, from the file as it was opened', async () => {
+    const dir = await records();
+    const written = WorkspaceIndex.empty(dir);
+    const paths = Array.from({ length: 1500 }, (_, i) => `folder ${i % 7}/ファイル ${i}.bin`).sort();
+    for (const [i, p] of paths.entries()) written.local.set(p, digest(String(i % 10), { size: i }));
     await written.save();
-    const text = await readFile(path.join(dir, 'index'), 'utf8');
-    const [header, ...lines] = text.split('\n').slice(0, -1);
-    // Code-unit order: a quoted path, an upper-case one, a prefix before its longer path.
-    expect(lines.map((line) => line.split('\t')[0])).toEqual(['"\\"quoted\\""', 'Big/b.mov', 'Dir/Upper.TXT', 'a', 'a.b', 'a.txt', 'a/b', '"tab\\there"']);
-    const inOrder = await WorkspaceIndex.load(dir);
-    await writeFile(path.join(dir, 'index'), [header, ...lines.reverse(), ''].join('\n'));
-    const reversed = await WorkspaceIndex.load(dir);
-    expect(contents(reversed)).toEqual(contents(inOrder));
-    for (const p of ['a', 'a/b', 'a.b', 'tab\there', '"quoted"', 'missing']) expect(reversed.local.get(p)).toEqual(inOrder.local.get(p));
-    expect(reversed.remote.get('dir/upper.txt')).toEqual(['Dir/Upper.TXT', 'f-u', 4, sha('f'), 10, 7]);
+    const read = await WorkspaceIndex.load(dir);
+    // Another command rewrites the index meanwhile: this one reads on from the file it opened.
+    const other = await WorkspaceIndex.load(dir);
+    for (const p of paths) other.local.delete(p);
+    other.local.set('other.txt', digest('o'));
+    await other.save();
+    expect(contents(await WorkspaceIndex.load(dir)).local).toEqual({ 'other.txt': digest('o') });
+    // Past a few hundred single reads, the rest of the records is read at once.
+    for (const [i, p] of paths.entries()) expect(read.local.get(p)?.size).toBe(i);
+    expect(contents(read)).toEqual(contents(written));
+  });
+
+  it('writes paths that end or start with a lone surrogate so that the file reads back', async () => {
+    const dir = await records();
+    const written = WorkspaceIndex.empty(dir);
+    for (const p of ['z.txt', '\ud83d', '\ude00y']) written.local.set(p, digest('a'));
+    await written.save();
+    const read = await WorkspaceIndex.load(dir);
+    expect(read.local.get('z.txt')).toEqual(digest('a'));
+    expect(read.local.size).toBe(3);
+  });
+
+  it('reads an index whose sections are not as its header says as no index', async () => {
+    const dir = await records();
+    await sample(dir);
+    const file = path.join(dir, 'index');
+    const whole = await readFile(file);
+    const header = whole.subarray(0, whole.indexOf(10) + 1).toString();
+    const { layout } = JSON.parse(header.split('\t')[2]) as { layout: { lines: number; paths: number; records: number } };
+    const empty = { scope: null, local: {}, synced: {}, remote: {} };
+    // Cut short, as a disk's fault could leave it.
+    await writeFile(file, whole.subarray(0, whole.length - 1));
+    expect(contents(await WorkspaceIndex.load(dir))).toEqual(empty);
+    // The last path's end not the section's.
+    const at = sectionsOf(header.length, layout);
+    const shorter = Buffer.from(whole);
+    shorter.writeUInt32LE(layout.paths - 1, at.pathEnds + 4 * (layout.lines - 1));
+    await writeFile(file, shorter);
+    expect(contents(await WorkspaceIndex.load(dir))).toEqual(empty);
+    // A layout saying more lines than there are.
+    await writeFile(
+      file,
+      Buffer.concat([Buffer.from(header.replace(/"lines":(\d+)/, (_, n: string) => `"lines":${Number(n) + 1}`)), whole.subarray(header.length)]),
+    );
+    expect(contents(await WorkspaceIndex.load(dir))).toEqual(empty);
+    // An end moved within its section, or out of it: the index opens, and what it marks is refused when read.
+    const damaged = { code: 'index_damaged' };
+    for (const [ends, end] of [
+      [at.recordEnds, whole.readUInt32LE(at.recordEnds) - 1],
+      [at.pathEnds, 0xffff],
+      [at.pathEnds, 0],
+    ]) {
+      const moved = Buffer.from(whole);
+      moved.writeUInt32LE(end, ends);
+      await writeFile(file, moved);
+      const read = await WorkspaceIndex.load(dir);
+      expect(() => read.local.get('"quoted"')).toThrow(expect.objectContaining(damaged));
+    }
+    // Not a file that can be read: said so, not taken for a missing index and written over.
+    await rm(file);
+    await mkdir(file);
+    await expect(WorkspaceIndex.load(dir)).rejects.toMatchObject({ code: 'index_unreadable' });
   });
 
   it('finds a remote file by its key when a local file of another case holds the key as its path', async () => {
@@ -259,14 +357,14 @@ describe('the workspace index', () => {
   it('reads an index of an unknown format as no index: everything is made again', async () => {
     const dir = await records();
     await sample(dir);
-    const text = await readFile(path.join(dir, 'index'), 'utf8');
-    await writeFile(path.join(dir, 'index'), text.replace(/^lode-index\t1\t/, 'lode-index\t2\t'));
+    const text = await readFile(path.join(dir, 'index'), 'latin1');
+    await writeFile(path.join(dir, 'index'), text.replace(/^lode-index\t\d+\t/, `lode-index\t${INDEX_FORMAT + 1}\t`), 'latin1');
     const read = await WorkspaceIndex.load(dir);
     expect(contents(read)).toEqual({ scope: null, local: {}, synced: {}, remote: {} });
     // Written whole at the next save, whatever little changed.
     expect(read.changed).toBe(true);
     await read.save();
-    expect(await readFile(path.join(dir, 'index'), 'utf8')).toMatch(/^lode-index\t1\t/);
+    expect(await readFile(path.join(dir, 'index'), 'latin1')).toMatch(new RegExp(`^lode-index\t${INDEX_FORMAT}\t`));
   });
 });
 

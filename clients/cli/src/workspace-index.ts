@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { isAscii } from 'node:buffer';
 import { appendFile, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   comparePaths,
-  headerLine,
+  indexBytes,
+  INDEX_FORMAT,
   localAt,
   localStatAt,
   LOCAL,
   logLine,
-  parseIndex,
   parseLog,
-  recordLine,
+  recordFields,
+  recordText,
   REMOTE,
   remoteAt,
   SYNCED,
@@ -22,12 +22,12 @@ import {
   type CachedDigest,
   type Change,
   type ParsedIndex,
-  type PathRecord,
   type RemoteFile,
   type RemoteScope,
   type SyncedFile,
 } from './index-format.ts';
-import { writeTextFile } from './json-file.ts';
+import { readIndex, textOf } from './index-file.ts';
+import { writeWholeFile } from './json-file.ts';
 
 /** A file as the hash cache last saw it. */
 export interface LocalStat {
@@ -61,7 +61,7 @@ const MIN_LOG = 64 * 1024;
  * appended to `.lode/index.log` since. A change is appended as a line, so that a push of a few edits
  * writes a few lines; the log is folded into a new index once it grows past a share of it, or when
  * a whole record is replaced (a full comparison's tree). Unchanged paths stay undecoded in the
- * index's text; a path read or changed is decoded into the overlay of its part.
+ * index file; a path read or changed is decoded into the overlay of its part.
  */
 export class WorkspaceIndex {
   readonly #file: string;
@@ -70,9 +70,9 @@ export class WorkspaceIndex {
   #mixedCaseRemote: Map<string, number> | undefined;
   #id: string;
   #scope: RemoteScope | null;
-  /** Whether the remote parts of the index's text still hold (false once the tree is replaced whole). */
+  /** Whether the remote parts of the index file still hold (false once the tree is replaced whole). */
   #baseRemote = true;
-  /** The log's length and the index's, in characters: the log is folded in past a share of the index. */
+  /** The log's length and the index's: the log is folded in past a share of the index. */
   #logLength: number;
   #indexLength: number;
   #pending: Change[] = [];
@@ -90,8 +90,9 @@ export class WorkspaceIndex {
     this.#id = base?.header.id ?? randomUUID();
     this.#scope = base?.header.remote ?? null;
     this.#logLength = logLength;
-    this.#indexLength = base?.text.length ?? 0;
-    this.#rewrite = base === undefined;
+    this.#indexLength = base?.length ?? 0;
+    // An index of an older format is written in this one at the next save.
+    this.#rewrite = base === undefined || base.format !== INDEX_FORMAT;
     this.local = this.#table<CachedDigest>(
       'local',
       LOCAL,
@@ -114,7 +115,7 @@ export class WorkspaceIndex {
 
   /** The records in `dir` (`.lode`); empty when there are none, or none this code can read: the next status then compares in full. */
   static async load(dir: string): Promise<WorkspaceIndex> {
-    const base = parseIndex(await readText(path.join(dir, 'index')));
+    const base = readIndex(path.join(dir, 'index'));
     const log = base ? await readText(path.join(dir, 'index.log')) : '';
     const index = new WorkspaceIndex(dir, base, log.length);
     if (base) for (const change of parseLog(log, base.header.id)) index.#apply(change);
@@ -150,7 +151,7 @@ export class WorkspaceIndex {
     const over = this.#overlays.synced.get(path);
     if (over !== undefined) return over?.version;
     const line = this.#baseLine(path, SYNCED);
-    return line === undefined ? undefined : syncedVersionAt(this.#base!.text, this.#base!.starts[line]);
+    return line === undefined ? undefined : syncedVersionAt(...this.#base!.recordOf(line));
   }
 
   /** Whether `path` is recorded as synced at exactly `synced`, compared in place. */
@@ -158,16 +159,16 @@ export class WorkspaceIndex {
     const over = this.#overlays.synced.get(path);
     if (over !== undefined) return over !== null && over.fileId === synced.fileId && over.version === synced.version && over.sha256 === synced.sha256;
     const line = this.#baseLine(path, SYNCED);
-    return line !== undefined && syncedIsAt(this.#base!.text, this.#base!.starts[line], synced);
+    return line !== undefined && syncedIsAt(...this.#base!.recordOf(line), synced);
   }
 
-  /** How many lines the index's text holds: the bound of the line numbers unchangedAtTip gives. */
+  /** How many lines the index file holds: the bound of the line numbers unchangedAtTip gives. */
   get lineCount(): number {
     return this.#base?.lines ?? 0;
   }
 
   /**
-   * For each file asked about, the line of the index's text saying that it is as this workspace last
+   * For each file asked about, the line of the index file saying that it is as this workspace last
    * synced it at the branch's tip (index-format.ts, unchangedAtTipAt), none of its records changed
    * since: such a file is up to date, and neither its digest nor the tip is decoded. -1 for any other
    * file. Paths asked in path order (the walk's) are found by moving along the lines, which are in
@@ -195,7 +196,7 @@ export class WorkspaceIndex {
       // The remote part on a path's line is that of the path's own key: one per key, on its file's line.
       const { local, synced, remote } = this.#overlays;
       if (local.has(path) || synced.has(path) || (remote.size > 0 && remote.has(path.toLowerCase()))) return -1;
-      return unchangedAtTipAt(base.text, base.starts[line], size, mtimeMs, multipartThreshold) ? line : -1;
+      return unchangedAtTipAt(...base.recordOf(line), size, mtimeMs, multipartThreshold) ? line : -1;
     };
   }
 
@@ -229,7 +230,7 @@ export class WorkspaceIndex {
   }
 
   /**
-   * The lines of the index's text holding all three parts of a path, but those of `paths` and of
+   * The lines of the index file holding all three parts of a path, but those of `paths` and of
    * paths with a key (lower case) in `keys`, none of their records changed since the index was read:
    * of these, the lines a status read as unchanged at the tip still read so, as long as neither the
    * file nor the records changed (monitored-listing.ts).
@@ -275,11 +276,11 @@ export class WorkspaceIndex {
     const base = this.#base;
     const listed: LocalStat[] = [];
     if (!base) return listed;
-    for (let line = 0; line < base.lines; line += 1) if (select(line)) listed.push({ path: base.pathAt(line), ...localStatAt(base.text, base.starts[line]) });
+    for (let line = 0; line < base.lines; line += 1) if (select(line)) listed.push({ path: base.pathAt(line), ...localStatAt(...base.recordOf(line)) });
     return base.inPathOrder ? listed : listed.sort((a, b) => comparePaths(a.path, b.path));
   }
 
-  /** The remote table's keys but those whose part sits on a line flagged in `skip` (by line of the index's text). */
+  /** The remote table's keys but those whose part sits on a line flagged in `skip` (by line of the index file). */
   remoteKeysBeside(skip: Uint8Array): string[] {
     const base = this.#base;
     const overlay = this.#overlays.remote;
@@ -295,7 +296,7 @@ export class WorkspaceIndex {
     return keys;
   }
 
-  /** The line of the index's text holding `part` of `path`, if it does. */
+  /** The line of the index file holding `part` of `path`, if it does. */
   #baseLine(path: string, part: number): number | undefined {
     const line = this.#base?.lineOf(path);
     return line !== undefined && this.#base!.parts[line] & part ? line : undefined;
@@ -331,6 +332,8 @@ export class WorkspaceIndex {
   async #compact(): Promise<void> {
     const id = randomUUID();
     const base = this.#base;
+    // Read whole now: every record is copied or replaced, and the file is replaced under it.
+    base?.readAll();
     // Every line's path is made once here, and found again by this map rather than by a search.
     const baseLines = new Map<string, number>();
     if (base) for (let line = 0; line < base.lines; line += 1) baseLines.set(base.pathAt(line), line);
@@ -345,7 +348,8 @@ export class WorkspaceIndex {
       paths.add(file[0]);
       mixedCaseRemote ||= file[0] !== key;
     }
-    const lines: string[] = [headerLine({ id, remote: this.#scope, mixedCaseRemote })];
+    const kept: string[] = [];
+    const records: string[] = [];
     for (const p of [...paths].sort()) {
       const line = baseLines.get(p);
       const untouched =
@@ -356,23 +360,22 @@ export class WorkspaceIndex {
         !this.#overlays.synced.has(p) &&
         !this.#overlays.remote.has(p.toLowerCase()) &&
         (base.parts[line] & REMOTE) === (remoteByPath.has(p) ? REMOTE : 0);
-      if (untouched) {
-        const text = base.text;
-        lines.push(text.slice(text.lastIndexOf('\n', base.starts[line]) + 1, text.indexOf('\n', base.starts[line]) + 1));
-        continue;
-      }
-      const record: PathRecord = { local: this.local.get(p), synced: this.synced.get(p), remote: remoteByPath.get(p) };
-      lines.push(recordLine(p, record));
+      const record = untouched
+        ? recordText(...base.recordOf(line))
+        : recordFields({ local: this.local.get(p), synced: this.synced.get(p), remote: remoteByPath.get(p) });
+      if (record === '') continue;
+      kept.push(p);
+      records.push(record);
     }
-    const text = lines.join('');
-    await writeTextFile(this.#file, text, { durable: true });
+    const bytes = indexBytes({ id, remote: this.#scope, mixedCaseRemote }, kept, records);
+    await writeWholeFile(this.#file, bytes, { durable: true });
     await rm(this.#logFile, { force: true });
     this.#id = id;
     this.#pending = [];
     this.#logLength = 0;
     this.#rewrite = false;
-    // What is in memory stays: the old text with the overlays over it is what the new one holds.
-    this.#indexLength = text.length;
+    // What is in memory stays: the old records, read whole, with the overlays over them are what the new file holds.
+    this.#indexLength = bytes.length;
   }
 
   readonly #overlays = {
@@ -450,8 +453,7 @@ export class WorkspaceIndex {
       if (over !== undefined) return over ?? undefined;
       const line = inBase(key);
       if (line === undefined) return undefined;
-      const base = this.#base as ParsedIndex;
-      return decode(line, base.text, base.starts[line]);
+      return decode(line, ...(this.#base as ParsedIndex).recordOf(line));
     };
     const has = (key: string): boolean => {
       const over = overlay.get(key);
@@ -498,14 +500,10 @@ export class WorkspaceIndex {
   }
 }
 
-/**
- * A file's text, '' when it cannot be read. Text in ASCII, as nearly every index is, is made a string
- * byte for byte, several times faster than decoding UTF-8 that it also is.
- */
+/** A file's text, '' when it cannot be read. */
 async function readText(file: string): Promise<string> {
   const bytes = await readFile(file).catch(() => undefined);
-  if (!bytes) return '';
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+  return bytes ? textOf(bytes) : '';
 }
 
 function changeOf(kind: 'local' | 'synced' | 'remote', key: string, value: unknown): Change {
