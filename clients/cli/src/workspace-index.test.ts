@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INDEX_FORMAT, sectionsOf, type CachedDigest, type RemoteFile, type RemoteScope, type SyncedFile } from './index-format.ts';
 import { WorkspaceIndex } from './workspace-index.ts';
@@ -402,5 +403,55 @@ describe('a workspace of the records before the index', () => {
     await writeFile(path.join(dir, 'remote-tree.json'), JSON.stringify({ format: 9, files: {} }));
     const workspace = await Workspace.find(root);
     expect(contents(workspace.index)).toEqual({ scope: null, local: {}, synced: { 'a.txt': { fileId: 'f-a', version: 2, sha256: sha('a') } }, remote: {} });
+  });
+});
+
+describe('the index file, for any records', () => {
+  const char = fc.constantFrom('a', 'B', 'é', '日', '😀', '/', '.', ' ', '\t', '\n', '"', '=');
+  const pathArb = fc.array(char, { minLength: 1, maxLength: 6 }).map((chars) => chars.join(''));
+  const hex = fc.constantFrom('0', '7', 'a', 'f');
+  const local = fc.record({
+    size: fc.nat(),
+    sha256: hex.map(sha),
+    mtimeMs: fc.double({ min: 0, max: 2e12, noNaN: true }),
+    md5: fc.option(fc.constantFrom('x==', 'md5y=='), { nil: undefined }),
+  });
+  const synced = fc.record({ fileId: fc.constantFrom('f-1', 'f-2'), version: fc.nat(), sha256: hex.map(sha) });
+  const record = fc.record({ local: fc.option(local, { nil: undefined }), synced: fc.option(synced, { nil: undefined }), remote: fc.boolean() });
+
+  it('reads back what was written and logged, records asked in any order, one by one or whole', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(pathArb, record, { maxKeys: 40 }),
+        fc.integer({ min: 0, max: 700 }),
+        fc.dictionary(pathArb, fc.option(local, { nil: null }), { maxKeys: 5 }),
+        async (byPath, filler, changes) => {
+          const dir = await records();
+          const written = WorkspaceIndex.empty(dir);
+          const remote: RemoteFile[] = [];
+          for (const [p, r] of Object.entries(byPath)) {
+            if (r.local) written.local.set(p, r.local);
+            if (r.synced) written.synced.set(p, r.synced);
+            if (r.remote) remote.push([p, 'f-r', 1, sha('r'), 2, 3]);
+          }
+          // Enough lines, at times, that reading them all passes from single reads to a whole one.
+          for (let i = 0; i < filler; i += 1) written.local.set(`filler/${i}`, digest('9'));
+          written.replaceRemote(scope, remote);
+          await written.save();
+          const read = await WorkspaceIndex.load(dir);
+          expect(contents(read)).toEqual(contents(written));
+          const again = await WorkspaceIndex.load(dir);
+          for (const p of written.local.keys().reverse()) expect(again.local.get(p)).toEqual(written.local.get(p));
+          // The log's changes over the file, read back in turn.
+          for (const [p, value] of Object.entries(changes)) {
+            if (value) read.local.set(p, value);
+            else read.local.delete(p);
+          }
+          await read.save();
+          expect(contents(await WorkspaceIndex.load(dir))).toEqual(contents(read));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
