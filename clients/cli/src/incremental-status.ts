@@ -1,7 +1,7 @@
 import { chunk, LodeApiError, type LodeClient, type SyncFile, type SyncRow } from '@lode/sdk';
 import { comparePaths } from './index-format.ts';
 import { applyChanges, type RemoteFile, type RemoteTree } from './remote-tree.ts';
-import { flaggedCount, mergeInPathOrder, unchangedOf, type LocalEntry, type QuietFiles, type UnchangedFiles } from './listed-files.ts';
+import { mergeInPathOrder, unchangedOf, type LocalEntry, type QuietFiles, type UnchangedFiles } from './listed-files.ts';
 import type { HashedEntry } from './scan.ts';
 import type { WorkspaceIndex } from './workspace-index.ts';
 
@@ -112,16 +112,18 @@ async function filesAtTip(index: WorkspaceIndex, listed: ListedFiles): Promise<L
   const others: LocalEntry[] = [];
   const unchangedLines = new Uint8Array(index.lineCount);
   let entries = listed.entries;
-  let quietLines: Uint8Array | undefined;
+  // The quiet files still quiet, flagged by line, and how many.
+  let stillQuiet: { lines: Uint8Array; count: number } | undefined;
   if (listed.quiet) {
-    quietLines = listed.quiet.lines.slice();
-    const cleared = index.clearChanged(quietLines);
+    const lines = listed.quiet.lines.slice();
+    const cleared = index.clearChanged(lines);
     if (cleared.length > 0) {
-      const flags = new Uint8Array(quietLines.length);
+      const flags = new Uint8Array(lines.length);
       for (const line of cleared) flags[line] = 1;
       entries = mergeInPathOrder(entries, listed.quiet.entries(flags));
     }
-    unchangedLines.set(quietLines);
+    unchangedLines.set(lines);
+    stillQuiet = { lines, count: listed.quiet.count - cleared.length };
   }
   const atTip = index.unchangedAtTip(listed.multipartThreshold);
   for (const entry of entries) {
@@ -132,14 +134,14 @@ async function filesAtTip(index: WorkspaceIndex, listed: ListedFiles): Promise<L
       unchangedLines[line] = 1;
     }
   }
-  const set = listed.quiet && quietLines ? withQuiet(unchanged, listed.quiet, quietLines) : unchangedOf(unchanged);
+  const set = listed.quiet && stillQuiet ? withQuiet(unchanged, listed.quiet, stillQuiet) : unchangedOf(unchanged);
   const hashed = await listed.hash(others, set);
   return { files: syncFiles(index, hashed), hashed, unchanged: set, unchangedLines };
 }
 
-/** Unchanged files read on their lines, and quiet ones on the flagged `lines`. */
-function withQuiet(read: readonly LocalEntry[], quiet: QuietFiles, lines: Uint8Array): UnchangedFiles {
-  return { count: read.length + flaggedCount(lines), entries: () => mergeInPathOrder(read, quiet.entries(lines)) };
+/** Unchanged files read on their lines, and the `count` quiet ones on the flagged `lines`. */
+function withQuiet(read: readonly LocalEntry[], quiet: QuietFiles, { lines, count }: { lines: Uint8Array; count: number }): UnchangedFiles {
+  return { count: read.length + count, entries: () => mergeInPathOrder(read, quiet.entries(lines)) };
 }
 
 /** What POST /sync is asked about each file: its SHA-256, and the version it was last synced at as `baseVersion`. */

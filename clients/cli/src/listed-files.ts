@@ -55,13 +55,6 @@ export function localPathOf(root: string, name: string): string {
   return `${root}${path.sep}${path.sep === '/' ? name : name.replaceAll('/', path.sep)}`;
 }
 
-/** The count of flags set. */
-export function flaggedCount(flags: Uint8Array): number {
-  let count = 0;
-  for (let line = 0; line < flags.length; line += 1) count += flags[line];
-  return count;
-}
-
 /** Two lists in path order as one (`added` holds no path of `sorted`). */
 export function mergeInPathOrder(sorted: readonly LocalEntry[], added: LocalEntry[]): LocalEntry[] {
   added.sort((a, b) => comparePaths(a.path, b.path));

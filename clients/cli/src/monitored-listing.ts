@@ -3,7 +3,7 @@ import { isPartialDownload } from '@lode/sdk';
 import type { MonitoredChange } from './fs-monitor.ts';
 import type { IgnoreTest } from './ignore-rules.ts';
 import type { RecordedListing } from './monitor-record.ts';
-import { flaggedCount, localPathOf, mergeInPathOrder, underNested, type Listing, type LocalEntry, type QuietFiles } from './listed-files.ts';
+import { localPathOf, mergeInPathOrder, underNested, type Listing, type LocalEntry, type QuietFiles } from './listed-files.ts';
 import type { LocalStat, WorkspaceIndex } from './workspace-index.ts';
 import { STATE_DIR, type Workspace } from './workspace.ts';
 
@@ -43,8 +43,8 @@ export function applyChanges(
   let quiet: QuietFiles | undefined;
   if (compared) {
     const newKeys = new Set(looked.files.filter((file) => !index.local.has(file.path)).map((file) => file.path.toLowerCase()));
-    const lines = index.linesWithAllParts([...changed, ...compared], newKeys);
-    quiet = { lines, count: flaggedCount(lines), entries: (flags = lines) => index.localOnLines((line) => flags[line] === 1).map(entryOf) };
+    const { lines, count } = index.linesWithAllParts([...changed, ...compared], newKeys);
+    quiet = { lines, count, entries: (flags = lines) => index.localOnLines((line) => flags[line] === 1).map(entryOf) };
   }
   const files: LocalEntry[] = [];
   for (const file of index.localListing(quiet?.lines)) if (!changed.has(file.path)) files.push(entryOf(file));

@@ -342,9 +342,12 @@ describe('the workspace index', () => {
     const lineOf = (p: string) => read.unchangedAtTip(1024)(p, 3, digest('a').mtimeMs);
     const flagged = (flags: Uint8Array) => paths.filter((p) => flags[lineOf(p)] === 1);
     // Named by path, or by key (a case-insensitive collision): not flagged.
-    expect(flagged(read.linesWithAllParts(['b.txt'], new Set(['dir/upper.txt'])))).toEqual(['a.txt', 'c.txt', 'd.txt', 'e.txt']);
-    const flags = read.linesWithAllParts([], new Set());
+    const named = read.linesWithAllParts(['b.txt'], new Set(['dir/upper.txt']));
+    expect(flagged(named.lines)).toEqual(['a.txt', 'c.txt', 'd.txt', 'e.txt']);
+    expect(named.count).toBe(4);
+    const { lines: flags, count } = read.linesWithAllParts([], new Set());
     expect(flagged(flags)).toEqual(paths);
+    expect(count).toBe(paths.length);
     // Lines read before these changes: each record changed since clears its line, the remote one by key.
     const lines = paths.map(lineOf);
     read.remote.set('dir/upper.txt', ['Dir/Upper.TXT', 'f-u', 2, sha('v'), 3, 8]);

@@ -233,24 +233,30 @@ export class WorkspaceIndex {
    * The lines of the index file holding all three parts of a path, but those of `paths` and of
    * paths with a key (lower case) in `keys`, none of their records changed since the index was read:
    * of these, the lines a status read as unchanged at the tip still read so, as long as neither the
-   * file nor the records changed (monitored-listing.ts).
+   * file nor the records changed (monitored-listing.ts). Flagged, and counted in the same pass.
    */
-  linesWithAllParts(paths: Iterable<string>, keys: ReadonlySet<string>): Uint8Array {
+  linesWithAllParts(paths: Iterable<string>, keys: ReadonlySet<string>): { lines: Uint8Array; count: number } {
     const base = this.#base;
-    const flags = new Uint8Array(this.lineCount);
-    if (!base || !this.#baseRemote) return flags;
-    for (let line = 0; line < base.parts.length; line += 1) if (base.parts[line] === (LOCAL | SYNCED | REMOTE)) flags[line] = 1;
-    for (const p of paths) {
-      const line = base.lineOf(p);
-      if (line !== undefined) flags[line] = 0;
+    const lines = new Uint8Array(this.lineCount);
+    if (!base || !this.#baseRemote) return { lines, count: 0 };
+    let count = 0;
+    for (let line = 0; line < base.parts.length; line += 1) {
+      if (base.parts[line] === (LOCAL | SYNCED | REMOTE)) {
+        lines[line] = 1;
+        count += 1;
+      }
     }
+    const clear = (line: number | undefined) => {
+      if (line !== undefined && lines[line]) {
+        lines[line] = 0;
+        count -= 1;
+      }
+    };
+    for (const p of paths) clear(base.lineOf(p));
     // A flagged line holds a remote part: that of its path's key, found without a pass over every line.
-    for (const key of keys) {
-      const line = this.#remoteLine(key);
-      if (line !== undefined) flags[line] = 0;
-    }
-    this.clearChanged(flags);
-    return flags;
+    for (const key of keys) clear(this.#remoteLine(key));
+    count -= this.clearChanged(lines).length;
+    return { lines, count };
   }
 
   /** Clears the flags of lines whose records changed since the index was read; answers those lines. */

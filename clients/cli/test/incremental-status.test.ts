@@ -168,6 +168,30 @@ describe('lode status from the record of the branch (incremental)', () => {
 
   it('answers so with the file monitor on too, which lists the workspace from its record', () => everyStatusAsFull(true), 600_000);
 
+  it('reads a quiet file whose tip a teammate moved since as compared, and counts it so', async () => {
+    const { ada, bo } = await team();
+    await (await Workspace.find(ada.dir)).monitorOn();
+    for (const file of ['a.bin', 'b.bin', 'c.bin']) await write(ada.dir, file, `ada's ${file}`);
+    await push(ada.ctx, await Workspace.find(ada.dir), { message: 'first', scopes: [] });
+    // A full comparison writes the index anew; the status after it reads every file as unchanged at
+    // the tip, compares none one by one, and says so in the monitor's record: her files are quiet.
+    for (const full of [true, false]) {
+      const workspace = await Workspace.find(ada.dir);
+      await workspaceStatus(ada.ctx.client, workspace, 'main', undefined, { full });
+      await workspace.save();
+    }
+    const record = JSON.parse(await readFile(path.join(ada.dir, STATE_DIR, 'monitor.json'), 'utf8')) as { listing: { compared: { paths: string[] } } };
+    expect(record.listing.compared.paths).toEqual([]);
+    await pull(bo.ctx, await Workspace.find(bo.dir), { branch: 'main', scopes: [] });
+    await write(bo.dir, 'b.bin', "bo's");
+    await push(bo.ctx, await Workspace.find(bo.dir), { message: 'bo', scopes: [] });
+    // Caught up with in her status: b.bin is compared again, no longer counted as up to date.
+    expect(await expectSameAsFull(ada)).toEqual({ full: false, listedBy: 'monitor' });
+    const status = await workspaceStatus(ada.ctx.client, await Workspace.find(ada.dir), 'main');
+    expect([status.upToDate, status.changes.map((e) => [e.path, e.status])]).toEqual([2, [['b.bin', 'outdated']]]);
+    await unwatch([ada.dir]);
+  });
+
   it('compares in full without a usable record, and when the branch was created again', async () => {
     const { ada, bo } = await team();
     await write(ada.dir, 'a.bin', 'one');
