@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { constants, isAscii } from 'node:buffer';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { INDEX_FORMAT, lineFinder, parseHeaderLine, sectionsOf, type IndexHeader, type IndexLayout, type ParsedIndex } from './index-format.ts';
@@ -35,6 +35,8 @@ export function readIndex(file: string): ParsedIndex | undefined {
   try {
     index = openedIndex(file, fd);
     if (index && process.platform === 'win32') index.readAll();
+  } catch (error) {
+    throw error instanceof CliError ? error : unreadable(file, error);
   } finally {
     if (!index || index.format !== INDEX_FORMAT) closeSync(fd);
   }
@@ -49,6 +51,8 @@ function openedIndex(file: string, fd: number): ParsedIndex | undefined {
   const parsed = parseHeaderLine(first.toString('utf8', 0, newline));
   if (!parsed) return undefined;
   if (parsed.format === 1 && !parsed.layout) {
+    // Longer than a string can be: not an index the first format's writer, which joined it into one, wrote.
+    if (length > constants.MAX_STRING_LENGTH) return undefined;
     const bytes = length <= first.length ? first : Buffer.concat([first, readAt(file, fd, first.length, length - first.length)]);
     return parseTextIndex(textOf(bytes), parsed.header, length);
   }
@@ -67,7 +71,7 @@ function sectionedIndex(
   layout: IndexLayout,
 ): ParsedIndex | undefined {
   const at = sectionsOf(headerBytes, layout);
-  if (at.end !== length) return undefined;
+  if (at.end !== length || !writable(layout)) return undefined;
   // A buffer of its own, starting at the file's start: the uint32 sections lie at multiples of 4 in it.
   const head = Buffer.from(new ArrayBuffer(at.records));
   const copied = first.copy(head, 0, 0, Math.min(first.length, at.records));
@@ -76,7 +80,9 @@ function sectionedIndex(
   if (endianness() === 'BE') head.subarray(at.pathEnds, at.paths).swap32();
   const pathEnds = new Uint32Array(head.buffer, at.pathEnds, n);
   const recordEnds = new Uint32Array(head.buffer, at.recordEnds, n);
-  if (n > 0 && (pathEnds[n - 1] !== layout.paths || recordEnds[n - 1] !== layout.records)) return undefined;
+  // The last path and record end where their sections do (an index of no lines has empty ones).
+  const last = (ends: Uint32Array) => (n === 0 ? 0 : ends[n - 1]);
+  if (last(pathEnds) !== layout.paths || last(recordEnds) !== layout.records) return undefined;
   const parts = new Uint8Array(head.buffer, at.parts, n);
   const paths = head.subarray(at.paths, at.records);
   // Where the path or record of a line starts and ends in its section. The offsets are checked as
@@ -84,7 +90,7 @@ function sectionedIndex(
   // outside its section is not what was written.
   const from = (ends: Uint32Array, total: number, line: number) => {
     const start = line === 0 ? 0 : ends[line - 1];
-    if (!(start < ends[line] && ends[line] <= total)) throw damaged(file);
+    if (!(start < ends[line] && ends[line] <= total)) throw damagedIndex(file);
     return start;
   };
   // ASCII paths, as nearly all are, are sliced from one string; others are decoded one by one.
@@ -137,8 +143,17 @@ function sectionedIndex(
  * its line's parts and end at its newline is not the record written there, and is never decoded.
  */
 function checked(file: string, text: string, start: number, end: number, parts: number): [string, number] {
-  if (text.charCodeAt(start) !== 48 + parts || text.charCodeAt(end - 1) !== 10) throw damaged(file);
+  if (text.charCodeAt(start) !== 48 + parts || text.indexOf('\n', start) !== end - 1) throw damagedIndex(file);
   return [text, start];
+}
+
+/**
+ * Whether the writer could have laid the sections out so: each path and record takes a byte or more,
+ * and a section is written from one string, so it is no longer than a string can be. A layout past
+ * these would have a command read gigabytes at open before finding the file damaged.
+ */
+function writable({ lines, paths, records }: IndexLayout): boolean {
+  return paths <= constants.MAX_STRING_LENGTH && records <= constants.MAX_STRING_LENGTH && lines <= paths && 2 * lines <= records;
 }
 
 /** The file of an index no longer used is closed once the index is collected; reading the records whole closes it at once. */
@@ -166,7 +181,7 @@ function readInto(file: string, fd: number, bytes: Buffer, offset: number, lengt
       throw unreadable(file, error);
     }
     // Shorter than when it was opened: changed in place, which lode never does.
-    if (read === 0) throw damaged(file);
+    if (read === 0) throw damagedIndex(file);
     done += read;
   }
 }
@@ -177,7 +192,7 @@ function unreadable(file: string, error: unknown): CliError {
   });
 }
 
-function damaged(file: string): CliError {
+export function damagedIndex(file: string): CliError {
   return new CliError(
     `The workspace's records in ${file} are damaged. Remove that file and run the command again: every file is then hashed again and compared in full.`,
     { code: 'index_damaged' },

@@ -27,7 +27,8 @@ import { movesInParts, type ContentDigest } from '@lode/sdk';
  *   paths       the paths in UTF-8, back to back, in code-unit order
  *   records     the records, in the same order
  *
- * A section holds at most 4 GiB, some 25 million files' records.
+ * A section is written from one string, so it holds at most what a string can (512 MiB in Node):
+ * the records of some 3 million files.
  *
  * The records are most of the file, and a status with the file monitor on decodes few of them: it
  * reads everything before them, and the records of the lines it compares one by one, each where it lies.

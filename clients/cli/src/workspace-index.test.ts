@@ -174,6 +174,24 @@ describe('the workspace index', () => {
       const read = await WorkspaceIndex.load(dir);
       expect(() => read.local.get('"quoted"')).toThrow(expect.objectContaining(damaged));
     }
+    // A record damaged inside: a newline in place of a tab, or a field that does not parse.
+    const recordsAt = sectionsOf(header.length, layout).records;
+    const inner = Buffer.from(whole);
+    inner[inner.indexOf(9, recordsAt)] = 10;
+    const field = Buffer.from(whole);
+    field.write('x', field.indexOf('"partSize"', recordsAt));
+    for (const [bytes, p] of [
+      [inner, '"quoted"'],
+      [field, 'Big/b.mov'],
+    ] as const) {
+      await writeFile(file, bytes);
+      const read = await WorkspaceIndex.load(dir);
+      expect(() => read.local.get(p)).toThrow(expect.objectContaining(damaged));
+    }
+    // No lines, yet sections that are not empty.
+    const none = Buffer.from(`lode-index\t${INDEX_FORMAT}\t${JSON.stringify({ id: 'x', remote: null, layout: { lines: 0, paths: 3, records: 5 } })}\n`);
+    await writeFile(file, Buffer.concat([none, Buffer.alloc(Math.ceil(none.length / 4) * 4 - none.length + 8)]));
+    expect(contents(await WorkspaceIndex.load(dir))).toEqual(empty);
     // Not a file that can be read: said so, not taken for a missing index and written over.
     await rm(file);
     await mkdir(file);

@@ -26,7 +26,8 @@ import {
   type RemoteScope,
   type SyncedFile,
 } from './index-format.ts';
-import { readIndex, textOf } from './index-file.ts';
+import { CliError } from './failure.ts';
+import { damagedIndex, readIndex, textOf } from './index-file.ts';
 import { writeWholeFile } from './json-file.ts';
 
 /** A file as the hash cache last saw it. */
@@ -459,7 +460,12 @@ export class WorkspaceIndex {
       if (over !== undefined) return over ?? undefined;
       const line = inBase(key);
       if (line === undefined) return undefined;
-      return decode(line, ...(this.#base as ParsedIndex).recordOf(line));
+      try {
+        return decode(line, ...(this.#base as ParsedIndex).recordOf(line));
+      } catch (error) {
+        // A record damaged inside, a field in the wrong place: the file is not what was written.
+        throw error instanceof CliError ? error : damagedIndex(this.#file);
+      }
     };
     const has = (key: string): boolean => {
       const over = overlay.get(key);
