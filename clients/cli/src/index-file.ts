@@ -71,7 +71,7 @@ function sectionedIndex(
   layout: IndexLayout,
 ): ParsedIndex | undefined {
   const at = sectionsOf(headerBytes, layout);
-  if (at.end !== length || !writable(layout)) return undefined;
+  if (at.end !== length) return undefined;
   // A buffer of its own, starting at the file's start: the uint32 sections lie at multiples of 4 in it.
   const head = Buffer.from(new ArrayBuffer(at.records));
   const copied = first.copy(head, 0, 0, Math.min(first.length, at.records));
@@ -145,15 +145,6 @@ function sectionedIndex(
 function checked(file: string, text: string, start: number, end: number, parts: number): [string, number] {
   if (text.charCodeAt(start) !== 48 + parts || text.indexOf('\n', start) !== end - 1) throw damagedIndex(file);
   return [text, start];
-}
-
-/**
- * Whether the writer could have laid the sections out so: each path and record takes a byte or more,
- * and a section is written from one string, so it is no longer than a string can be. A layout past
- * these would have a command read gigabytes at open before finding the file damaged.
- */
-function writable({ lines, paths, records }: IndexLayout): boolean {
-  return paths <= constants.MAX_STRING_LENGTH && records <= constants.MAX_STRING_LENGTH && lines <= paths && 2 * lines <= records;
 }
 
 /** The file of an index no longer used is closed once the index is collected; reading the records whole closes it at once. */

@@ -1,3 +1,4 @@
+import { constants } from 'node:buffer';
 import { crc32 } from 'node:zlib';
 import { movesInParts, type ContentDigest } from '@lode/sdk';
 
@@ -176,10 +177,18 @@ export function parseHeaderLine(line: string): { format: number; header: IndexHe
   }
 }
 
-const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 0xffff_ffff;
+/** A section's size: written from one string, it is no longer than a string can be. */
+const size = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= constants.MAX_STRING_LENGTH;
 
+/**
+ * Whether the writer could have laid the sections out so: each path and record takes a byte or more
+ * (a record two), and no section is longer than a string. A layout past these would have a command
+ * read gigabytes at open before finding the file damaged.
+ */
 function validLayout(layout: Partial<IndexLayout>): layout is IndexLayout {
-  return typeof layout === 'object' && layout !== null && count(layout.lines) && count(layout.paths) && count(layout.records);
+  if (typeof layout !== 'object' || layout === null || !size(layout.lines) || !size(layout.paths) || !size(layout.records)) return false;
+  const { lines, paths, records } = layout as IndexLayout;
+  return lines <= paths && 2 * lines <= records;
 }
 
 /** Where each section of a file whose header line is `headerBytes` long starts, and where the file ends. */
