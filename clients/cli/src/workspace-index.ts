@@ -247,21 +247,20 @@ export class WorkspaceIndex {
         count += 1;
       }
     }
-    const clear = (line: number | undefined) => {
-      if (line !== undefined && lines[line]) {
-        lines[line] = 0;
-        count -= 1;
-      }
-    };
-    for (const p of paths) clear(base.lineOf(p));
-    // A flagged line holds a remote part: that of its path's key, found without a pass over every line.
-    for (const key of keys) clear(this.#remoteLine(key));
-    count -= this.clearChanged(lines).length;
+    const overlays = this.#overlays;
+    // Those named, and those whose records changed since the index was read (clearChanged).
+    count -= this.#clear(lines, [paths, overlays.local.keys(), overlays.synced.keys()], [keys, overlays.remote.keys()]).length;
     return { lines, count };
   }
 
   /** Clears the flags of lines whose records changed since the index was read; answers those lines. */
   clearChanged(flags: Uint8Array): number[] {
+    const overlays = this.#overlays;
+    return this.#clear(flags, [overlays.local.keys(), overlays.synced.keys()], [overlays.remote.keys()]);
+  }
+
+  /** Clears the flags of the lines of `paths`, and of the lines holding the remote parts of `keys`; answers the lines it cleared. */
+  #clear(flags: Uint8Array, paths: Iterable<string>[], keys: Iterable<string>[]): number[] {
     const base = this.#base;
     const cleared: number[] = [];
     if (!base) return cleared;
@@ -271,10 +270,9 @@ export class WorkspaceIndex {
         cleared.push(line);
       }
     };
-    for (const p of this.#overlays.local.keys()) clear(base.lineOf(p));
-    for (const p of this.#overlays.synced.keys()) clear(base.lineOf(p));
-    // A remote part sits on the line of its file's path, whose key it is: looked for by key.
-    for (const key of this.#overlays.remote.keys()) clear(this.#remoteLine(key));
+    for (const some of paths) for (const p of some) clear(base.lineOf(p));
+    // A remote part sits on the line of its file's path, whose key it is: found by key, without a pass over every line.
+    for (const some of keys) for (const key of some) clear(this.#remoteLine(key));
     return cleared;
   }
 
