@@ -20,7 +20,7 @@ export interface NewFence {
 export class FencesRepository {
   /**
    * Records the fence unless another user holds a lock on one of its files, and answers those locks:
-   * one round trip under the project mutex (migration 0003, fence_unless_locked), so a 25,000-file
+   * one round trip under the project mutex (fence_unless_locked, migrations 0003 and 0005), so a 25,000-file
    * list crosses the wire once.
    */
   async insertUnlessLocked(q: Queryable, fence: NewFence): Promise<LockRow[]> {

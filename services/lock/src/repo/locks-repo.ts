@@ -59,7 +59,7 @@ export class LocksRepository {
    * Locks the files for the holder, or refreshes (note, time) the holder's own locks on them, unless
    * another user holds or is committing (an unexpired fence) one; answers the locks taken and, for
    * the files left, the other users' locks and fences. One round trip under the project mutex
-   * (migration 0003, acquire_locks), which also writes the lock.changed event of the locks taken.
+   * (acquire_locks, migrations 0003 and 0005), which also writes the lock.changed event of the locks taken.
    */
   async acquire(q: Queryable, projectId: string, holder: Holder, note: string, files: readonly FileToLock[]): Promise<Acquired> {
     const { rows } = await q.query<LockRow & { kind: 'taken' | 'held' | 'fenced' }>(preparedForList(ACQUIRE, files.length), [
