@@ -1,5 +1,5 @@
 import { lock } from '@lode/contracts';
-import { textList, type Queryable } from '@lode/db';
+import { textList, type NamedStatement, type Queryable } from '@lode/db';
 import { lockEventCte } from './lock-event-sql.ts';
 import { LOCK_COLUMNS, type LockRow } from './lock-rows.ts';
 
@@ -11,6 +11,28 @@ export interface NewFence {
   fileIds: readonly string[];
   ttlMs: number;
 }
+
+// Both take no list to size their plans by (the fence's ids travel as one text, or stay in its row),
+// so they are prepared once per connection whatever the commit's size.
+const FENCE: NamedStatement = {
+  name: 'lock.fence',
+  text: `SELECT ${LOCK_COLUMNS} FROM fence_unless_locked($1, $2, $3, $4, $5, $6)`,
+};
+
+const SETTLE: NamedStatement = {
+  name: 'lock.settle',
+  text: `WITH fence AS (
+     DELETE FROM fences WHERE fence_id = $1 AND project_id = $2 RETURNING user_id, file_ids
+   ),
+   released AS (
+     DELETE FROM locks l USING fence
+     WHERE $3 AND l.project_id = $2 AND l.user_id = fence.user_id AND l.file_id = ANY (fence.file_ids)
+     RETURNING l.*
+   ),
+   ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$2', subject: '$4' })}
+   SELECT EXISTS (SELECT 1 FROM fence) AS found, (SELECT count(*) FROM released)::int AS "releasedLocks",
+          set_config('synchronous_commit', 'off', true) AS "asynchronousCommit"`,
+};
 
 /**
  * SQL for the `fences` table: one row per fence, its files in an array. An expired fence counts
@@ -24,7 +46,7 @@ export class FencesRepository {
    * list crosses the wire once.
    */
   async insertUnlessLocked(q: Queryable, fence: NewFence): Promise<LockRow[]> {
-    const { rows } = await q.query<LockRow>(`SELECT ${LOCK_COLUMNS} FROM fence_unless_locked($1, $2, $3, $4, $5, $6)`, [
+    const { rows } = await q.query<LockRow>(FENCE, [
       fence.fenceId,
       fence.projectId,
       fence.userId,
@@ -43,20 +65,7 @@ export class FencesRepository {
    * FenceService.settle for why a crash undoing it is safe.
    */
   async settle(tx: Queryable, projectId: string, fenceId: string, releaseLocks: boolean): Promise<{ found: boolean; releasedLocks: number }> {
-    const { rows } = await tx.query<{ found: boolean; releasedLocks: number }>(
-      `WITH fence AS (
-         DELETE FROM fences WHERE fence_id = $1 AND project_id = $2 RETURNING user_id, file_ids
-       ),
-       released AS (
-         DELETE FROM locks l USING fence
-         WHERE $3 AND l.project_id = $2 AND l.user_id = fence.user_id AND l.file_id = ANY (fence.file_ids)
-         RETURNING l.*
-       ),
-       ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$2', subject: '$4' })}
-       SELECT EXISTS (SELECT 1 FROM fence) AS found, (SELECT count(*) FROM released)::int AS "releasedLocks",
-              set_config('synchronous_commit', 'off', true) AS "asynchronousCommit"`,
-      [fenceId, projectId, releaseLocks, lock.locksChanged.subject],
-    );
+    const { rows } = await tx.query<{ found: boolean; releasedLocks: number }>(SETTLE, [fenceId, projectId, releaseLocks, lock.locksChanged.subject]);
     return rows[0];
   }
 

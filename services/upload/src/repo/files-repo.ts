@@ -1,4 +1,4 @@
-import { isoTime, textList, type Queryable } from '@lode/db';
+import { isoTime, preparedForList, textList, type NamedStatement, type Queryable } from '@lode/db';
 import type { upload } from '@lode/contracts';
 
 export interface ReservationInput {
@@ -96,6 +96,28 @@ export interface NewRestoreVersions {
   uploaderName: string;
   targets: readonly { fileId: string; toVersion: number }[];
 }
+
+// One index probe per id (LATERAL … LIMIT 1): statistics gone stale after a large push cannot turn
+// the lookup into a scan of the whole project, whatever its size; and a plan kept for a short list
+// (preparedForList) probes as a custom one does.
+const RESOLVE_PATHS: NamedStatement = {
+  name: 'upload.resolve_paths',
+  text: `SELECT r.n::int AS n, f.path
+         FROM unnest(string_to_array($2, ',')::uuid[]) WITH ORDINALITY AS r(file_id, n)
+         CROSS JOIN LATERAL (SELECT path FROM files WHERE id = r.file_id AND project_id = $1 LIMIT 1) f`,
+};
+
+// created_at as Date.toISOString() would print it (milliseconds, UTC), without a Date per row.
+const RESOLVE_VERSIONS: NamedStatement = {
+  name: 'upload.resolve_versions',
+  text: `SELECT r.n::int AS n, v.*
+         FROM unnest(string_to_array($2, ',')::uuid[], string_to_array($3, ',', '')::int[]) WITH ORDINALITY AS r(file_id, version, n)
+         CROSS JOIN LATERAL (
+           SELECT id, sha256, size, storage_key AS "storageKey", uploader_id AS "uploaderId", uploader_name AS "uploaderName",
+                  ${isoTime('created_at')} AS "createdAt"
+           FROM versions WHERE file_id = r.file_id AND version = r.version AND project_id = $1 AND purged_at IS NULL LIMIT 1
+         ) v`,
+};
 
 /**
  * SQL for the `files` schema: files, upload reservations, versions and the content index. Methods
@@ -332,26 +354,9 @@ export class FilesRepository {
    */
   async resolve(q: Queryable, projectId: string, fileIds: readonly string[], versions?: readonly (number | null)[]): Promise<ResolvedFiles> {
     const ids = textList(fileIds);
-    // One index probe per id (LATERAL … LIMIT 1): statistics gone stale after a large push cannot
-    // turn the lookup into a scan of the whole project, whatever its size.
-    const files = q.query<{ n: number; path: string }>(
-      `SELECT r.n::int AS n, f.path
-       FROM unnest(string_to_array($2, ',')::uuid[]) WITH ORDINALITY AS r(file_id, n)
-       CROSS JOIN LATERAL (SELECT path FROM files WHERE id = r.file_id AND project_id = $1 LIMIT 1) f`,
-      [projectId, ids],
-    );
-    // created_at as Date.toISOString() would print it (milliseconds, UTC), without a Date per row.
+    const files = q.query<{ n: number; path: string }>(preparedForList(RESOLVE_PATHS, fileIds.length), [projectId, ids]);
     const found = versions?.some((v) => v !== null)
-      ? q.query<ResolvedVersionRow>(
-          `SELECT r.n::int AS n, v.*
-           FROM unnest(string_to_array($2, ',')::uuid[], string_to_array($3, ',', '')::int[]) WITH ORDINALITY AS r(file_id, version, n)
-           CROSS JOIN LATERAL (
-             SELECT id, sha256, size, storage_key AS "storageKey", uploader_id AS "uploaderId", uploader_name AS "uploaderName",
-                    ${isoTime('created_at')} AS "createdAt"
-             FROM versions WHERE file_id = r.file_id AND version = r.version AND project_id = $1 AND purged_at IS NULL LIMIT 1
-           ) v`,
-          [projectId, ids, textList(versions)],
-        )
+      ? q.query<ResolvedVersionRow>(preparedForList(RESOLVE_VERSIONS, fileIds.length), [projectId, ids, textList(versions)])
       : undefined;
     // Awaited together: awaiting one first would leave the other's failure (a version beyond int4,
     // say) unhandled until then, and an unhandled rejection ends a Node process.
