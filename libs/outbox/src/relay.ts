@@ -1,5 +1,5 @@
 import type { EventStream, OutgoingEvent } from '@lode/bus';
-import type { Database, Queryable } from '@lode/db';
+import type { Database, NamedStatement, Queryable } from '@lode/db';
 import { runPeriodically, type PeriodicTask } from '@lode/runtime';
 import { observeGauges, type Logger } from '@lode/telemetry';
 import { kickDelay } from './relay-plan.ts';
@@ -17,6 +17,32 @@ export interface RelayOptions {
    */
   batchBytes?: number;
 }
+
+// A relay run's statements, prepared once per connection: a run follows every event a service writes.
+const RELAY_LOCK: NamedStatement = {
+  name: 'outbox.relay_lock',
+  text: `SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock(hashtext('lode.outbox.' || current_schema())) AS ok`,
+};
+
+const MARK_PUBLISHED: NamedStatement = { name: 'outbox.mark_published', text: 'UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])' };
+
+// A batch's statement: $1 the id after which it reads, $2 the batch's size, $3 its bytes.
+const batchStatement = (which: 'published' | 'unpublished'): NamedStatement => ({
+  name: `outbox.${which}_batch`,
+  text: `WITH candidates AS (
+     SELECT id, row_number() OVER (ORDER BY id) AS n, sum(octet_length(payload)) OVER (ORDER BY id) AS bytes
+     FROM (
+       SELECT id, payload FROM outbox
+       WHERE ${which === 'published' ? 'published_at IS NOT NULL' : 'published_at IS NULL'} AND id > $1
+       ORDER BY id LIMIT $2
+     ) c
+   )
+   SELECT o.id, o.subject, o.event_id, o.payload, o.trace_context, (SELECT count(*) FROM candidates)::int AS candidates
+   FROM candidates c JOIN outbox o ON o.id = c.id
+   WHERE c.n = 1 OR c.bytes <= $3
+   ORDER BY o.id`,
+});
+const BATCH = { published: batchStatement('published'), unpublished: batchStatement('unpublished') };
 
 /** What one batch read: its rows, and whether the outbox had more of them than the batch took. */
 interface Batch {
@@ -194,9 +220,7 @@ export class OutboxRelay {
    */
   async #publishBatch(): Promise<{ published: number; more: boolean }> {
     return this.#db.transaction(async (tx) => {
-      const { rows: lock } = await tx.query<{ ok: boolean }>(
-        `SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock(hashtext('lode.outbox.' || current_schema())) AS ok`,
-      );
+      const { rows: lock } = await tx.query<{ ok: boolean }>(RELAY_LOCK);
       if (!lock[0]?.ok) return { published: 0, more: false };
       const { rows, more } = await this.#readBatch(tx, 'unpublished', '0');
       const published: string[] = [];
@@ -212,7 +236,7 @@ export class OutboxRelay {
         published.push(row.id);
       }
       if (published.length > 0) {
-        await tx.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [published]);
+        await tx.query(MARK_PUBLISHED, [published]);
       }
       // After a failed publish the relay tries again at its next poll, not at once.
       return { published: published.length, more: more && published.length === rows.length };
@@ -227,21 +251,7 @@ export class OutboxRelay {
    */
   async #readBatch(q: Queryable, which: 'published' | 'unpublished', after: string): Promise<Batch> {
     const { batchSize, batchBytes } = this.#options;
-    const { rows } = await q.query<OutboxRow & { candidates: number }>(
-      `WITH candidates AS (
-         SELECT id, row_number() OVER (ORDER BY id) AS n, sum(octet_length(payload)) OVER (ORDER BY id) AS bytes
-         FROM (
-           SELECT id, payload FROM outbox
-           WHERE ${which === 'published' ? 'published_at IS NOT NULL' : 'published_at IS NULL'} AND id > $1
-           ORDER BY id LIMIT $2
-         ) c
-       )
-       SELECT o.id, o.subject, o.event_id, o.payload, o.trace_context, (SELECT count(*) FROM candidates)::int AS candidates
-       FROM candidates c JOIN outbox o ON o.id = c.id
-       WHERE c.n = 1 OR c.bytes <= $3
-       ORDER BY o.id`,
-      [after, batchSize, batchBytes],
-    );
+    const { rows } = await q.query<OutboxRow & { candidates: number }>(BATCH[which], [after, batchSize, batchBytes]);
     const candidates = rows[0]?.candidates ?? 0;
     return { rows, more: rows.length < candidates || candidates === batchSize };
   }
