@@ -53,6 +53,18 @@ const RELEASE: NamedStatement = {
    SELECT ${LOCK_COLUMNS} FROM locks WHERE project_id = $1 AND file_id = ANY($2::uuid[]) AND NOT (user_id = $3 OR $4)`,
 };
 
+// A commit's release of its author's locks, after every commit.
+const REMOVE_HOLDERS: NamedStatement = {
+  name: 'lock.remove_holders',
+  text: `WITH released AS (
+     DELETE FROM locks
+     WHERE project_id = $1 AND user_id = $2 AND file_id = ANY($3::uuid[]) AND ($4::timestamptz IS NULL OR locked_at < $4)
+     RETURNING *
+   ),
+   ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$1', subject: '$5' })}
+   SELECT count(*)::int AS released FROM released`,
+};
+
 /** SQL for the `locks` table. Whatever adds a lock holds the project's mutex (migration 0003). */
 export class LocksRepository {
   /**
@@ -106,16 +118,13 @@ export class LocksRepository {
    * out as lock.changed events (reason committed), as many as their size takes (lock-event-sql.ts).
    */
   async removeHolders(q: Queryable, projectId: string, userId: string, fileIds: readonly string[], lockedBefore?: string): Promise<number> {
-    const { rows } = await q.query<{ released: number }>(
-      `WITH released AS (
-         DELETE FROM locks
-         WHERE project_id = $1 AND user_id = $2 AND file_id = ANY($3::uuid[]) AND ($4::timestamptz IS NULL OR locked_at < $4)
-         RETURNING *
-       ),
-       ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$1', subject: '$5' })}
-       SELECT count(*)::int AS released FROM released`,
-      [projectId, userId, fileIds, lockedBefore ?? null, lock.locksChanged.subject],
-    );
+    const { rows } = await q.query<{ released: number }>(preparedForList(REMOVE_HOLDERS, fileIds.length), [
+      projectId,
+      userId,
+      fileIds,
+      lockedBefore ?? null,
+      lock.locksChanged.subject,
+    ]);
     return rows[0]?.released ?? 0;
   }
 

@@ -1,4 +1,4 @@
-import { textList, UNIT_SEPARATOR, type Queryable } from '@lode/db';
+import { preparedForList, textList, UNIT_SEPARATOR, type NamedStatement, type Queryable } from '@lode/db';
 import type { publicEvents } from '@lode/contracts';
 
 export interface FeedPage {
@@ -15,6 +15,49 @@ export interface RecordedEvent {
   queued: number;
 }
 
+// Recorded after every internal event, so prepared once per connection for a few events at a time
+// (preparedForList): its inputs are probed and inserted row by row whatever the plan.
+const RECORD: NamedStatement = {
+  name: 'webhooks.record_events',
+  text: `WITH input AS (
+     SELECT DISTINCT ON (id) project_id, id, type, envelope, n
+     FROM unnest(string_to_array($1, ',')::uuid[], string_to_array($2, ',')::uuid[], string_to_array($3, ','), string_to_array($4, E'\\x1f'))
+       WITH ORDINALITY AS e(project_id, id, type, envelope, n)
+     ORDER BY id, n
+   ),
+   fresh AS (
+     INSERT INTO recorded_event_ids (id) SELECT id FROM input ORDER BY n ON CONFLICT (id) DO NOTHING RETURNING id
+   ),
+   numbered AS (
+     SELECT i.project_id, i.id, i.type, i.envelope,
+            row_number() OVER (PARTITION BY i.project_id ORDER BY i.n) AS nth,
+            count(*) OVER (PARTITION BY i.project_id) AS count
+     FROM input i JOIN fresh f ON f.id = i.id
+   ),
+   head AS (
+     INSERT INTO feed_heads AS h (project_id, last_position)
+     SELECT project_id, count FROM numbered WHERE nth = 1 ORDER BY project_id
+     ON CONFLICT (project_id) DO UPDATE SET last_position = h.last_position + excluded.last_position
+     RETURNING project_id, last_position
+   ),
+   recorded AS (
+     INSERT INTO public_events (project_id, position, id, type, envelope)
+     SELECT n.project_id, h.last_position - n.count + n.nth, n.id, n.type, n.envelope::jsonb
+     FROM numbered n JOIN head h ON h.project_id = n.project_id
+     RETURNING id, position
+   ),
+   queued AS (
+     INSERT INTO deliveries (webhook_id, event_id, event_type, body, next_attempt_at)
+     SELECT w.id, r.id, n.type, n.envelope, now()
+     FROM recorded r JOIN numbered n ON n.id = r.id JOIN webhooks w ON w.project_id = n.project_id
+     WHERE NOT w.disabled AND n.type = ANY (w.events)
+     ORDER BY r.position
+     ON CONFLICT (webhook_id, event_id) DO NOTHING
+     RETURNING event_id
+   )
+   SELECT r.id, r.position, (SELECT count(*) FROM queued d WHERE d.event_id = r.id)::int AS queued FROM recorded r`,
+};
+
 /** SQL for `public_events` and `feed_heads`: the catalogue as recorded, in each project's order. */
 export class EventsRepository {
   /**
@@ -28,54 +71,15 @@ export class EventsRepository {
    * a webhook receives them in.
    */
   async record(q: Queryable, events: readonly publicEvents.PublicEvent[]): Promise<Map<string, RecordedEvent>> {
-    const { rows } = await q.query<{ id: string; position: string; queued: number }>(
-      `WITH input AS (
-         SELECT DISTINCT ON (id) project_id, id, type, envelope, n
-         FROM unnest(string_to_array($1, ',')::uuid[], string_to_array($2, ',')::uuid[], string_to_array($3, ','), string_to_array($4, E'\\x1f'))
-           WITH ORDINALITY AS e(project_id, id, type, envelope, n)
-         ORDER BY id, n
-       ),
-       fresh AS (
-         INSERT INTO recorded_event_ids (id) SELECT id FROM input ORDER BY n ON CONFLICT (id) DO NOTHING RETURNING id
-       ),
-       numbered AS (
-         SELECT i.project_id, i.id, i.type, i.envelope,
-                row_number() OVER (PARTITION BY i.project_id ORDER BY i.n) AS nth,
-                count(*) OVER (PARTITION BY i.project_id) AS count
-         FROM input i JOIN fresh f ON f.id = i.id
-       ),
-       head AS (
-         INSERT INTO feed_heads AS h (project_id, last_position)
-         SELECT project_id, count FROM numbered WHERE nth = 1 ORDER BY project_id
-         ON CONFLICT (project_id) DO UPDATE SET last_position = h.last_position + excluded.last_position
-         RETURNING project_id, last_position
-       ),
-       recorded AS (
-         INSERT INTO public_events (project_id, position, id, type, envelope)
-         SELECT n.project_id, h.last_position - n.count + n.nth, n.id, n.type, n.envelope::jsonb
-         FROM numbered n JOIN head h ON h.project_id = n.project_id
-         RETURNING id, position
-       ),
-       queued AS (
-         INSERT INTO deliveries (webhook_id, event_id, event_type, body, next_attempt_at)
-         SELECT w.id, r.id, n.type, n.envelope, now()
-         FROM recorded r JOIN numbered n ON n.id = r.id JOIN webhooks w ON w.project_id = n.project_id
-         WHERE NOT w.disabled AND n.type = ANY (w.events)
-         ORDER BY r.position
-         ON CONFLICT (webhook_id, event_id) DO NOTHING
-         RETURNING event_id
-       )
-       SELECT r.id, r.position, (SELECT count(*) FROM queued d WHERE d.event_id = r.id)::int AS queued FROM recorded r`,
-      [
-        textList(events.map((e) => e.projectId)),
-        textList(events.map((e) => e.id)),
-        textList(events.map((e) => e.type)),
-        textList(
-          events.map((e) => JSON.stringify(e)),
-          UNIT_SEPARATOR,
-        ),
-      ],
-    );
+    const { rows } = await q.query<{ id: string; position: string; queued: number }>(preparedForList(RECORD, events.length), [
+      textList(events.map((e) => e.projectId)),
+      textList(events.map((e) => e.id)),
+      textList(events.map((e) => e.type)),
+      textList(
+        events.map((e) => JSON.stringify(e)),
+        UNIT_SEPARATOR,
+      ),
+    ]);
     return new Map(rows.map((row) => [row.id, { position: Number(row.position), queued: row.queued }]));
   }
 
