@@ -1,10 +1,26 @@
-import type { Queryable } from '@lode/db';
+import type { NamedStatement, Queryable } from '@lode/db';
 import type { BranchProgress } from '../domain/branch-change-plan.ts';
 import type { Progress } from '../domain/part-plan.ts';
 
 export interface AppliedProgress extends BranchProgress {
   secondsSinceAdvanced: number | null;
 }
+
+// A project's progress row, read and moved at every event: prepared once per connection.
+const ENSURE: NamedStatement = { name: 'sync.progress_ensure', text: 'INSERT INTO progress (project_id) VALUES ($1) ON CONFLICT DO NOTHING' };
+
+const LOCK: NamedStatement = {
+  name: 'sync.progress_lock',
+  text: `SELECT applied_seq AS "appliedSeq", pending_seq AS "pendingSeq", pending_part AS "pendingPart", applied_changes AS "appliedChanges"
+         FROM progress WHERE project_id = $1 FOR UPDATE`,
+};
+
+const MARK_STAGED: NamedStatement = { name: 'sync.progress_staged', text: 'UPDATE progress SET pending_seq = $2, pending_part = $3 WHERE project_id = $1' };
+
+const MARK_APPLIED: NamedStatement = {
+  name: 'sync.progress_applied',
+  text: 'UPDATE progress SET applied_seq = $2, pending_seq = NULL, pending_part = 0, advanced_at = clock_timestamp() WHERE project_id = $1',
+};
 
 /** How far each project's commit.created and branch.changed events are applied (table `progress`). */
 export class ProgressRepository {
@@ -13,30 +29,23 @@ export class ProgressRepository {
    * consumer, or a redelivery racing the original, apply one event of a project at a time.
    */
   async lock(tx: Queryable, projectId: string): Promise<Progress> {
-    await tx.query('INSERT INTO progress (project_id) VALUES ($1) ON CONFLICT DO NOTHING', [projectId]);
-    const { rows } = await tx.query<Progress>(
-      `SELECT applied_seq AS "appliedSeq", pending_seq AS "pendingSeq", pending_part AS "pendingPart", applied_changes AS "appliedChanges"
-       FROM progress WHERE project_id = $1 FOR UPDATE`,
-      [projectId],
-    );
+    await tx.query(ENSURE, [projectId]);
+    const { rows } = await tx.query<Progress>(LOCK, [projectId]);
     return rows[0];
   }
 
   async markStaged(tx: Queryable, projectId: string, seq: number, part: number): Promise<void> {
-    await tx.query('UPDATE progress SET pending_seq = $2, pending_part = $3 WHERE project_id = $1', [projectId, seq, part]);
+    await tx.query(MARK_STAGED, [projectId, seq, part]);
   }
 
   /** The clock at the statement, not the transaction's start: a large commit's apply runs long. */
   async markApplied(tx: Queryable, projectId: string, seq: number): Promise<void> {
-    await tx.query('UPDATE progress SET applied_seq = $2, pending_seq = NULL, pending_part = 0, advanced_at = clock_timestamp() WHERE project_id = $1', [
-      projectId,
-      seq,
-    ]);
+    await tx.query(MARK_APPLIED, [projectId, seq]);
   }
 
   /** The project's progress as a branch change needs it, its row locked until the transaction ends (as lock does). */
   async lockForBranchChange(tx: Queryable, projectId: string): Promise<BranchProgress> {
-    await tx.query('INSERT INTO progress (project_id) VALUES ($1) ON CONFLICT DO NOTHING', [projectId]);
+    await tx.query(ENSURE, [projectId]);
     const { rows } = await tx.query<BranchProgress>(
       'SELECT applied_seq AS "appliedSeq", applied_changes AS "appliedChanges" FROM progress WHERE project_id = $1 FOR UPDATE',
       [projectId],
