@@ -24,9 +24,12 @@ const SETTLE: NamedStatement = {
   text: `WITH fence AS (
      DELETE FROM fences WHERE fence_id = $1 AND project_id = $2 RETURNING user_id, file_ids
    ),
+   -- The fence's files joined as rows, not matched with = ANY (fence.file_ids): an array taken from a
+   -- row is searched element by element for every lock a plan reads, so a plan that reads the holder's
+   -- locks (stale statistics choose it) would grow with the square of a large commit's size.
    released AS (
-     DELETE FROM locks l USING fence
-     WHERE $3 AND l.project_id = $2 AND l.user_id = fence.user_id AND l.file_id = ANY (fence.file_ids)
+     DELETE FROM locks l USING fence, unnest(fence.file_ids) AS f(file_id)
+     WHERE $3 AND l.project_id = $2 AND l.user_id = fence.user_id AND l.file_id = f.file_id
      RETURNING l.*
    ),
    ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$2', subject: '$4' })}
