@@ -1,14 +1,14 @@
 -- acquire_locks and fence_unless_locked as PL/pgSQL, with the same arguments, rows and rules. Before
 -- Postgres 18 a SQL function that is not inlined (these two, with their several statements) is
--- parsed, analysed and planned again at every call, which cost more than a one-file lock's own
--- writes; PL/pgSQL keeps each statement's plan for the connection's life. The plans do not depend on
--- the lists' lengths: every list is probed through an index (locks' key) or read once (the project's
--- fences), so a plan kept from a one-file call serves a 25,000-file fence as well.
+-- parsed and analysed again at every call, which cost more than a one-file lock's own writes;
+-- PL/pgSQL does that once per connection and keeps each statement prepared, Postgres choosing a
+-- custom or a generic plan per call as it does for any prepared statement. Either plan probes the
+-- lock list through locks' key and reads the project's unexpired fences once.
 --
 -- Each statement of a VOLATILE PL/pgSQL function takes a fresh snapshot under READ COMMITTED, as each
 -- statement of the SQL function did, so the statement after project_mutex still sees what the
 -- mutex's previous holder committed. Column names win over the output parameters' (use_column): the
--- statements are the SQL functions' own text.
+-- statements are the SQL functions' own, but for two casts RETURN QUERY needs to match its columns.
 
 CREATE OR REPLACE FUNCTION acquire_locks(
   p_project_id uuid, p_user_id uuid, p_user_name text, p_user_avatar_url text, p_note text,
