@@ -1,6 +1,6 @@
 import { lock } from '@lode/contracts';
 import { textList, type NamedStatement, type Queryable } from '@lode/db';
-import { lockEventCte } from './lock-event-sql.ts';
+import { committedEventCte } from './lock-event-sql.ts';
 import { LOCK_COLUMNS, type LockRow } from './lock-rows.ts';
 
 export interface NewFence {
@@ -32,7 +32,7 @@ const SETTLE: NamedStatement = {
      WHERE $3 AND l.project_id = $2 AND l.user_id = fence.user_id AND l.file_id = f.file_id
      RETURNING l.*
    ),
-   ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$2', subject: '$4' })}
+   ${committedEventCte('$2', '$4')}
    SELECT EXISTS (SELECT 1 FROM fence) AS found, (SELECT count(*) FROM released)::int AS "releasedLocks",
           set_config('synchronous_commit', 'off', true) AS "asynchronousCommit"`,
 };

@@ -66,3 +66,19 @@ export function lockEventCte(event: LockEventSql): string {
     ORDER BY r.part
   )`;
 }
+
+/**
+ * The events of a commit's release of its author's locks: `committed_event` over the rows of the CTE
+ * `released`, by the author, who held every one of them. `project` and `subject` are SQL expressions.
+ */
+export const committedEventCte = (project: string, subject: string): string =>
+  lockEventCte({
+    name: 'committed_event',
+    rows: 'released',
+    action: 'released',
+    reason: 'committed',
+    byUserId: 'min(r.user_id::text)',
+    byUserName: 'min(r.user_name)',
+    project,
+    subject,
+  });

@@ -1,6 +1,6 @@
 import { lock } from '@lode/contracts';
 import { preparedForList, type NamedStatement, type Queryable } from '@lode/db';
-import { lockEventCte } from './lock-event-sql.ts';
+import { committedEventCte, lockEventCte } from './lock-event-sql.ts';
 import { LOCK_COLUMNS, type FenceHolder, type LockRow } from './lock-rows.ts';
 
 export interface Holder {
@@ -61,7 +61,7 @@ const REMOVE_HOLDERS: NamedStatement = {
      WHERE project_id = $1 AND user_id = $2 AND file_id = ANY($3::uuid[]) AND ($4::timestamptz IS NULL OR locked_at < $4)
      RETURNING *
    ),
-   ${lockEventCte({ name: 'committed_event', rows: 'released', action: 'released', reason: 'committed', byUserId: 'min(r.user_id::text)', byUserName: 'min(r.user_name)', project: '$1', subject: '$5' })}
+   ${committedEventCte('$1', '$5')}
    SELECT count(*)::int AS released FROM released`,
 };
 
